@@ -1,0 +1,30 @@
+// Copyright 2026 The neardup Authors.
+//
+// The subcommands of the neardup tool. Each Add*Command registers one
+// subcommand on `app`; when it runs, it stores its exit status in *exit_code.
+
+#ifndef NEARDUP_TOOLS_NEARDUP_COMMANDS_H_
+#define NEARDUP_TOOLS_NEARDUP_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+namespace neardup::cli {
+
+// Exit statuses of the tool.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;       // the job could not be done
+inline constexpr int kExitUsage = 2;       // bad command line (CLI11's own code is 105+)
+inline constexpr int kExitBadInput = 3;    // --strict and some input was bad
+
+struct ExitCode {
+  int value = kExitOk;
+};
+
+inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
+  (void)app;
+  (void)exit_code;
+}
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_TOOLS_NEARDUP_COMMANDS_H_
