@@ -103,11 +103,17 @@ CommandResult RunCli(const std::vector<std::string>& args, const std::string& st
     }
     if (out_i >= 0 && (fds[out_i].revents & (POLLIN | POLLHUP))) {
       const ssize_t r = read(out_pipe[0], buf, sizeof(buf));
-      if (r <= 0) out_open = false; else result.out.append(buf, static_cast<size_t>(r));
+      if (r <= 0)
+        out_open = false;
+      else
+        result.out.append(buf, static_cast<size_t>(r));
     }
     if (err_i >= 0 && (fds[err_i].revents & (POLLIN | POLLHUP))) {
       const ssize_t r = read(err_pipe[0], buf, sizeof(buf));
-      if (r <= 0) err_open = false; else result.err.append(buf, static_cast<size_t>(r));
+      if (r <= 0)
+        err_open = false;
+      else
+        result.err.append(buf, static_cast<size_t>(r));
     }
   }
   if (in_fd >= 0) close(in_fd);

@@ -38,13 +38,14 @@ CommandResult RunCli(const std::vector<std::string>& args, const std::string& st
 }  // namespace neardup::testing
 
 // Skips the current test with a clear message when a shared data file is absent.
-#define NEARDUP_REQUIRE_SHARED_DATA(var, relative)                                        \
-  std::string var;                                                                        \
-  do {                                                                                    \
-    auto _path = ::neardup::testing::SharedDataFile(relative);                            \
-    if (!_path) GTEST_SKIP() << "shared data file " << (relative)                         \
-                             << " is absent (../shared/data or $NEARDUP_SHARED_DATA)";    \
-    var = *_path;                                                                         \
+#define NEARDUP_REQUIRE_SHARED_DATA(var, relative)                           \
+  std::string var;                                                           \
+  do {                                                                       \
+    auto _path = ::neardup::testing::SharedDataFile(relative);               \
+    if (!_path)                                                              \
+      GTEST_SKIP() << "shared data file " << (relative)                      \
+                   << " is absent (../shared/data or $NEARDUP_SHARED_DATA)"; \
+    var = *_path;                                                            \
   } while (0)
 
 #endif  // NEARDUP_TESTS_TESTING_TEST_UTIL_H_

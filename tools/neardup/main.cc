@@ -4,7 +4,6 @@
 // file (cmd_*.cc) and only wires library calls together.
 
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "commands.h"

@@ -1,0 +1,168 @@
+// Copyright 2026 The neardup Authors.
+//
+// Documents, the readers that produce them, and text normalization: the first
+// two stages of the pipeline (read -> normalize -> segment -> features -> ...).
+//
+// Reading:
+//   neardup::ReadOptions options;            // format auto, fields id/text/title
+//   options.on_issue = [](const neardup::InputIssue& i) { std::cerr << i.ToString() << "\n"; };
+//   auto reader = neardup::DocumentReader::Open({"corpus.jsonl", "pages/"}, options);
+//   if (!reader.ok()) ...;
+//   neardup::Document doc;
+//   while ((*reader)->Next(&doc)) { ... }
+//   const neardup::InputStats& stats = (*reader)->stats();
+//
+// Bad input never stops a reader and never vanishes: a malformed JSON line, a
+// missing field, an unreadable file is reported through `on_issue` (file, line,
+// reason) and counted in stats(); invalid UTF-8 and NUL bytes are replaced with
+// U+FFFD, reported and counted, and the document is still produced.
+//
+// Normalizing:
+//   auto norm = neardup::Normalizer::Create({.nfkc_casefold = true, .t2s = "t2s"});
+//   std::string clean = (*norm)->Normalize(text);
+//
+// Thread safety: a DocumentReader is used by one thread. A Normalizer is
+// immutable after Create() and may be shared by any number of threads.
+
+#ifndef NEARDUP_TEXT_H_
+#define NEARDUP_TEXT_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct Document {
+  // From the id field, or a stable default: the path for a one-document file,
+  // "path:line" for a line of a JSONL or lines file ("-" is standard input).
+  std::string id;
+  std::string text;    // valid UTF-8 (invalid bytes were replaced with U+FFFD)
+  std::string title;   // empty when the input has none
+  std::string source;  // the file it came from ("-" for standard input)
+  uint64_t line = 0;   // 1-based line in `source` for JSONL and lines input; 0 otherwise
+  // The values of ReadOptions::extra_fields found on this document (JSON
+  // strings unquoted, numbers and other values as their JSON text).
+  std::map<std::string, std::string> fields;
+};
+
+enum class InputFormat {
+  kAuto,   // by extension and content: .jsonl/.ndjson -> JSONL; man pages (.1 ... .9, .n,
+           // optionally .gz) or text starting with a roff request -> roff; .gz decompressed;
+           // .docx / .pdf -> extracted text; standard input starting with '{' -> JSONL;
+           // anything else -> one document per file
+  kJsonl,  // one JSON object per line
+  kText,   // one document per file
+  kLines,  // one document per non-empty line
+  kRoff,   // a man page (roff source, gzipped or not): macros and escapes stripped
+};
+
+// Parses "auto", "jsonl", "text", "lines", "roff".
+Result<InputFormat> ParseInputFormat(std::string_view name);
+
+// Something wrong with the input. Reported, counted, never fatal to the reader.
+struct InputIssue {
+  enum class Kind {
+    kUnreadable,     // missing file, no permission, read error, corrupt archive
+    kMalformedLine,  // a JSONL line that is not a JSON object
+    kMissingField,   // the text field is absent or not a string
+    kInvalidUtf8,    // bytes replaced with U+FFFD (the document is kept)
+    kNulBytes,       // NUL bytes replaced with U+FFFD (the document is kept)
+    kSkipped,        // not read on purpose (a symbolic link met while walking a directory)
+  };
+  Kind kind;
+  std::string source;
+  uint64_t line = 0;  // 0: the file as a whole
+  std::string reason;
+
+  // True when the document was dropped (kUnreadable, kMalformedLine, kMissingField).
+  bool dropped() const;
+  // "source:line: reason" (or "source: reason").
+  std::string ToString() const;
+};
+
+struct InputStats {
+  uint64_t files = 0;          // files opened successfully
+  uint64_t documents = 0;      // documents produced
+  uint64_t bytes = 0;          // text bytes produced
+  uint64_t unreadable = 0;     // files that could not be read
+  uint64_t malformed = 0;      // JSONL lines that are not JSON objects
+  uint64_t missing_field = 0;  // JSONL objects without a string text field
+  uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced
+  uint64_t nul_bytes = 0;      // documents with NUL bytes replaced
+  uint64_t skipped = 0;        // paths skipped on purpose (symbolic links in directories)
+
+  // Issues that dropped something or altered a document (everything but kSkipped).
+  uint64_t problems() const {
+    return unreadable + malformed + missing_field + invalid_utf8 + nul_bytes;
+  }
+};
+
+struct ReadOptions {
+  InputFormat format = InputFormat::kAuto;
+  std::string id_field = "id";
+  std::string text_field = "text";
+  std::string title_field = "title";
+  // More JSONL fields to copy into Document::fields (e.g. a score for --keep field:NAME).
+  std::vector<std::string> extra_fields;
+  // Largest file or line accepted; larger ones are reported as unreadable. Default 1 GiB.
+  uint64_t max_document_bytes = uint64_t{1} << 30;
+  // Called for every issue, in input order. May be empty.
+  std::function<void(const InputIssue&)> on_issue;
+};
+
+class DocumentReader {
+ public:
+  // `inputs` are files, directories (walked recursively in name order) or "-"
+  // for standard input. A path that does not exist is reported when reached,
+  // not here: Open fails only on bad options.
+  static Result<std::unique_ptr<DocumentReader>> Open(std::vector<std::string> inputs,
+                                                      ReadOptions options);
+  virtual ~DocumentReader() = default;
+
+  // Stores the next document in *doc and returns true; false at the end.
+  virtual bool Next(Document* doc) = 0;
+  virtual const InputStats& stats() const = 0;
+};
+
+// Replaces every invalid UTF-8 sequence (and, if `replace_nul`, every NUL byte)
+// in *text with U+FFFD. Returns the number of replacements of each kind.
+struct Utf8Repair {
+  uint64_t invalid = 0;
+  uint64_t nul = 0;
+};
+Utf8Repair RepairUtf8(std::string* text, bool replace_nul = true);
+
+// Strips roff requests, macros and escapes from a man page, keeping its text:
+// one output line per text line. *title receives the page name from .TH.
+std::string RoffToText(std::string_view roff, std::string* title = nullptr);
+
+struct NormalizeOptions {
+  // Unicode NFKC with case folding (ICU's NFKC_Casefold): full-width letters,
+  // digits and punctuation become their usual forms, letters lower case.
+  bool nfkc_casefold = true;
+  // OpenCC configuration for Traditional -> Simplified Chinese, applied after
+  // NFKC: "" (off), "t2s", "tw2s", "tw2sp", "hk2s" (with or without ".json").
+  std::string t2s;
+  // Collapse every run of white space into one space and trim the ends.
+  bool collapse_whitespace = false;
+};
+
+class Normalizer {
+ public:
+  static Result<std::unique_ptr<Normalizer>> Create(const NormalizeOptions& options);
+  virtual ~Normalizer() = default;
+
+  // REQUIRES: text is valid UTF-8.
+  virtual std::string Normalize(std::string_view text) const = 0;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_TEXT_H_

@@ -1,0 +1,200 @@
+// Copyright 2026 The neardup Authors.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+
+#include "neardup/text.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::WriteFile;
+
+struct ReadAllResult {
+  std::vector<Document> docs;
+  std::vector<InputIssue> issues;
+  InputStats stats;
+};
+
+ReadAllResult ReadAll(std::vector<std::string> inputs, ReadOptions options = {}) {
+  ReadAllResult r;
+  options.on_issue = [&r](const InputIssue& i) { r.issues.push_back(i); };
+  auto reader = DocumentReader::Open(std::move(inputs), options);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  Document doc;
+  while ((*reader)->Next(&doc)) r.docs.push_back(doc);
+  r.stats = (*reader)->stats();
+  return r;
+}
+
+TEST(ReaderTest, JsonlFieldsAndDefaultIds) {
+  const std::string dir = MakeTempDir("jsonl");
+  WriteFile(dir + "/a.jsonl",
+            "{\"id\": \"x1\", \"text\": \"第一篇\", \"title\": \"标题\"}\n"
+            "\n"
+            "{\"text\": \"没有编号\"}\r\n"
+            "{\"id\": 42, \"text\": \"数字编号\", \"score\": 3.5}\n");
+  ReadOptions options;
+  options.extra_fields = {"score"};
+  const ReadAllResult r = ReadAll({dir + "/a.jsonl"}, options);
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[0].id, "x1");
+  EXPECT_EQ(r.docs[0].title, "标题");
+  EXPECT_EQ(r.docs[0].line, 1u);
+  EXPECT_EQ(r.docs[1].id, dir + "/a.jsonl:3");
+  EXPECT_EQ(r.docs[1].text, "没有编号");
+  EXPECT_EQ(r.docs[2].id, "42");
+  EXPECT_EQ(r.docs[2].fields.at("score"), "3.5");
+  EXPECT_TRUE(r.issues.empty());
+}
+
+TEST(ReaderTest, MalformedLinesAreReportedWithLineNumbers) {
+  const std::string dir = MakeTempDir("malformed");
+  WriteFile(dir + "/bad.jsonl",
+            "{\"text\": \"好\"}\n"
+            "{\"text\": \"缺右括号\"\n"
+            "[1, 2]\n"
+            "{\"body\": \"no text field\"}\n"
+            "{\"text\": 17}\n"
+            "{\"text\": \"也好\"}\n");
+  const ReadAllResult r = ReadAll({dir + "/bad.jsonl"});
+  ASSERT_EQ(r.docs.size(), 2u);
+  ASSERT_EQ(r.issues.size(), 4u);
+  EXPECT_EQ(r.issues[0].line, 2u);
+  EXPECT_EQ(r.issues[0].kind, InputIssue::Kind::kMalformedLine);
+  EXPECT_NE(r.issues[0].ToString().find("bad.jsonl:2: malformed JSON"), std::string::npos);
+  EXPECT_EQ(r.issues[1].line, 3u);
+  EXPECT_EQ(r.issues[2].kind, InputIssue::Kind::kMissingField);
+  EXPECT_EQ(r.issues[3].line, 5u);
+  EXPECT_EQ(r.stats.malformed, 2u);
+  EXPECT_EQ(r.stats.missing_field, 2u);
+  EXPECT_EQ(r.stats.documents, 2u);
+}
+
+TEST(ReaderTest, InvalidUtf8AndNulAreReplacedAndCounted) {
+  const std::string dir = MakeTempDir("utf8");
+  WriteFile(dir + "/a.txt", std::string("ab\xff\xfe"
+                                        "c\0d\xe4\xb8",
+                                        9));
+  const ReadAllResult r = ReadAll({dir + "/a.txt"});
+  ASSERT_EQ(r.docs.size(), 1u);
+  EXPECT_EQ(r.docs[0].text,
+            "ab\xEF\xBF\xBD\xEF\xBF\xBD"
+            "c\xEF\xBF\xBD"
+            "d\xEF\xBF\xBD");
+  EXPECT_EQ(r.stats.invalid_utf8, 1u);
+  EXPECT_EQ(r.stats.nul_bytes, 1u);
+  EXPECT_EQ(r.issues.size(), 2u);
+}
+
+TEST(ReaderTest, RepairUtf8FollowsMaximalSubparts) {
+  std::string s = "\xE0\x80\x80";  // overlong: three replacements
+  EXPECT_EQ(RepairUtf8(&s).invalid, 3u);
+  s = "\xED\xA0\x80";  // surrogate
+  EXPECT_EQ(RepairUtf8(&s).invalid, 3u);
+  s = "\xF0\x9F\x98";  // truncated 4-byte sequence: one replacement
+  EXPECT_EQ(RepairUtf8(&s).invalid, 1u);
+  EXPECT_EQ(s, "\xEF\xBF\xBD");
+  s = "正常😀";
+  EXPECT_EQ(RepairUtf8(&s).invalid, 0u);
+  EXPECT_EQ(s, "正常😀");
+}
+
+TEST(ReaderTest, DirectoriesAreWalkedInNameOrderAndProblemsReported) {
+  const std::string dir = MakeTempDir("walk");
+  std::filesystem::create_directories(dir + "/sub");
+  WriteFile(dir + "/b.txt", "乙");
+  WriteFile(dir + "/a.txt", "甲");
+  WriteFile(dir + "/sub/c.txt", "丙");
+  WriteFile(dir + "/empty.txt", "");
+  std::filesystem::create_symlink(dir + "/a.txt", dir + "/link.txt");
+  const ReadAllResult r = ReadAll({dir, dir + "/missing.txt"});
+  ASSERT_EQ(r.docs.size(), 4u);
+  EXPECT_EQ(r.docs[0].text, "甲");
+  EXPECT_EQ(r.docs[1].text, "乙");
+  EXPECT_EQ(r.docs[2].text, "");
+  EXPECT_EQ(r.docs[3].text, "丙");
+  EXPECT_EQ(r.docs[3].id, dir + "/sub/c.txt");
+  EXPECT_EQ(r.stats.skipped, 1u);
+  EXPECT_EQ(r.stats.unreadable, 1u);
+  EXPECT_EQ(r.issues.back().source, dir + "/missing.txt");
+}
+
+TEST(ReaderTest, UnreadableDirectoryIsReported) {
+  const std::string dir = MakeTempDir("noperm");
+  std::filesystem::create_directories(dir + "/locked");
+  WriteFile(dir + "/locked/x.txt", "x");
+  WriteFile(dir + "/y.txt", "y");
+  chmod(dir.c_str(), 0755);
+  chmod((dir + "/locked").c_str(), 0);
+  // Root reads everything: check as the unprivileged user "nobody" in a child.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+    const ReadAllResult r = ReadAll({dir});
+    const bool ok = r.stats.unreadable == 1 && r.docs.size() == 1 && r.docs[0].text == "y" &&
+                    r.issues.size() == 1 && r.issues[0].source == dir + "/locked";
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  chmod((dir + "/locked").c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong result, 2: cannot become nobody";
+}
+
+TEST(ReaderTest, LinesFormat) {
+  const std::string dir = MakeTempDir("lines");
+  WriteFile(dir + "/l.txt", "第一行\n\n第三行\r\n最后一行没有换行");
+  ReadOptions options;
+  options.format = InputFormat::kLines;
+  const ReadAllResult r = ReadAll({dir + "/l.txt"}, options);
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[1].text, "第三行");
+  EXPECT_EQ(r.docs[1].id, dir + "/l.txt:3");
+  EXPECT_EQ(r.docs[2].text, "最后一行没有换行");
+}
+
+TEST(ReaderTest, GzippedManPageIsReadAsRoff) {
+  const std::string dir = MakeTempDir("roff");
+  const std::string path = dir + "/ls.1.gz";
+  gzFile f = gzopen(path.c_str(), "wb");
+  const std::string page =
+      ".\\\" comment\n.TH LS 1 2022 \"GNU\" 用户命令\n.SH 名称\nls \\- 列出目录内容\n"
+      ".TP\n\\fB\\-a\\fP, \\fB\\-\\-all\\fP\n不要忽略以点号起始的条目\n";
+  gzwrite(f, page.data(), static_cast<unsigned>(page.size()));
+  gzclose(f);
+  const ReadAllResult r = ReadAll({path});
+  ASSERT_EQ(r.docs.size(), 1u);
+  EXPECT_EQ(r.docs[0].title, "LS");
+  EXPECT_EQ(r.docs[0].text, "名称\nls - 列出目录内容\n-a, --all\n不要忽略以点号起始的条目\n");
+}
+
+TEST(ReaderTest, LongLineIsReportedNotLoaded) {
+  const std::string dir = MakeTempDir("long");
+  WriteFile(dir + "/l.jsonl",
+            "{\"text\": \"" + std::string(5000, 'a') + "\"}\n{\"text\": \"short\"}\n");
+  ReadOptions options;
+  options.max_document_bytes = 1000;
+  const ReadAllResult r = ReadAll({dir + "/l.jsonl"}, options);
+  ASSERT_EQ(r.docs.size(), 1u);
+  EXPECT_EQ(r.docs[0].line, 2u);
+  EXPECT_EQ(r.stats.unreadable, 1u);
+}
+
+TEST(ReaderTest, ParseInputFormat) {
+  EXPECT_EQ(*ParseInputFormat("jsonl"), InputFormat::kJsonl);
+  EXPECT_EQ(*ParseInputFormat("roff"), InputFormat::kRoff);
+  EXPECT_TRUE(ParseInputFormat("xml").status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace neardup
