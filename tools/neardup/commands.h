@@ -20,9 +20,16 @@ struct ExitCode {
   int value = kExitOk;
 };
 
+void AddSegmentCommand(CLI::App& app, ExitCode* exit_code);
+void AddKeywordsCommand(CLI::App& app, ExitCode* exit_code);
+void AddFingerprintCommand(CLI::App& app, ExitCode* exit_code);
+void AddCompareCommand(CLI::App& app, ExitCode* exit_code);
+
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
-  (void)app;
-  (void)exit_code;
+  AddSegmentCommand(app, exit_code);
+  AddKeywordsCommand(app, exit_code);
+  AddFingerprintCommand(app, exit_code);
+  AddCompareCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli

@@ -1,0 +1,77 @@
+// Copyright 2026 The neardup Authors.
+//
+// The whole fingerprinting pipeline in one object:
+//   normalize -> segment -> features + weights -> SimHash.
+//
+//   neardup::PipelineOptions options;          // NFKC + case folding, words, tfidf top 20, 64 bits
+//   options.normalize.t2s = "t2s";
+//   auto pipeline = neardup::Pipeline::Create(options);
+//   if (!pipeline.ok()) { ...pipeline.status()... }
+//   neardup::DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
+//   if (fp.empty()) { /* no features: never a duplicate of anything */ }
+//
+// Thread safety: a Pipeline is immutable after Create(); Fingerprint() and
+// Features() may be called from any number of threads at once.
+
+#ifndef NEARDUP_PIPELINE_H_
+#define NEARDUP_PIPELINE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/features.h"
+#include "neardup/fingerprint.h"
+#include "neardup/segmenter.h"
+#include "neardup/status.h"
+#include "neardup/text.h"
+
+namespace neardup {
+
+struct PipelineOptions {
+  NormalizeOptions normalize;   // default: NFKC + case folding, no t2s
+  SegmenterOptions segmenter;   // default: python3-jieba's data, HMM on
+  // An IDF table in jieba's idf.txt format; empty: <jieba_dir>/analyse/idf.txt.
+  std::string idf_path;
+  FeatureOptions features;      // default: words, tfidf, top 20
+  int bits = 64;                // 64 or 128
+  FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
+};
+
+struct DocumentFingerprint {
+  Fingerprint fingerprint;
+  size_t features = 0;  // number of features; 0 = an empty document
+  bool empty() const { return features == 0; }
+};
+
+class Pipeline {
+ public:
+  // Loads what the options need (the segmenter only for word features, the
+  // IDF table only for tfidf weights).
+  static Result<std::unique_ptr<Pipeline>> Create(const PipelineOptions& options);
+  ~Pipeline();
+
+  const PipelineOptions& options() const { return options_; }
+  // Null when the features need no segmenter.
+  const Segmenter* segmenter() const { return segmenter_.get(); }
+  const Normalizer& normalizer() const { return *normalizer_; }
+
+  std::string Normalize(std::string_view text) const { return normalizer_->Normalize(text); }
+  // The weighted features of `text` after normalization.
+  void Features(std::string_view text, std::vector<WeightedFeature>* out) const;
+  DocumentFingerprint Fingerprint(std::string_view text) const;
+
+ private:
+  explicit Pipeline(const PipelineOptions& options) : options_(options) {}
+
+  PipelineOptions options_;
+  std::unique_ptr<Normalizer> normalizer_;
+  std::unique_ptr<Segmenter> segmenter_;
+  std::unique_ptr<IdfTable> idf_;
+  std::unique_ptr<FeatureExtractor> extractor_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_PIPELINE_H_

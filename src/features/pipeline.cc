@@ -1,0 +1,49 @@
+// Copyright 2026 The neardup Authors.
+
+#include "neardup/pipeline.h"
+
+namespace neardup {
+
+Pipeline::~Pipeline() = default;
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Create(const PipelineOptions& options) {
+  if (options.bits != 64 && options.bits != 128) {
+    return Status::InvalidArgument("fingerprint bits must be 64 or 128, got " +
+                                   std::to_string(options.bits));
+  }
+  std::unique_ptr<Pipeline> p(new Pipeline(options));
+  auto normalizer = Normalizer::Create(options.normalize);
+  if (!normalizer.ok()) return normalizer.status();
+  p->normalizer_ = std::move(*normalizer);
+  if (options.features.kind == FeatureKind::kWords) {
+    auto segmenter = Segmenter::Open(options.segmenter);
+    if (!segmenter.ok()) return segmenter.status();
+    p->segmenter_ = std::move(*segmenter);
+  }
+  if (options.features.weights == WeightScheme::kTfidf) {
+    auto idf = options.idf_path.empty() ? IdfTable::LoadDefault(options.segmenter.jieba_dir)
+                                        : IdfTable::Load(options.idf_path);
+    if (!idf.ok()) return idf.status();
+    p->idf_ = std::make_unique<IdfTable>(std::move(*idf));
+  }
+  auto extractor = FeatureExtractor::Create(options.features, p->segmenter_.get(), p->idf_.get());
+  if (!extractor.ok()) return extractor.status();
+  p->extractor_ = std::move(*extractor);
+  return p;
+}
+
+void Pipeline::Features(std::string_view text, std::vector<WeightedFeature>* out) const {
+  const std::string normalized = normalizer_->Normalize(text);
+  extractor_->Extract(normalized, out);
+}
+
+DocumentFingerprint Pipeline::Fingerprint(std::string_view text) const {
+  thread_local std::vector<WeightedFeature> features;
+  Features(text, &features);
+  DocumentFingerprint out;
+  out.features = features.size();
+  out.fingerprint = SimHash(features, options_.bits, options_.hash);
+  return out;
+}
+
+}  // namespace neardup

@@ -1,0 +1,66 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup fingerprint: one SimHash fingerprint per document.
+
+#include <atomic>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+
+namespace neardup::cli {
+namespace {
+
+struct FingerprintFlags {
+  InputFlags input;
+  PipelineFlags pipeline;
+};
+
+int RunFingerprint(const FingerprintFlags& flags) {
+  auto read_options = MakeReadOptions(flags.input);
+  if (!read_options.ok()) return Fail(read_options.status());
+  auto pipeline_options = MakePipelineOptions(flags.pipeline);
+  if (!pipeline_options.ok()) return Fail(pipeline_options.status());
+  auto pipeline = Pipeline::Create(*pipeline_options);
+  if (!pipeline.ok()) return Fail(pipeline.status());
+  auto out = Output::Open(flags.input.output);
+  if (!out.ok()) return Fail(out.status());
+
+  std::atomic<uint64_t> empty{0};
+  const auto process = [&](const Document& doc) {
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
+    nlohmann::json line = {{"id", doc.id},
+                           {"fingerprint", fp.fingerprint.ToHex()},
+                           {"features", fp.features}};
+    if (fp.empty()) {
+      line["empty"] = true;
+      ++empty;
+    }
+    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  };
+  const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
+  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
+  if (!stats.ok()) return Fail(stats.status());
+  if (empty > 0 && !flags.input.quiet) {
+    std::cerr << "neardup: " << empty << " empty document" << (empty == 1 ? "" : "s")
+              << " (no features): fingerprint 0, never a near duplicate of anything\n";
+  }
+  const Status closed = (*out)->Close();
+  if (!closed.ok()) return Fail(closed);
+  return InputExitCode(flags.input, *stats);
+}
+
+}  // namespace
+
+void AddFingerprintCommand(CLI::App& app, ExitCode* exit_code) {
+  auto flags = std::make_shared<FingerprintFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "fingerprint",
+      "SimHash fingerprints; one JSON line per document: {\"id\": ..., \"fingerprint\": \"<hex, "
+      "most significant bit first>\", \"features\": N} (and \"empty\": true when N = 0).");
+  AddInputOptions(cmd, &flags->input);
+  AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
+  cmd->callback([flags, exit_code] { exit_code->value = RunFingerprint(*flags); });
+}
+
+}  // namespace neardup::cli

@@ -1,0 +1,243 @@
+// Copyright 2026 The neardup Authors.
+
+#include "common.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace neardup::cli {
+
+void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
+  if (with_positional) {
+    cmd->add_option("INPUT", flags->inputs,
+                    "Files, directories (walked recursively) or - for standard input "
+                    "(default: -)");
+  }
+  cmd->add_option("--input-format", flags->format,
+                  "auto|jsonl|text|lines|roff (auto: by extension and content)")
+      ->capture_default_str();
+  cmd->add_option("--id-field", flags->id_field, "JSONL field holding the document id")
+      ->capture_default_str();
+  cmd->add_option("--text-field", flags->text_field, "JSONL field holding the text")
+      ->capture_default_str();
+  cmd->add_option("--title-field", flags->title_field, "JSONL field holding the title")
+      ->capture_default_str();
+  cmd->add_flag("--strict", flags->strict,
+                "Exit with status 3 if any input was bad (malformed, unreadable, invalid UTF-8)");
+  cmd->add_flag("-q,--quiet", flags->quiet, "Print no summary (problems are still reported)");
+  cmd->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", flags->output, "Output file (- = standard output)")
+      ->capture_default_str();
+}
+
+void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& normalize_default,
+                        bool with_fingerprint_options) {
+  flags->normalize = normalize_default;
+  cmd->add_option("--normalize", flags->normalize,
+                  "Comma-separated: nfkc (NFKC + case folding), t2s|tw2s|tw2sp|hk2s "
+                  "(Traditional to Simplified with OpenCC), ws (collapse white space); or none")
+      ->capture_default_str();
+  cmd->add_flag("--t2s", flags->t2s, "Also convert Traditional to Simplified Chinese (OpenCC t2s)");
+  cmd->add_option("--jieba-dir", flags->jieba_dir,
+                  "python3-jieba's data directory (default: $NEARDUP_JIEBA_DIR, else "
+                  "/usr/lib/python3/dist-packages/jieba)");
+  cmd->add_option("--user-dict", flags->user_dicts, "jieba-format user dictionary (repeatable)");
+  cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
+  cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
+  if (with_fingerprint_options) {
+    cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128")
+        ->capture_default_str()
+        ->check(CLI::IsMember({64, 128}));
+    cmd->add_option("--features", flags->features, "words | chars:N")->capture_default_str();
+    cmd->add_option("--weights", flags->weights, "uniform | tf | tfidf")->capture_default_str();
+    cmd->add_option("--topk", flags->top_k,
+                    "Keep the K heaviest features (0 = all; default 20 for tfidf, else all)");
+    cmd->add_option("--hash", flags->hash, "Feature hash: xxh3 | md5")->capture_default_str();
+  }
+}
+
+Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
+  NormalizeOptions n;
+  n.nfkc_casefold = false;
+  std::stringstream list(flags.normalize);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item.empty() || item == "none") continue;
+    if (item == "nfkc") {
+      n.nfkc_casefold = true;
+    } else if (item == "ws") {
+      n.collapse_whitespace = true;
+    } else if (item == "t2s" || item == "tw2s" || item == "tw2sp" || item == "hk2s") {
+      n.t2s = item;
+    } else {
+      return Status::InvalidArgument("unknown --normalize item '" + item +
+                                     "' (expected nfkc, t2s, tw2s, tw2sp, hk2s, ws or none)");
+    }
+  }
+  if (flags.t2s && n.t2s.empty()) n.t2s = "t2s";
+  return n;
+}
+
+Result<SegmenterOptions> MakeSegmenterOptions(const PipelineFlags& flags) {
+  SegmenterOptions s;
+  s.jieba_dir = flags.jieba_dir;
+  s.user_dicts = flags.user_dicts;
+  s.hmm = !flags.no_hmm;
+  return s;
+}
+
+Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags) {
+  PipelineOptions p;
+  auto normalize = MakeNormalizeOptions(flags);
+  if (!normalize.ok()) return normalize.status();
+  p.normalize = *normalize;
+  p.segmenter = *MakeSegmenterOptions(flags);
+  p.idf_path = flags.idf;
+  NEARDUP_RETURN_IF_ERROR(ParseFeatureKind(flags.features, &p.features));
+  auto weights = ParseWeightScheme(flags.weights);
+  if (!weights.ok()) return weights.status();
+  p.features.weights = *weights;
+  p.features.top_k = flags.top_k >= 0 ? flags.top_k : (*weights == WeightScheme::kTfidf ? 20 : 0);
+  p.bits = flags.bits;
+  if (flags.hash == "xxh3") {
+    p.hash = FeatureHashAlgorithm::kXxh3;
+  } else if (flags.hash == "md5") {
+    p.hash = FeatureHashAlgorithm::kMd5;
+  } else {
+    return Status::InvalidArgument("unknown --hash '" + flags.hash + "' (expected xxh3 or md5)");
+  }
+  return p;
+}
+
+int ThreadCount(int requested) {
+  if (requested > 0) return requested;
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+int Fail(const Status& status) {
+  std::cerr << "neardup: error: " << status.message() << "\n";
+  return status.IsInvalidArgument() ? kExitUsage : kExitError;
+}
+
+Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
+  if (path.empty() || path == "-") {
+    return std::unique_ptr<Output>(new Output(stdout, "standard output", false));
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+  }
+  return std::unique_ptr<Output>(new Output(f, path, true));
+}
+
+Output::~Output() {
+  if (owned_ && file_ != nullptr) std::fclose(file_);
+}
+
+void Output::Write(std::string_view data) { std::fwrite(data.data(), 1, data.size(), file_); }
+
+Status Output::Close() {
+  const bool flush_failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+  bool close_failed = false;
+  if (owned_) {
+    close_failed = std::fclose(file_) != 0;
+    file_ = nullptr;
+  }
+  if (flush_failed || close_failed) return Status::IOError("cannot write " + path_);
+  return Status::OK();
+}
+
+Result<ReadOptions> MakeReadOptions(const InputFlags& flags) {
+  ReadOptions r;
+  auto format = ParseInputFormat(flags.format);
+  if (!format.ok()) return format.status();
+  r.format = *format;
+  r.id_field = flags.id_field;
+  r.text_field = flags.text_field;
+  r.title_field = flags.title_field;
+  return r;
+}
+
+Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
+                                   const ProcessFn& process, const EmitFn& emit) {
+  ReadOptions options = base;
+  options.on_issue = [](const InputIssue& issue) {
+    std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
+              << "\n";
+  };
+  auto reader = DocumentReader::Open(flags.inputs, options);
+  if (!reader.ok()) return reader.status();
+  const int threads = ThreadCount(flags.threads);
+  // Batches bound memory and keep the output in input order.
+  constexpr size_t kBatchDocs = 512;
+  constexpr size_t kBatchBytes = size_t{8} << 20;
+  std::vector<Document> batch;
+  std::vector<std::string> results;
+  bool more = true;
+  while (more) {
+    batch.clear();
+    size_t bytes = 0;
+    while (batch.size() < kBatchDocs && bytes < kBatchBytes) {
+      Document doc;
+      if (!(*reader)->Next(&doc)) {
+        more = false;
+        break;
+      }
+      bytes += doc.text.size();
+      batch.push_back(std::move(doc));
+    }
+    results.assign(batch.size(), std::string());
+    const int workers = std::min<int>(threads, static_cast<int>(batch.size()));
+    if (workers <= 1) {
+      for (size_t i = 0; i < batch.size(); ++i) results[i] = process(batch[i]);
+    } else {
+      std::atomic<size_t> next{0};
+      std::vector<std::thread> pool;
+      pool.reserve(workers);
+      for (int t = 0; t < workers; ++t) {
+        pool.emplace_back([&] {
+          for (size_t i = next++; i < batch.size(); i = next++) results[i] = process(batch[i]);
+        });
+      }
+      for (std::thread& t : pool) t.join();
+    }
+    for (size_t i = 0; i < batch.size(); ++i) emit(batch[i], results[i]);
+  }
+  const InputStats stats = (*reader)->stats();
+  if (!flags.quiet) std::cerr << SummaryLine(stats) << "\n";
+  return stats;
+}
+
+int InputExitCode(const InputFlags& flags, const InputStats& stats) {
+  return flags.strict && stats.problems() > 0 ? kExitBadInput : kExitOk;
+}
+
+std::string SummaryLine(const InputStats& stats) {
+  std::ostringstream out;
+  out << "neardup: read " << stats.documents << " document" << (stats.documents == 1 ? "" : "s")
+      << " from " << stats.files << " file" << (stats.files == 1 ? "" : "s") << " ("
+      << stats.bytes << " bytes)";
+  const std::pair<uint64_t, const char*> parts[] = {
+      {stats.unreadable, "unreadable"},      {stats.malformed, "malformed line(s)"},
+      {stats.missing_field, "without text"}, {stats.invalid_utf8, "with invalid UTF-8"},
+      {stats.nul_bytes, "with NUL bytes"},   {stats.skipped, "skipped link(s)"},
+  };
+  for (const auto& [count, what] : parts) {
+    if (count > 0) out << "; " << count << " " << what;
+  }
+  return out.str();
+}
+
+std::string JsonString(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
+                                             nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace neardup::cli

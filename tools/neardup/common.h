@@ -1,0 +1,108 @@
+// Copyright 2026 The neardup Authors.
+//
+// What the subcommands share: input and pipeline options, reading with
+// reported bad input, ordered parallel processing and output.
+
+#ifndef NEARDUP_TOOLS_NEARDUP_COMMON_H_
+#define NEARDUP_TOOLS_NEARDUP_COMMON_H_
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "neardup/pipeline.h"
+#include "neardup/status.h"
+#include "neardup/text.h"
+
+namespace neardup::cli {
+
+struct InputFlags {
+  std::vector<std::string> inputs;
+  std::string format = "auto";
+  std::string id_field = "id";
+  std::string text_field = "text";
+  std::string title_field = "title";
+  bool strict = false;
+  bool quiet = false;
+  int threads = 0;  // 0 = all cores
+  std::string output = "-";
+};
+
+struct PipelineFlags {
+  // Comma-separated: nfkc (NFKC + case folding), t2s / tw2s / tw2sp / hk2s
+  // (OpenCC), ws (collapse white space); "none" for nothing.
+  std::string normalize;
+  bool t2s = false;
+  std::string jieba_dir;
+  std::vector<std::string> user_dicts;
+  std::string idf;
+  bool no_hmm = false;
+  int bits = 64;
+  std::string features = "words";
+  std::string weights = "tfidf";
+  int top_k = -1;  // -1: 20 for tfidf, 0 (all) otherwise
+  std::string hash = "xxh3";
+};
+
+// Registers INPUT... and the input options on `cmd`.
+void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional = true);
+// Registers the pipeline options; `normalize_default` is "none" for the
+// inspection commands and "nfkc" for everything that fingerprints.
+void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& normalize_default,
+                        bool with_fingerprint_options);
+
+Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags);
+Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags);
+Result<SegmenterOptions> MakeSegmenterOptions(const PipelineFlags& flags);
+
+int ThreadCount(int requested);
+
+// Prints "neardup: error: <message>" and returns kExitError.
+int Fail(const Status& status);
+
+// Output to a file or standard output ("-").
+class Output {
+ public:
+  static Result<std::unique_ptr<Output>> Open(const std::string& path);
+  ~Output();
+  void Write(std::string_view data);
+  // Flushes and closes; an error (disk full) is returned.
+  Status Close();
+
+ private:
+  Output(std::FILE* file, std::string path, bool owned)
+      : file_(file), path_(std::move(path)), owned_(owned) {}
+  std::FILE* file_;
+  std::string path_;
+  bool owned_;
+};
+
+// Reads every document of flags.inputs, calls `process` on worker threads
+// (threads from flags) and `emit` on the calling thread in input order.
+// Issues are printed to stderr as they are met; a summary follows unless
+// --quiet. Returns the reader's stats, or an error for bad options.
+using ProcessFn = std::function<std::string(const Document&)>;
+using EmitFn = std::function<void(const Document&, std::string&)>;
+Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
+                                   const ProcessFn& process, const EmitFn& emit);
+
+Result<ReadOptions> MakeReadOptions(const InputFlags& flags);
+
+// The exit status after reading: kExitBadInput under --strict when anything
+// was wrong with the input, else kExitOk.
+int InputExitCode(const InputFlags& flags, const InputStats& stats);
+
+// One line: "neardup: read 3 documents from 2 files (1.2 MB); 1 malformed line".
+std::string SummaryLine(const InputStats& stats);
+
+// JSON helpers that never throw on odd text.
+std::string JsonString(std::string_view s);
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_TOOLS_NEARDUP_COMMON_H_
