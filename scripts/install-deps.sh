@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that neardup builds, tests and runs with.
+# Run as root (or with sudo available). Safe to run again.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # libraries linked by neardup
+  libicu-dev          # NFKC normalization and case folding, Unicode character classes
+  libopencc-dev libopencc-data  # Traditional -> Simplified Chinese
+  libxxhash-dev       # XXH3 feature hashes and file checksums
+  libssl-dev          # SHA-256 and MD5 (OpenSSL's libcrypto)
+  zlib1g-dev          # gzip-compressed input (man pages)
+  nlohmann-json3-dev  # JSONL input and output
+  libcli11-dev        # the command-line parser
+  libsqlite3-dev      # the block store
+  libzstd-dev         # compression of stored blocks
+  libzip-dev libpugixml-dev  # .docx text extraction
+  libpoppler-cpp-dev  # .pdf text extraction
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-jieba  # the reference segmenter; also neardup's default dictionary data
+  # the default corpus of the quick start
+  manpages-zh
+)
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+else
+  echo "install-deps.sh: run as root (or install sudo)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps.sh: all ${#PACKAGES[@]} packages are installed"
+  exit 0
+fi
+echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -q
+"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is needed, builds, runs every test, then
+# runs the suite once more under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   bash scripts/test.sh            # both passes
+#   NEARDUP_SKIP_SANITIZE=1 bash scripts/test.sh   # the plain pass only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+
+echo "== build (RelWithDebInfo) =="
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build -j"$jobs"
+echo "== tests =="
+(cd build && ctest --output-on-failure -j"$jobs" --timeout 900)
+
+if [ "${NEARDUP_SKIP_SANITIZE:-0}" != 1 ]; then
+  echo "== build (ASan + UBSan) =="
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 \
+    -DNEARDUP_SANITIZE=ON -DNEARDUP_BUILD_BENCH=OFF >/dev/null
+  ninja -C build-asan -j"$jobs"
+  echo "== tests (ASan + UBSan) =="
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 NEARDUP_SANITIZED=1 \
+    ctest --output-on-failure -j"$jobs" --timeout 1800)
+fi
