@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+# Copyright 2026 The neardup Authors.
+#
+# The python3-jieba side of neardup's segmenter checks and benchmarks. Run it
+# with Debian's /usr/bin/python3 (which has python3-jieba installed).
+#
+#   jieba_reference.py dump IN.jsonl OUT.jsonl [--topk K] [--user-dict F]... [--no-hmm]
+#       For each input line {"text": ...} writes {"cut": jieba.lcut(text),
+#       "tags": extract_tags(text, topK=K, withWeight=True)} (K = 20 default;
+#       0 = all). Floats are written with repr (exact round trip).
+#   jieba_reference.py bench TEXT_FILE [--mb N]
+#       Times jieba.lcut, jieba.posseg.lcut and extract_tags(topK=20) over the
+#       lines of TEXT_FILE (one document per line; repeated until N MB, default
+#       50) and prints "<name> <MB/s>" lines.
+import argparse
+import json
+import logging
+import sys
+import time
+
+import jieba
+import jieba.analyse
+import jieba.posseg
+
+jieba.setLogLevel(logging.WARNING)
+
+
+def dump(args):
+    jieba.initialize()
+    for path in args.user_dict or []:
+        jieba.load_userdict(path)
+    with open(args.input, encoding="utf-8") as fin, open(args.output, "w", encoding="utf-8") as fout:
+        for line in fin:
+            text = json.loads(line)["text"]
+            cut = jieba.lcut(text, HMM=not args.no_hmm)
+            tags = jieba.analyse.extract_tags(text, topK=args.topk, withWeight=True)
+            fout.write(json.dumps({"cut": cut, "tags": [[w, x] for w, x in tags]},
+                                  ensure_ascii=False) + "\n")
+
+
+def bench(args):
+    with open(args.text, encoding="utf-8") as f:
+        docs = [line.rstrip("\n") for line in f if line.strip()]
+    target = int(args.mb * 1e6)
+    corpus, size = [], 0
+    while size < target and docs:
+        for d in docs:
+            corpus.append(d)
+            size += len(d.encode("utf-8"))
+            if size >= target:
+                break
+    jieba.initialize()
+    jieba.posseg.lcut("预热")
+    jieba.analyse.extract_tags("预热", topK=20)
+    mb = size / 1e6
+    print("text %.1f MB, %d documents" % (mb, len(corpus)))
+    for name, fn in (("cut", lambda t: jieba.lcut(t)),
+                     ("cut_with_pos(posseg)", lambda t: jieba.posseg.lcut(t)),
+                     ("extract_top20", lambda t: jieba.analyse.extract_tags(t, topK=20, withWeight=True))):
+        t0 = time.perf_counter()
+        for d in corpus:
+            fn(d)
+        dt = time.perf_counter() - t0
+        print("python3-jieba %-22s %8.3f MB/s  (%.1f s)" % (name, mb / dt, dt))
+        sys.stdout.flush()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("dump")
+    d.add_argument("input")
+    d.add_argument("output")
+    d.add_argument("--topk", type=int, default=20)
+    d.add_argument("--user-dict", action="append")
+    d.add_argument("--no-hmm", action="store_true")
+    b = sub.add_parser("bench")
+    b.add_argument("text")
+    b.add_argument("--mb", type=float, default=50)
+    args = p.parse_args()
+    dump(args) if args.cmd == "dump" else bench(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+// Copyright 2026 The neardup Authors.
+//
+// IdfTable (jieba.analyse.tfidf.IDFLoader) and KeywordExtractor
+// (jieba.analyse.tfidf.TFIDF.extract_tags with withWeight=True).
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "neardup/segmenter.h"
+#include "segment/data_error.h"
+#include "segment/utf8.h"
+
+namespace neardup {
+
+struct IdfTable::Rep {
+  std::string arena;  // the words, back to back; never changes once built
+  std::vector<std::pair<std::string_view, double>> entries;
+  std::unordered_map<std::string_view, size_t> index;
+  double median = 0;
+
+  void Add(std::string_view word, double idf) {
+    auto [it, inserted] = index.emplace(word, entries.size());
+    if (inserted) {
+      entries.emplace_back(word, idf);
+    } else {
+      entries[it->second].second = idf;
+    }
+  }
+  // IDFLoader: median_idf = sorted(values)[len // 2].
+  void ComputeMedian() {
+    if (entries.empty()) {
+      median = 0;
+      return;
+    }
+    std::vector<double> values;
+    values.reserve(entries.size());
+    for (const auto& e : entries) values.push_back(e.second);
+    const size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<ptrdiff_t>(mid), values.end());
+    median = values[mid];
+  }
+};
+
+IdfTable::IdfTable() : rep_(std::make_unique<Rep>()) {}
+IdfTable::~IdfTable() = default;
+IdfTable::IdfTable(IdfTable&&) noexcept = default;
+IdfTable& IdfTable::operator=(IdfTable&&) noexcept = default;
+
+namespace {
+
+// str.strip() on a UTF-8 line.
+std::string_view StripPy(std::string_view s) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = begin + s.size();
+  const auto* p = begin;
+  while (p < end) {
+    int len;
+    if (!segment::IsPyWhitespace(segment::DecodeOne(p, end, &len))) break;
+    p += len;
+  }
+  const auto* last_end = p;
+  for (const auto* q = p; q < end;) {
+    int len;
+    const bool space = segment::IsPyWhitespace(segment::DecodeOne(q, end, &len));
+    q += len;
+    if (!space) last_end = q;
+  }
+  return std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(last_end - p));
+}
+
+// Python float() of a decimal literal (optional sign, digits, '.', exponent,
+// "inf", "nan").
+bool ParseDouble(std::string_view s, double* out) {
+  bool negative = false;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty() || s.front() == '+' || s.front() == '-') return false;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return false;
+  if (negative) *out = -*out;
+  return true;
+}
+
+}  // namespace
+
+// IDFLoader.set_new_path: for each line, word, freq = line.strip().split(' ')
+// (exactly two fields); freq = float(freq). Blank lines are skipped (jieba
+// would raise on them).
+Result<IdfTable> IdfTable::Load(const std::string& path) {
+  IdfTable table;
+  Rep& rep = *table.rep_;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return segment::MissingDataError(path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) return Status::IOError("cannot read " + path);
+    rep.arena = std::move(ss).str();
+  }
+  const std::string_view text = rep.arena;
+  if (!segment::IsValidUtf8(text)) {
+    return Status::Corruption(path + ": IDF table is not UTF-8");
+  }
+  size_t pos = 0;
+  size_t line_no = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = StripPy(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    const size_t sp = line.find(' ');
+    double idf;
+    if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos ||
+        !ParseDouble(line.substr(sp + 1), &idf)) {
+      return Status::Corruption(path + ":" + std::to_string(line_no) +
+                                ": expected 'word idf', got '" + std::string(line.substr(0, 80)) +
+                                "'");
+    }
+    rep.Add(line.substr(0, sp), idf);
+  }
+  rep.ComputeMedian();
+  return table;
+}
+
+Result<IdfTable> IdfTable::LoadDefault(const std::string& jieba_dir) {
+  return Load((jieba_dir.empty() ? DefaultJiebaDir() : jieba_dir) + "/analyse/idf.txt");
+}
+
+IdfTable IdfTable::FromEntries(const std::vector<std::pair<std::string, double>>& entries) {
+  IdfTable table;
+  Rep& rep = *table.rep_;
+  size_t bytes = 0;
+  for (const auto& e : entries) bytes += e.first.size();
+  rep.arena.reserve(bytes);
+  for (const auto& e : entries) rep.arena += e.first;
+  size_t off = 0;
+  for (const auto& e : entries) {
+    rep.Add(std::string_view(rep.arena).substr(off, e.first.size()), e.second);
+    off += e.first.size();
+  }
+  rep.ComputeMedian();
+  return table;
+}
+
+std::optional<double> IdfTable::Find(std::string_view word) const {
+  const auto it = rep_->index.find(word);
+  if (it == rep_->index.end()) return std::nullopt;
+  return rep_->entries[it->second].second;
+}
+
+double IdfTable::Idf(std::string_view word) const {
+  const auto it = rep_->index.find(word);
+  return it == rep_->index.end() ? rep_->median : rep_->entries[it->second].second;
+}
+
+double IdfTable::median() const { return rep_->median; }
+size_t IdfTable::size() const { return rep_->entries.size(); }
+
+std::vector<std::pair<std::string_view, double>> IdfTable::Entries() const { return rep_->entries; }
+
+Status IdfTable::Save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IOError("cannot create " + path);
+  char buf[64];
+  for (const auto& [word, idf] : rep_->entries) {
+    const auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), idf);
+    out << word << ' ' << std::string_view(buf, static_cast<size_t>(ptr - buf)) << '\n';
+  }
+  out.flush();
+  if (!out) return Status::IOError("cannot write " + path);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+
+KeywordExtractor::KeywordExtractor(const Segmenter* segmenter, const IdfTable* idf)
+    : segmenter_(segmenter), idf_(idf) {}
+
+// jieba.analyse.tfidf.KeywordExtractor.STOP_WORDS.
+bool KeywordExtractor::IsStopWord(std::string_view w) {
+  static constexpr std::string_view kStopWords[] = {
+      "the",  "of",   "is", "and",  "to",   "in",  "that", "we",   "for",   "an",  "are",
+      "by",   "be",   "as", "on",   "with", "can", "if",   "from", "which", "you", "it",
+      "this", "then", "at", "have", "all",  "not", "one",  "has",  "or"};
+  if (w.size() < 2 || w.size() > 5) return false;
+  for (std::string_view s : kStopWords) {
+    if (s == w) return true;
+  }
+  return false;
+}
+
+void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Keyword>* out) const {
+  out->clear();
+  thread_local std::vector<std::string_view> words;
+  segmenter_->Cut(text, &words);
+
+  // freq: insertion-ordered, as Python's dict.
+  std::vector<std::pair<std::string_view, double>> freq;
+  std::unordered_map<std::string_view, size_t> index;
+  char lower[8];
+  for (std::string_view w : words) {
+    if (segment::StrippedCodePointCount(w) < 2) continue;
+    // w.lower() in stop_words: the stop words are lower-case ASCII and any
+    // token of two or more characters is ASCII and Han only (or "\r\n"), so
+    // ASCII lower-casing decides membership.
+    if (w.size() <= 5) {
+      for (size_t i = 0; i < w.size(); ++i) {
+        const char c = w[i];
+        lower[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+      }
+      if (IsStopWord(std::string_view(lower, w.size()))) continue;
+    }
+    auto [it, inserted] = index.emplace(w, freq.size());
+    if (inserted) {
+      freq.emplace_back(w, 1.0);
+    } else {
+      freq[it->second].second += 1.0;
+    }
+  }
+  double total = 0;  // sum(freq.values())
+  for (const auto& f : freq) total += f.second;
+  for (auto& f : freq) f.second *= idf_->Idf(f.first) / total;
+
+  // sorted(..., key=weight, reverse=True) is stable: ties keep dict order.
+  std::stable_sort(freq.begin(), freq.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  size_t n = freq.size();
+  if (top_k > 0 && static_cast<size_t>(top_k) < n) n = static_cast<size_t>(top_k);
+  out->reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    out->push_back(Keyword{std::string(freq[i].first), freq[i].second});
+}
+
+}  // namespace neardup
