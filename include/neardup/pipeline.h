@@ -30,12 +30,12 @@
 namespace neardup {
 
 struct PipelineOptions {
-  NormalizeOptions normalize;   // default: NFKC + case folding, no t2s
-  SegmenterOptions segmenter;   // default: python3-jieba's data, HMM on
+  NormalizeOptions normalize;  // default: NFKC + case folding, no t2s
+  SegmenterOptions segmenter;  // default: python3-jieba's data, HMM on
   // An IDF table in jieba's idf.txt format; empty: <jieba_dir>/analyse/idf.txt.
   std::string idf_path;
-  FeatureOptions features;      // default: words, tfidf, top 20
-  int bits = 64;                // 64 or 128
+  FeatureOptions features;  // default: words, tfidf, top 20
+  int bits = 64;            // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
 };
 

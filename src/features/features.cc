@@ -52,10 +52,9 @@ class FeatureCounter {
 // Keeps the top_k heaviest (stable: ties keep first-occurrence order).
 void KeepTop(int top_k, bool sort, std::vector<WeightedFeature>* features) {
   if (sort || (top_k > 0 && features->size() > static_cast<size_t>(top_k))) {
-    std::stable_sort(features->begin(), features->end(),
-                     [](const WeightedFeature& a, const WeightedFeature& b) {
-                       return a.weight > b.weight;
-                     });
+    std::stable_sort(
+        features->begin(), features->end(),
+        [](const WeightedFeature& a, const WeightedFeature& b) { return a.weight > b.weight; });
   }
   if (top_k > 0 && features->size() > static_cast<size_t>(top_k)) features->resize(top_k);
 }
@@ -217,7 +216,8 @@ Result<std::unique_ptr<FeatureExtractor>> FeatureExtractor::Create(const Feature
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,
                     FeatureHashAlgorithm algorithm) {
   SimHasher hasher(bits);
-  for (const WeightedFeature& f : features) hasher.Add(HashFeature(f.text, bits, algorithm), f.weight);
+  for (const WeightedFeature& f : features)
+    hasher.Add(HashFeature(f.text, bits, algorithm), f.weight);
   return hasher.Finish();
 }
 

@@ -42,7 +42,8 @@ Result<std::string> ReadOneDocument(const std::string& path, const std::string& 
 
 int RunCompare(const CompareFlags& flags) {
   if (flags.operands.size() != 2) {
-    return Fail(Status::InvalidArgument("compare takes exactly two files (or two texts with --text)"));
+    return Fail(
+        Status::InvalidArgument("compare takes exactly two files (or two texts with --text)"));
   }
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
@@ -71,11 +72,11 @@ int RunCompare(const CompareFlags& flags) {
         {"similarity", similarity}};
     std::cout << out.dump() << "\n";
   } else {
-    std::printf("a: %s (%zu features)\nb: %s (%zu features)\ndistance: %d of %d bits\n"
-                "similarity: %.4f\n",
-                fps[0].fingerprint.ToHex().c_str(), fps[0].features,
-                fps[1].fingerprint.ToHex().c_str(), fps[1].features, distance,
-                pipeline_options->bits, similarity);
+    std::printf(
+        "a: %s (%zu features)\nb: %s (%zu features)\ndistance: %d of %d bits\n"
+        "similarity: %.4f\n",
+        fps[0].fingerprint.ToHex().c_str(), fps[0].features, fps[1].fingerprint.ToHex().c_str(),
+        fps[1].features, distance, pipeline_options->bits, similarity);
   }
   if (fps[0].empty() || fps[1].empty()) {
     std::cerr << "neardup: note: an empty document (no features) is never a near duplicate\n";

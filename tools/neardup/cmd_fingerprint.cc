@@ -29,9 +29,8 @@ int RunFingerprint(const FingerprintFlags& flags) {
   std::atomic<uint64_t> empty{0};
   const auto process = [&](const Document& doc) {
     const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
-    nlohmann::json line = {{"id", doc.id},
-                           {"fingerprint", fp.fingerprint.ToHex()},
-                           {"features", fp.features}};
+    nlohmann::json line = {
+        {"id", doc.id}, {"fingerprint", fp.fingerprint.ToHex()}, {"features", fp.features}};
     if (fp.empty()) {
       line["empty"] = true;
       ++empty;

@@ -31,8 +31,8 @@ int RunKeywords(const KeywordsFlags& flags) {
   auto out = Output::Open(flags.input.output);
   if (!out.ok()) return Fail(out.status());
 
-  const bool normalize_text = normalize->nfkc_casefold || !normalize->t2s.empty() ||
-                              normalize->collapse_whitespace;
+  const bool normalize_text =
+      normalize->nfkc_casefold || !normalize->t2s.empty() || normalize->collapse_whitespace;
   const auto process = [&](const Document& doc) {
     const std::string text = normalize_text ? (*normalizer)->Normalize(doc.text) : doc.text;
     std::vector<Keyword> keywords;

@@ -27,8 +27,8 @@ int RunSegment(const SegmentFlags& flags) {
   auto out = Output::Open(flags.input.output);
   if (!out.ok()) return Fail(out.status());
 
-  const bool normalize_text = normalize->nfkc_casefold || !normalize->t2s.empty() ||
-                              normalize->collapse_whitespace;
+  const bool normalize_text =
+      normalize->nfkc_casefold || !normalize->t2s.empty() || normalize->collapse_whitespace;
   const auto process = [&](const Document& doc) {
     const std::string normalized = normalize_text ? (*normalizer)->Normalize(doc.text) : "";
     const std::string_view text = normalize_text ? normalized : doc.text;

@@ -222,8 +222,8 @@ int InputExitCode(const InputFlags& flags, const InputStats& stats) {
 std::string SummaryLine(const InputStats& stats) {
   std::ostringstream out;
   out << "neardup: read " << stats.documents << " document" << (stats.documents == 1 ? "" : "s")
-      << " from " << stats.files << " file" << (stats.files == 1 ? "" : "s") << " ("
-      << stats.bytes << " bytes)";
+      << " from " << stats.files << " file" << (stats.files == 1 ? "" : "s") << " (" << stats.bytes
+      << " bytes)";
   const std::pair<uint64_t, const char*> parts[] = {
       {stats.unreadable, "unreadable"},      {stats.malformed, "malformed line(s)"},
       {stats.missing_field, "without text"}, {stats.invalid_utf8, "with invalid UTF-8"},
@@ -236,8 +236,8 @@ std::string SummaryLine(const InputStats& stats) {
 }
 
 std::string JsonString(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                             nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace neardup::cli

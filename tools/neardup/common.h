@@ -7,7 +7,6 @@
 #define NEARDUP_TOOLS_NEARDUP_COMMON_H_
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <functional>
 #include <memory>

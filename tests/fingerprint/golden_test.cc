@@ -1,0 +1,78 @@
+// Copyright 2026 The neardup Authors.
+//
+// Fingerprints are stored by users, so they must not drift between versions.
+// tests/data/golden_fingerprints.jsonl was made by scripts/make_golden.sh from
+// tests/data/golden_input.jsonl; this test recomputes every one through the
+// library and compares.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "neardup/pipeline.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+std::map<std::string, std::string> LoadInputs() {
+  std::map<std::string, std::string> texts;
+  std::ifstream in(testing::SourceDir() + "/tests/data/golden_input.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    texts[j["id"]] = j["text"];
+  }
+  return texts;
+}
+
+PipelineOptions ParseConfig(const std::string& config) {
+  PipelineOptions options;
+  std::istringstream in(config);
+  std::string item;
+  while (in >> item) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "bits") options.bits = std::stoi(value);
+    if (key == "features") {
+      EXPECT_TRUE(ParseFeatureKind(value, &options.features).ok());
+    }
+    if (key == "weights") options.features.weights = *ParseWeightScheme(value);
+    if (key == "hash") {
+      options.hash = value == "md5" ? FeatureHashAlgorithm::kMd5 : FeatureHashAlgorithm::kXxh3;
+    }
+  }
+  options.features.top_k = options.features.weights == WeightScheme::kTfidf ? 20 : 0;
+  return options;
+}
+
+TEST(GoldenTest, FingerprintsDoNotDrift) {
+  const std::map<std::string, std::string> texts = LoadInputs();
+  ASSERT_FALSE(texts.empty());
+  std::ifstream in(testing::SourceDir() + "/tests/data/golden_fingerprints.jsonl");
+  ASSERT_TRUE(in) << "missing tests/data/golden_fingerprints.jsonl";
+  std::map<std::string, std::unique_ptr<Pipeline>> pipelines;
+  std::string line;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json g = nlohmann::json::parse(line);
+    const std::string config = g["config"];
+    auto& pipeline = pipelines[config];
+    if (!pipeline) {
+      auto created = Pipeline::Create(ParseConfig(config));
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+      pipeline = std::move(*created);
+    }
+    const DocumentFingerprint fp = pipeline->Fingerprint(texts.at(g["id"]));
+    EXPECT_EQ(fp.fingerprint.ToHex(), g["fingerprint"]) << config << " id=" << g["id"];
+    EXPECT_EQ(fp.features, g["features"].get<size_t>()) << config << " id=" << g["id"];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 24 * static_cast<int>(texts.size()));
+}
+
+}  // namespace
+}  // namespace neardup
