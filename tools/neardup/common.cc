@@ -169,6 +169,9 @@ Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& b
                                    const ProcessFn& process, const EmitFn& emit) {
   ReadOptions options = base;
   options.on_issue = [](const InputIssue& issue) {
+    // Symbolic links skipped in directories are only counted in the summary:
+    // a man page tree has dozens of them.
+    if (issue.kind == InputIssue::Kind::kSkipped) return;
     std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
               << "\n";
   };
@@ -227,7 +230,8 @@ std::string SummaryLine(const InputStats& stats) {
   const std::pair<uint64_t, const char*> parts[] = {
       {stats.unreadable, "unreadable"},      {stats.malformed, "malformed line(s)"},
       {stats.missing_field, "without text"}, {stats.invalid_utf8, "with invalid UTF-8"},
-      {stats.nul_bytes, "with NUL bytes"},   {stats.skipped, "skipped link(s)"},
+      {stats.nul_bytes, "with NUL bytes"},
+      {stats.skipped, "symbolic link(s) in directories skipped"},
   };
   for (const auto& [count, what] : parts) {
     if (count > 0) out << "; " << count << " " << what;
