@@ -110,6 +110,8 @@ class HammingIndex {
   virtual int max_k() const = 0;
   // Number of live (not removed) entries.
   virtual size_t size() const = 0;
+  // Heap bytes held by the index's arrays (capacity, not just size).
+  virtual size_t MemoryBytes() const = 0;
 
   // Adds one entry. InvalidArgument if fp.bits() != bits(); ResourceExhausted
   // past 2^32 - 2 entries.

@@ -105,9 +105,9 @@ class Result {
 }  // namespace neardup
 
 // Returns from the enclosing function if `expr` yields a non-OK Status.
-#define NEARDUP_RETURN_IF_ERROR(expr)               \
-  do {                                              \
-    ::neardup::Status _neardup_status = (expr);     \
+#define NEARDUP_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    ::neardup::Status _neardup_status = (expr);        \
     if (!_neardup_status.ok()) return _neardup_status; \
   } while (0)
 

@@ -30,6 +30,7 @@ class LinearScanIndexImpl final : public LinearScanIndex {
   int bits() const override { return kBits; }
   int max_k() const override { return kBits; }
   size_t size() const override { return fps_.size(); }
+  size_t MemoryBytes() const override { return fps_.capacity() * sizeof(W) + ids_.capacity() * 8; }
 
   Status Add(uint64_t id, const Fingerprint& fp) override {
     return AddBatch(std::span<const uint64_t>(&id, 1), std::span<const Fingerprint>(&fp, 1));

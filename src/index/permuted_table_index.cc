@@ -202,6 +202,11 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
     for (const auto& s : segments_) n += s->live();
     return n;
   }
+  size_t MemoryBytes() const override {
+    size_t bytes = (delta_fps_.capacity() * sizeof(W)) + (delta_ids_.capacity() * 8);
+    for (const auto& s : segments_) bytes += s->MemoryBytes();
+    return bytes;
+  }
   const TableLayout& layout() const override { return layout_; }
   size_t num_segments() const override { return segments_.size() + (delta_fps_.empty() ? 0 : 1); }
 
