@@ -1,0 +1,132 @@
+// Copyright 2026 The neardup Authors.
+//
+// Near-duplicate detection over a sequence of fingerprinted documents.
+//
+// Documents are identified by their position in the input (0, 1, ...); the
+// caller maps positions back to its own document ids. Two modes:
+//
+//   kCluster  Every pair of non-empty documents at Hamming distance <= k is an
+//             edge (found by a PermutedTableIndex self-join); clusters are the
+//             connected components (union-find). In each cluster one document
+//             is kept, chosen by the KeepPolicy; every other member is a
+//             duplicate. Clustering is transitive: a member can be farther
+//             than k from the kept document (a -- b -- c chains).
+//   kStream   Documents in input order; a document is kept only if no
+//             previously kept document lies within k, else it is a duplicate
+//             of the closest kept one (ties: the earliest). Not transitive; the
+//             kept set depends on the input order. Only KeepPolicy::kFirst.
+//
+// Empty documents (no features) are never compared with anything: each is a
+// singleton cluster, kept, and counted in DedupSummary::empty.
+//
+//   std::vector<neardup::DedupDocument> docs = ...;
+//   neardup::DedupOptions opt;
+//   opt.k = 3;
+//   auto result = neardup::Dedup(docs, opt);
+//   if (!result.ok()) return result.status();
+//   for (const auto& r : result->records) if (r.duplicate) ... r.nearest ...
+//
+// Output is deterministic and independent of DedupOptions::threads.
+// Thread safety: Dedup is a pure function; concurrent calls are fine.
+
+#ifndef NEARDUP_DEDUP_H_
+#define NEARDUP_DEDUP_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "neardup/fingerprint.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct DedupDocument {
+  Fingerprint fingerprint;
+  // True when the document had no features; its fingerprint is ignored.
+  bool empty = false;
+  // Used by KeepPolicy::kLongest (e.g. characters of normalized text).
+  uint64_t length = 0;
+  // Used by KeepPolicy::kField. Missing (or NaN) ranks below every number.
+  std::optional<double> score;
+};
+
+enum class DedupMode {
+  kCluster,
+  kStream,
+};
+
+enum class KeepPolicy {
+  kFirst,    // smallest input position
+  kLongest,  // largest length; ties -> smallest position
+  kField,    // largest score; ties -> smallest position
+};
+
+struct DedupOptions {
+  // Documents at Hamming distance <= k are near-duplicates. 0 <= k <= bits/4
+  // (the permuted-table index's range); larger k is InvalidArgument.
+  int k = 3;
+  DedupMode mode = DedupMode::kCluster;
+  // kStream accepts only kFirst.
+  KeepPolicy keep = KeepPolicy::kFirst;
+  // Worker threads for the self-join; 0 = all hardware threads.
+  int threads = 0;
+  // Fill DedupResult::pairs. Cluster mode: every pair within k. Stream mode:
+  // one pair per duplicate (its nearest kept document, the duplicate).
+  bool collect_pairs = false;
+};
+
+struct DedupRecord {
+  // Input position of the cluster's first member (smallest position), so
+  // cluster ids do not depend on thread count or index layout.
+  size_t cluster = 0;
+  bool empty = false;
+  bool duplicate = false;
+  // The kept document this one is attributed to: for a duplicate, the kept
+  // document of its cluster (cluster mode) or the closest kept document within
+  // k (stream mode); for a kept document, itself.
+  size_t nearest = 0;
+  // Hamming distance to `nearest` (0 for kept documents). In cluster mode it
+  // can exceed k (see the transitivity note above).
+  int distance = 0;
+  // Cluster mode: the closest kept document within k, if any (ties: the
+  // smallest position), and its distance; equal to nearest/distance whenever
+  // that is within k. Stream mode: same as nearest/distance for duplicates.
+  // Unset (and -1) for kept documents and for duplicates with no kept document
+  // within k.
+  std::optional<size_t> nearest_within_k;
+  int distance_within_k = -1;
+};
+
+// One pair of documents within k, by input position; i < j.
+struct DedupPair {
+  size_t i = 0;
+  size_t j = 0;
+  int distance = 0;
+  friend bool operator==(const DedupPair&, const DedupPair&) = default;
+};
+
+struct DedupSummary {
+  size_t documents = 0;
+  size_t empty = 0;
+  size_t duplicates = 0;
+  size_t kept = 0;                      // documents - duplicates
+  size_t clusters = 0;                  // every document is in exactly one cluster
+  size_t clusters_with_duplicates = 0;  // clusters of size >= 2
+};
+
+struct DedupResult {
+  std::vector<DedupRecord> records;  // one per input document, in input order
+  std::vector<DedupPair> pairs;      // sorted by (i, j); see collect_pairs
+  DedupSummary summary;
+};
+
+// InvalidArgument when k is out of range, the non-empty fingerprints differ in
+// width, or stream mode is asked for a policy other than kFirst.
+Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_DEDUP_H_

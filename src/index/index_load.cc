@@ -1,0 +1,46 @@
+// Copyright 2026 The neardup Authors.
+//
+// LoadIndex: parse the file (index/index_file.cc), then rebuild the index from
+// its entries; tables are never read from disk, so they cannot be corrupt.
+
+#include <fstream>
+#include <sstream>
+
+#include "index/index_file.h"
+#include "neardup/index.h"
+
+namespace neardup {
+
+Result<std::unique_ptr<HammingIndex>> LoadIndexFromMemory(std::string_view bytes,
+                                                          std::string_view name) {
+  auto parsed = index_internal::ParseIndexFile(bytes, name);
+  if (!parsed.ok()) return parsed.status();
+  index_internal::IndexFileContents& c = *parsed;
+  if (c.header.type == IndexType::kLinearScan) {
+    auto index = LinearScanIndex::Build(c.header.bits, c.ids, c.fps);
+    if (!index.ok()) return Status::Corruption(std::string(name) + ": " + index.status().message());
+    return std::unique_ptr<HammingIndex>(std::move(*index));
+  }
+  PermutedTableOptions options;
+  options.bits = c.header.bits;
+  options.max_k = c.header.max_k;
+  options.blocks = c.header.blocks;
+  auto index = PermutedTableIndex::Build(options, c.ids, c.fps);
+  if (!index.ok()) return Status::Corruption(std::string(name) + ": " + index.status().message());
+  return std::unique_ptr<HammingIndex>(std::move(*index));
+}
+
+Result<std::unique_ptr<HammingIndex>> LoadIndex(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(path + ": cannot open");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Status::IOError(path + ": cannot determine size");
+  in.seekg(0, std::ios::beg);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.read(bytes.data(), size);
+  if (!in) return Status::IOError(path + ": read failed");
+  return LoadIndexFromMemory(bytes, path);
+}
+
+}  // namespace neardup
