@@ -24,12 +24,16 @@ void AddSegmentCommand(CLI::App& app, ExitCode* exit_code);
 void AddKeywordsCommand(CLI::App& app, ExitCode* exit_code);
 void AddFingerprintCommand(CLI::App& app, ExitCode* exit_code);
 void AddCompareCommand(CLI::App& app, ExitCode* exit_code);
+void AddDedupCommand(CLI::App& app, ExitCode* exit_code);
+void AddIndexCommand(CLI::App& app, ExitCode* exit_code);
 
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddSegmentCommand(app, exit_code);
   AddKeywordsCommand(app, exit_code);
   AddFingerprintCommand(app, exit_code);
   AddCompareCommand(app, exit_code);
+  AddDedupCommand(app, exit_code);
+  AddIndexCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli

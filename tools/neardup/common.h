@@ -30,6 +30,7 @@ struct InputFlags {
   bool quiet = false;
   int threads = 0;  // 0 = all cores
   std::string output = "-";
+  bool progress = false;  // a progress line on stderr when it is a terminal
 };
 
 struct PipelineFlags {
@@ -98,6 +99,13 @@ int InputExitCode(const InputFlags& flags, const InputStats& stats);
 
 // One line: "neardup: read 3 documents from 2 files (1.2 MB); 1 malformed line".
 std::string SummaryLine(const InputStats& stats);
+
+// In a Run* function: prints the error and returns its exit status.
+#define NEARDUP_RETURN_IF_ERROR_CLI(expr)                            \
+  do {                                                               \
+    const ::neardup::Status _cli_status = (expr);                    \
+    if (!_cli_status.ok()) return ::neardup::cli::Fail(_cli_status); \
+  } while (0)
 
 // JSON helpers that never throw on odd text.
 std::string JsonString(std::string_view s);

@@ -1,0 +1,145 @@
+// Copyright 2026 The neardup Authors.
+//
+// End-to-end checks of `neardup dedup` and `neardup index`.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::ReadFile;
+using ::neardup::testing::RunCli;
+using ::neardup::testing::WriteFile;
+
+std::vector<nlohmann::json> ParseLines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+const char* kBase =
+    "近似重复检测是搜索引擎和数据清洗中的常见任务。SimHash把一篇文档压缩成六十四位的指纹，"
+    "两篇文档的指纹越接近，内容就越相似。网页爬虫用它判断新抓取的页面是否已经见过，"
+    "语料清洗用它删除转载和镜像造成的重复文本。";
+
+std::string Corpus() {
+  std::string near = kBase;
+  near += "本文还讨论了索引。";
+  return "{\"id\": \"a\", \"text\": \"" + std::string(kBase) + "\", \"score\": 1}\n" +
+         "{\"id\": \"b\", \"text\": "
+         "\"今天下午北京天气晴朗，气温二十五摄氏度，适合外出散步和骑自行车。\", "
+         "\"score\": 5}\n" +
+         "{\"id\": \"c\", \"text\": \"" + near + "\", \"score\": 9}\n" +
+         "{\"id\": \"d\", \"text\": \"\"}\n" + "{\"id\": \"e\", \"text\": \"" + kBase + "\"}\n";
+}
+
+TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
+  const std::string dir = MakeTempDir("dedup_cli");
+  const auto r =
+      RunCli({"dedup", "-", "-k", "6", "--unique-out", dir + "/unique.jsonl", "--pairs-out",
+              dir + "/pairs.jsonl", "--clusters-out", dir + "/clusters.jsonl"},
+             Corpus());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto records = ParseLines(r.out);
+  ASSERT_EQ(records.size(), 5u);
+  EXPECT_EQ(records[0]["duplicate"], false);
+  EXPECT_EQ(records[0]["nearest"], nullptr);
+  EXPECT_EQ(records[4]["duplicate"], true);
+  EXPECT_EQ(records[4]["nearest"], "a");
+  EXPECT_EQ(records[4]["distance"], 0);
+  EXPECT_EQ(records[2]["duplicate"], true) << records[2].dump();
+  EXPECT_EQ(records[2]["cluster"], records[0]["cluster"]);
+  EXPECT_EQ(records[1]["duplicate"], false);
+  EXPECT_EQ(records[3]["empty"], true);
+  EXPECT_EQ(records[3]["duplicate"], false);
+  const auto unique = ParseLines(ReadFile(dir + "/unique.jsonl"));
+  ASSERT_EQ(unique.size(), 3u);
+  EXPECT_EQ(unique[0]["id"], "a");
+  EXPECT_EQ(unique[1]["id"], "b");
+  EXPECT_EQ(unique[2]["id"], "d");
+  EXPECT_EQ(ParseLines(ReadFile(dir + "/pairs.jsonl")).size(), 3u);
+  const auto clusters = ParseLines(ReadFile(dir + "/clusters.jsonl"));
+  ASSERT_EQ(clusters.size(), 1u);
+  EXPECT_EQ(clusters[0]["size"], 3);
+  EXPECT_NE(r.err.find("5 documents: 3 kept, 2 near-duplicates in 1 clusters"), std::string::npos)
+      << r.err;
+}
+
+TEST(DedupCliTest, KeepPolicies) {
+  const auto by_field = RunCli({"dedup", "-", "-k", "6", "--keep", "field:score", "-q"}, Corpus());
+  ASSERT_EQ(by_field.exit_code, 0) << by_field.err;
+  const auto records = ParseLines(by_field.out);
+  EXPECT_EQ(records[2]["duplicate"], false);  // c has the highest score of its cluster
+  EXPECT_EQ(records[0]["nearest"], "c");
+  const auto longest = RunCli({"dedup", "-", "-k", "6", "--keep", "longest", "-q"}, Corpus());
+  EXPECT_EQ(ParseLines(longest.out)[2]["duplicate"], false);
+  const auto stream = RunCli({"dedup", "-", "-k", "6", "--mode", "stream", "-q"}, Corpus());
+  ASSERT_EQ(stream.exit_code, 0) << stream.err;
+  EXPECT_EQ(ParseLines(stream.out)[4]["nearest"], "a");
+  EXPECT_NE(RunCli({"dedup", "-", "--keep", "biggest"}, Corpus()).exit_code, 0);
+  EXPECT_NE(RunCli({"dedup", "-", "-k", "17"}, Corpus()).exit_code, 0);
+}
+
+TEST(IndexCliTest, BuildQueryAddRemoveStats) {
+  const std::string dir = MakeTempDir("index_cli");
+  const std::string idx = dir + "/corpus.idx";
+  WriteFile(dir + "/corpus.jsonl", Corpus());
+  auto r = RunCli({"index", "build", dir + "/corpus.jsonl", "-o", idx, "--max-k", "6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string query = "{\"id\": \"q\", \"text\": \"" + std::string(kBase) + "\"}\n";
+  r = RunCli({"index", "query", idx, "-", "-k", "6", "-q"}, query);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = ParseLines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["id"], "q");
+  ASSERT_EQ(lines[0]["matches"].size(), 3u) << r.out;
+  EXPECT_EQ(lines[0]["matches"][0]["distance"], 0);
+
+  r = RunCli({"index", "remove", idx, "a", "e", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunCli({"index", "query", idx, "-", "-k", "6", "-q"}, query);
+  lines = ParseLines(r.out);
+  ASSERT_EQ(lines[0]["matches"].size(), 1u) << r.out;
+  EXPECT_EQ(lines[0]["matches"][0]["id"], "c");
+
+  r = RunCli({"index", "add", idx, "-", "-q"}, query);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunCli({"index", "stats", idx, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stats = nlohmann::json::parse(r.out);
+  EXPECT_EQ(stats["fingerprints"], 3);  // b, c, q (d is empty and never indexed)
+  EXPECT_EQ(stats["max_k"], 6);
+
+  EXPECT_NE(RunCli({"index", "query", idx, "-", "-k", "7"}, query).exit_code, 0);
+  WriteFile(dir + "/corrupt.idx", "NDUPIDX1 not really");
+  WriteFile(dir + "/corrupt.idx.ids", "{}\n");
+  r = RunCli({"index", "stats", dir + "/corrupt.idx"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("corrupt.idx"), std::string::npos) << r.err;
+}
+
+TEST(IndexCliTest, FromFingerprintJsonl) {
+  const std::string dir = MakeTempDir("index_fp");
+  WriteFile(dir + "/fp.jsonl",
+            "{\"id\": \"x\", \"fingerprint\": \"00000000000000ff\"}\n"
+            "{\"id\": \"y\", \"fingerprint\": \"00000000000000fe\"}\n"
+            "{\"id\": \"bad\", \"fingerprint\": \"xyz\"}\n");
+  auto r = RunCli({"index", "build", "--fingerprints", dir + "/fp.jsonl", "-o", dir + "/i.idx"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("fp.jsonl:3"), std::string::npos) << r.err;
+  r = RunCli({"index", "query", dir + "/i.idx", "--fingerprints", "-", "-k", "1", "-q"},
+             "{\"id\": \"q\", \"fingerprint\": \"00000000000000ff\"}\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ParseLines(r.out)[0]["matches"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace neardup

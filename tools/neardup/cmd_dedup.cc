@@ -1,0 +1,229 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup dedup: fingerprint every document, find the near-duplicates within
+// k, cluster them and say which copy to keep.
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+#include "neardup/dedup.h"
+
+namespace neardup::cli {
+namespace {
+
+struct DedupFlags {
+  InputFlags input;
+  PipelineFlags pipeline;
+  int k = -1;  // -1: 3 for 64 bits, 10 for 128
+  std::string mode = "cluster";
+  std::string keep = "first";
+  std::string unique_out;
+  std::string pairs_out;
+  std::string clusters_out;
+};
+
+// What dedup keeps of each document while reading.
+struct Seen {
+  std::string id;
+  std::string line;  // the unique-output line (only with --unique-out)
+};
+
+Status ParseKeep(const std::string& keep, DedupOptions* options, std::string* field) {
+  if (keep == "first") {
+    options->keep = KeepPolicy::kFirst;
+  } else if (keep == "longest") {
+    options->keep = KeepPolicy::kLongest;
+  } else if (keep.starts_with("field:") && keep.size() > 6) {
+    options->keep = KeepPolicy::kField;
+    *field = keep.substr(6);
+  } else {
+    return Status::InvalidArgument("unknown --keep '" + keep +
+                                   "' (expected first, longest or field:NAME)");
+  }
+  return Status::OK();
+}
+
+int RunDedup(DedupFlags flags) {
+  const auto start = std::chrono::steady_clock::now();
+  auto read_options = MakeReadOptions(flags.input);
+  if (!read_options.ok()) return Fail(read_options.status());
+  auto pipeline_options = MakePipelineOptions(flags.pipeline);
+  if (!pipeline_options.ok()) return Fail(pipeline_options.status());
+  DedupOptions options;
+  options.k = flags.k >= 0 ? flags.k : (pipeline_options->bits == 64 ? 3 : 10);
+  options.threads = ThreadCount(flags.input.threads);
+  options.collect_pairs = !flags.pairs_out.empty();
+  if (flags.mode == "cluster") {
+    options.mode = DedupMode::kCluster;
+  } else if (flags.mode == "stream") {
+    options.mode = DedupMode::kStream;
+  } else {
+    return Fail(Status::InvalidArgument("unknown --mode '" + flags.mode +
+                                        "' (expected cluster or stream)"));
+  }
+  std::string score_field;
+  const Status keep = ParseKeep(flags.keep, &options, &score_field);
+  if (!keep.ok()) return Fail(keep);
+  if (!score_field.empty()) read_options->extra_fields.push_back(score_field);
+  if (options.k < 0 || options.k > pipeline_options->bits / 4) {
+    return Fail(Status::InvalidArgument("-k must be between 0 and " +
+                                        std::to_string(pipeline_options->bits / 4)));
+  }
+  auto pipeline = Pipeline::Create(*pipeline_options);
+  if (!pipeline.ok()) return Fail(pipeline.status());
+  auto out = Output::Open(flags.input.output);
+  if (!out.ok()) return Fail(out.status());
+
+  // Pass 1: fingerprints, in parallel, kept in input order.
+  std::vector<DedupDocument> docs;
+  std::vector<Seen> seen;
+  uint64_t bad_scores = 0;
+  const bool keep_lines = !flags.unique_out.empty();
+  const auto process = [&](const Document& doc) {
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
+    // Packs the fingerprint and feature count for the emitter.
+    return fp.fingerprint.ToHex() + " " + std::to_string(fp.features);
+  };
+  const auto emit = [&](const Document& doc, std::string& packed) {
+    const size_t space = packed.find(' ');
+    DedupDocument d;
+    d.fingerprint = *Fingerprint::FromHex(std::string_view(packed).substr(0, space));
+    d.empty = std::stoull(packed.substr(space + 1)) == 0;
+    d.length = doc.text.size();
+    if (!score_field.empty()) {
+      const auto f = doc.fields.find(score_field);
+      if (f != doc.fields.end()) {
+        char* end = nullptr;
+        const double v = std::strtod(f->second.c_str(), &end);
+        if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
+          d.score = v;
+        } else {
+          ++bad_scores;
+        }
+      }
+    }
+    docs.push_back(d);
+    Seen s{doc.id, ""};
+    if (keep_lines) {
+      nlohmann::json j = {{"id", doc.id}, {"text", doc.text}};
+      if (!doc.title.empty()) j["title"] = doc.title;
+      s.line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    }
+    seen.push_back(std::move(s));
+  };
+  flags.input.progress = true;
+  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
+  if (!stats.ok()) return Fail(stats.status());
+  if (bad_scores > 0) {
+    std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
+              << score_field << "\" field rank below every number\n";
+  }
+
+  // Pass 2: pairs, clusters, decisions.
+  auto result = Dedup(docs, options);
+  if (!result.ok()) return Fail(result.status());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const DedupRecord& r = result->records[i];
+    nlohmann::json line = {{"id", seen[i].id},     {"fingerprint", docs[i].fingerprint.ToHex()},
+                           {"cluster", r.cluster}, {"duplicate", r.duplicate},
+                           {"nearest", nullptr},   {"distance", nullptr}};
+    if (r.duplicate) {
+      line["nearest"] = seen[r.nearest].id;
+      line["distance"] = r.distance;
+    }
+    if (r.empty) line["empty"] = true;
+    (*out)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  Status closed = (*out)->Close();
+  if (!closed.ok()) return Fail(closed);
+
+  if (keep_lines) {
+    auto unique = Output::Open(flags.unique_out);
+    if (!unique.ok()) return Fail(unique.status());
+    for (size_t i = 0; i < docs.size(); ++i) {
+      if (!result->records[i].duplicate) (*unique)->Write(seen[i].line);
+    }
+    closed = (*unique)->Close();
+    if (!closed.ok()) return Fail(closed);
+  }
+  if (!flags.pairs_out.empty()) {
+    auto pairs = Output::Open(flags.pairs_out);
+    if (!pairs.ok()) return Fail(pairs.status());
+    for (const DedupPair& p : result->pairs) {
+      nlohmann::json line = {{"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
+      (*pairs)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    }
+    closed = (*pairs)->Close();
+    if (!closed.ok()) return Fail(closed);
+  }
+  if (!flags.clusters_out.empty()) {
+    auto clusters = Output::Open(flags.clusters_out);
+    if (!clusters.ok()) return Fail(clusters.status());
+    std::map<size_t, std::vector<size_t>> members;
+    for (size_t i = 0; i < docs.size(); ++i) members[result->records[i].cluster].push_back(i);
+    for (const auto& [cluster, list] : members) {
+      if (list.size() < 2) continue;
+      nlohmann::json ids = nlohmann::json::array();
+      for (size_t i : list) ids.push_back(seen[i].id);
+      size_t kept = list.front();
+      for (size_t i : list) {
+        if (!result->records[i].duplicate) kept = i;
+      }
+      nlohmann::json line = {
+          {"cluster", cluster}, {"size", list.size()}, {"kept", seen[kept].id}, {"members", ids}};
+      (*clusters)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                         "\n");
+    }
+    closed = (*clusters)->Close();
+    if (!closed.ok()) return Fail(closed);
+  }
+
+  const DedupSummary& s = result->summary;
+  if (!flags.input.quiet) {
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr,
+                 "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
+                 "(k = %d, %d bits, %s mode); %zu empty; %.2f s\n",
+                 s.documents, s.kept, s.duplicates, s.clusters_with_duplicates, options.k,
+                 pipeline_options->bits, flags.mode.c_str(), s.empty, secs);
+  }
+  return InputExitCode(flags.input, *stats);
+}
+
+}  // namespace
+
+void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
+  auto flags = std::make_shared<DedupFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "dedup",
+      "Find near-duplicate documents (Hamming distance <= k), cluster them and choose the copy "
+      "to keep. One JSON record per document: {\"id\", \"fingerprint\", \"cluster\", "
+      "\"duplicate\", \"nearest\", \"distance\"}.");
+  AddInputOptions(cmd, &flags->input);
+  AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
+  cmd->add_option("-k", flags->k,
+                  "Largest Hamming distance of a near-duplicate (default 3 for 64 bits, 10 for "
+                  "128)");
+  cmd->add_option("--mode", flags->mode,
+                  "cluster: connected components of all pairs within k; stream: keep a document "
+                  "only if no kept one lies within k")
+      ->capture_default_str();
+  cmd->add_option("--keep", flags->keep,
+                  "Which copy a cluster keeps: first | longest | field:NAME (largest number)")
+      ->capture_default_str();
+  cmd->add_option("--unique-out", flags->unique_out,
+                  "Write the kept documents as JSONL {id, text, title} (held in memory)");
+  cmd->add_option("--pairs-out", flags->pairs_out,
+                  "Write every pair within k as JSONL {a, b, distance}");
+  cmd->add_option("--clusters-out", flags->clusters_out,
+                  "Write every cluster of two or more as JSONL {cluster, size, kept, members}");
+  cmd->callback([flags, exit_code] { exit_code->value = RunDedup(*flags); });
+}
+
+}  // namespace neardup::cli
