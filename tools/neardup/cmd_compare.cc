@@ -64,7 +64,7 @@ int RunCompare(const CompareFlags& flags) {
   const int distance = HammingDistance(fps[0].fingerprint, fps[1].fingerprint);
   const double similarity = Similarity(fps[0].fingerprint, fps[1].fingerprint);
   if (flags.json) {
-    nlohmann::json out = {
+    nlohmann::ordered_json out = {
         {"a", {{"fingerprint", fps[0].fingerprint.ToHex()}, {"features", fps[0].features}}},
         {"b", {{"fingerprint", fps[1].fingerprint.ToHex()}, {"features", fps[1].features}}},
         {"bits", pipeline_options->bits},

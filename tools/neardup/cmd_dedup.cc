@@ -110,9 +110,9 @@ int RunDedup(DedupFlags flags) {
     docs.push_back(d);
     Seen s{doc.id, ""};
     if (keep_lines) {
-      nlohmann::json j = {{"id", doc.id}, {"text", doc.text}};
+      nlohmann::ordered_json j = {{"id", doc.id}, {"text", doc.text}};
       if (!doc.title.empty()) j["title"] = doc.title;
-      s.line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      s.line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     }
     seen.push_back(std::move(s));
   };
@@ -129,7 +129,7 @@ int RunDedup(DedupFlags flags) {
   if (!result.ok()) return Fail(result.status());
   for (size_t i = 0; i < docs.size(); ++i) {
     const DedupRecord& r = result->records[i];
-    nlohmann::json line = {{"id", seen[i].id},     {"fingerprint", docs[i].fingerprint.ToHex()},
+    nlohmann::ordered_json line = {{"id", seen[i].id},     {"fingerprint", docs[i].fingerprint.ToHex()},
                            {"cluster", r.cluster}, {"duplicate", r.duplicate},
                            {"nearest", nullptr},   {"distance", nullptr}};
     if (r.duplicate) {
@@ -137,7 +137,7 @@ int RunDedup(DedupFlags flags) {
       line["distance"] = r.distance;
     }
     if (r.empty) line["empty"] = true;
-    (*out)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   }
   Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
@@ -155,8 +155,8 @@ int RunDedup(DedupFlags flags) {
     auto pairs = Output::Open(flags.pairs_out);
     if (!pairs.ok()) return Fail(pairs.status());
     for (const DedupPair& p : result->pairs) {
-      nlohmann::json line = {{"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
-      (*pairs)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      nlohmann::ordered_json line = {{"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
+      (*pairs)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     }
     closed = (*pairs)->Close();
     if (!closed.ok()) return Fail(closed);
@@ -168,15 +168,15 @@ int RunDedup(DedupFlags flags) {
     for (size_t i = 0; i < docs.size(); ++i) members[result->records[i].cluster].push_back(i);
     for (const auto& [cluster, list] : members) {
       if (list.size() < 2) continue;
-      nlohmann::json ids = nlohmann::json::array();
+      nlohmann::ordered_json ids = nlohmann::ordered_json::array();
       for (size_t i : list) ids.push_back(seen[i].id);
       size_t kept = list.front();
       for (size_t i : list) {
         if (!result->records[i].duplicate) kept = i;
       }
-      nlohmann::json line = {
+      nlohmann::ordered_json line = {
           {"cluster", cluster}, {"size", list.size()}, {"kept", seen[kept].id}, {"members", ids}};
-      (*clusters)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+      (*clusters)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                          "\n");
     }
     closed = (*clusters)->Close();

@@ -29,13 +29,13 @@ int RunFingerprint(const FingerprintFlags& flags) {
   std::atomic<uint64_t> empty{0};
   const auto process = [&](const Document& doc) {
     const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
-    nlohmann::json line = {
+    nlohmann::ordered_json line = {
         {"id", doc.id}, {"fingerprint", fp.fingerprint.ToHex()}, {"features", fp.features}};
     if (fp.empty()) {
       line["empty"] = true;
       ++empty;
     }
-    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   };
   const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
   auto stats = ForEachDocument(flags.input, *read_options, process, emit);

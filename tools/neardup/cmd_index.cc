@@ -36,7 +36,7 @@ struct IndexFlags {
 // The ids file: a JSON header line, then one JSON line per numeric id (the
 // document id as a string, or null once removed).
 struct IdsFile {
-  nlohmann::json header;
+  nlohmann::ordered_json header;
   std::vector<std::optional<std::string>> ids;
 
   static Result<IdsFile> Load(const std::string& path) {
@@ -47,10 +47,10 @@ struct IdsFile {
     uint64_t n = 0;
     while (std::getline(in, line)) {
       ++n;
-      nlohmann::json j;
+      nlohmann::ordered_json j;
       try {
-        j = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception& e) {
+        j = nlohmann::ordered_json::parse(line);
+      } catch (const nlohmann::ordered_json::exception& e) {
         return Status::Corruption(path + ":" + std::to_string(n) + ": malformed JSON");
       }
       if (n == 1) {
@@ -76,7 +76,7 @@ struct IdsFile {
     {
       std::ofstream out(tmp, std::ios::trunc);
       out << header.dump() << "\n";
-      for (const auto& id : ids) out << (id ? nlohmann::json(*id).dump() : "null") << "\n";
+      for (const auto& id : ids) out << (id ? nlohmann::ordered_json(*id).dump() : "null") << "\n";
       out.flush();
       if (!out) return Status::IOError("cannot write " + tmp);
     }
@@ -87,7 +87,7 @@ struct IdsFile {
   }
 };
 
-nlohmann::json PipelineHeader(const PipelineFlags& p) {
+nlohmann::ordered_json PipelineHeader(const PipelineFlags& p) {
   return {{"normalize", p.normalize},
           {"t2s", p.t2s},
           {"user_dicts", p.user_dicts},
@@ -100,7 +100,7 @@ nlohmann::json PipelineHeader(const PipelineFlags& p) {
           {"hash", p.hash}};
 }
 
-PipelineFlags PipelineFromHeader(const nlohmann::json& h, const std::string& jieba_dir) {
+PipelineFlags PipelineFromHeader(const nlohmann::ordered_json& h, const std::string& jieba_dir) {
   PipelineFlags p;
   p.normalize = h.value("normalize", "nfkc");
   p.t2s = h.value("t2s", false);
@@ -223,7 +223,7 @@ Result<OpenIndex> Open(const IndexFlags& flags) {
   auto ids = IdsFile::Load(flags.index_path + ".ids");
   if (!ids.ok()) return ids.status();
   o.ids = std::move(*ids);
-  o.pipeline = PipelineFromHeader(o.ids.header.value("pipeline", nlohmann::json::object()),
+  o.pipeline = PipelineFromHeader(o.ids.header.value("pipeline", nlohmann::ordered_json::object()),
                                   flags.pipeline.jieba_dir);
   if (o.pipeline.bits != o.index->bits()) {
     return Status::Corruption(flags.index_path + ".ids: says " + std::to_string(o.pipeline.bits) +
@@ -252,7 +252,7 @@ int RunQuery(const IndexFlags& flags) {
   std::vector<Neighbor> neighbors;
   auto stats = ReadFingerprints(
       flags, o->pipeline, [&](const std::string& id, const DocumentFingerprint& fp) {
-        nlohmann::json matches = nlohmann::json::array();
+        nlohmann::ordered_json matches = nlohmann::ordered_json::array();
         if (!fp.empty()) {
           const Status s = o->index->Search(fp.fingerprint, k, &neighbors);
           if (s.ok()) {
@@ -261,8 +261,8 @@ int RunQuery(const IndexFlags& flags) {
             }
           }
         }
-        nlohmann::json line = {{"id", id}, {"matches", std::move(matches)}};
-        (*out)->Write(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
+        (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
       });
   if (!stats.ok()) return Fail(stats.status());
   const Status closed = (*out)->Close();
@@ -332,13 +332,13 @@ int RunStats(const IndexFlags& flags) {
   if (!o.ok()) return Fail(o.status());
   struct stat st;
   const long long file_bytes = stat(flags.index_path.c_str(), &st) == 0 ? st.st_size : -1;
-  nlohmann::json j = {{"path", flags.index_path},
+  nlohmann::ordered_json j = {{"path", flags.index_path},
                       {"fingerprints", o->index->size()},
                       {"bits", o->index->bits()},
                       {"max_k", o->index->max_k()},
                       {"memory_bytes", o->index->MemoryBytes()},
                       {"file_bytes", file_bytes},
-                      {"pipeline", o->ids.header.value("pipeline", nlohmann::json::object())}};
+                      {"pipeline", o->ids.header.value("pipeline", nlohmann::ordered_json::object())}};
   if (o->index->type() == IndexType::kPermutedTable) {
     const TableLayout& l = static_cast<const PermutedTableIndex&>(*o->index).layout();
     j["layout"] = {{"blocks", l.blocks}, {"tables", l.tables}, {"min_key_bits", l.min_key_bits}};

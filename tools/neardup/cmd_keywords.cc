@@ -37,10 +37,10 @@ int RunKeywords(const KeywordsFlags& flags) {
     const std::string text = normalize_text ? (*normalizer)->Normalize(doc.text) : doc.text;
     std::vector<Keyword> keywords;
     extractor.Extract(text, flags.top_k, &keywords);
-    nlohmann::json list = nlohmann::json::array();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const Keyword& k : keywords) list.push_back({k.word, k.weight});
-    nlohmann::json line = {{"id", doc.id}, {"keywords", std::move(list)}};
-    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    nlohmann::ordered_json line = {{"id", doc.id}, {"keywords", std::move(list)}};
+    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   };
   const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
   auto stats = ForEachDocument(flags.input, *read_options, process, emit);

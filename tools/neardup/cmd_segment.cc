@@ -32,7 +32,7 @@ int RunSegment(const SegmentFlags& flags) {
   const auto process = [&](const Document& doc) {
     const std::string normalized = normalize_text ? (*normalizer)->Normalize(doc.text) : "";
     const std::string_view text = normalize_text ? normalized : doc.text;
-    nlohmann::json tokens = nlohmann::json::array();
+    nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
     if (flags.pos) {
       std::vector<Token> words;
       (*segmenter)->CutWithPos(text, &words);
@@ -42,8 +42,8 @@ int RunSegment(const SegmentFlags& flags) {
       (*segmenter)->Cut(text, &words);
       for (std::string_view w : words) tokens.push_back(std::string(w));
     }
-    nlohmann::json line = {{"id", doc.id}, {"tokens", std::move(tokens)}};
-    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    nlohmann::ordered_json line = {{"id", doc.id}, {"tokens", std::move(tokens)}};
+    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   };
   const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
   auto stats = ForEachDocument(flags.input, *read_options, process, emit);

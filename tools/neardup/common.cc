@@ -264,8 +264,8 @@ std::string SummaryLine(const InputStats& stats) {
 }
 
 std::string JsonString(std::string_view s) {
-  return nlohmann::json(std::string(s))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::ordered_json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace neardup::cli

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Quick start: installs what is needed, builds neardup, and deduplicates the
+# Chinese man pages of Debian's manpages-zh (zh_CN and zh_TW: the same pages
+# in Simplified and Traditional script) with Traditional-to-Simplified
+# normalization. Results land in out/manpages/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh
+mkdir -p out/manpages
+set -x
+build/neardup dedup /usr/share/man/zh_CN /usr/share/man/zh_TW --t2s \
+  --bits 128 --features chars:3 --weights tf -k 10 \
+  -o out/manpages/records.jsonl --clusters-out out/manpages/clusters.jsonl \
+  --pairs-out out/manpages/pairs.jsonl
+set +x
+echo
+echo "Largest clusters (out/manpages/clusters.jsonl):"
+/usr/bin/python3 - <<'PY'
+import json
+clusters = [json.loads(l) for l in open("out/manpages/clusters.jsonl", encoding="utf-8")]
+clusters.sort(key=lambda c: -c["size"])
+for c in clusters[:5]:
+    names = [m.replace("/usr/share/man/", "") for m in c["members"]]
+    print(f"  {c['size']} pages, kept {c['kept'].replace('/usr/share/man/', '')}: {', '.join(names[:4])}")
+recs = [json.loads(l) for l in open("out/manpages/records.jsonl", encoding="utf-8")]
+ids = {r["id"]: r for r in recs}
+pairs = [(i, i.replace("/zh_CN/", "/zh_TW/")) for i in ids if "/zh_CN/" in i]
+pairs = [(a, b) for a, b in pairs if b in ids]
+same = sum(1 for a, b in pairs if ids[a]["cluster"] == ids[b]["cluster"])
+print(f"zh_CN/zh_TW versions of the same page found as near duplicates: {same} of {len(pairs)}")
+PY
