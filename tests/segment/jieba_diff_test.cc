@@ -6,16 +6,16 @@
 // extract_tags(topK=20, withWeight=True) results are compared document by
 // document. Skipped when python3-jieba or the jieba data are not installed.
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "neardup/segmenter.h"
 #include "tests/testing/test_util.h"
@@ -60,7 +60,8 @@ bool RunReference(const std::vector<std::string>& texts, const std::string& name
     const nlohmann::json j = nlohmann::json::parse(line);
     Reference r;
     r.cut = j.at("cut").get<std::vector<std::string>>();
-    for (const auto& t : j.at("tags")) r.tags.emplace_back(t[0].get<std::string>(), t[1].get<double>());
+    for (const auto& t : j.at("tags"))
+      r.tags.emplace_back(t[0].get<std::string>(), t[1].get<double>());
     out->push_back(std::move(r));
   }
   if (out->size() != texts.size()) {
@@ -174,20 +175,154 @@ std::vector<std::string> MixedTexts() {
 std::vector<std::string> AdversarialTexts(int count) {
   static const std::vector<std::string> kPieces = {
       // han: frequent words, single characters, rare characters
-      "中国", "北京", "清华大学", "研究生", "生命", "的", "了", "是", "在", "我们", "人民", "发展",
-      "经济", "结婚", "和尚", "尚未", "工作", "科学", "技术", "鿕", "一", "丁", "乙", "龘", "靐",
-      "亍", "乂", "丌", "鿖", "㐀", "𠀀", "兀", "囧", "槑", "嘂",
+      "中国",
+      "北京",
+      "清华大学",
+      "研究生",
+      "生命",
+      "的",
+      "了",
+      "是",
+      "在",
+      "我们",
+      "人民",
+      "发展",
+      "经济",
+      "结婚",
+      "和尚",
+      "尚未",
+      "工作",
+      "科学",
+      "技术",
+      "鿕",
+      "一",
+      "丁",
+      "乙",
+      "龘",
+      "靐",
+      "亍",
+      "乂",
+      "丌",
+      "鿖",
+      "㐀",
+      "𠀀",
+      "兀",
+      "囧",
+      "槑",
+      "嘂",
       // ascii in han blocks
-      "a", "b", "Z", "abc", "ABC", "x1", "0", "1", "9", "12", "3.14", "1.", ".5", "%", "+", "#",
-      "&", "_", "-", ".", "AT&T", "c#", "C++", "B超", "T恤", "X光", "iPhone", "2024年",
+      "a",
+      "b",
+      "Z",
+      "abc",
+      "ABC",
+      "x1",
+      "0",
+      "1",
+      "9",
+      "12",
+      "3.14",
+      "1.",
+      ".5",
+      "%",
+      "+",
+      "#",
+      "&",
+      "_",
+      "-",
+      ".",
+      "AT&T",
+      "c#",
+      "C++",
+      "B超",
+      "T恤",
+      "X光",
+      "iPhone",
+      "2024年",
       // whitespace
-      " ", "  ", "\t", "\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1f", "\u0085", "\u00a0",
-      "\u1680", "\u2000", "\u200a", "\u2028", "\u202f", "\u205f", "\u3000", "\u200b", "\ufeff",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "\r",
+      "\r\n",
+      "\v",
+      "\f",
+      "\x1c",
+      "\x1f",
+      "\u0085",
+      "\u00a0",
+      "\u1680",
+      "\u2000",
+      "\u200a",
+      "\u2028",
+      "\u202f",
+      "\u205f",
+      "\u3000",
+      "\u200b",
+      "\ufeff",
       // punctuation and other
-      "，", "。", "！", "？", "、", "；", "：", "“", "”", "（", "）", "《", "》", "…", "—", ",",
-      "!", "?", ";", ":", "'", "\"", "(", ")", "[", "]", "{", "}", "@", "$", "^", "*", "=", "/",
-      "\\", "|", "~", "`", "<", ">", "Ａ", "１", "ａ", "ｚ", "０", "é", "ß", "İ", "K", "Ω", "α",
-      "ア", "한", "😀", "👍🏽", "🇨🇳", "\u0301", "\x01", "\x7f", "\u00ad", "\U0010FFFF",
+      "，",
+      "。",
+      "！",
+      "？",
+      "、",
+      "；",
+      "：",
+      "“",
+      "”",
+      "（",
+      "）",
+      "《",
+      "》",
+      "…",
+      "—",
+      ",",
+      "!",
+      "?",
+      ";",
+      ":",
+      "'",
+      "\"",
+      "(",
+      ")",
+      "[",
+      "]",
+      "{",
+      "}",
+      "@",
+      "$",
+      "^",
+      "*",
+      "=",
+      "/",
+      "\\",
+      "|",
+      "~",
+      "`",
+      "<",
+      ">",
+      "Ａ",
+      "１",
+      "ａ",
+      "ｚ",
+      "０",
+      "é",
+      "ß",
+      "İ",
+      "K",
+      "Ω",
+      "α",
+      "ア",
+      "한",
+      "😀",
+      "👍🏽",
+      "🇨🇳",
+      "\u0301",
+      "\x01",
+      "\x7f",
+      "\u00ad",
+      "\U0010FFFF",
   };
   std::mt19937 rng(20260421);
   std::uniform_int_distribution<size_t> piece(0, kPieces.size() - 1);
@@ -237,10 +372,11 @@ class JiebaDiffTest : public ::testing::Test {
     const DiffStats stats = Compare(seg ? *seg : *seg_, idf_, texts, ref);
     const double cut_fraction = static_cast<double>(stats.cut_same) / stats.docs;
     const double tags_fraction = static_cast<double>(stats.tags_same) / stats.docs;
-    std::printf("[%s] %zu documents: segmentation identical %zu (%.3f%%), keywords identical %zu "
-                "(%.3f%%)\n",
-                name.c_str(), stats.docs, stats.cut_same, 100 * cut_fraction, stats.tags_same,
-                100 * tags_fraction);
+    std::printf(
+        "[%s] %zu documents: segmentation identical %zu (%.3f%%), keywords identical %zu "
+        "(%.3f%%)\n",
+        name.c_str(), stats.docs, stats.cut_same, 100 * cut_fraction, stats.tags_same,
+        100 * tags_fraction);
     EXPECT_GE(cut_fraction, min_fraction) << stats.report;
     EXPECT_GE(tags_fraction, min_fraction) << stats.report;
     if (!stats.report.empty()) std::printf("%s", stats.report.c_str());
