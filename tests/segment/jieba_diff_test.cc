@@ -82,7 +82,9 @@ struct DiffStats {
   size_t docs = 0;
   size_t cut_same = 0;
   size_t tags_same = 0;
-  std::string report;  // the first differing documents
+  size_t weights = 0;          // keyword weights compared
+  size_t weights_bitwise = 0;  // ... of which bitwise equal to Python's
+  std::string report;          // the first differing documents
 };
 
 DiffStats Compare(const Segmenter& seg, const IdfTable& idf, const std::vector<std::string>& texts,
@@ -103,6 +105,8 @@ DiffStats Compare(const Segmenter& seg, const IdfTable& idf, const std::vector<s
     bool tags_ok = keywords.size() == ref[i].tags.size();
     for (size_t k = 0; tags_ok && k < keywords.size(); ++k) {
       const double a = keywords[k].weight, b = ref[i].tags[k].second;
+      ++stats.weights;
+      stats.weights_bitwise += a == b;
       tags_ok = keywords[k].word == ref[i].tags[k].first &&
                 std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
     }
@@ -374,9 +378,9 @@ class JiebaDiffTest : public ::testing::Test {
     const double tags_fraction = static_cast<double>(stats.tags_same) / stats.docs;
     std::printf(
         "[%s] %zu documents: segmentation identical %zu (%.3f%%), keywords identical %zu "
-        "(%.3f%%)\n",
+        "(%.3f%%), %zu of %zu weights bitwise equal\n",
         name.c_str(), stats.docs, stats.cut_same, 100 * cut_fraction, stats.tags_same,
-        100 * tags_fraction);
+        100 * tags_fraction, stats.weights_bitwise, stats.weights);
     EXPECT_GE(cut_fraction, min_fraction) << stats.report;
     EXPECT_GE(tags_fraction, min_fraction) << stats.report;
     if (!stats.report.empty()) std::printf("%s", stats.report.c_str());
