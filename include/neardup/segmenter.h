@@ -121,9 +121,8 @@ class Segmenter {
   int64_t total_frequency() const;
   const SegmenterOptions& options() const;
 
-  struct Impl;
-
  private:
+  struct Impl;
   explicit Segmenter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

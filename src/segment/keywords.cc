@@ -202,9 +202,17 @@ void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Key
   thread_local std::vector<std::string_view> words;
   segmenter_->Cut(text, &words);
 
-  // freq: insertion-ordered, as Python's dict.
-  std::vector<std::pair<std::string_view, double>> freq;
-  std::unordered_map<std::string_view, size_t> index;
+  // freq: insertion-ordered, as Python's dict: entries in first-occurrence
+  // order plus an open-addressing index over them (per-thread, reused).
+  thread_local std::vector<std::pair<std::string_view, double>> freq;
+  thread_local std::vector<uint32_t> slots;  // index into freq + 1; 0 = empty
+  freq.clear();
+  size_t capacity = 64;
+  while (capacity < words.size() * 2) capacity *= 2;
+  if (slots.size() < capacity) slots.resize(capacity);
+  std::fill(slots.begin(), slots.begin() + static_cast<ptrdiff_t>(capacity), 0u);
+  const size_t mask = capacity - 1;
+  const std::hash<std::string_view> hasher;
   char lower[8];
   for (std::string_view w : words) {
     if (segment::StrippedCodePointCount(w) < 2) continue;
@@ -218,11 +226,13 @@ void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Key
       }
       if (IsStopWord(std::string_view(lower, w.size()))) continue;
     }
-    auto [it, inserted] = index.emplace(w, freq.size());
-    if (inserted) {
+    size_t slot = hasher(w) & mask;
+    while (slots[slot] != 0 && freq[slots[slot] - 1].first != w) slot = (slot + 1) & mask;
+    if (slots[slot] == 0) {
       freq.emplace_back(w, 1.0);
+      slots[slot] = static_cast<uint32_t>(freq.size());
     } else {
-      freq[it->second].second += 1.0;
+      freq[slots[slot] - 1].second += 1.0;
     }
   }
   double total = 0;  // sum(freq.values())

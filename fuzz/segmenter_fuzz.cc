@@ -1,0 +1,79 @@
+// Copyright 2026 The neardup Authors.
+//
+// libFuzzer target: segments arbitrary bytes (Cut, CutWithPos) and extracts
+// keywords, with python3-jieba's dictionary opened once. Checks that tokens
+// are non-empty, in order and concatenate to the input, whatever the bytes.
+// Inputs above 64 KiB are ignored (the per-input cost is linear; larger
+// inputs only slow the fuzzer down).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/segmenter.h"
+
+namespace {
+
+constexpr size_t kMaxInput = 64 << 10;
+
+struct State {
+  std::unique_ptr<neardup::Segmenter> seg;
+  neardup::IdfTable idf;
+};
+
+State* GetState() {
+  static State* state = [] {
+    auto* s = new State;
+    auto seg = neardup::Segmenter::Open(neardup::SegmenterOptions());
+    if (!seg.ok()) {
+      std::fprintf(stderr, "segmenter_fuzz: %s\n", seg.status().ToString().c_str());
+      std::abort();
+    }
+    s->seg = std::move(*seg);
+    auto idf = neardup::IdfTable::LoadDefault();
+    if (!idf.ok()) {
+      std::fprintf(stderr, "segmenter_fuzz: %s\n", idf.status().ToString().c_str());
+      std::abort();
+    }
+    s->idf = std::move(*idf);
+    return s;
+  }();
+  return state;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > kMaxInput) return 0;
+  State* state = GetState();
+  const std::string text(reinterpret_cast<const char*>(data), size);
+
+  std::vector<std::string_view> words;
+  state->seg->Cut(text, &words);
+  const char* expected = text.data();
+  for (std::string_view w : words) {
+    if (w.empty() || w.data() != expected) std::abort();
+    expected += w.size();
+  }
+  if (expected != text.data() + text.size()) std::abort();
+
+  std::vector<neardup::Token> tokens;
+  state->seg->CutWithPos(text, &tokens);
+  if (tokens.size() != words.size()) std::abort();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].word != words[i] || tokens[i].pos.empty()) std::abort();
+  }
+
+  neardup::KeywordExtractor extractor(state->seg.get(), &state->idf);
+  std::vector<neardup::Keyword> keywords;
+  extractor.Extract(text, 20, &keywords);
+  if (keywords.size() > 20) std::abort();
+  for (size_t i = 1; i < keywords.size(); ++i) {
+    if (keywords[i].weight > keywords[i - 1].weight) std::abort();
+  }
+  return 0;
+}
