@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "neardup/segmenter.h"
+#include "neardup/text.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -398,6 +400,23 @@ TEST_F(JiebaDiffTest, ThucNews) {
   while (std::getline(in, line)) texts.push_back(nlohmann::json::parse(line).at("text"));
   ASSERT_EQ(texts.size(), 1000u);
   ExpectIdentical(texts, "thucnews", 0.999);
+}
+
+// The text of Debian's manpages-zh zh_CN pages, as neardup's roff reader
+// extracts it (what `neardup segment /usr/share/man/zh_CN` segments).
+TEST_F(JiebaDiffTest, ChineseManPages) {
+  const std::string dir = "/usr/share/man/zh_CN";
+  if (!std::filesystem::exists(dir)) {
+    GTEST_SKIP() << dir << " is absent: install Debian's manpages-zh";
+  }
+  ReadOptions options;
+  auto reader = DocumentReader::Open({dir}, options);
+  ASSERT_TRUE(reader.ok());
+  std::vector<std::string> texts;
+  Document doc;
+  while ((*reader)->Next(&doc)) texts.push_back(doc.text);
+  ASSERT_GT(texts.size(), 700u);
+  ExpectIdentical(texts, "manpages-zh", 0.999);
 }
 
 TEST_F(JiebaDiffTest, MixedAndAdversarialText) {
