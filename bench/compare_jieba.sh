@@ -1,7 +1,8 @@
 #!/bin/sh
 # Copyright 2026 The neardup Authors.
 #
-# Segmentation throughput of neardup vs python3-jieba on the same text:
+# Segmentation, keyword and fingerprint throughput of neardup vs python3-jieba
+# (with a Python SimHash over extract_tags, as seeds 001/002) on the same text:
 # THUCNews (../shared/data/zh_thucnews1000.jsonl) repeated to at least MB
 # megabytes (default 50, the requirement; pass e.g. 5 for a quick run).
 # Builds nothing: expects an existing build of neardup_segment_bench.
@@ -19,13 +20,14 @@ BENCH=$BUILD/bench/neardup_segment_bench
 
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 echo "== neardup ($MB MB, single thread)"
-NEARDUP_BENCH_MB=$MB "$BENCH" --benchmark_filter='BM_(Cut|CutWithPos|ExtractTop20)$' \
+NEARDUP_BENCH_MB=$MB "$BENCH" --benchmark_filter='BM_(Cut|CutWithPos|ExtractTop20|Fingerprint64Tfidf20/0)$' \
   --benchmark_min_time=1 --benchmark_format=csv 2>/dev/null > "$TMP/neardup.csv"
 awk -F, '/^"BM_/ { gsub(/"/, "", $1); printf "neardup       %-22s %8.3f MB/s\n", $1, $6 / 1e6 }' "$TMP/neardup.csv" | tee "$TMP/neardup.txt"
 echo "== python3-jieba ($MB MB)"
 /usr/bin/python3 "$ROOT/bench/jieba_reference.py" bench "$DATA" --mb "$MB" | tee "$TMP/python.txt"
 echo "== ratio (neardup / python3-jieba)"
-for pair in "BM_Cut cut" "BM_CutWithPos cut_with_pos(posseg)" "BM_ExtractTop20 extract_top20"; do
+for pair in "BM_Cut cut" "BM_CutWithPos cut_with_pos(posseg)" "BM_ExtractTop20 extract_top20" \
+    "BM_Fingerprint64Tfidf20/0 fingerprint64_tfidf20"; do
   set -- $pair
   n=$(awk -v k="$1" '$2 == k { print $3 }' "$TMP/neardup.txt")
   p=$(awk -v k="$2" '$2 == k { print $3 }' "$TMP/python.txt")

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/pipeline.h"
 #include "neardup/segmenter.h"
 
 namespace {
@@ -102,6 +103,26 @@ void BM_ExtractTop20(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c->bytes));
 }
 BENCHMARK(BM_ExtractTop20)->Unit(benchmark::kMillisecond);
+
+// 64-bit tfidf top-20 SimHash fingerprints, the whole pipeline: NFKC + case
+// folding (state.range(0) == 1) or none (0), extract_tags, XXH3, SimHash.
+void BM_Fingerprint64Tfidf20(benchmark::State& state) {
+  Corpus* c = LoadCorpus();
+  neardup::PipelineOptions options;
+  options.normalize.nfkc_casefold = state.range(0) == 1;
+  auto pipeline = neardup::Pipeline::Create(options);
+  if (!pipeline.ok()) {
+    state.SkipWithError(pipeline.status().ToString().c_str());
+    return;
+  }
+  uint64_t x = 0;
+  for (auto _ : state) {
+    for (const std::string& d : c->docs) x ^= (*pipeline)->Fingerprint(d).fingerprint.lo();
+  }
+  benchmark::DoNotOptimize(x);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c->bytes));
+}
+BENCHMARK(BM_Fingerprint64Tfidf20)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // Cut over texts of a given size (bytes, cut at character boundaries from the
 // concatenated corpus): per-call overhead vs. long documents.
