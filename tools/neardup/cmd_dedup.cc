@@ -52,10 +52,11 @@ int RunDedup(DedupFlags flags) {
   const auto start = std::chrono::steady_clock::now();
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
   DedupOptions options;
-  options.k = flags.k >= 0 ? flags.k : (pipeline_options->bits == 64 ? 3 : 10);
+  options.k = flags.k >= 0 ? flags.k : flags.pipeline.default_k;
   options.threads = ThreadCount(flags.input.threads);
   options.collect_pairs = !flags.pairs_out.empty();
   if (flags.mode == "cluster") {
@@ -129,15 +130,17 @@ int RunDedup(DedupFlags flags) {
   if (!result.ok()) return Fail(result.status());
   for (size_t i = 0; i < docs.size(); ++i) {
     const DedupRecord& r = result->records[i];
-    nlohmann::ordered_json line = {{"id", seen[i].id},     {"fingerprint", docs[i].fingerprint.ToHex()},
-                           {"cluster", r.cluster}, {"duplicate", r.duplicate},
-                           {"nearest", nullptr},   {"distance", nullptr}};
+    nlohmann::ordered_json line = {
+        {"id", seen[i].id},     {"fingerprint", docs[i].fingerprint.ToHex()},
+        {"cluster", r.cluster}, {"duplicate", r.duplicate},
+        {"nearest", nullptr},   {"distance", nullptr}};
     if (r.duplicate) {
       line["nearest"] = seen[r.nearest].id;
       line["distance"] = r.distance;
     }
     if (r.empty) line["empty"] = true;
-    (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+    (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                  "\n");
   }
   Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
@@ -155,8 +158,10 @@ int RunDedup(DedupFlags flags) {
     auto pairs = Output::Open(flags.pairs_out);
     if (!pairs.ok()) return Fail(pairs.status());
     for (const DedupPair& p : result->pairs) {
-      nlohmann::ordered_json line = {{"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
-      (*pairs)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+      nlohmann::ordered_json line = {
+          {"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
+      (*pairs)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                      "\n");
     }
     closed = (*pairs)->Close();
     if (!closed.ok()) return Fail(closed);
@@ -176,8 +181,8 @@ int RunDedup(DedupFlags flags) {
       }
       nlohmann::ordered_json line = {
           {"cluster", cluster}, {"size", list.size()}, {"kept", seen[kept].id}, {"members", ids}};
-      (*clusters)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                         "\n");
+      (*clusters)->Write(
+          line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     }
     closed = (*clusters)->Close();
     if (!closed.ok()) return Fail(closed);
@@ -189,9 +194,10 @@ int RunDedup(DedupFlags flags) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr,
                  "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
-                 "(k = %d, %d bits, %s mode); %zu empty; %.2f s\n",
-                 s.documents, s.kept, s.duplicates, s.clusters_with_duplicates, options.k,
-                 pipeline_options->bits, flags.mode.c_str(), s.empty, secs);
+                 "(method %s, k = %d, %d bits, %s mode); %zu empty; %.2f s\n",
+                 s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
+                 flags.pipeline.method.c_str(), options.k, pipeline_options->bits,
+                 flags.mode.c_str(), s.empty, secs);
   }
   return InputExitCode(flags.input, *stats);
 }
@@ -208,8 +214,7 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
   cmd->add_option("-k", flags->k,
-                  "Largest Hamming distance of a near-duplicate (default 3 for 64 bits, 10 for "
-                  "128)");
+                  "Largest Hamming distance of a near-duplicate (default: the method's)");
   cmd->add_option("--mode", flags->mode,
                   "cluster: connected components of all pairs within k; stream: keep a document "
                   "only if no kept one lies within k")

@@ -102,16 +102,18 @@ nlohmann::ordered_json PipelineHeader(const PipelineFlags& p) {
 
 PipelineFlags PipelineFromHeader(const nlohmann::ordered_json& h, const std::string& jieba_dir) {
   PipelineFlags p;
+  p.method = h.value("method", "");
   p.normalize = h.value("normalize", "nfkc");
   p.t2s = h.value("t2s", false);
   p.user_dicts = h.value("user_dicts", std::vector<std::string>{});
   p.idf = h.value("idf", "");
   p.no_hmm = h.value("no_hmm", false);
-  p.bits = h.value("bits", 64);
-  p.features = h.value("features", "words");
-  p.weights = h.value("weights", "tfidf");
+  p.bits = h.value("bits", 0);
+  p.features = h.value("features", "");
+  p.weights = h.value("weights", "");
   p.top_k = h.value("topk", -1);
-  p.hash = h.value("hash", "xxh3");
+  p.hash = h.value("hash", "");
+  ResolvePipelineFlags(&p);  // an unknown method is reported when the pipeline is made
   p.jieba_dir = jieba_dir;
   return p;
 }
@@ -164,6 +166,7 @@ Result<InputStats> ReadFingerprints(
 }
 
 int RunBuild(IndexFlags flags) {
+  NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
   // -o names the index here (IDX and IDX.ids are written).
   flags.index_path = flags.input.output;
   if (flags.index_path.empty() || flags.index_path == "-") {
@@ -189,7 +192,7 @@ int RunBuild(IndexFlags flags) {
   if (!stats.ok()) return Fail(stats.status());
   PermutedTableOptions options;
   options.bits = flags.pipeline.bits;
-  options.max_k = flags.max_k >= 0 ? flags.max_k : (options.bits == 64 ? 3 : 10);
+  options.max_k = flags.max_k >= 0 ? flags.max_k : flags.pipeline.default_k;
   options.build_threads = flags.input.threads;
   auto index = PermutedTableIndex::Build(options, ids, fps);
   if (!index.ok()) return Fail(index.status());
@@ -262,7 +265,8 @@ int RunQuery(const IndexFlags& flags) {
           }
         }
         nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
-        (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+        (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                      "\n");
       });
   if (!stats.ok()) return Fail(stats.status());
   const Status closed = (*out)->Close();
@@ -332,13 +336,14 @@ int RunStats(const IndexFlags& flags) {
   if (!o.ok()) return Fail(o.status());
   struct stat st;
   const long long file_bytes = stat(flags.index_path.c_str(), &st) == 0 ? st.st_size : -1;
-  nlohmann::ordered_json j = {{"path", flags.index_path},
-                      {"fingerprints", o->index->size()},
-                      {"bits", o->index->bits()},
-                      {"max_k", o->index->max_k()},
-                      {"memory_bytes", o->index->MemoryBytes()},
-                      {"file_bytes", file_bytes},
-                      {"pipeline", o->ids.header.value("pipeline", nlohmann::ordered_json::object())}};
+  nlohmann::ordered_json j = {
+      {"path", flags.index_path},
+      {"fingerprints", o->index->size()},
+      {"bits", o->index->bits()},
+      {"max_k", o->index->max_k()},
+      {"memory_bytes", o->index->MemoryBytes()},
+      {"file_bytes", file_bytes},
+      {"pipeline", o->ids.header.value("pipeline", nlohmann::ordered_json::object())}};
   if (o->index->type() == IndexType::kPermutedTable) {
     const TableLayout& l = static_cast<const PermutedTableIndex&>(*o->index).layout();
     j["layout"] = {{"blocks", l.blocks}, {"tables", l.tables}, {"min_key_bits", l.min_key_bits}};
@@ -365,7 +370,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   b->add_flag("--fingerprints", build->fingerprints,
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
   b->add_option("--max-k", build->max_k,
-                "Largest k that queries may use (default 3 for 64 bits, 10 for 128)");
+                "Largest k that queries may use (default: the method's k)");
   b->callback([build, exit_code] { exit_code->value = RunBuild(*build); });
 
   auto query = std::make_shared<IndexFlags>();

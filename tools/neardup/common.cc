@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "neardup/presets.h"
+
 namespace neardup::cli {
 
 void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
@@ -56,15 +58,37 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
   cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
   if (with_fingerprint_options) {
-    cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128")
-        ->capture_default_str()
+    cmd->add_option("--method", flags->method,
+                    "Preset: " + PresetNames() + " (default " + std::string(kDefaultMethod) +
+                        "; see doc/methods.md); the options below override it");
+    cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128 (default: the method's)")
         ->check(CLI::IsMember({64, 128}));
-    cmd->add_option("--features", flags->features, "words | chars:N")->capture_default_str();
-    cmd->add_option("--weights", flags->weights, "uniform | tf | tfidf")->capture_default_str();
+    cmd->add_option("--features", flags->features, "words | chars:N (default: the method's)");
+    cmd->add_option("--weights", flags->weights, "uniform | tf | tfidf (default: the method's)");
     cmd->add_option("--topk", flags->top_k,
-                    "Keep the K heaviest features (0 = all; default 20 for tfidf, else all)");
-    cmd->add_option("--hash", flags->hash, "Feature hash: xxh3 | md5")->capture_default_str();
+                    "Keep the K heaviest features (0 = all; default: the method's)");
+    cmd->add_option("--hash", flags->hash, "Feature hash: xxh3 | md5 (default: the method's)");
   }
+}
+
+Status ResolvePipelineFlags(PipelineFlags* flags) {
+  if (flags->method.empty()) flags->method = std::string(kDefaultMethod);
+  auto preset = FindPreset(flags->method);
+  if (!preset.ok()) return preset.status();
+  const PipelineOptions& p = preset->pipeline;
+  const bool weights_overridden =
+      !flags->weights.empty() && flags->weights != WeightSchemeName(p.features.weights);
+  if (flags->bits == 0) flags->bits = p.bits;
+  if (flags->features.empty()) flags->features = FeatureKindName(p.features);
+  if (flags->weights.empty()) flags->weights = std::string(WeightSchemeName(p.features.weights));
+  if (flags->top_k < 0) {
+    flags->top_k = !weights_overridden ? p.features.top_k : (flags->weights == "tfidf" ? 20 : 0);
+  }
+  if (flags->hash.empty()) flags->hash = p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3";
+  if (flags->default_k < 0) {
+    flags->default_k = flags->bits == p.bits ? preset->default_k : (flags->bits == 64 ? 3 : 10);
+  }
+  return Status::OK();
 }
 
 Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
@@ -99,8 +123,10 @@ Result<SegmenterOptions> MakeSegmenterOptions(const PipelineFlags& flags) {
   return s;
 }
 
-Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags) {
-  PipelineOptions p;
+Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& given) {
+  PipelineFlags flags = given;
+  NEARDUP_RETURN_IF_ERROR(ResolvePipelineFlags(&flags));
+  PipelineOptions p = FindPreset(flags.method)->pipeline;
   auto normalize = MakeNormalizeOptions(flags);
   if (!normalize.ok()) return normalize.status();
   p.normalize = *normalize;
@@ -110,7 +136,7 @@ Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags) {
   auto weights = ParseWeightScheme(flags.weights);
   if (!weights.ok()) return weights.status();
   p.features.weights = *weights;
-  p.features.top_k = flags.top_k >= 0 ? flags.top_k : (*weights == WeightScheme::kTfidf ? 20 : 0);
+  p.features.top_k = flags.top_k;
   p.bits = flags.bits;
   if (flags.hash == "xxh3") {
     p.hash = FeatureHashAlgorithm::kXxh3;

@@ -42,12 +42,20 @@ struct PipelineFlags {
   std::vector<std::string> user_dicts;
   std::string idf;
   bool no_hmm = false;
-  int bits = 64;
-  std::string features = "words";
-  std::string weights = "tfidf";
-  int top_k = -1;  // -1: 20 for tfidf, 0 (all) otherwise
-  std::string hash = "xxh3";
+  // A preset (presets.h); the fields below override it when set. After
+  // ResolvePipelineFlags every field holds a concrete value.
+  std::string method;
+  int bits = 0;          // 0: the method's
+  std::string features;  // "": the method's
+  std::string weights;   // "": the method's
+  int top_k = -1;        // -1: the method's (tfidf: 20), or 0 when weights are overridden
+  std::string hash;      // "": the method's
+  int default_k = -1;    // set by ResolvePipelineFlags: the method's default k
 };
+
+// Fills every unset field of *flags from its method (kDefaultMethod when
+// none is named). Idempotent.
+Status ResolvePipelineFlags(PipelineFlags* flags);
 
 // Registers INPUT... and the input options on `cmd`.
 void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional = true);

@@ -1,0 +1,63 @@
+// Copyright 2026 The neardup Authors.
+
+#include "neardup/presets.h"
+
+namespace neardup {
+namespace {
+
+Preset Make(std::string name, std::string seed, std::string description, FeatureKind kind,
+            int ngram, WeightScheme weights, int top_k, int bits, int default_k,
+            FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3) {
+  Preset p;
+  p.name = std::move(name);
+  p.seed = std::move(seed);
+  p.description = std::move(description);
+  p.pipeline.features.kind = kind;
+  p.pipeline.features.ngram = ngram;
+  p.pipeline.features.weights = weights;
+  p.pipeline.features.top_k = top_k;
+  p.pipeline.bits = bits;
+  p.pipeline.hash = hash;
+  p.default_k = default_k;
+  return p;
+}
+
+std::vector<Preset> BuildPresets() {
+  std::vector<Preset> presets;
+  presets.push_back(Make("classic", "Charikar 2002; Manku et al. 2007",
+                         "every jieba word weighted by its count, 64 bits, k = 3",
+                         FeatureKind::kWords, 3, WeightScheme::kTf, 0, 64, 3));
+  presets.push_back(Make("tfidf", "seeds 001 and 002",
+                         "jieba extract_tags top 20 (TF-IDF weights), 64 bits, k = 3",
+                         FeatureKind::kWords, 3, WeightScheme::kTfidf, 20, 64, 3));
+  presets.push_back(Make("chargram", "seed 000's shingles as SimHash features",
+                         "character 3-grams weighted by count, 64 bits, k = 3",
+                         FeatureKind::kCharNgrams, 3, WeightScheme::kTf, 0, 64, 3));
+  return presets;
+}
+
+}  // namespace
+
+const std::vector<Preset>& Presets() {
+  static const std::vector<Preset>* presets = new std::vector<Preset>(BuildPresets());
+  return *presets;
+}
+
+Result<Preset> FindPreset(std::string_view name) {
+  for (const Preset& p : Presets()) {
+    if (p.name == name) return p;
+  }
+  return Status::InvalidArgument("unknown method '" + std::string(name) + "' (expected " +
+                                 PresetNames() + ")");
+}
+
+std::string PresetNames() {
+  std::string out;
+  for (const Preset& p : Presets()) {
+    if (!out.empty()) out += "|";
+    out += p.name;
+  }
+  return out;
+}
+
+}  // namespace neardup
