@@ -20,9 +20,11 @@ struct ExitCode {
   int value = kExitOk;
 };
 
+// neardup store ... (cmd_store.cc)
+void AddStoreCommand(CLI::App& app, ExitCode* exit_code);
+
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
-  (void)app;
-  (void)exit_code;
+  AddStoreCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli
