@@ -26,8 +26,8 @@ void ExpectTiles(std::string_view data, const std::vector<Span>& spans) {
 }
 
 std::string RandomText(std::mt19937_64& rng, size_t n) {
-  static const char* kPieces[] = {"今天", "天气", "。", "！", "？", "\n", "\r\n", "a", "?", "!",
-                                  "”", "\xff\xfe", " ", "很好", "\x80"};
+  static const char* kPieces[] = {"今天", "天气", "。", "！",       "？", "\n",   "\r\n", "a",
+                                  "?",    "!",    "”",  "\xff\xfe", " ",  "很好", "\x80"};
   std::string out;
   while (out.size() < n) out += kPieces[rng() % std::size(kPieces)];
   return out;
