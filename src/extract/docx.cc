@@ -46,6 +46,12 @@ bool ParentIsRun(const pugi::xml_node& node) {
 
 Result<std::string> ReadDocumentXml(std::string_view bytes, const ExtractOptions& options,
                                     const std::string& where) {
+  // libzip takes an empty buffer for an empty archive; a ZIP has at least its
+  // 22-byte end-of-central-directory record.
+  if (bytes.size() < 22) {
+    return Status::InvalidArgument(where + ": not a readable ZIP archive (" +
+                                   std::to_string(bytes.size()) + " bytes)");
+  }
   zip_error_t error;
   zip_error_init(&error);
   std::unique_ptr<zip_source_t, ZipSourceDeleter> source(
