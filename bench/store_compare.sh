@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Copyright 2026 The neardup Authors.
+#
+# Dedup rate and ingest speed of the store's chunkers on two corpora:
+#   versions: scripts/make_versions.py on zh_thucnews1000.jsonl (V = 5, 5 % edits)
+#   man:      the zh_CN man pages (/usr/share/man/zh_CN/**, gunzipped to text)
+# Prints a Markdown table (one row per corpus x chunker x compression).
+#
+#   bench/store_compare.sh [BUILD_DIR] [WORK_DIR]
+#
+# Env: CHUNKERS (default below), THRESHOLDS (simhash near-threshold sweep),
+#      JSONL (input of the versions corpus), VERSIONS, EDIT_RATE, SEED.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${1:-$ROOT/build}"
+WORK="${2:-$(mktemp -d /tmp/neardup_store_bench.XXXXXX)}"
+NEARDUP="$BUILD/neardup"
+JSONL="${JSONL:-$ROOT/../shared/data/zh_thucnews1000.jsonl}"
+[ -f "$JSONL" ] || JSONL=/work/shared/data/zh_thucnews1000.jsonl
+VERSIONS="${VERSIONS:-5}"
+EDIT_RATE="${EDIT_RATE:-0.05}"
+SEED="${SEED:-1}"
+CHUNKERS="${CHUNKERS:-simhash exact-paragraph fsp:4096 fsp:1024 cdc:4096 cdc:1024}"
+THRESHOLDS="${THRESHOLDS:-3 8 16 24 32}"
+
+mkdir -p "$WORK"
+echo "work dir: $WORK" >&2
+
+# Corpus 1: versions of real news articles.
+if [ ! -d "$WORK/versions" ]; then
+  python3 "$ROOT/scripts/make_versions.py" --input "$JSONL" --out "$WORK/versions" \
+    --versions "$VERSIONS" --edit-rate "$EDIT_RATE" --seed "$SEED" >&2
+fi
+# Corpus 2: zh_CN man pages as text (roff source, decompressed).
+if [ ! -d "$WORK/man" ]; then
+  mkdir -p "$WORK/man"
+  find /usr/share/man/zh_CN -type f -name '*.gz' | sort | while read -r f; do
+    rel="${f#/usr/share/man/zh_CN/}"
+    zcat "$f" > "$WORK/man/${rel//\//_}.txt" || rm -f "$WORK/man/${rel//\//_}.txt"
+  done
+fi
+
+now() { date +%s.%N; }
+
+# run CORPUS_NAME DIR CHUNKER [extra add flags...]
+run() {
+  local name="$1" dir="$2" chunker="$3"
+  shift 3
+  local store="$WORK/store_${name}_${chunker//:/_}_$$.db"
+  rm -f "$store" "$store-wal" "$store-shm"
+  local t0 t1
+  t0=$(now)
+  find "$dir" -type f -name '*.txt' | sort | xargs "$NEARDUP" store add --store "$store" \
+    --chunker "$chunker" "$@" > /dev/null
+  t1=$(now)
+  "$NEARDUP" store verify --store "$store" > /dev/null
+  local json
+  json=$("$NEARDUP" store stats --store "$store" --json)
+  python3 - "$name" "$chunker" "$*" "$t0" "$t1" "$json" <<'PY'
+import json, sys
+name, chunker, flags, t0, t1, js = sys.argv[1:]
+s = json.loads(js)
+secs = float(t1) - float(t0)
+print("| %s | %s | %s | %d | %.2f | %.2f | %.2f%% | %.2f | %.2f | %.1f |" % (
+    name, chunker, flags or "-", s["files"], s["bytes_in"] / 1e6, s["bytes_out"] / 1e6,
+    100 * s["dedup_rate"], s["stored_bytes"] / 1e6, s["db_bytes"] / 1e6,
+    s["bytes_in"] / 1e6 / secs))
+PY
+  rm -f "$store" "$store-wal" "$store-shm"
+}
+
+echo "| corpus | chunker | flags | files | MB in | MB out | dedup rate | MB stored (zstd) | db MB | ingest MB/s |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for corpus in versions man; do
+  for c in $CHUNKERS; do
+    run "$corpus" "$WORK/$corpus" "$c"
+    run "$corpus" "$WORK/$corpus" "$c" --no-compress
+  done
+done
+for corpus in versions man; do
+  for t in $THRESHOLDS; do
+    run "$corpus" "$WORK/$corpus" simhash --near-threshold "$t"
+  done
+  run "$corpus" "$WORK/$corpus" simhash --feature-hash xxh3
+done
