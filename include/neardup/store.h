@@ -79,9 +79,10 @@ struct StoreOptions {
   // How Add splits files. Default: simhash (seed 004).
   ChunkerSpec chunker;
   // simhash chunker: a block is "near" a stored block when the Hamming distance
-  // of their 64-bit sentence SimHashes is <= near_threshold. Default 16 (see
-  // doc/store_format.md for the measurement behind it). Range [0, 64].
-  int near_threshold = 16;
+  // of their 64-bit sentence SimHashes is <= near_threshold. Default 24: with
+  // few sentence features per block, small thresholds (3) almost never fire;
+  // see doc/store_format.md for the measurement. Range [0, 64].
+  int near_threshold = 24;
   // simhash chunker: how many near blocks (nearest first) lend their
   // sentences to a new block. Default 4.
   int max_near_blocks = 4;
