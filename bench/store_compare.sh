@@ -9,7 +9,8 @@
 #   bench/store_compare.sh [BUILD_DIR] [WORK_DIR]
 #
 # Env: CHUNKERS (default below), THRESHOLDS (simhash near-threshold sweep),
-#      JSONL (input of the versions corpus), VERSIONS, EDIT_RATE, SEED.
+#      JSONL (input of the versions corpus), VERSIONS, EDIT_RATE, SEED,
+#      REPEAT (ingest runs per row; the fastest is reported).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,6 +24,7 @@ EDIT_RATE="${EDIT_RATE:-0.05}"
 SEED="${SEED:-1}"
 CHUNKERS="${CHUNKERS:-simhash exact-paragraph fsp:4096 fsp:1024 cdc:4096 cdc:1024}"
 THRESHOLDS="${THRESHOLDS:-3 8 16 24 32}"
+REPEAT="${REPEAT:-1}"
 
 mkdir -p "$WORK"
 echo "work dir: $WORK" >&2
@@ -48,12 +50,18 @@ run() {
   local name="$1" dir="$2" chunker="$3"
   shift 3
   local store="$WORK/store_${name}_${chunker//:/_}_$$.db"
-  rm -f "$store" "$store-wal" "$store-shm"
-  local t0 t1
-  t0=$(now)
-  find "$dir" -type f -name '*.txt' | sort | xargs "$NEARDUP" store add --store "$store" \
-    --chunker "$chunker" "$@" > /dev/null
-  t1=$(now)
+  local t0 t1 best=""
+  # Ingest REPEAT times into a fresh store; keep the fastest (shared machines).
+  for _ in $(seq "$REPEAT"); do
+    rm -f "$store" "$store-wal" "$store-shm"
+    t0=$(now)
+    find "$dir" -type f -name '*.txt' | sort | xargs "$NEARDUP" store add --store "$store" \
+      --chunker "$chunker" "$@" > /dev/null
+    t1=$(now)
+    best=$(python3 -c "import sys; d=float(sys.argv[2])-float(sys.argv[1]); b=sys.argv[3]; print(d if not b or d < float(b) else b)" "$t0" "$t1" "$best")
+  done
+  t0=0
+  t1=$best
   "$NEARDUP" store verify --store "$store" > /dev/null
   local json
   json=$("$NEARDUP" store stats --store "$store" --json)
