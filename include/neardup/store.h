@@ -93,6 +93,12 @@ struct StoreOptions {
   int zstd_level = 3;
   // Open creates the store when the file does not exist. Default true.
   bool create_if_missing = true;
+  // true (default): SQLite synchronous=FULL, each committed Add is on disk
+  // (one fsync per Add) and survives power loss. false: synchronous=NORMAL in
+  // WAL mode: a killed process still loses nothing committed and the store
+  // stays consistent, but a power loss may drop the last commits. Ingest of
+  // many small files is fsync-bound with true.
+  bool sync_every_commit = true;
   // How long a writer waits for another process's transaction. Default 30 s.
   int busy_timeout_ms = 30000;
 };

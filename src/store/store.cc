@@ -294,7 +294,10 @@ Status Store::Impl::Init() {
   // journal_mode=WAL is persistent; setting it again is a no-op.
   NEARDUP_RETURN_IF_ERROR(db_->Exec("PRAGMA journal_mode=WAL"));
   // FULL: a committed Add survives power loss too, not only a killed process.
-  NEARDUP_RETURN_IF_ERROR(db_->Exec("PRAGMA synchronous=FULL"));
+  // NORMAL (WAL): a killed process loses nothing committed; power loss may
+  // lose the last commits, never consistency.
+  NEARDUP_RETURN_IF_ERROR(db_->Exec(options_.sync_every_commit ? "PRAGMA synchronous=FULL"
+                                                               : "PRAGMA synchronous=NORMAL"));
   {
     Txn txn(this);
     NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/true));

@@ -24,6 +24,7 @@ struct StoreArgs {
   int near_threshold = StoreOptions().near_threshold;
   std::string feature_hash = "md5";
   bool no_compress = false;
+  bool no_sync = false;
   uint64_t max_uncompressed = ExtractOptions().max_uncompressed_bytes;
   std::vector<std::string> files;
   // get
@@ -50,6 +51,7 @@ Result<std::unique_ptr<Store>> OpenStore(const StoreArgs& args, bool create) {
     return Status::InvalidArgument("--feature-hash must be md5 or xxh3");
   }
   if (args.no_compress) options.compression = StoreCompression::kNone;
+  if (args.no_sync) options.sync_every_commit = false;
   return Store::Open(args.store, options);
 }
 
@@ -193,6 +195,9 @@ void AddStoreCommand(CLI::App& app, ExitCode* exit_code) {
   add->add_option("--feature-hash", args->feature_hash, "simhash sentence hash: md5 | xxh3")
       ->default_val("md5");
   add->add_flag("--no-compress", args->no_compress, "Store chunks without zstd");
+  add->add_flag("--no-sync", args->no_sync,
+                "No fsync per file (SQLite synchronous=NORMAL): a killed add still loses "
+                "nothing committed, a power loss may lose the last files");
   add->add_option("--max-uncompressed", args->max_uncompressed,
                   "Bound on a docx member's uncompressed bytes")
       ->default_val(ExtractOptions().max_uncompressed_bytes);
