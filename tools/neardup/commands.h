@@ -26,6 +26,7 @@ void AddFingerprintCommand(CLI::App& app, ExitCode* exit_code);
 void AddCompareCommand(CLI::App& app, ExitCode* exit_code);
 void AddDedupCommand(CLI::App& app, ExitCode* exit_code);
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code);
+void AddStoreCommand(CLI::App& app, ExitCode* exit_code);
 
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddSegmentCommand(app, exit_code);
@@ -34,6 +35,7 @@ inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddCompareCommand(app, exit_code);
   AddDedupCommand(app, exit_code);
   AddIndexCommand(app, exit_code);
+  AddStoreCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli

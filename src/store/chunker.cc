@@ -1,0 +1,168 @@
+// Copyright 2026 The neardup Authors.
+
+#include "store/chunker.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cstring>
+
+namespace neardup::store_internal {
+namespace {
+
+// Gear table: 256 pseudo-random words from splitmix64 with a fixed seed, so
+// that cut points (and therefore stored chunks) never change between builds.
+constexpr std::array<uint64_t, 256> MakeGearTable() {
+  std::array<uint64_t, 256> table{};
+  uint64_t state = 0x6e65617264757021ULL;  // "neardup!"
+  for (uint64_t& entry : table) {
+    state += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    entry = z ^ (z >> 31);
+  }
+  return table;
+}
+constexpr std::array<uint64_t, 256> kGear = MakeGearTable();
+
+// A mask of `bits` ones in the high end of the word: the Gear hash shifts left,
+// so its high bits depend on the most recent 64 bytes.
+constexpr uint64_t HighMask(int bits) {
+  return bits <= 0 ? 0 : (bits >= 64 ? ~uint64_t{0} : ~uint64_t{0} << (64 - bits));
+}
+
+// Length of the next chunk at the start of p[0, n).
+size_t NextCut(const unsigned char* p, size_t n, size_t min_size, size_t avg_size, size_t max_size,
+               uint64_t mask_small, uint64_t mask_large) {
+  if (n <= min_size) return n;
+  if (n > max_size) n = max_size;
+  const size_t normal = std::min(avg_size, n);
+  uint64_t h = 0;
+  size_t i = min_size;
+  for (; i < normal; ++i) {
+    h = (h << 1) + kGear[p[i]];
+    if ((h & mask_small) == 0) return i + 1;
+  }
+  for (; i < n; ++i) {
+    h = (h << 1) + kGear[p[i]];
+    if ((h & mask_large) == 0) return i + 1;
+  }
+  return n;
+}
+
+// Length of the sentence-ending punctuation starting at s[i], or 0.
+size_t TerminatorAt(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c == '\n' || c == '?' || c == '!') return 1;
+  if (i + 3 <= s.size()) {
+    const std::string_view t = s.substr(i, 3);
+    if (t == "\xE3\x80\x82" /* 。 */ || t == "\xEF\xBC\x9F" /* ？ */ ||
+        t == "\xEF\xBC\x81" /* ！ */) {
+      return 3;
+    }
+  }
+  return 0;
+}
+
+// Length of a closing quote or bracket starting at s[i], or 0.
+size_t CloserAt(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c == ')' || c == ']' || c == '"' || c == '\'') return 1;
+  if (i + 3 <= s.size()) {
+    const std::string_view t = s.substr(i, 3);
+    if (t == "\xE2\x80\x9D" /* ” */ || t == "\xE2\x80\x99" /* ’ */ ||
+        t == "\xE3\x80\x8D" /* 」 */ || t == "\xE3\x80\x8F" /* 』 */ ||
+        t == "\xEF\xBC\x89" /* ） */) {
+      return 3;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<Span> SplitParagraphs(std::string_view text) {
+  std::vector<Span> spans;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t limit = std::min(text.size(), start + kMaxBlockBytes);
+    const void* nl = std::memchr(text.data() + start, '\n', limit - start);
+    const size_t end =
+        nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1 : limit;
+    spans.push_back({start, end - start});
+    start = end;
+  }
+  return spans;
+}
+
+std::vector<Span> SplitSentences(std::string_view block) {
+  std::vector<Span> spans;
+  size_t start = 0;
+  size_t i = 0;
+  while (i < block.size()) {
+    size_t t = TerminatorAt(block, i);
+    if (t == 0) {
+      ++i;
+      continue;
+    }
+    i += t;
+    while (i < block.size() && (t = TerminatorAt(block, i)) != 0) i += t;
+    while (i < block.size() && (t = CloserAt(block, i)) != 0) i += t;
+    spans.push_back({start, i - start});
+    start = i;
+  }
+  if (start < block.size()) spans.push_back({start, block.size() - start});
+  return spans;
+}
+
+std::vector<Span> SplitFixed(std::string_view data, size_t size) {
+  assert(size > 0);
+  std::vector<Span> spans;
+  spans.reserve(data.size() / size + 1);
+  for (size_t off = 0; off < data.size(); off += size) {
+    spans.push_back({off, std::min(size, data.size() - off)});
+  }
+  return spans;
+}
+
+std::vector<Span> SplitContentDefined(std::string_view data, size_t avg) {
+  assert(avg >= 64);
+  const int bits = std::bit_width(avg) - 1;  // floor(log2(avg))
+  const uint64_t mask_small = HighMask(bits + 2);
+  const uint64_t mask_large = HighMask(bits - 2);
+  const size_t min_size = avg / 4;
+  const size_t max_size = avg * 8;
+  std::vector<Span> spans;
+  spans.reserve(data.size() / avg + 1);
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  size_t off = 0;
+  while (off < data.size()) {
+    const size_t len =
+        NextCut(p + off, data.size() - off, min_size, avg, max_size, mask_small, mask_large);
+    spans.push_back({off, len});
+    off += len;
+  }
+  return spans;
+}
+
+uint64_t BlockSimhash(std::string_view block, FeatureHashAlgorithm algorithm) {
+  return BlockSimhash(block, SplitSentences(block), algorithm);
+}
+
+uint64_t BlockSimhash(std::string_view block, const std::vector<Span>& sentences,
+                      FeatureHashAlgorithm algorithm) {
+  SimHasher hasher(64);
+  for (const Span& s : sentences) {
+    std::string_view sentence = block.substr(s.offset, s.length);
+    while (!sentence.empty() && (sentence.back() == '\n' || sentence.back() == '\r')) {
+      sentence.remove_suffix(1);
+    }
+    if (sentence.empty()) continue;
+    hasher.Add(HashFeature(sentence, 64, algorithm), 1.0);
+  }
+  return hasher.Finish().lo();
+}
+
+}  // namespace neardup::store_internal
