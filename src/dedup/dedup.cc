@@ -142,6 +142,7 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   popt.bits = bits == 0 ? 64 : bits;
   popt.max_k = opt.k;
   popt.expected_size = n;
+  popt.build_threads = opt.threads;
   auto index = PermutedTableIndex::Create(popt);
   if (!index.ok()) return index.status();
   std::vector<Neighbor> hits;
