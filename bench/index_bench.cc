@@ -143,6 +143,20 @@ void BM_LinearScanQuery(benchmark::State& state) {
       static_cast<double>(state.iterations() * queries.size()), benchmark::Counter::kIsRate);
 }
 
+// Tiled batch linear scan on one thread. args: bits, k, n
+void BM_LinearScanBatch(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  const size_t n = static_cast<size_t>(state.range(2));
+  const Data& d = GetData(bits, n, 10000, k == 3 ? 3 : k);
+  auto linear = LinearScanIndex::Build(bits, d.ids, d.fps);
+  const std::span<const Fingerprint> queries(d.queries.data(), 1024);
+  SearchResults out;
+  for (auto _ : state) (void)(*linear)->SearchBatch(queries, k, 1, &out);
+  state.counters["q/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * queries.size()), benchmark::Counter::kIsRate);
+}
+
 // args: bits, k, n, threads (0 = single Search calls, else SearchBatch threads)
 void BM_PermutedQuery(benchmark::State& state) {
   const int bits = static_cast<int>(state.range(0));
@@ -225,6 +239,11 @@ void RegisterAll() {
       ->Unit(kMs)
       ->Iterations(2)
       ->UseRealTime();
+  RegisterBenchmark("BM_LinearScanBatch/f64/k3/1M/batch1", BM_LinearScanBatch)
+      ->Args({64, 3, 1 << 20})
+      ->Unit(kMs)
+      ->Iterations(1)
+      ->UseRealTime();
   RegisterBenchmark("BM_PermutedQuery/f64/k3/1M/single", BM_PermutedQuery)
       ->Args({64, 3, 1 << 20, 0})
       ->Unit(kMs)
@@ -262,6 +281,11 @@ void RegisterAll() {
       ->Unit(kMs)
       ->Iterations(1)
       ->UseRealTime();
+  RegisterBenchmark("BM_LinearScanBatch/f128/k10/1M/batch1", BM_LinearScanBatch)
+      ->Args({128, 10, 1 << 20})
+      ->Unit(kMs)
+      ->Iterations(1)
+      ->UseRealTime();
   RegisterBenchmark("BM_PermutedQuery/f128/k10/1M/batch1", BM_PermutedQuery)
       ->Args({128, 10, 1 << 20, 1})
       ->Unit(kMs)
@@ -277,6 +301,11 @@ void RegisterAll() {
     RegisterBenchmark("BM_PermutedBuild/f64/k3/10M", BM_PermutedBuild)
         ->Args({64, 3, n10m, 2})
         ->Unit(kSec)
+        ->Iterations(1)
+        ->UseRealTime();
+    RegisterBenchmark("BM_LinearScanBatch/f64/k3/10M/batch1", BM_LinearScanBatch)
+        ->Args({64, 3, n10m})
+        ->Unit(kMs)
         ->Iterations(1)
         ->UseRealTime();
     RegisterBenchmark("BM_PermutedQuery/f64/k3/10M/batch1", BM_PermutedQuery)

@@ -34,8 +34,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "neardup/fingerprint.h"
@@ -76,6 +78,11 @@ struct DedupOptions {
   // Fill DedupResult::pairs. Cluster mode: every pair within k. Stream mode:
   // one pair per duplicate (its nearest kept document, the duplicate).
   bool collect_pairs = false;
+  // Progress for long runs (e.g. a progress bar), called on the calling
+  // thread with (phase, done, total). Cluster mode: phases "index" (0 then 1
+  // of 1), "join" (0 then 1 of 1) and "cluster" (documents); stream mode:
+  // phase "stream", every 65,536 documents and at the end. May be empty.
+  std::function<void(std::string_view phase, size_t done, size_t total)> progress;
 };
 
 struct DedupRecord {

@@ -202,17 +202,22 @@ struct TableLayout {
 // (fingerprints sorted, ids beside them); every other table holds the
 // permuted fingerprints only, sorted, with a radix directory on their top key
 // bits. A match in a table is mapped back to its ids through the primary
-// store. Inserts go to a small unsorted buffer that is merged into sorted
-// segments of geometrically growing size (logarithmic method); removals mark
-// tombstones, and a segment is rebuilt when half of it is dead.
+// store. Inserts go to a small unsorted buffer (2,048 entries; an AddBatch of
+// at least that many becomes a segment directly) that is turned into a sorted
+// segment; a segment is merged into the previous one while it holds at least
+// half as many live entries (logarithmic method: O(log N) segments, each entry
+// re-merged O(log N) times). Removals mark tombstones; a segment is rebuilt
+// when more than half of it is dead. Remove costs O(N) (a scan of the ids).
 class PermutedTableIndex : public HammingIndex {
  public:
   static constexpr int kMaxTables = 4096;
 
   // InvalidArgument for bad options.
   static Result<std::unique_ptr<PermutedTableIndex>> Create(const PermutedTableOptions& options);
-  // Create + bulk load into a single segment. With options.expected_size == 0
-  // the layout is chosen for fps.size().
+  // Create + AddBatch: a bulk load into a single sorted segment (batches of
+  // fewer than 2,048 entries stay in the insert buffer, which is scanned
+  // linearly). With options.expected_size == 0 the layout is chosen for
+  // fps.size().
   static Result<std::unique_ptr<PermutedTableIndex>> Build(PermutedTableOptions options,
                                                            std::span<const uint64_t> ids,
                                                            std::span<const Fingerprint> fps);

@@ -80,7 +80,11 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     ids.push_back(i);
     fps.push_back(docs[i].fingerprint);
   }
+  auto report = [&opt](std::string_view phase, size_t done, size_t total) {
+    if (opt.progress) opt.progress(phase, done, total);
+  };
   std::vector<IdPair> pairs;
+  report("index", 0, 1);
   if (!ids.empty()) {
     PermutedTableOptions popt;
     popt.bits = bits;
@@ -88,8 +92,14 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     popt.build_threads = opt.threads;
     auto index = PermutedTableIndex::Build(popt, ids, fps);
     if (!index.ok()) return index.status();
+    report("index", 1, 1);
+    report("join", 0, 1);
     NEARDUP_RETURN_IF_ERROR((*index)->SelfJoin(opt.k, opt.threads, &pairs));
+  } else {
+    report("index", 1, 1);
+    report("join", 0, 1);
   }
+  report("join", 1, 1);
   dedup_internal::UnionFind uf(n);
   for (const IdPair& p : pairs) uf.Union(p.a, p.b);
 
@@ -102,6 +112,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
       kept[root] = i;
     }
   }
+  report("cluster", 0, n);
   r->records.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const size_t root = uf.Find(i);
@@ -127,6 +138,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
       }
     }
   }
+  report("cluster", n, n);
   if (opt.collect_pairs) {
     r->pairs.reserve(pairs.size());
     for (const IdPair& p : pairs) r->pairs.push_back({p.a, p.b, p.distance});
@@ -142,10 +154,12 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   popt.bits = bits == 0 ? 64 : bits;
   popt.max_k = opt.k;
   popt.expected_size = n;
+  popt.build_threads = opt.threads;
   auto index = PermutedTableIndex::Create(popt);
   if (!index.ok()) return index.status();
   std::vector<Neighbor> hits;
   for (size_t i = 0; i < n; ++i) {
+    if (opt.progress && i % 65536 == 0) opt.progress("stream", i, n);
     DedupRecord& rec = r->records[i];
     rec.empty = docs[i].empty;
     rec.cluster = i;
@@ -165,6 +179,7 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
     rec.cluster = rec.nearest;  // a kept document is its cluster's first member
     if (opt.collect_pairs) r->pairs.push_back({rec.nearest, i, rec.distance});
   }
+  if (opt.progress) opt.progress("stream", n, n);
   std::sort(r->pairs.begin(), r->pairs.end(), [](const DedupPair& a, const DedupPair& b) {
     return a.i != b.i ? a.i < b.i : a.j < b.j;
   });

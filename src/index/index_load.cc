@@ -3,8 +3,8 @@
 // LoadIndex: parse the file (index/index_file.cc), then rebuild the index from
 // its entries; tables are never read from disk, so they cannot be corrupt.
 
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "index/index_file.h"
 #include "neardup/index.h"
@@ -31,15 +31,20 @@ Result<std::unique_ptr<HammingIndex>> LoadIndexFromMemory(std::string_view bytes
 }
 
 Result<std::unique_ptr<HammingIndex>> LoadIndex(const std::string& path) {
+  // Only regular files: a directory or device would report a bogus size.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return Status::IOError(path + ": cannot open");
+  if (!std::filesystem::is_regular_file(st)) {
+    return Status::IOError(path + ": not a regular file");
+  }
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Status::IOError(path + ": cannot determine size");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError(path + ": cannot open");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Status::IOError(path + ": cannot determine size");
-  in.seekg(0, std::ios::beg);
   std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), size);
-  if (!in) return Status::IOError(path + ": read failed");
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (static_cast<uintmax_t>(in.gcount()) != size) return Status::IOError(path + ": read failed");
   return LoadIndexFromMemory(bytes, path);
 }
 

@@ -70,7 +70,7 @@ class LinearScanIndexImpl final : public LinearScanIndex {
   Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override {
     NEARDUP_RETURN_IF_ERROR(CheckQuery(query, k));
     out->clear();
-    Scan(ToWord<W>(query), k, out);
+    Scan(ToWord<W>(query), k, 0, fps_.size(), out);
     std::sort(out->begin(), out->end(), ByDistanceThenId);
     return Status::OK();
   }
@@ -85,10 +85,20 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     std::vector<std::vector<Neighbor>> found(chunks);
     std::vector<std::vector<size_t>> counts(chunks);
     index_internal::ParallelFor(chunks, threads, [&](size_t c, int) {
-      std::vector<Neighbor> one;
-      for (size_t q = c * kChunk; q < std::min(queries.size(), (c + 1) * kChunk); ++q) {
-        one.clear();
-        Scan(ToWord<W>(queries[q]), k, &one);
+      // Tiled: each block of entries (sized for L2) is scanned by every query
+      // of the chunk before moving on, so large indexes stream from memory
+      // once per chunk instead of once per query.
+      constexpr size_t kBlock = 16384;
+      const size_t q0 = c * kChunk;
+      const size_t qn = std::min(queries.size(), q0 + kChunk) - q0;
+      std::vector<W> qw(qn);
+      for (size_t q = 0; q < qn; ++q) qw[q] = ToWord<W>(queries[q0 + q]);
+      std::vector<std::vector<Neighbor>> per(qn);
+      for (size_t b = 0; b < fps_.size(); b += kBlock) {
+        const size_t e = std::min(fps_.size(), b + kBlock);
+        for (size_t q = 0; q < qn; ++q) Scan(qw[q], k, b, e, &per[q]);
+      }
+      for (auto& one : per) {
         std::sort(one.begin(), one.end(), ByDistanceThenId);
         found[c].insert(found[c].end(), one.begin(), one.end());
         counts[c].push_back(one.size());
@@ -155,11 +165,11 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     return Status::OK();
   }
 
-  // Appends every entry within k of q, in storage order.
-  void Scan(W q, int k, std::vector<Neighbor>* out) const {
+  // Appends every entry of rows [begin, end) within k of q, in storage order.
+  void Scan(W q, int k, size_t begin, size_t end, std::vector<Neighbor>* out) const {
     const W* f = fps_.data();
-    const size_t n = fps_.size();
-    size_t i = 0;
+    const size_t n = end;
+    size_t i = begin;
     for (; i + 4 <= n; i += 4) {
       const int d0 = Popcount(q ^ f[i]);
       const int d1 = Popcount(q ^ f[i + 1]);

@@ -636,8 +636,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
         s->ids[i] = rows[i].second;
       }
     }
-    const int bw = static_cast<int>(std::bit_width(n));
-    s->dir_bits = std::clamp(bw - 3, 0, std::min(min_key_bits_, kMaxDirBits));
+    s->dir_bits = DirBits(n);
     const size_t nt = specs_.size();
     s->tables.resize(nt - 1);
     s->dirs.resize(nt);
@@ -648,11 +647,63 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
         for (size_t i = 0; i < n; ++i) tab[i] = ApplyMoves(s->fps[i], specs_[t].fwd);
         std::sort(tab.begin(), tab.end());
       }
-      const std::vector<W>& tab = s->table(t);
-      std::vector<uint32_t>& dir = s->dirs[t];
-      dir.assign((size_t{1} << s->dir_bits) + 1, 0);
-      for (size_t i = 0; i < n; ++i) ++dir[Slot(tab[i], s->dir_bits) + 1];
-      for (size_t i = 1; i < dir.size(); ++i) dir[i] += dir[i - 1];
+      BuildDirectory(s.get(), t);
+    });
+    return s;
+  }
+
+  int DirBits(size_t n) const {
+    const int bw = static_cast<int>(std::bit_width(n));
+    return std::clamp(bw - 3, 0, std::min(min_key_bits_, kMaxDirBits));
+  }
+
+  static void BuildDirectory(Segment<W>* s, size_t t) {
+    const std::vector<W>& tab = s->table(t);
+    std::vector<uint32_t>& dir = s->dirs[t];
+    dir.assign((size_t{1} << s->dir_bits) + 1, 0);
+    for (const W& x : tab) ++dir[Slot(x, s->dir_bits) + 1];
+    for (size_t i = 1; i < dir.size(); ++i) dir[i] += dir[i - 1];
+  }
+
+  // Merges two segments into one. Without tombstones every table is a linear
+  // merge of two sorted arrays; otherwise the live entries are rebuilt.
+  std::unique_ptr<Segment<W>> MergeSegments(const Segment<W>& a, const Segment<W>& b) const {
+    if (a.num_dead != 0 || b.num_dead != 0) {
+      std::vector<W> w;
+      std::vector<uint64_t> d;
+      AppendLive(a, &w, &d);
+      AppendLive(b, &w, &d);
+      return BuildSegment(std::move(w), std::move(d));
+    }
+    auto s = std::make_unique<Segment<W>>();
+    const size_t n = a.fps.size() + b.fps.size();
+    s->fps.resize(n);
+    s->ids.resize(n);
+    size_t i = 0, j = 0;
+    for (size_t o = 0; o < n; ++o) {
+      const bool take_a = j == b.fps.size() ||
+                          (i < a.fps.size() &&
+                           (a.fps[i] < b.fps[j] || (a.fps[i] == b.fps[j] && a.ids[i] <= b.ids[j])));
+      if (take_a) {
+        s->fps[o] = a.fps[i];
+        s->ids[o] = a.ids[i++];
+      } else {
+        s->fps[o] = b.fps[j];
+        s->ids[o] = b.ids[j++];
+      }
+    }
+    s->dir_bits = DirBits(n);
+    const size_t nt = specs_.size();
+    s->tables.resize(nt - 1);
+    s->dirs.resize(nt);
+    index_internal::ParallelFor(nt, options_.build_threads, [&](size_t t, int) {
+      if (t > 0) {
+        std::vector<W>& tab = s->tables[t - 1];
+        tab.resize(n);
+        std::merge(a.tables[t - 1].begin(), a.tables[t - 1].end(), b.tables[t - 1].begin(),
+                   b.tables[t - 1].end(), tab.begin());
+      }
+      BuildDirectory(s.get(), t);
     });
     return s;
   }
@@ -662,12 +713,9 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
   void Rebalance() {
     while (segments_.size() >= 2 &&
            segments_.back()->live() * 2 >= segments_[segments_.size() - 2]->live()) {
-      std::vector<W> w;
-      std::vector<uint64_t> d;
-      AppendLive(*segments_[segments_.size() - 2], &w, &d);
-      AppendLive(*segments_.back(), &w, &d);
+      auto merged = MergeSegments(*segments_[segments_.size() - 2], *segments_.back());
       segments_.pop_back();
-      segments_.back() = BuildSegment(std::move(w), std::move(d));
+      segments_.back() = std::move(merged);
     }
   }
 

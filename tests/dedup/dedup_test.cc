@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 
 #include "tests/testing/hamming_oracle.h"
 
@@ -188,6 +189,30 @@ TEST(DedupTest, NoDocumentsAndOnlyEmpty) {
     EXPECT_EQ(e->summary.empty, 3u);
     EXPECT_EQ(e->summary.clusters, 3u);
     EXPECT_EQ(e->summary.duplicates, 0u);
+  }
+}
+
+TEST(DedupTest, ReportsProgress) {
+  const auto docs = HandMade();
+  for (DedupMode mode : {DedupMode::kCluster, DedupMode::kStream}) {
+    DedupOptions opt;
+    opt.mode = mode;
+    std::vector<std::string> seen;
+    size_t last_done = 0, last_total = 0;
+    opt.progress = [&](std::string_view phase, size_t done, size_t total) {
+      seen.emplace_back(phase);
+      last_done = done;
+      last_total = total;
+    };
+    ASSERT_TRUE(Dedup(docs, opt).ok());
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.back(), mode == DedupMode::kCluster ? "cluster" : "stream");
+    EXPECT_EQ(last_done, docs.size());
+    EXPECT_EQ(last_total, docs.size());
+    if (mode == DedupMode::kCluster) {
+      EXPECT_EQ(seen,
+                (std::vector<std::string>{"index", "index", "join", "join", "cluster", "cluster"}));
+    }
   }
 }
 

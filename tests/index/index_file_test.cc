@@ -138,6 +138,9 @@ TEST(IndexFileErrorsTest, SpecificMessages) {
   auto missing = LoadIndex("/nonexistent/dir/x.ndx");
   EXPECT_TRUE(missing.status().IsIOError());
   EXPECT_NE(missing.status().message().find("/nonexistent/dir/x.ndx"), std::string::npos);
+  const std::string a_dir = testing::MakeTempDir("index_file_dir");
+  auto directory = LoadIndex(a_dir);
+  EXPECT_TRUE(directory.status().IsIOError()) << directory.status().ToString();
 
   EXPECT_NE(LoadIndexFromMemory("hello world, this is not an index at all.......", "m")
                 .status()

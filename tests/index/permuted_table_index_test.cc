@@ -152,6 +152,9 @@ TEST_P(PermutedPropertyTest, EqualsLinearScanThroughEveryOperation) {
   for (size_t i = 0; i < 200; ++i) {
     m.Add(removed[i], FlipBits(centres[i % centres.size()], static_cast<int>(i % (k + 3)), rng));
   }
+  // Enough fresh inserts to flush the buffer and merge into a segment that
+  // carries tombstones.
+  for (int i = 0; i < 2100; ++i) m.Add(next_id++, RandomFingerprint(bits, rng));
   m.Check(queries, ks, "after reinsertion");
 
   // Save + load: one segment, same answers.
@@ -329,6 +332,53 @@ TEST(PermutedIdsTest, DuplicateIdsAndReinsertion) {
   ASSERT_TRUE(ix.Search(a, 1, &got).ok());
   EXPECT_EQ(got, (std::vector<Neighbor>{{5, 0}, {6, 1}}));
   EXPECT_EQ(ix.size(), 2u);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// The largest supported k (bits / 4): 17 or 33 tables with 3- to 4-bit keys.
+TEST(PermutedExtremeTest, MaxKEqualsLinearScan) {
+  for (int bits : {64, 128}) {
+    std::mt19937_64 rng(static_cast<uint64_t>(bits));
+    const int k = bits / 4;
+    std::vector<uint64_t> ids;
+    std::vector<Fingerprint> fps;
+    std::vector<Fingerprint> queries;
+    for (int c = 0; c < 10; ++c) {
+      queries.push_back(RandomFingerprint(bits, rng));
+      for (int d = 0; d <= k + 2; d += 2) {
+        ids.push_back(ids.size());
+        fps.push_back(FlipBits(queries.back(), d, rng));
+      }
+    }
+    for (int i = 0; i < 600; ++i) {
+      ids.push_back(ids.size());
+      fps.push_back(RandomFingerprint(bits, rng));
+    }
+    PermutedTableOptions opt;
+    opt.bits = bits;
+    opt.max_k = k;
+    auto index = PermutedTableIndex::Build(opt, ids, fps);
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    EXPECT_EQ((*index)->layout().blocks, k + 1);
+    auto linear = LinearScanIndex::Build(bits, ids, fps);
+    ASSERT_TRUE(linear.ok());
+    for (const Fingerprint& q : queries) {
+      std::vector<Neighbor> want, got;
+      ASSERT_TRUE((*linear)->Search(q, k, &want).ok());
+      ASSERT_TRUE((*index)->Search(q, k, &got).ok());
+      EXPECT_EQ(got, want);
+      EXPECT_GE(want.size(), static_cast<size_t>(k / 2));
+    }
+    std::vector<IdPair> want, got;
+    ASSERT_TRUE((*linear)->SelfJoin(k, 2, &want).ok());
+    ASSERT_TRUE((*index)->SelfJoin(k, 2, &got).ok());
+    EXPECT_EQ(got, want);
+  }
 }
 
 }  // namespace
