@@ -55,7 +55,7 @@ struct Document {
 enum class InputFormat {
   kAuto,   // by extension and content: .jsonl/.ndjson -> JSONL; man pages (.1 ... .9, .n,
            // optionally .gz) or text starting with a roff request -> roff; .gz decompressed;
-           // .docx / .pdf -> extracted text; standard input starting with '{' -> JSONL;
+           // .docx / .pdf -> extracted text (extract.h); standard input starting with '{' -> JSONL;
            // anything else -> one document per file
   kJsonl,  // one JSON object per line
   kText,   // one document per file

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "neardup/extract.h"
 #include "neardup/text.h"
 
 namespace neardup {
@@ -297,6 +298,22 @@ class DocumentReaderImpl final : public DocumentReader {
     if (!file_.ReadAll(&content, options_.max_document_bytes, &error)) {
       Report(InputIssue::Kind::kUnreadable, source_, 0, error);
       return false;
+    }
+    if (options_.format == InputFormat::kAuto && source_ != "-") {
+      // .docx and .pdf: their text, through libzip + pugixml and poppler.
+      const DocumentKind kind = DetectDocumentKind(source_, content);
+      if (kind != DocumentKind::kPlainText) {
+        ExtractOptions extract;
+        extract.max_text_bytes = options_.max_document_bytes;
+        Result<std::string> text = kind == DocumentKind::kDocx
+                                       ? ExtractDocxText(content, extract, source_)
+                                       : ExtractPdfText(content, extract, source_);
+        if (!text.ok()) {
+          Report(InputIssue::Kind::kUnreadable, source_, 0, text.status().message());
+          return false;
+        }
+        content = std::move(*text);
+      }
     }
     if (content.starts_with(kUtf8Bom)) content.erase(0, kUtf8Bom.size());
     if (format_ == InputFormat::kAuto) {

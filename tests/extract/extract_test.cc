@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/text.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -220,6 +221,37 @@ TEST(ExtractTextTest, PicksByMagicAndExtension) {
   EXPECT_NE(c->find("magic pdf"), std::string::npos);
   EXPECT_EQ(kind, DocumentKind::kPdf);
   EXPECT_TRUE(ExtractText(dir + "/missing.txt").status().IsIOError());
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// The document reader serves .docx and .pdf to every subcommand.
+TEST(ReaderExtractTest, DocxAndPdfAreReadAsText) {
+  const std::string dir = testing::MakeTempDir("reader_extract");
+  testing::WriteFile(dir + "/a.docx", MakeDocx("<w:p><w:r><w:t>第一段</w:t></w:r></w:p>"
+                                               "<w:p><w:r><w:t>第二段</w:t></w:r></w:p>"));
+  testing::WriteFile(dir + "/b.pdf", MakePdf({"BT /F1 24 Tf 72 700 Td (Hello first page) Tj ET"}));
+  testing::WriteFile(dir + "/c.pdf", MakePdf({"0 0 m 100 100 l S"}));  // no text layer
+  testing::WriteFile(dir + "/d.docx", "PK\x03\x04 truncated");
+  std::vector<InputIssue> issues;
+  ReadOptions options;
+  options.on_issue = [&issues](const InputIssue& i) { issues.push_back(i); };
+  auto reader = DocumentReader::Open({dir}, options);
+  ASSERT_TRUE(reader.ok());
+  std::vector<Document> docs;
+  Document doc;
+  while ((*reader)->Next(&doc)) docs.push_back(doc);
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[0].text, "第一段\n第二段\n");
+  EXPECT_NE(docs[1].text.find("Hello first page"), std::string::npos);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].source, dir + "/c.pdf");
+  EXPECT_EQ(issues[1].source, dir + "/d.docx");
+  EXPECT_EQ((*reader)->stats().unreadable, 2u);
 }
 
 }  // namespace
