@@ -15,16 +15,9 @@ namespace neardup {
 namespace {
 
 using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::ParseJsonLines;
 using ::neardup::testing::RunCli;
 using ::neardup::testing::WriteFile;
-
-std::vector<nlohmann::json> ParseLines(const std::string& out) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
 
@@ -42,13 +35,13 @@ TEST(CliTest, HelpForEverySubcommand) {
 TEST(CliTest, SegmentMatchesJiebaOnAClassicSentence) {
   const auto r = RunCli({"segment", "-", "--quiet"}, "我来到北京清华大学\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto lines = ParseLines(r.out);
+  const auto lines = ParseJsonLines(r.out);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0]["id"], "-");
   EXPECT_EQ(lines[0]["tokens"], nlohmann::json({"我", "来到", "北京", "清华大学", "\n"}));
   const auto pos = RunCli({"segment", "--pos", "--quiet", "-"}, "我来到北京清华大学");
   ASSERT_EQ(pos.exit_code, 0) << pos.err;
-  EXPECT_EQ(ParseLines(pos.out)[0]["tokens"][3], nlohmann::json({"清华大学", "nt"}));
+  EXPECT_EQ(ParseJsonLines(pos.out)[0]["tokens"][3], nlohmann::json({"清华大学", "nt"}));
 }
 
 TEST(CliTest, KeywordsAndFingerprintShapes) {
@@ -57,7 +50,7 @@ TEST(CliTest, KeywordsAndFingerprintShapes) {
       "\"SimHash是一种局部敏感哈希算法，SimHash常用于网页去重和文本去重。\"}\n";
   const auto k = RunCli({"keywords", "--topk", "3", "--quiet", "-"}, doc);
   ASSERT_EQ(k.exit_code, 0) << k.err;
-  const auto kw = ParseLines(k.out);
+  const auto kw = ParseJsonLines(k.out);
   ASSERT_EQ(kw.size(), 1u);
   EXPECT_EQ(kw[0]["id"], "d1");
   ASSERT_EQ(kw[0]["keywords"].size(), 3u);
@@ -67,7 +60,7 @@ TEST(CliTest, KeywordsAndFingerprintShapes) {
   for (const char* bits : {"64", "128"}) {
     const auto f = RunCli({"fingerprint", "--bits", bits, "--quiet", "-"}, doc);
     ASSERT_EQ(f.exit_code, 0) << f.err;
-    const auto fp = ParseLines(f.out);
+    const auto fp = ParseJsonLines(f.out);
     ASSERT_EQ(fp.size(), 1u);
     EXPECT_EQ(fp[0]["fingerprint"].get<std::string>().size(), std::stoul(bits) / 4);
     EXPECT_GT(fp[0]["features"].get<int>(), 0);
@@ -92,7 +85,7 @@ TEST(CliTest, BadInputIsReportedCountedAndStrictFails) {
   EXPECT_NE(r.err.find("invalid UTF-8"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 empty document"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("read 4 documents from 2 files"), std::string::npos) << r.err;
-  const auto lines = ParseLines(r.out);
+  const auto lines = ParseJsonLines(r.out);
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[2]["id"], "empty");
   EXPECT_EQ(lines[2]["empty"], true);
@@ -112,7 +105,7 @@ TEST(CliTest, OutputOrderDoesNotDependOnThreads) {
   const auto four = RunCli({"fingerprint", "--threads", "4", "--quiet", "-"}, input);
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(one.out, four.out);
-  const auto lines = ParseLines(one.out);
+  const auto lines = ParseJsonLines(one.out);
   ASSERT_EQ(lines.size(), 2000u);
   EXPECT_EQ(lines[1999]["id"], "1999");
 }
@@ -128,7 +121,7 @@ TEST(CliTest, HugeSingleLineIsProcessed) {
   WriteFile(dir + "/huge.jsonl", "{\"id\": \"huge\", \"text\": \"" + text + "\"}\n");
   const auto r = RunCli({"fingerprint", dir + "/huge.jsonl"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto lines = ParseLines(r.out);
+  const auto lines = ParseJsonLines(r.out);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0]["features"], 20);
 }

@@ -13,17 +13,10 @@ namespace neardup {
 namespace {
 
 using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::ParseJsonLines;
 using ::neardup::testing::ReadFile;
 using ::neardup::testing::RunCli;
 using ::neardup::testing::WriteFile;
-
-std::vector<nlohmann::json> ParseLines(const std::string& out) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 const char* kBase =
     "近似重复检测是搜索引擎和数据清洗中的常见任务。SimHash把一篇文档压缩成六十四位的指纹，"
@@ -48,7 +41,7 @@ TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
               dir + "/pairs.jsonl", "--clusters-out", dir + "/clusters.jsonl"},
              Corpus());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto records = ParseLines(r.out);
+  const auto records = ParseJsonLines(r.out);
   ASSERT_EQ(records.size(), 5u);
   EXPECT_EQ(records[0]["duplicate"], false);
   EXPECT_EQ(records[0]["nearest"], nullptr);
@@ -60,13 +53,13 @@ TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
   EXPECT_EQ(records[1]["duplicate"], false);
   EXPECT_EQ(records[3]["empty"], true);
   EXPECT_EQ(records[3]["duplicate"], false);
-  const auto unique = ParseLines(ReadFile(dir + "/unique.jsonl"));
+  const auto unique = ParseJsonLines(ReadFile(dir + "/unique.jsonl"));
   ASSERT_EQ(unique.size(), 3u);
   EXPECT_EQ(unique[0]["id"], "a");
   EXPECT_EQ(unique[1]["id"], "b");
   EXPECT_EQ(unique[2]["id"], "d");
-  EXPECT_EQ(ParseLines(ReadFile(dir + "/pairs.jsonl")).size(), 3u);
-  const auto clusters = ParseLines(ReadFile(dir + "/clusters.jsonl"));
+  EXPECT_EQ(ParseJsonLines(ReadFile(dir + "/pairs.jsonl")).size(), 3u);
+  const auto clusters = ParseJsonLines(ReadFile(dir + "/clusters.jsonl"));
   ASSERT_EQ(clusters.size(), 1u);
   EXPECT_EQ(clusters[0]["size"], 3);
   EXPECT_NE(r.err.find("5 documents: 3 kept, 2 near-duplicates in 1 clusters"), std::string::npos)
@@ -76,14 +69,14 @@ TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
 TEST(DedupCliTest, KeepPolicies) {
   const auto by_field = RunCli({"dedup", "-", "-k", "6", "--keep", "field:score", "-q"}, Corpus());
   ASSERT_EQ(by_field.exit_code, 0) << by_field.err;
-  const auto records = ParseLines(by_field.out);
+  const auto records = ParseJsonLines(by_field.out);
   EXPECT_EQ(records[2]["duplicate"], false);  // c has the highest score of its cluster
   EXPECT_EQ(records[0]["nearest"], "c");
   const auto longest = RunCli({"dedup", "-", "-k", "6", "--keep", "longest", "-q"}, Corpus());
-  EXPECT_EQ(ParseLines(longest.out)[2]["duplicate"], false);
+  EXPECT_EQ(ParseJsonLines(longest.out)[2]["duplicate"], false);
   const auto stream = RunCli({"dedup", "-", "-k", "6", "--mode", "stream", "-q"}, Corpus());
   ASSERT_EQ(stream.exit_code, 0) << stream.err;
-  EXPECT_EQ(ParseLines(stream.out)[4]["nearest"], "a");
+  EXPECT_EQ(ParseJsonLines(stream.out)[4]["nearest"], "a");
   EXPECT_NE(RunCli({"dedup", "-", "--keep", "biggest"}, Corpus()).exit_code, 0);
   EXPECT_NE(RunCli({"dedup", "-", "-k", "17"}, Corpus()).exit_code, 0);
 }
@@ -97,7 +90,7 @@ TEST(IndexCliTest, BuildQueryAddRemoveStats) {
   const std::string query = "{\"id\": \"q\", \"text\": \"" + std::string(kBase) + "\"}\n";
   r = RunCli({"index", "query", idx, "-", "-k", "6", "-q"}, query);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto lines = ParseLines(r.out);
+  auto lines = ParseJsonLines(r.out);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0]["id"], "q");
   ASSERT_EQ(lines[0]["matches"].size(), 3u) << r.out;
@@ -106,7 +99,7 @@ TEST(IndexCliTest, BuildQueryAddRemoveStats) {
   r = RunCli({"index", "remove", idx, "a", "e", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = RunCli({"index", "query", idx, "-", "-k", "6", "-q"}, query);
-  lines = ParseLines(r.out);
+  lines = ParseJsonLines(r.out);
   ASSERT_EQ(lines[0]["matches"].size(), 1u) << r.out;
   EXPECT_EQ(lines[0]["matches"][0]["id"], "c");
 
@@ -138,7 +131,7 @@ TEST(IndexCliTest, FromFingerprintJsonl) {
   r = RunCli({"index", "query", dir + "/i.idx", "--fingerprints", "-", "-k", "1", "-q"},
              "{\"id\": \"q\", \"fingerprint\": \"00000000000000ff\"}\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(ParseLines(r.out)[0]["matches"].size(), 2u);
+  EXPECT_EQ(ParseJsonLines(r.out)[0]["matches"].size(), 2u);
 }
 
 }  // namespace

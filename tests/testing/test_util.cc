@@ -51,6 +51,14 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+std::vector<nlohmann::json> ParseJsonLines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
 CommandResult RunCli(const std::vector<std::string>& args, const std::string& stdin_data) {
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return {};

@@ -6,6 +6,7 @@
 #ifndef NEARDUP_TESTS_TESTING_TEST_UTIL_H_
 #define NEARDUP_TESTS_TESTING_TEST_UTIL_H_
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct CommandResult {
   std::string out;  // standard output
   std::string err;  // standard error
 };
+
+// Parses JSON Lines (one object per line); throws on malformed lines.
+std::vector<nlohmann::json> ParseJsonLines(const std::string& text);
 
 // Runs the neardup binary with `args` (no shell), feeding `stdin_data`.
 CommandResult RunCli(const std::vector<std::string>& args, const std::string& stdin_data = "");

@@ -113,7 +113,7 @@ int RunDedup(DedupFlags flags) {
     if (keep_lines) {
       nlohmann::ordered_json j = {{"id", doc.id}, {"text", doc.text}};
       if (!doc.title.empty()) j["title"] = doc.title;
-      s.line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+      s.line = JsonLine(j);
     }
     seen.push_back(std::move(s));
   };
@@ -139,8 +139,7 @@ int RunDedup(DedupFlags flags) {
       line["distance"] = r.distance;
     }
     if (r.empty) line["empty"] = true;
-    (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                  "\n");
+    (*out)->Write(JsonLine(line));
   }
   Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
@@ -160,8 +159,7 @@ int RunDedup(DedupFlags flags) {
     for (const DedupPair& p : result->pairs) {
       nlohmann::ordered_json line = {
           {"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
-      (*pairs)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                      "\n");
+      (*pairs)->Write(JsonLine(line));
     }
     closed = (*pairs)->Close();
     if (!closed.ok()) return Fail(closed);
@@ -181,8 +179,7 @@ int RunDedup(DedupFlags flags) {
       }
       nlohmann::ordered_json line = {
           {"cluster", cluster}, {"size", list.size()}, {"kept", seen[kept].id}, {"members", ids}};
-      (*clusters)->Write(
-          line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+      (*clusters)->Write(JsonLine(line));
     }
     closed = (*clusters)->Close();
     if (!closed.ok()) return Fail(closed);

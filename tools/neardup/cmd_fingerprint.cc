@@ -23,9 +23,6 @@ int RunFingerprint(const FingerprintFlags& flags) {
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
-  auto out = Output::Open(flags.input.output);
-  if (!out.ok()) return Fail(out.status());
-
   std::atomic<uint64_t> empty{0};
   const auto process = [&](const Document& doc) {
     const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
@@ -35,18 +32,14 @@ int RunFingerprint(const FingerprintFlags& flags) {
       line["empty"] = true;
       ++empty;
     }
-    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return JsonLine(line);
   };
-  const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
-  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
-  if (!stats.ok()) return Fail(stats.status());
+  const int exit_code = WriteLinePerDocument(flags.input, *read_options, process);
   if (empty > 0 && !flags.input.quiet) {
     std::cerr << "neardup: " << empty << " empty document" << (empty == 1 ? "" : "s")
               << " (no features): fingerprint 0, never a near duplicate of anything\n";
   }
-  const Status closed = (*out)->Close();
-  if (!closed.ok()) return Fail(closed);
-  return InputExitCode(flags.input, *stats);
+  return exit_code;
 }
 
 }  // namespace

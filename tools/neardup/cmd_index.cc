@@ -265,8 +265,7 @@ int RunQuery(const IndexFlags& flags) {
           }
         }
         nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
-        (*out)->Write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                      "\n");
+        (*out)->Write(JsonLine(line));
       });
   if (!stats.ok()) return Fail(stats.status());
   const Status closed = (*out)->Close();

@@ -18,9 +18,7 @@ struct KeywordsFlags {
 int RunKeywords(const KeywordsFlags& flags) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
-  auto normalize = MakeNormalizeOptions(flags.pipeline);
-  if (!normalize.ok()) return Fail(normalize.status());
-  auto normalizer = Normalizer::Create(*normalize);
+  auto normalizer = MakeNormalizer(flags.pipeline);
   if (!normalizer.ok()) return Fail(normalizer.status());
   auto segmenter = Segmenter::Open(*MakeSegmenterOptions(flags.pipeline));
   if (!segmenter.ok()) return Fail(segmenter.status());
@@ -28,26 +26,16 @@ int RunKeywords(const KeywordsFlags& flags) {
                                         : IdfTable::Load(flags.pipeline.idf);
   if (!idf.ok()) return Fail(idf.status());
   const KeywordExtractor extractor(segmenter->get(), &*idf);
-  auto out = Output::Open(flags.input.output);
-  if (!out.ok()) return Fail(out.status());
 
-  const bool normalize_text =
-      normalize->nfkc_casefold || !normalize->t2s.empty() || normalize->collapse_whitespace;
   const auto process = [&](const Document& doc) {
-    const std::string text = normalize_text ? (*normalizer)->Normalize(doc.text) : doc.text;
+    const std::string text = *normalizer ? (*normalizer)->Normalize(doc.text) : doc.text;
     std::vector<Keyword> keywords;
     extractor.Extract(text, flags.top_k, &keywords);
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const Keyword& k : keywords) list.push_back({k.word, k.weight});
-    nlohmann::ordered_json line = {{"id", doc.id}, {"keywords", std::move(list)}};
-    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return JsonLine({{"id", doc.id}, {"keywords", std::move(list)}});
   };
-  const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
-  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
-  if (!stats.ok()) return Fail(stats.status());
-  const Status closed = (*out)->Close();
-  if (!closed.ok()) return Fail(closed);
-  return InputExitCode(flags.input, *stats);
+  return WriteLinePerDocument(flags.input, *read_options, process);
 }
 
 }  // namespace

@@ -18,20 +18,14 @@ struct SegmentFlags {
 int RunSegment(const SegmentFlags& flags) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
-  auto normalize = MakeNormalizeOptions(flags.pipeline);
-  if (!normalize.ok()) return Fail(normalize.status());
-  auto normalizer = Normalizer::Create(*normalize);
+  auto normalizer = MakeNormalizer(flags.pipeline);
   if (!normalizer.ok()) return Fail(normalizer.status());
   auto segmenter = Segmenter::Open(*MakeSegmenterOptions(flags.pipeline));
   if (!segmenter.ok()) return Fail(segmenter.status());
-  auto out = Output::Open(flags.input.output);
-  if (!out.ok()) return Fail(out.status());
 
-  const bool normalize_text =
-      normalize->nfkc_casefold || !normalize->t2s.empty() || normalize->collapse_whitespace;
   const auto process = [&](const Document& doc) {
-    const std::string normalized = normalize_text ? (*normalizer)->Normalize(doc.text) : "";
-    const std::string_view text = normalize_text ? normalized : doc.text;
+    const std::string normalized = *normalizer ? (*normalizer)->Normalize(doc.text) : "";
+    const std::string_view text = *normalizer ? normalized : doc.text;
     nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
     if (flags.pos) {
       std::vector<Token> words;
@@ -42,15 +36,9 @@ int RunSegment(const SegmentFlags& flags) {
       (*segmenter)->Cut(text, &words);
       for (std::string_view w : words) tokens.push_back(std::string(w));
     }
-    nlohmann::ordered_json line = {{"id", doc.id}, {"tokens", std::move(tokens)}};
-    return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return JsonLine({{"id", doc.id}, {"tokens", std::move(tokens)}});
   };
-  const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
-  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
-  if (!stats.ok()) return Fail(stats.status());
-  const Status closed = (*out)->Close();
-  if (!closed.ok()) return Fail(closed);
-  return InputExitCode(flags.input, *stats);
+  return WriteLinePerDocument(flags.input, *read_options, process);
 }
 
 }  // namespace

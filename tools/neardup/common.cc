@@ -289,9 +289,32 @@ std::string SummaryLine(const InputStats& stats) {
   return out.str();
 }
 
-std::string JsonString(std::string_view s) {
-  return nlohmann::ordered_json(std::string(s))
-      .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}  // namespace neardup::cli
+
+namespace neardup::cli {
+
+std::string JsonLine(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+Result<std::unique_ptr<Normalizer>> MakeNormalizer(const PipelineFlags& flags) {
+  auto options = MakeNormalizeOptions(flags);
+  if (!options.ok()) return options.status();
+  if (!options->nfkc_casefold && options->t2s.empty() && !options->collapse_whitespace) {
+    return std::unique_ptr<Normalizer>();
+  }
+  return Normalizer::Create(*options);
+}
+
+int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
+                         const ProcessFn& process) {
+  auto out = Output::Open(flags.output);
+  if (!out.ok()) return Fail(out.status());
+  const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
+  auto stats = ForEachDocument(flags, options, process, emit);
+  if (!stats.ok()) return Fail(stats.status());
+  NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
+  return InputExitCode(flags, *stats);
 }
 
 }  // namespace neardup::cli

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -115,8 +116,17 @@ std::string SummaryLine(const InputStats& stats);
     if (!_cli_status.ok()) return ::neardup::cli::Fail(_cli_status); \
   } while (0)
 
-// JSON helpers that never throw on odd text.
-std::string JsonString(std::string_view s);
+// One JSON Lines record: `j` compact, invalid UTF-8 replaced, then '\n'.
+std::string JsonLine(const nlohmann::ordered_json& j);
+
+// The normalizer the flags ask for, or null when they ask for none.
+Result<std::unique_ptr<Normalizer>> MakeNormalizer(const PipelineFlags& flags);
+
+// The flow of the one-line-per-document subcommands: opens flags.output,
+// runs `process` over every document (in parallel, output in input order),
+// closes the output and returns the exit status.
+int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
+                         const ProcessFn& process);
 
 }  // namespace neardup::cli
 
