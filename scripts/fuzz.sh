@@ -11,7 +11,7 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
 ninja -C build-fuzz
 status=0
-for target in build-fuzz/*_fuzz; do
+for target in build-fuzz/fuzz/*_fuzz; do
   name=$(basename "$target")
   mkdir -p "build-fuzz/corpus/$name" "build-fuzz/findings/$name"
   echo "== $name (${secs}s) =="
