@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "neardup/pipeline.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -187,11 +188,23 @@ Result<std::vector<LabelledPair>> ReadLabelledPairs(const std::string& path);
 // every preset of Presets(). `spec` is "all" or a comma-separated list.
 Result<std::vector<std::string>> ParseEvalMethods(std::string_view spec);
 
+// An extra SimHash method for ablations: a name and its pipeline (the bits are
+// overridden by each requested width).
+struct CustomMethod {
+  std::string name;
+  PipelineOptions pipeline;
+};
+
+// "NAME=FEATURES/WEIGHTS/TOPK", e.g. "c4=chars:4/tf/0" or "w10=words/tfidf/10"
+// (features as --features, weights uniform|tf|tfidf, TOPK 0 = all).
+Result<CustomMethod> ParseCustomMethod(std::string_view spec);
+
 struct DocsEvalOptions {
   size_t min_chars = 0;  // documents shorter (code points) are left out
   std::vector<double> edits = {0.05, 0.10, 0.15, 0.20};
   double share = 0.75;               // of the documents that get a variant
   std::vector<std::string> methods;  // empty: all
+  std::vector<CustomMethod> custom;  // run after `methods`
   std::vector<int> bits = {64, 128};
   uint64_t seed = 1;
   int threads = 0;  // 0: all cores
@@ -215,6 +228,7 @@ struct EvalRow {
   // Not in results.csv: counts behind the ratios.
   PairCounts counts;
   uint64_t natural_found = 0;  // natural-group pairs predicted (excluded above)
+  uint64_t natural_total = 0;  // natural-group pairs in the dataset
 };
 
 // Distance histograms of one method at one width and edit ratio (SimHash only):
@@ -244,6 +258,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
 
 struct PairsEvalOptions {
   std::vector<std::string> methods;  // empty: all
+  std::vector<CustomMethod> custom;
   std::vector<int> bits = {64, 128};
   int threads = 0;
   std::vector<double> jaccard_thresholds = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};

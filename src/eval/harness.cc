@@ -84,6 +84,18 @@ class Method {
   int bits = 0;  // 0: not a SimHash method
   MethodFingerprints::Kind kind = MethodFingerprints::Kind::kSimHash;
 
+  static Result<std::unique_ptr<Method>> CreateCustom(const CustomMethod& custom, int bits) {
+    auto m = std::make_unique<Method>();
+    m->name = custom.name;
+    PipelineOptions options = custom.pipeline;
+    options.bits = bits;
+    auto pipeline = Pipeline::Create(options);
+    if (!pipeline.ok()) return pipeline.status();
+    m->bits = bits;
+    m->pipeline_ = std::move(*pipeline);
+    return m;
+  }
+
   static Result<std::unique_ptr<Method>> Create(const std::string& name, int bits) {
     auto m = std::make_unique<Method>();
     m->name = name;
@@ -177,9 +189,10 @@ class Method {
 };
 
 Result<std::vector<std::unique_ptr<Method>>> MakeMethods(const std::vector<std::string>& names,
+                                                         const std::vector<CustomMethod>& custom,
                                                          const std::vector<int>& bits) {
   std::vector<std::string> list = names;
-  if (list.empty()) {
+  if (list.empty() && custom.empty()) {
     auto all = ParseEvalMethods("all");
     if (!all.ok()) return all.status();
     list = *all;
@@ -197,6 +210,13 @@ Result<std::vector<std::unique_ptr<Method>>> MakeMethods(const std::vector<std::
     }
     for (int b : bits) {
       auto m = Method::Create(name, b);
+      if (!m.ok()) return m.status();
+      out.push_back(std::move(*m));
+    }
+  }
+  for (const CustomMethod& c : custom) {
+    for (int b : bits) {
+      auto m = Method::CreateCustom(c, b);
       if (!m.ok()) return m.status();
       out.push_back(std::move(*m));
     }
@@ -326,6 +346,30 @@ Result<std::vector<std::string>> ParseEvalMethods(std::string_view spec) {
   return out;
 }
 
+Result<CustomMethod> ParseCustomMethod(std::string_view spec) {
+  const auto bad = [&] {
+    return Status::InvalidArgument("bad custom method '" + std::string(spec) +
+                                   "' (expected NAME=FEATURES/WEIGHTS/TOPK, e.g. c4=chars:4/tf/0)");
+  };
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos || eq == 0) return bad();
+  CustomMethod m;
+  m.name = std::string(spec.substr(0, eq));
+  const std::string_view rest = spec.substr(eq + 1);
+  const size_t s1 = rest.find('/');
+  const size_t s2 = s1 == std::string_view::npos ? s1 : rest.find('/', s1 + 1);
+  if (s2 == std::string_view::npos) return bad();
+  Status st = ParseFeatureKind(rest.substr(0, s1), &m.pipeline.features);
+  if (!st.ok()) return st;
+  auto weights = ParseWeightScheme(rest.substr(s1 + 1, s2 - s1 - 1));
+  if (!weights.ok()) return weights.status();
+  m.pipeline.features.weights = *weights;
+  const std::string topk(rest.substr(s2 + 1));
+  if (topk.empty() || topk.find_first_not_of("0123456789") != std::string::npos) return bad();
+  m.pipeline.features.top_k = std::stoi(topk);
+  return m;
+}
+
 Result<std::vector<LabelledPair>> ReadLabelledPairs(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError("cannot open " + path);
@@ -381,7 +425,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   for (double t : options.edits) {
     if (t <= 0 || t >= 1) return Status::InvalidArgument("edit ratios must be in (0, 1)");
   }
-  auto methods = MakeMethods(options.methods, options.bits);
+  auto methods = MakeMethods(options.methods, options.custom, options.bits);
   if (!methods.ok()) return methods.status();
 
   DocsEvalReport report;
@@ -514,6 +558,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
           row.counts.false_positives += scan.other[d];
           row.natural_found += scan.natural[d];
         }
+        for (uint64_t c : scan.natural) row.natural_total += c;
         row.counts.false_negatives = variants - row.counts.true_positives;
         row.precision = row.counts.precision();
         row.recall = row.counts.recall();
@@ -550,7 +595,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
 
 Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
                                       const PairsEvalOptions& options) {
-  auto methods = MakeMethods(options.methods, options.bits);
+  auto methods = MakeMethods(options.methods, options.custom, options.bits);
   if (!methods.ok()) return methods.status();
   PairsEvalReport report;
   report.pairs = pairs.size();

@@ -250,6 +250,17 @@ TEST(Harness, ParseMethodsAndPairs) {
   }
   EXPECT_EQ(*ParseEvalMethods("minhash,exact"), (std::vector<std::string>{"minhash", "exact"}));
   EXPECT_FALSE(ParseEvalMethods("nosuch").ok());
+  auto custom = ParseCustomMethod("c4=chars:4/uniform/0");
+  ASSERT_TRUE(custom.ok()) << custom.status().ToString();
+  EXPECT_EQ(custom->name, "c4");
+  EXPECT_EQ(custom->pipeline.features.kind, FeatureKind::kCharNgrams);
+  EXPECT_EQ(custom->pipeline.features.ngram, 4);
+  EXPECT_EQ(custom->pipeline.features.weights, WeightScheme::kUniform);
+  EXPECT_EQ(custom->pipeline.features.top_k, 0);
+  EXPECT_EQ(ParseCustomMethod("w=words/tfidf/10")->pipeline.features.top_k, 10);
+  EXPECT_FALSE(ParseCustomMethod("c4=chars:4/tf").ok());
+  EXPECT_FALSE(ParseCustomMethod("=chars:4/tf/0").ok());
+  EXPECT_FALSE(ParseCustomMethod("x=chars:4/bogus/0").ok());
 
   const std::string dir = MakeTempDir("eval_pairs");
   WriteFile(dir + "/paws.tsv", "id\tsentence1\tsentence2\tlabel\n1\t甲\t乙\t1\n2\t丙\t丁\t0\n");

@@ -18,6 +18,7 @@ struct EvalFlags {
   std::string edits = "5,10,15,20";
   double share = 0.75;
   std::string methods = "all";
+  std::vector<std::string> custom;
   std::string bits = "64,128";
   uint64_t seed = 1;
   int threads = 0;
@@ -54,9 +55,19 @@ int RunDocs(const EvalFlags& flags) {
   auto bits = ParseList<int>(flags.bits, "--bits");
   if (!bits.ok()) return Fail(bits.status());
   options.bits = *bits;
-  auto methods = ParseEvalMethods(flags.methods);
-  if (!methods.ok()) return Fail(methods.status());
-  options.methods = *methods;
+  if (flags.methods != "none") {
+    auto methods = ParseEvalMethods(flags.methods);
+    if (!methods.ok()) return Fail(methods.status());
+    options.methods = *methods;
+  }
+  for (const std::string& spec : flags.custom) {
+    auto custom = ParseCustomMethod(spec);
+    if (!custom.ok()) return Fail(custom.status());
+    options.custom.push_back(*custom);
+  }
+  if (options.methods.empty() && options.custom.empty()) {
+    return Fail(Status::InvalidArgument("--methods none needs at least one --custom"));
+  }
   options.min_chars = flags.min_chars;
   options.share = flags.share;
   options.seed = flags.seed;
@@ -93,9 +104,19 @@ int RunPairs(const EvalFlags& flags) {
   auto bits = ParseList<int>(flags.bits, "--bits");
   if (!bits.ok()) return Fail(bits.status());
   options.bits = *bits;
-  auto methods = ParseEvalMethods(flags.methods);
-  if (!methods.ok()) return Fail(methods.status());
-  options.methods = *methods;
+  if (flags.methods != "none") {
+    auto methods = ParseEvalMethods(flags.methods);
+    if (!methods.ok()) return Fail(methods.status());
+    options.methods = *methods;
+  }
+  for (const std::string& spec : flags.custom) {
+    auto custom = ParseCustomMethod(spec);
+    if (!custom.ok()) return Fail(custom.status());
+    options.custom.push_back(*custom);
+  }
+  if (options.methods.empty() && options.custom.empty()) {
+    return Fail(Status::InvalidArgument("--methods none needs at least one --custom"));
+  }
   options.threads = ThreadCount(flags.threads);
   auto pairs = ReadLabelledPairs(flags.pairs_file);
   if (!pairs.ok()) return Fail(pairs.status());
@@ -112,8 +133,11 @@ int RunPairs(const EvalFlags& flags) {
 
 void AddCommon(CLI::App* cmd, EvalFlags* flags) {
   cmd->add_option("--methods", flags->methods,
-                  "all, or a comma-separated list of exact, minhash and presets")
+                  "all, none, or a comma-separated list of exact, minhash and presets")
       ->capture_default_str();
+  cmd->add_option("--custom", flags->custom,
+                  "An extra SimHash method NAME=FEATURES/WEIGHTS/TOPK (e.g. c4=chars:4/tf/0); "
+                  "repeatable");
   cmd->add_option("--bits", flags->bits, "SimHash widths, comma-separated (64, 128)")
       ->capture_default_str();
   cmd->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
