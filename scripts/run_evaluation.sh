@@ -60,10 +60,17 @@ run "$ND" eval docs --corpus "$DATA/zh_thucnews1000.jsonl" --min-chars 800 \
   --custom w100=words/tfidf/100 --custom wall=words/tfidf/0 \
   --report "$OUT/ablation"
 
+# 4b. The same on BBC (English): character n-gram length and weights.
+run "$ND" eval docs --corpus "$DATA/en_bbc2225.jsonl" \
+  --edits 10 --bits 64,128 --methods none --seed "$SEED" --threads "$THREADS" \
+  --custom c3uni=chars:3/uniform/0 --custom c5tf=chars:5/tf/0 --custom c5uni=chars:5/uniform/0 \
+  --custom wuni=words/uniform/0 --custom wall=words/tfidf/0 \
+  --report "$OUT/ablation_bbc"
+
 # 5. Labelled pairs.
 run "$ND" eval pairs "$DATA/zh_pairs/pawsx_zh_test_2k.tsv" --bits 64,128 --methods all \
   --threads "$THREADS" --report "$OUT/pawsx"
 run "$ND" eval pairs "$DATA/zh_pairs/lcqmc_test.tsv" --bits 64,128 --methods all \
   --threads "$THREADS" --report "$OUT/lcqmc"
 
-echo "run_evaluation.sh: reports in $OUT/{thuc800,thuc_all,bbc,ablation,pawsx,lcqmc}/report.md" >&2
+echo "run_evaluation.sh: reports in $OUT/{thuc800,thuc_all,bbc,ablation,ablation_bbc,pawsx,lcqmc}/report.md" >&2
