@@ -221,9 +221,11 @@ Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, boo
     for (uint64_t c : h.other) other += c;
     std::string dat = "# distance duplicate_share other_share duplicate other\n";
     for (size_t d = 0; d < h.duplicate.size(); ++d) {
-      dat += std::to_string(d) + " " + Num(dup ? double(h.duplicate[d]) / dup : 0, 6) + " " +
-             Num(other ? double(h.other[d]) / other : 0, 6) + " " + std::to_string(h.duplicate[d]) +
-             " " + std::to_string(h.other[d]) + "\n";
+      dat += std::to_string(d) + " " +
+             Num(dup ? static_cast<double>(h.duplicate[d]) / static_cast<double>(dup) : 0, 6) +
+             " " +
+             Num(other ? static_cast<double>(h.other[d]) / static_cast<double>(other) : 0, 6) +
+             " " + std::to_string(h.duplicate[d]) + " " + std::to_string(h.other[d]) + "\n";
     }
     s = WriteText(dir + "/data/" + base + ".dat", dat);
     if (!s.ok()) return s;
@@ -282,9 +284,12 @@ Status WritePairsReport(const PairsEvalReport& report, const std::string& dir, b
     for (uint64_t c : m.negative_hist) neg += c;
     std::string dat = "# distance positive_share negative_share positive negative\n";
     for (size_t d = 0; d < m.positive_hist.size(); ++d) {
-      dat += std::to_string(d) + " " + Num(pos ? double(m.positive_hist[d]) / pos : 0, 6) + " " +
-             Num(neg ? double(m.negative_hist[d]) / neg : 0, 6) + " " +
-             std::to_string(m.positive_hist[d]) + " " + std::to_string(m.negative_hist[d]) + "\n";
+      dat += std::to_string(d) + " " +
+             Num(pos ? static_cast<double>(m.positive_hist[d]) / static_cast<double>(pos) : 0, 6) +
+             " " +
+             Num(neg ? static_cast<double>(m.negative_hist[d]) / static_cast<double>(neg) : 0, 6) +
+             " " + std::to_string(m.positive_hist[d]) + " " + std::to_string(m.negative_hist[d]) +
+             "\n";
     }
     s = WriteText(dir + "/data/" + base + ".dat", dat);
     if (!s.ok()) return s;
