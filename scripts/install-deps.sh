@@ -23,6 +23,8 @@ PACKAGES=(
   python3 python3-jieba  # the reference segmenter; also neardup's default dictionary data
   # the default corpus of the quick start
   manpages-zh
+  # plots of `neardup eval` reports (F1 against k, distance histograms); optional at run time
+  gnuplot-nox
 )
 
 if [ "$(id -u)" -eq 0 ]; then

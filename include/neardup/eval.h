@@ -1,0 +1,297 @@
+// Copyright 2026 The neardup Authors.
+//
+// The evaluation harness (SPEC section 10; seeds 000 and 003): seeded
+// perturbation of a real corpus, the methods compared in one run (exact hash,
+// character-shingle MinHash, every SimHash preset at each width), and the
+// metrics: pair precision / recall / F1, seed 003's dedup rate, ROC AUC on
+// labelled pairs, fingerprinting throughput.
+//
+//   std::vector<neardup::EvalDocument> docs = ...;   // {id, text}
+//   neardup::DocsEvalOptions options;                // T = 5/10/15/20 %, 64 and 128 bits
+//   auto report = neardup::EvaluateDocs(docs, options);
+//   if (!report.ok()) ...;
+//   NEARDUP_RETURN_IF_ERROR(neardup::WriteDocsReport(*report, "report/"));
+//
+// Definitions (doc/evaluation.md has them with the numbers):
+//   edit ratio   1 - LCS(original, variant) / max(|original|, |variant|), in
+//                code points: the share of characters that do not survive in
+//                order. A moved sentence of L characters counts L.
+//   pair metrics a predicted pair is two documents within the threshold
+//                (Hamming distance <= k; estimated Jaccard >= t; equal exact
+//                hash). True pairs are variant-original pairs. Predicted pairs
+//                between documents of one natural-duplicate group (originals
+//                with exact character 3-gram Jaccard >= 0.8, and their
+//                variants) that are not a variant-original pair are neither
+//                true nor false positives; they are counted separately.
+//   dedup rate   the share of documents whose status is right: a document is
+//                truly a duplicate when it belongs to a group of two or more
+//                (a variant, its original, natural duplicates of either) and
+//                predicted a duplicate when it has any predicted partner.
+//
+// Thread safety: the free functions are reentrant; a Perturber or MinHasher
+// is immutable after construction and may be shared between threads.
+
+#ifndef NEARDUP_EVAL_H_
+#define NEARDUP_EVAL_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "neardup/pipeline.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// ---------------------------------------------------------------- edit ratio
+
+// UTF-8 <-> code points. Invalid bytes decode to U+FFFD.
+std::u32string DecodeUtf8(std::string_view text);
+std::string EncodeUtf8(std::u32string_view text);
+
+// Length of the longest common subsequence (bit-parallel, Hyyro 2004).
+size_t LongestCommonSubsequence(std::u32string_view a, std::u32string_view b);
+
+// 1 - LCS / max(|a|, |b|) over code points; 0 when both are empty.
+double EditRatio(std::u32string_view original, std::u32string_view variant);
+double EditRatio(std::string_view original, std::string_view variant);
+
+// ---------------------------------------------------------- perturbation
+
+enum class EditOp : int {
+  kModify = 0,   // a span replaced with words drawn from the corpus
+  kDelete = 1,   // a span removed
+  kShift = 2,    // a sentence moved to another sentence boundary
+  kReplace = 3,  // a sentence replaced with a sentence of another document
+};
+inline constexpr int kNumEditOps = 4;
+
+// The sentences of `text` (each with its terminator: 。！？!?；; newline, or
+// '.' followed by white space), as [begin, end) code-point offsets.
+std::vector<std::pair<size_t, size_t>> SplitSentences(std::u32string_view text);
+
+struct PerturbResult {
+  std::string text;
+  double ratio = 0;                            // EditRatio(original, text)
+  std::array<int, kNumEditOps> ops_applied{};  // how many operations of each kind
+};
+
+class Perturber {
+ public:
+  // `documents`: the corpus (replace draws sentences from documents other than
+  // the one perturbed). `words`: the pool modify draws from; when empty,
+  // single characters of the corpus are drawn instead.
+  Perturber(std::vector<std::string> documents, std::vector<std::string> words);
+
+  size_t size() const { return documents_.size(); }
+  const std::string& document(size_t i) const { return documents_[i]; }
+
+  // A variant of document `index` whose EditRatio to it is `ratio` (the
+  // operations never lengthen the text and each is no larger than what is
+  // missing, so the achieved ratio does not exceed ceil(ratio * n) / n and is
+  // normally equal to it). A pure function of (index, ratio, seed).
+  // REQUIRES: index < size(), 0 <= ratio <= 1
+  PerturbResult Perturb(size_t index, double ratio, uint64_t seed) const;
+
+ private:
+  std::vector<std::string> documents_;
+  std::vector<std::u32string> decoded_;
+  std::vector<std::u32string> words_;
+};
+
+// ------------------------------------------------------------------ MinHash
+
+struct MinHashOptions {
+  int permutations = 128;
+  int shingle = 3;  // character n-gram length (code points)
+  uint64_t seed = 0x6e656172647570ULL;
+};
+
+// Character-shingle MinHash (seed 000's "Shingle" baseline): every distinct
+// n-gram is hashed with XXH3-64; permutation i maps a hash h to
+// splitmix64(h ^ seed_i); the signature holds each permutation's minimum.
+class MinHasher {
+ public:
+  explicit MinHasher(const MinHashOptions& options = {});
+  const MinHashOptions& options() const { return options_; }
+
+  // Sorted distinct XXH3-64 hashes of the character n-grams of `text` (a text
+  // shorter than n gives its whole text as the one shingle; empty: none).
+  std::vector<uint64_t> Shingles(std::string_view text) const;
+  // options().permutations values; all ~0 for an empty set.
+  std::vector<uint64_t> Signature(std::span<const uint64_t> shingles) const;
+
+ private:
+  MinHashOptions options_;
+  std::vector<uint64_t> seeds_;
+};
+
+// The share of equal components. REQUIRES: a.size() == b.size()
+double EstimatedJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
+// |A & B| / |A | B| of two sorted distinct sets; 0 when both are empty.
+double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
+
+// LSH banding: signatures split into `bands` bands of permutations/bands rows;
+// every pair (i < j) equal on at least one band, sorted, each once.
+// REQUIRES: every signature has the same size, divisible by bands.
+std::vector<std::pair<uint32_t, uint32_t>> LshCandidates(
+    const std::vector<std::vector<uint64_t>>& signatures, int bands);
+
+// ------------------------------------------------------------------ metrics
+
+struct PairCounts {
+  uint64_t true_positives = 0;
+  uint64_t false_positives = 0;
+  uint64_t false_negatives = 0;
+  // 1 when nothing was predicted (no false positive was made).
+  double precision() const;
+  // 1 when there is nothing to find.
+  double recall() const;
+  // Harmonic mean of precision and recall; 0 when both are 0.
+  double f1() const;
+};
+
+// The share of positions where truth[i] == predicted[i]; 0 for no documents.
+// REQUIRES: same sizes
+double DedupRate(const std::vector<bool>& truth, const std::vector<bool>& predicted);
+
+// Area under the ROC curve of `scores` (larger = more likely positive):
+// P(score of a random positive > score of a random negative) + 1/2 P(equal),
+// i.e. the Mann-Whitney U statistic with average ranks for ties.
+// InvalidArgument when the sizes differ or either class is empty.
+Result<double> RocAuc(std::span<const double> scores, const std::vector<bool>& labels);
+
+// ------------------------------------------------------------------ harness
+
+struct EvalDocument {
+  std::string id;
+  std::string text;
+};
+
+struct LabelledPair {
+  std::string a;
+  std::string b;
+  bool positive = false;
+};
+
+// Reads a TSV with a header naming sentence1, sentence2 and label columns
+// (PAWS-X: id, sentence1, sentence2, label). A file without such a header
+// (LCQMC) is read as sentence1, sentence2, label. Label 1 = positive.
+Result<std::vector<LabelledPair>> ReadLabelledPairs(const std::string& path);
+
+// The method names EvaluateDocs/EvaluatePairs accept: "exact", "minhash" and
+// every preset of Presets(). `spec` is "all" or a comma-separated list.
+Result<std::vector<std::string>> ParseEvalMethods(std::string_view spec);
+
+// An extra SimHash method for ablations: a name and its pipeline (the bits are
+// overridden by each requested width).
+struct CustomMethod {
+  std::string name;
+  PipelineOptions pipeline;
+};
+
+// "NAME=FEATURES/WEIGHTS/TOPK", e.g. "c4=chars:4/tf/0" or "w10=words/tfidf/10"
+// (features as --features, weights uniform|tf|tfidf, TOPK 0 = all).
+Result<CustomMethod> ParseCustomMethod(std::string_view spec);
+
+struct DocsEvalOptions {
+  size_t min_chars = 0;  // documents shorter (code points) are left out
+  std::vector<double> edits = {0.05, 0.10, 0.15, 0.20};
+  double share = 0.75;               // of the documents that get a variant
+  std::vector<std::string> methods;  // empty: all
+  std::vector<CustomMethod> custom;  // run after `methods`
+  std::vector<int> bits = {64, 128};
+  uint64_t seed = 1;
+  int threads = 0;  // 0: all cores
+  std::vector<double> jaccard_thresholds = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+  double natural_jaccard = 0.8;  // exact 3-gram Jaccard of natural duplicates
+  // Non-empty: write originals.jsonl, variants_T<pct>.jsonl and labels there.
+  std::string dataset_dir;
+};
+
+// One row of results.csv. bits 0, threshold/edit/dedup_rate NaN: not applicable.
+struct EvalRow {
+  std::string method;
+  int bits = 0;
+  double threshold = 0;
+  double edit = 0;
+  double precision = 0;
+  double recall = 0;
+  double f1 = 0;
+  double dedup_rate = 0;
+  double docs_per_s = 0;
+  // Not in results.csv: counts behind the ratios.
+  PairCounts counts;
+  uint64_t natural_found = 0;  // natural-group pairs predicted (excluded above)
+  uint64_t natural_total = 0;  // natural-group pairs in the dataset
+};
+
+// Distance histograms of one method at one width and edit ratio (SimHash only):
+// duplicate[d] = variant-original pairs at distance d, other[d] = pairs of
+// documents in different groups at distance d, d = 0..bits.
+struct DistanceHistogram {
+  std::string method;
+  int bits = 0;
+  double edit = 0;
+  std::vector<uint64_t> duplicate;
+  std::vector<uint64_t> other;
+};
+
+struct DocsEvalReport {
+  DocsEvalOptions options;
+  size_t corpus_documents = 0;  // before the length filter
+  size_t originals = 0;
+  size_t variants = 0;                                             // per edit ratio
+  std::vector<std::pair<std::string, std::string>> natural_pairs;  // ids
+  std::vector<std::pair<double, double>> achieved_edit;            // (target, mean achieved)
+  std::vector<EvalRow> rows;
+  std::vector<DistanceHistogram> histograms;
+};
+
+Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
+                                    const DocsEvalOptions& options);
+
+struct PairsEvalOptions {
+  std::vector<std::string> methods;  // empty: all
+  std::vector<CustomMethod> custom;
+  std::vector<int> bits = {64, 128};
+  int threads = 0;
+  std::vector<double> jaccard_thresholds = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+};
+
+struct PairsEvalMethod {
+  std::string method;
+  int bits = 0;
+  double auc = 0;
+  std::vector<EvalRow> rows;            // one per threshold
+  std::vector<uint64_t> positive_hist;  // SimHash: distances of positive pairs
+  std::vector<uint64_t> negative_hist;
+};
+
+struct PairsEvalReport {
+  std::string source;
+  size_t pairs = 0;
+  size_t positives = 0;
+  std::vector<PairsEvalMethod> methods;
+};
+
+Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
+                                      const PairsEvalOptions& options);
+
+// Writes report.md, results.csv and (when gnuplot is on PATH and `plots`)
+// PNG plots with their data and scripts into `dir` (created if missing).
+Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, bool plots = true);
+Status WritePairsReport(const PairsEvalReport& report, const std::string& dir, bool plots = true);
+
+// The header of results.csv.
+inline constexpr std::string_view kResultsCsvHeader =
+    "method,bits,threshold,edit,precision,recall,f1,dedup_rate,docs_per_s";
+
+}  // namespace neardup
+
+#endif  // NEARDUP_EVAL_H_

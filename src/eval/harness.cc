@@ -1,0 +1,655 @@
+// Copyright 2026 The neardup Authors.
+//
+// EvaluateDocs and EvaluatePairs: the methods, the all-pairs scans and the
+// metric rows.
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <sstream>
+
+#include "dedup/union_find.h"
+#include "eval/random.h"
+#include "index/parallel.h"
+#include "neardup/eval.h"
+#include "neardup/pipeline.h"
+#include "neardup/presets.h"
+#include "neardup/segmenter.h"
+#include "neardup/text.h"
+
+namespace neardup {
+namespace {
+
+using index_internal::ParallelFor;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The fingerprints of one method over a list of texts, reduced to what the
+// pair scan needs: an integer distance in [0, max_distance], or "never".
+class MethodFingerprints {
+ public:
+  enum class Kind { kExact, kMinHash, kSimHash };
+  Kind kind = Kind::kSimHash;
+  int bits = 0;                      // SimHash width; 0 otherwise
+  std::vector<uint64_t> hashes;      // exact
+  std::vector<uint64_t> signatures;  // MinHash, permutations per text
+  int permutations = 0;
+  std::vector<Fingerprint> fps;  // SimHash
+  std::vector<char> empty;       // no features / no text: never a duplicate
+  size_t size() const { return empty.size(); }
+
+  int max_distance() const {
+    switch (kind) {
+      case Kind::kExact:
+        return 1;
+      case Kind::kMinHash:
+        return permutations;
+      case Kind::kSimHash:
+        return bits;
+    }
+    return 0;
+  }
+  // Distance between texts i of this and j of `other` (-1: never a pair).
+  int Distance(size_t i, const MethodFingerprints& other, size_t j) const {
+    if (empty[i] || other.empty[j]) return -1;
+    switch (kind) {
+      case Kind::kExact:
+        return hashes[i] == other.hashes[j] ? 0 : 1;
+      case Kind::kMinHash: {
+        const uint64_t* a = signatures.data() + i * permutations;
+        const uint64_t* b = other.signatures.data() + j * permutations;
+        int equal = 0;
+        for (int p = 0; p < permutations; ++p) equal += a[p] == b[p] ? 1 : 0;
+        return permutations - equal;
+      }
+      case Kind::kSimHash:
+        return HammingDistance(fps[i], other.fps[j]);
+    }
+    return -1;
+  }
+};
+
+// One method of a run, able to fingerprint texts.
+class Method {
+ public:
+  std::string name;
+  int bits = 0;  // 0: not a SimHash method
+  MethodFingerprints::Kind kind = MethodFingerprints::Kind::kSimHash;
+
+  static Result<std::unique_ptr<Method>> CreateCustom(const CustomMethod& custom, int bits) {
+    auto m = std::make_unique<Method>();
+    m->name = custom.name;
+    PipelineOptions options = custom.pipeline;
+    options.bits = bits;
+    auto pipeline = Pipeline::Create(options);
+    if (!pipeline.ok()) return pipeline.status();
+    m->bits = bits;
+    m->pipeline_ = std::move(*pipeline);
+    return m;
+  }
+
+  static Result<std::unique_ptr<Method>> Create(const std::string& name, int bits) {
+    auto m = std::make_unique<Method>();
+    m->name = name;
+    if (name == "exact" || name == "minhash") {
+      m->kind =
+          name == "exact" ? MethodFingerprints::Kind::kExact : MethodFingerprints::Kind::kMinHash;
+      auto normalizer = Normalizer::Create(NormalizeOptions{});
+      if (!normalizer.ok()) return normalizer.status();
+      m->normalizer_ = std::move(*normalizer);
+      return m;
+    }
+    auto preset = FindPreset(name);
+    if (!preset.ok()) return preset.status();
+    PipelineOptions options = preset->pipeline;
+    options.bits = bits;
+    auto pipeline = Pipeline::Create(options);
+    if (!pipeline.ok()) return pipeline.status();
+    m->bits = bits;
+    m->pipeline_ = std::move(*pipeline);
+    return m;
+  }
+
+  // Fingerprints every text on `threads` threads; *seconds gets the wall time.
+  MethodFingerprints Run(const std::vector<std::string>& texts, int threads,
+                         double* seconds) const {
+    MethodFingerprints out;
+    out.kind = kind;
+    out.bits = bits;
+    out.empty.assign(texts.size(), 0);
+    const auto start = std::chrono::steady_clock::now();
+    switch (kind) {
+      case MethodFingerprints::Kind::kExact:
+        out.hashes.assign(texts.size(), 0);
+        ParallelFor(texts.size(), threads, [&](size_t i, int) {
+          const std::string norm = normalizer_->Normalize(texts[i]);
+          out.hashes[i] = XXH3_64bits(norm.data(), norm.size());
+          out.empty[i] = norm.empty() ? 1 : 0;
+        });
+        break;
+      case MethodFingerprints::Kind::kMinHash:
+        out.permutations = minhasher_.options().permutations;
+        out.signatures.assign(texts.size() * out.permutations, 0);
+        ParallelFor(texts.size(), threads, [&](size_t i, int) {
+          const std::vector<uint64_t> shingles =
+              minhasher_.Shingles(normalizer_->Normalize(texts[i]));
+          const std::vector<uint64_t> sig = minhasher_.Signature(shingles);
+          std::copy(sig.begin(), sig.end(), out.signatures.begin() + i * out.permutations);
+          out.empty[i] = shingles.empty() ? 1 : 0;
+        });
+        break;
+      case MethodFingerprints::Kind::kSimHash:
+        out.fps.assign(texts.size(), Fingerprint());
+        ParallelFor(texts.size(), threads, [&](size_t i, int) {
+          const DocumentFingerprint fp = pipeline_->Fingerprint(texts[i]);
+          out.fps[i] = fp.fingerprint;
+          out.empty[i] = fp.empty() ? 1 : 0;
+        });
+        break;
+    }
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+
+  // The thresholds of the rows as (label, largest distance predicted a pair).
+  std::vector<std::pair<double, int>> Thresholds(const std::vector<double>& jaccard) const {
+    std::vector<std::pair<double, int>> out;
+    switch (kind) {
+      case MethodFingerprints::Kind::kExact:
+        out.emplace_back(kNaN, 0);
+        break;
+      case MethodFingerprints::Kind::kMinHash: {
+        const int p = minhasher_.options().permutations;
+        for (double t : jaccard) {
+          // estimated J = (p - d) / p >= t  <=>  d <= p - ceil(t p)
+          const int need = static_cast<int>(std::ceil(t * p - 1e-9));
+          out.emplace_back(t, p - need);
+        }
+        break;
+      }
+      case MethodFingerprints::Kind::kSimHash:
+        for (int k = 0; k <= bits / 4; ++k) out.emplace_back(k, k);
+        break;
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Normalizer> normalizer_;
+  MinHasher minhasher_;
+  std::unique_ptr<Pipeline> pipeline_;
+};
+
+Result<std::vector<std::unique_ptr<Method>>> MakeMethods(const std::vector<std::string>& names,
+                                                         const std::vector<CustomMethod>& custom,
+                                                         const std::vector<int>& bits) {
+  std::vector<std::string> list = names;
+  if (list.empty() && custom.empty()) {
+    auto all = ParseEvalMethods("all");
+    if (!all.ok()) return all.status();
+    list = *all;
+  }
+  for (int b : bits) {
+    if (b != 64 && b != 128) return Status::InvalidArgument("bits must be 64 or 128");
+  }
+  std::vector<std::unique_ptr<Method>> out;
+  for (const std::string& name : list) {
+    if (name == "exact" || name == "minhash") {
+      auto m = Method::Create(name, 0);
+      if (!m.ok()) return m.status();
+      out.push_back(std::move(*m));
+      continue;
+    }
+    for (int b : bits) {
+      auto m = Method::Create(name, b);
+      if (!m.ok()) return m.status();
+      out.push_back(std::move(*m));
+    }
+  }
+  for (const CustomMethod& c : custom) {
+    for (int b : bits) {
+      auto m = Method::CreateCustom(c, b);
+      if (!m.ok()) return m.status();
+      out.push_back(std::move(*m));
+    }
+  }
+  return out;
+}
+
+// Histograms of one all-pairs scan over the dataset.
+struct Scan {
+  std::vector<uint64_t> duplicate;  // variant-original pairs, by distance
+  std::vector<uint64_t> natural;    // other pairs inside one group
+  std::vector<uint64_t> other;      // pairs across groups
+  std::vector<int> nearest;         // per document: smallest distance to any other (-1: none)
+};
+
+// Documents 0..originals-1 are originals, the rest variants; variant v is of
+// original source[v - originals]. group[i] is the group of document i.
+Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector<size_t>& source,
+               const std::vector<size_t>& group, int threads) {
+  const size_t n = fp.size();
+  const int dmax = fp.max_distance();
+  const int workers = index_internal::ResolveThreads(threads);
+  std::vector<Scan> part(workers);
+  for (Scan& s : part) {
+    s.duplicate.assign(dmax + 1, 0);
+    s.natural.assign(dmax + 1, 0);
+    s.other.assign(dmax + 1, 0);
+  }
+  std::vector<int> nearest(n, std::numeric_limits<int>::max());
+  std::mutex mu;
+  ParallelFor(n, threads, [&](size_t i, int w) {
+    Scan& s = part[w];
+    int best = std::numeric_limits<int>::max();
+    for (size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      const int d = fp.Distance(i, fp, j);
+      if (d < 0) continue;
+      best = std::min(best, d);
+      if (j < i) continue;  // each unordered pair once for the histograms
+      if (group[i] != group[j]) {
+        ++s.other[d];
+      } else if ((j >= originals && source[j - originals] == i) ||
+                 (i >= originals && source[i - originals] == j)) {
+        ++s.duplicate[d];
+      } else {
+        ++s.natural[d];
+      }
+    }
+    nearest[i] = best;
+  });
+  Scan out = std::move(part[0]);
+  for (size_t w = 1; w < part.size(); ++w) {
+    for (int d = 0; d <= dmax; ++d) {
+      out.duplicate[d] += part[w].duplicate[d];
+      out.natural[d] += part[w].natural[d];
+      out.other[d] += part[w].other[d];
+    }
+  }
+  out.nearest.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    out.nearest[i] = nearest[i] == std::numeric_limits<int>::max() ? -1 : nearest[i];
+  }
+  return out;
+}
+
+Status WriteJsonl(const std::string& path, const std::vector<nlohmann::ordered_json>& lines) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return Status::IOError("cannot write " + path);
+  for (const auto& j : lines) {
+    out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  }
+  out.close();
+  if (!out) return Status::IOError("error writing " + path);
+  return Status::OK();
+}
+
+// Words of the corpus for the modify operation: jieba's words that hold a
+// letter, digit or CJK ideograph. Empty when the segmenter cannot be loaded.
+std::vector<std::string> WordPool(const std::vector<std::string>& texts) {
+  std::vector<std::string> words;
+  auto segmenter = Segmenter::Open(SegmenterOptions{});
+  if (!segmenter.ok()) return words;
+  std::vector<std::string_view> cut;
+  for (const std::string& t : texts) {
+    (*segmenter)->Cut(t, &cut);
+    for (std::string_view w : cut) {
+      bool keep = false;
+      for (char32_t c : DecodeUtf8(w)) {
+        if ((c >= U'0' && c <= U'9') || (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') ||
+            (c >= 0x4E00 && c <= 0x9FFF)) {
+          keep = true;
+          break;
+        }
+      }
+      if (keep) words.emplace_back(w);
+    }
+  }
+  return words;
+}
+
+std::string Percent(double edit) {
+  return std::to_string(static_cast<int>(std::lround(edit * 100)));
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ParseEvalMethods(std::string_view spec) {
+  std::vector<std::string> out;
+  if (spec == "all" || spec.empty()) {
+    out = {"exact", "minhash"};
+    for (const Preset& p : Presets()) out.push_back(p.name);
+    return out;
+  }
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', pos), spec.size());
+    const std::string name(spec.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (name.empty()) continue;
+    if (name != "exact" && name != "minhash" && !FindPreset(name).ok()) {
+      return Status::InvalidArgument("unknown method '" + name +
+                                     "' (expected all, exact, minhash, " + PresetNames() + ")");
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  if (out.empty()) return Status::InvalidArgument("no method named");
+  return out;
+}
+
+Result<CustomMethod> ParseCustomMethod(std::string_view spec) {
+  const auto bad = [&] {
+    return Status::InvalidArgument("bad custom method '" + std::string(spec) +
+                                   "' (expected NAME=FEATURES/WEIGHTS/TOPK, e.g. c4=chars:4/tf/0)");
+  };
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos || eq == 0) return bad();
+  CustomMethod m;
+  m.name = std::string(spec.substr(0, eq));
+  const std::string_view rest = spec.substr(eq + 1);
+  const size_t s1 = rest.find('/');
+  const size_t s2 = s1 == std::string_view::npos ? s1 : rest.find('/', s1 + 1);
+  if (s2 == std::string_view::npos) return bad();
+  Status st = ParseFeatureKind(rest.substr(0, s1), &m.pipeline.features);
+  if (!st.ok()) return st;
+  auto weights = ParseWeightScheme(rest.substr(s1 + 1, s2 - s1 - 1));
+  if (!weights.ok()) return weights.status();
+  m.pipeline.features.weights = *weights;
+  const std::string topk(rest.substr(s2 + 1));
+  if (topk.empty() || topk.find_first_not_of("0123456789") != std::string::npos) return bad();
+  m.pipeline.features.top_k = std::stoi(topk);
+  return m;
+}
+
+Result<std::vector<LabelledPair>> ReadLabelledPairs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot open " + path);
+  std::vector<LabelledPair> out;
+  std::string line;
+  int c1 = 0, c2 = 1, cl = 2;
+  bool first = true;
+  size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    std::string col;
+    while (std::getline(ss, col, '\t')) cols.push_back(col);
+    if (!line.empty() && line.back() == '\t') cols.emplace_back();
+    if (first) {
+      first = false;
+      const auto find = [&](const char* name) {
+        for (size_t i = 0; i < cols.size(); ++i) {
+          if (cols[i] == name) return static_cast<int>(i);
+        }
+        return -1;
+      };
+      if (find("sentence1") >= 0 && find("sentence2") >= 0 && find("label") >= 0) {
+        c1 = find("sentence1");
+        c2 = find("sentence2");
+        cl = find("label");
+        continue;
+      }
+    }
+    const int need = std::max({c1, c2, cl});
+    if (static_cast<int>(cols.size()) <= need) {
+      return Status::InvalidArgument(path + ":" + std::to_string(lineno) + ": expected " +
+                                     std::to_string(need + 1) + " tab-separated columns");
+    }
+    const std::string& label = cols[cl];
+    if (label != "0" && label != "1") {
+      return Status::InvalidArgument(path + ":" + std::to_string(lineno) + ": label '" + label +
+                                     "' is not 0 or 1");
+    }
+    out.push_back({cols[c1], cols[c2], label == "1"});
+  }
+  return out;
+}
+
+Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
+                                    const DocsEvalOptions& options) {
+  if (options.share < 0 || options.share > 1) {
+    return Status::InvalidArgument("share must be in [0, 1]");
+  }
+  for (double t : options.edits) {
+    if (t <= 0 || t >= 1) return Status::InvalidArgument("edit ratios must be in (0, 1)");
+  }
+  auto methods = MakeMethods(options.methods, options.custom, options.bits);
+  if (!methods.ok()) return methods.status();
+
+  DocsEvalReport report;
+  report.options = options;
+  report.corpus_documents = corpus.size();
+  std::vector<std::string> ids;
+  std::vector<std::string> texts;
+  for (const EvalDocument& d : corpus) {
+    if (DecodeUtf8(d.text).size() < options.min_chars) continue;
+    ids.push_back(d.id);
+    texts.push_back(d.text);
+  }
+  const size_t n = texts.size();
+  if (n < 2) return Status::InvalidArgument("fewer than two documents pass --min-chars");
+  report.originals = n;
+
+  // Which originals get a variant: a seeded shuffle, the first share of it.
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  eval_internal::Rng rng(options.seed, 0x5eed);
+  for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+  const auto variants = static_cast<size_t>(std::llround(options.share * static_cast<double>(n)));
+  std::vector<size_t> source(order.begin(), order.begin() + variants);
+  std::sort(source.begin(), source.end());
+  report.variants = variants;
+
+  // Natural duplicates among the originals: LSH candidates (32 bands of 4
+  // rows: a pair at Jaccard 0.8 is missed with probability 1e-7), verified
+  // with the exact Jaccard of the 3-gram sets.
+  auto normalizer = Normalizer::Create(NormalizeOptions{});
+  if (!normalizer.ok()) return normalizer.status();
+  MinHasher minhasher;
+  std::vector<std::vector<uint64_t>> shingles(n), sigs(n);
+  ParallelFor(n, options.threads, [&](size_t i, int) {
+    shingles[i] = minhasher.Shingles((*normalizer)->Normalize(texts[i]));
+    sigs[i] = minhasher.Signature(shingles[i]);
+  });
+  dedup_internal::UnionFind groups(n);
+  for (const auto& [a, b] : LshCandidates(sigs, 32)) {
+    if (ExactJaccard(shingles[a], shingles[b]) >= options.natural_jaccard) {
+      groups.Union(a, b);
+      report.natural_pairs.emplace_back(ids[a], ids[b]);
+    }
+  }
+
+  // Fingerprints of the originals, once per method.
+  std::vector<MethodFingerprints> original_fps;
+  std::vector<double> original_secs;
+  for (const auto& m : *methods) {
+    double secs = 0;
+    original_fps.push_back(m->Run(texts, options.threads, &secs));
+    original_secs.push_back(secs);
+  }
+
+  const Perturber perturber(texts, WordPool(texts));
+  if (!options.dataset_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.dataset_dir, ec);
+    std::vector<nlohmann::ordered_json> lines;
+    for (size_t i = 0; i < n; ++i) lines.push_back({{"id", ids[i]}, {"text", texts[i]}});
+    Status s = WriteJsonl(options.dataset_dir + "/originals.jsonl", lines);
+    if (!s.ok()) return s;
+    lines.clear();
+    for (const auto& [a, b] : report.natural_pairs) lines.push_back({{"a", a}, {"b", b}});
+    s = WriteJsonl(options.dataset_dir + "/natural_pairs.jsonl", lines);
+    if (!s.ok()) return s;
+  }
+
+  for (double edit : options.edits) {
+    std::vector<PerturbResult> results(variants);
+    ParallelFor(variants, options.threads, [&](size_t v, int) {
+      results[v] = perturber.Perturb(source[v], edit, options.seed);
+    });
+    std::vector<std::string> vtexts(variants);
+    double achieved = 0;
+    for (size_t v = 0; v < variants; ++v) {
+      vtexts[v] = std::move(results[v].text);
+      achieved += results[v].ratio;
+    }
+    report.achieved_edit.emplace_back(edit, variants ? achieved / variants : 0);
+    if (!options.dataset_dir.empty()) {
+      std::vector<nlohmann::ordered_json> lines;
+      for (size_t v = 0; v < variants; ++v) {
+        lines.push_back({{"id", ids[source[v]] + "#T" + Percent(edit)},
+                         {"original", ids[source[v]]},
+                         {"edit", edit},
+                         {"achieved", results[v].ratio},
+                         {"ops",
+                          {{"modify", results[v].ops_applied[0]},
+                           {"delete", results[v].ops_applied[1]},
+                           {"shift", results[v].ops_applied[2]},
+                           {"replace", results[v].ops_applied[3]}}},
+                         {"text", vtexts[v]}});
+      }
+      Status s = WriteJsonl(options.dataset_dir + "/variants_T" + Percent(edit) + ".jsonl", lines);
+      if (!s.ok()) return s;
+    }
+
+    // Groups of the dataset: originals by natural group, a variant with its original.
+    std::vector<size_t> group(n + variants);
+    for (size_t i = 0; i < n; ++i) group[i] = groups.Find(i);
+    for (size_t v = 0; v < variants; ++v) group[n + v] = group[source[v]];
+    std::vector<size_t> group_size(n, 0);
+    for (size_t g : group) ++group_size[g];
+    std::vector<bool> truth(n + variants);
+    for (size_t i = 0; i < n + variants; ++i) truth[i] = group_size[group[i]] >= 2;
+
+    for (size_t mi = 0; mi < methods->size(); ++mi) {
+      const Method& m = *(*methods)[mi];
+      double secs = 0;
+      MethodFingerprints all = m.Run(vtexts, options.threads, &secs);
+      // The dataset: originals then variants.
+      MethodFingerprints data = original_fps[mi];
+      data.hashes.insert(data.hashes.end(), all.hashes.begin(), all.hashes.end());
+      data.signatures.insert(data.signatures.end(), all.signatures.begin(), all.signatures.end());
+      data.fps.insert(data.fps.end(), all.fps.begin(), all.fps.end());
+      data.empty.insert(data.empty.end(), all.empty.begin(), all.empty.end());
+      const double total_secs = original_secs[mi] + secs;
+      const double docs_per_s = total_secs > 0 ? static_cast<double>(n + variants) / total_secs : 0;
+
+      const Scan scan = ScanPairs(data, n, source, group, options.threads);
+      for (const auto& [label, k] : m.Thresholds(options.jaccard_thresholds)) {
+        EvalRow row;
+        row.method = m.name;
+        row.bits = m.bits;
+        row.threshold = label;
+        row.edit = edit;
+        for (int d = 0; d <= k; ++d) {
+          row.counts.true_positives += scan.duplicate[d];
+          row.counts.false_positives += scan.other[d];
+          row.natural_found += scan.natural[d];
+        }
+        for (uint64_t c : scan.natural) row.natural_total += c;
+        row.counts.false_negatives = variants - row.counts.true_positives;
+        row.precision = row.counts.precision();
+        row.recall = row.counts.recall();
+        row.f1 = row.counts.f1();
+        std::vector<bool> predicted(n + variants);
+        for (size_t i = 0; i < n + variants; ++i) {
+          predicted[i] = scan.nearest[i] >= 0 && scan.nearest[i] <= k;
+        }
+        row.dedup_rate = DedupRate(truth, predicted);
+        row.docs_per_s = docs_per_s;
+        report.rows.push_back(std::move(row));
+      }
+      if (m.kind == MethodFingerprints::Kind::kSimHash) {
+        DistanceHistogram h;
+        h.method = m.name;
+        h.bits = m.bits;
+        h.edit = edit;
+        h.duplicate = scan.duplicate;
+        h.other = scan.other;
+        report.histograms.push_back(std::move(h));
+      }
+    }
+  }
+  if (!options.dataset_dir.empty()) {
+    std::ofstream labels(options.dataset_dir + "/labels.csv", std::ios::binary);
+    labels << "variant_of,edit\n";
+    for (double edit : options.edits) {
+      for (size_t v = 0; v < variants; ++v) labels << ids[source[v]] << "," << edit << "\n";
+    }
+    if (!labels) return Status::IOError("error writing labels.csv");
+  }
+  return report;
+}
+
+Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
+                                      const PairsEvalOptions& options) {
+  auto methods = MakeMethods(options.methods, options.custom, options.bits);
+  if (!methods.ok()) return methods.status();
+  PairsEvalReport report;
+  report.pairs = pairs.size();
+  std::vector<std::string> left, right;
+  std::vector<bool> labels;
+  for (const LabelledPair& p : pairs) {
+    left.push_back(p.a);
+    right.push_back(p.b);
+    labels.push_back(p.positive);
+    report.positives += p.positive ? 1 : 0;
+  }
+  const uint64_t positives = report.positives;
+  for (const auto& mp : *methods) {
+    const Method& m = *mp;
+    double s1 = 0, s2 = 0;
+    const MethodFingerprints a = m.Run(left, options.threads, &s1);
+    const MethodFingerprints b = m.Run(right, options.threads, &s2);
+    const int dmax = a.max_distance();
+    PairsEvalMethod out;
+    out.method = m.name;
+    out.bits = m.bits;
+    out.positive_hist.assign(dmax + 1, 0);
+    out.negative_hist.assign(dmax + 1, 0);
+    std::vector<double> scores(pairs.size());
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      int d = a.Distance(i, b, i);
+      if (d < 0) d = dmax;  // a text without features matches nothing
+      scores[i] = -d;
+      (labels[i] ? out.positive_hist : out.negative_hist)[d]++;
+    }
+    auto auc = RocAuc(scores, labels);
+    out.auc = auc.ok() ? *auc : kNaN;
+    const double secs = s1 + s2;
+    for (const auto& [label, k] : m.Thresholds(options.jaccard_thresholds)) {
+      EvalRow row;
+      row.method = m.name;
+      row.bits = m.bits;
+      row.threshold = label;
+      row.edit = kNaN;
+      row.dedup_rate = kNaN;
+      for (int d = 0; d <= k; ++d) {
+        row.counts.true_positives += out.positive_hist[d];
+        row.counts.false_positives += out.negative_hist[d];
+      }
+      row.counts.false_negatives = positives - row.counts.true_positives;
+      row.precision = row.counts.precision();
+      row.recall = row.counts.recall();
+      row.f1 = row.counts.f1();
+      row.docs_per_s = secs > 0 ? 2.0 * static_cast<double>(pairs.size()) / secs : 0;
+      out.rows.push_back(std::move(row));
+    }
+    report.methods.push_back(std::move(out));
+  }
+  return report;
+}
+
+}  // namespace neardup

@@ -1,0 +1,326 @@
+// Copyright 2026 The neardup Authors.
+//
+// The evaluation harness: edit ratio, perturbation, MinHash, metrics.
+
+#include "neardup/eval.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "neardup/presets.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::WriteFile;
+
+// Plain O(nm) dynamic programme: the oracle of the bit-parallel LCS.
+size_t LcsOracle(std::u32string_view a, std::u32string_view b) {
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+TEST(EditRatio, LcsMatchesDynamicProgramme) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t alphabet = 2 + rng() % 6;
+    std::u32string a(rng() % 200, U'a'), b(rng() % 200, U'a');
+    for (char32_t& c : a) c = U'甲' + static_cast<char32_t>(rng() % alphabet);
+    for (char32_t& c : b) c = U'甲' + static_cast<char32_t>(rng() % alphabet);
+    ASSERT_EQ(LongestCommonSubsequence(a, b), LcsOracle(a, b)) << "trial " << trial;
+  }
+}
+
+TEST(EditRatio, HandMadeCases) {
+  EXPECT_DOUBLE_EQ(EditRatio(std::string_view(""), std::string_view("")), 0.0);
+  EXPECT_DOUBLE_EQ(EditRatio(std::string_view("一二三四"), std::string_view("一二三四")), 0.0);
+  // One of four characters replaced.
+  EXPECT_DOUBLE_EQ(EditRatio(std::string_view("一二三四"), std::string_view("一二五四")), 0.25);
+  // A moved sentence of 3 characters out of 8 counts 3.
+  EXPECT_DOUBLE_EQ(
+      EditRatio(std::string_view("甲乙丙。丁戊。"), std::string_view("丁戊。甲乙丙。")), 3.0 / 7.0);
+  EXPECT_DOUBLE_EQ(EditRatio(std::string_view("abc"), std::string_view("")), 1.0);
+  EXPECT_EQ(EncodeUtf8(DecodeUtf8("混合 text ✓")), "混合 text ✓");
+}
+
+TEST(EditRatio, SplitSentences) {
+  const std::u32string text = U"第一句。第二句！“引用。”最后 no end";
+  const auto s = SplitSentences(text);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(text.substr(s[0].first, s[0].second - s[0].first), U"第一句。");
+  EXPECT_EQ(text.substr(s[2].first, s[2].second - s[2].first), U"“引用。”");
+  EXPECT_EQ(s.back().second, text.size());
+}
+
+// A synthetic Chinese corpus: sentences of random characters, so that the
+// test runs without the shared data.
+std::vector<std::string> SyntheticCorpus(size_t docs, size_t sentences, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> out;
+  for (size_t d = 0; d < docs; ++d) {
+    std::u32string text;
+    for (size_t s = 0; s < sentences; ++s) {
+      const size_t len = 8 + rng() % 30;
+      for (size_t i = 0; i < len; ++i) text.push_back(U'一' + static_cast<char32_t>(rng() % 3000));
+      text.push_back(rng() % 5 == 0 ? U'！' : U'。');
+    }
+    out.push_back(EncodeUtf8(text));
+  }
+  return out;
+}
+
+std::vector<std::string> CorpusForPerturbation() {
+  // Real news when it is there (long documents, as seed 003), else synthetic.
+  if (auto path = ::neardup::testing::SharedDataFile("zh_thucnews1000.jsonl")) {
+    std::ifstream in(*path);
+    std::string line;
+    std::vector<std::string> texts;
+    while (std::getline(in, line) && texts.size() < 30) {
+      const std::string text = nlohmann::json::parse(line)["text"];
+      if (DecodeUtf8(text).size() >= 800) texts.push_back(text);
+    }
+    if (texts.size() >= 10) return texts;
+  }
+  return SyntheticCorpus(20, 40, 3);
+}
+
+TEST(Perturb, AchievedRatioWithinOnePointOfTarget) {
+  const std::vector<std::string> corpus = CorpusForPerturbation();
+  const Perturber perturber(corpus, {"中国", "经济", "发展", "记者", "今天"});
+  for (double target : {0.05, 0.10, 0.15, 0.20}) {
+    std::array<int, kNumEditOps> ops{};
+    for (size_t i = 0; i < std::min<size_t>(corpus.size(), 12); ++i) {
+      const PerturbResult r = perturber.Perturb(i, target, 42);
+      // Measured independently of what Perturb reports.
+      const double measured = EditRatio(corpus[i], r.text);
+      EXPECT_NEAR(measured, target, 0.01) << "doc " << i << " T " << target;
+      EXPECT_NEAR(measured, r.ratio, 1e-12);
+      EXPECT_NE(r.text, corpus[i]);
+      for (int k = 0; k < kNumEditOps; ++k) ops[k] += r.ops_applied[k];
+    }
+    // Every kind of operation is used.
+    for (int k = 0; k < kNumEditOps; ++k) EXPECT_GT(ops[k], 0) << "op " << k << " T " << target;
+  }
+}
+
+TEST(Perturb, DeterministicBySeed) {
+  const std::vector<std::string> corpus = SyntheticCorpus(8, 30, 11);
+  const Perturber a(corpus, {"词语", "句子"});
+  const Perturber b(corpus, {"词语", "句子"});
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    EXPECT_EQ(a.Perturb(i, 0.1, 5).text, b.Perturb(i, 0.1, 5).text);
+    EXPECT_NE(a.Perturb(i, 0.1, 5).text, a.Perturb(i, 0.1, 6).text);
+    EXPECT_NE(a.Perturb(i, 0.1, 5).text, a.Perturb(i, 0.15, 5).text);
+  }
+}
+
+TEST(Perturb, WithoutWordPoolAndTinyTexts) {
+  const std::vector<std::string> corpus = {"短。", "另一个很短的文本。", ""};
+  const Perturber p(corpus, {});
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    const PerturbResult r = p.Perturb(i, 0.5, 1);
+    EXPECT_LE(r.ratio, 0.5 + 1.0 / 3 + 1e-9);
+    EXPECT_NEAR(EditRatio(corpus[i], r.text), r.ratio, 1e-12);
+  }
+}
+
+TEST(Metrics, PairCounts) {
+  PairCounts c;
+  c.true_positives = 6;
+  c.false_positives = 2;
+  c.false_negatives = 4;
+  EXPECT_DOUBLE_EQ(c.precision(), 0.75);
+  EXPECT_DOUBLE_EQ(c.recall(), 0.6);
+  EXPECT_DOUBLE_EQ(c.f1(), 2 * 0.75 * 0.6 / 1.35);
+  PairCounts none;  // nothing predicted, nothing to find
+  EXPECT_DOUBLE_EQ(none.precision(), 1.0);
+  EXPECT_DOUBLE_EQ(none.recall(), 1.0);
+  PairCounts missed;
+  missed.false_negatives = 3;
+  EXPECT_DOUBLE_EQ(missed.recall(), 0.0);
+  EXPECT_DOUBLE_EQ(missed.f1(), 0.0);
+}
+
+TEST(Metrics, DedupRate) {
+  EXPECT_DOUBLE_EQ(DedupRate({true, true, false, false}, {true, false, false, true}), 0.5);
+  EXPECT_DOUBLE_EQ(DedupRate({true, false, false}, {true, false, false}), 1.0);
+  EXPECT_DOUBLE_EQ(DedupRate({}, {}), 0.0);
+}
+
+TEST(Metrics, RocAucWithTies) {
+  // Perfect ranking.
+  EXPECT_DOUBLE_EQ(*RocAuc(std::vector<double>{1, 2, 3, 4}, {false, false, true, true}), 1.0);
+  // Inverted.
+  EXPECT_DOUBLE_EQ(*RocAuc(std::vector<double>{4, 3, 2, 1}, {false, false, true, true}), 0.0);
+  // All tied: 1/2.
+  EXPECT_DOUBLE_EQ(*RocAuc(std::vector<double>{5, 5, 5, 5}, {true, false, true, false}), 0.5);
+  // Positives {0.8, 0.5}, negatives {0.5, 0.2}: 1 + 1 + 1/2 + 1 over 4.
+  EXPECT_DOUBLE_EQ(*RocAuc(std::vector<double>{0.8, 0.5, 0.5, 0.2}, {true, true, false, false}),
+                   0.875);
+  EXPECT_FALSE(RocAuc(std::vector<double>{1, 2}, {true, true}).ok());
+  EXPECT_FALSE(RocAuc(std::vector<double>{1}, {true, false}).ok());
+}
+
+TEST(Metrics, RocAucMatchesPairCounting) {
+  std::mt19937_64 rng(3);
+  std::vector<double> scores(300);
+  std::vector<bool> labels(300);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    scores[i] = static_cast<double>(rng() % 10);  // many ties
+    labels[i] = rng() % 3 == 0;
+  }
+  double wins = 0, total = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    for (size_t j = 0; j < scores.size(); ++j) {
+      if (!labels[i] || labels[j]) continue;
+      wins += scores[i] > scores[j] ? 1 : scores[i] == scores[j] ? 0.5 : 0;
+      total += 1;
+    }
+  }
+  EXPECT_NEAR(*RocAuc(scores, labels), wins / total, 1e-12);
+}
+
+TEST(MinHash, EstimateWithinToleranceOfExactJaccard) {
+  std::mt19937_64 rng(99);
+  MinHashOptions o;
+  o.permutations = 256;
+  const MinHasher hasher(o);
+  for (int trial = 0; trial < 40; ++trial) {
+    // Two random sets with a random overlap.
+    const size_t common = rng() % 600, only_a = rng() % 600, only_b = rng() % 600;
+    std::vector<uint64_t> a, b;
+    for (size_t i = 0; i < common; ++i) {
+      const uint64_t x = rng();
+      a.push_back(x);
+      b.push_back(x);
+    }
+    for (size_t i = 0; i < only_a; ++i) a.push_back(rng());
+    for (size_t i = 0; i < only_b; ++i) b.push_back(rng());
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    const double exact = ExactJaccard(a, b);
+    const double expected = static_cast<double>(common) / (common + only_a + only_b);
+    ASSERT_NEAR(exact, expected, 1e-12);
+    // sd = sqrt(J(1-J)/256) <= 0.032; 0.12 is over 3.7 sd.
+    EXPECT_NEAR(EstimatedJaccard(hasher.Signature(a), hasher.Signature(b)), exact, 0.12)
+        << "trial " << trial;
+  }
+}
+
+TEST(MinHash, ShinglesAndCandidates) {
+  const MinHasher hasher;
+  EXPECT_EQ(hasher.Shingles("一二三四").size(), 2u);
+  EXPECT_EQ(hasher.Shingles("一二三一二三").size(), 3u);  // distinct only
+  EXPECT_EQ(hasher.Shingles("一二").size(), 1u);
+  EXPECT_TRUE(hasher.Shingles("").empty());
+  const auto sig = [&](const char* t) { return hasher.Signature(hasher.Shingles(t)); };
+  const std::string base =
+      "近似重复检测是搜索引擎和数据清洗中的常见任务，SimHash把文档压缩成指纹。";
+  const std::vector<std::vector<uint64_t>> sigs = {
+      sig(base.c_str()), sig("今天下午北京天气晴朗，气温二十五摄氏度，适合外出散步。"),
+      sig(base.c_str())};
+  EXPECT_DOUBLE_EQ(EstimatedJaccard(sigs[0], sigs[2]), 1.0);
+  const auto cands = LshCandidates(sigs, 32);
+  EXPECT_NE(std::find(cands.begin(), cands.end(), std::pair<uint32_t, uint32_t>(0, 2)),
+            cands.end());
+  EXPECT_EQ(std::find(cands.begin(), cands.end(), std::pair<uint32_t, uint32_t>(0, 1)),
+            cands.end());
+}
+
+TEST(Harness, ParseMethodsAndPairs) {
+  auto all = ParseEvalMethods("all");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), Presets().size() + 2);
+  for (const Preset& p : Presets()) {
+    EXPECT_NE(std::find(all->begin(), all->end(), p.name), all->end());
+  }
+  EXPECT_EQ(*ParseEvalMethods("minhash,exact"), (std::vector<std::string>{"minhash", "exact"}));
+  EXPECT_FALSE(ParseEvalMethods("nosuch").ok());
+  auto custom = ParseCustomMethod("c4=chars:4/uniform/0");
+  ASSERT_TRUE(custom.ok()) << custom.status().ToString();
+  EXPECT_EQ(custom->name, "c4");
+  EXPECT_EQ(custom->pipeline.features.kind, FeatureKind::kCharNgrams);
+  EXPECT_EQ(custom->pipeline.features.ngram, 4);
+  EXPECT_EQ(custom->pipeline.features.weights, WeightScheme::kUniform);
+  EXPECT_EQ(custom->pipeline.features.top_k, 0);
+  EXPECT_EQ(ParseCustomMethod("w=words/tfidf/10")->pipeline.features.top_k, 10);
+  EXPECT_FALSE(ParseCustomMethod("c4=chars:4/tf").ok());
+  EXPECT_FALSE(ParseCustomMethod("=chars:4/tf/0").ok());
+  EXPECT_FALSE(ParseCustomMethod("x=chars:4/bogus/0").ok());
+
+  const std::string dir = MakeTempDir("eval_pairs");
+  WriteFile(dir + "/paws.tsv", "id\tsentence1\tsentence2\tlabel\n1\t甲\t乙\t1\n2\t丙\t丁\t0\n");
+  WriteFile(dir + "/lcqmc.tsv", "甲\t乙\t0\n丙\t丁\t1\n");
+  auto paws = ReadLabelledPairs(dir + "/paws.tsv");
+  ASSERT_TRUE(paws.ok()) << paws.status().ToString();
+  ASSERT_EQ(paws->size(), 2u);
+  EXPECT_EQ((*paws)[0].a, "甲");
+  EXPECT_TRUE((*paws)[0].positive);
+  auto lcqmc = ReadLabelledPairs(dir + "/lcqmc.tsv");
+  ASSERT_TRUE(lcqmc.ok());
+  EXPECT_EQ((*lcqmc)[1].b, "丁");
+  EXPECT_TRUE((*lcqmc)[1].positive);
+  WriteFile(dir + "/bad.tsv", "a\tb\tyes\n");
+  EXPECT_FALSE(ReadLabelledPairs(dir + "/bad.tsv").ok());
+}
+
+TEST(Harness, EvaluateDocsOnSyntheticCorpus) {
+  std::vector<EvalDocument> corpus;
+  const auto texts = SyntheticCorpus(30, 20, 5);
+  for (size_t i = 0; i < texts.size(); ++i) corpus.push_back({std::to_string(i), texts[i]});
+  corpus.push_back({"copy", texts[0]});  // a natural duplicate
+  DocsEvalOptions o;
+  o.edits = {0.1};
+  o.methods = {"exact", "minhash", "chargram"};
+  o.bits = {64};
+  o.threads = 2;
+  auto report = EvaluateDocs(corpus, o);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->originals, 31u);
+  EXPECT_EQ(report->variants, 23u);
+  ASSERT_EQ(report->natural_pairs.size(), 1u);
+  EXPECT_EQ(report->natural_pairs[0], std::make_pair(std::string("0"), std::string("copy")));
+  // exact: 1 row; minhash: 9 thresholds; chargram/64: k = 0..16.
+  EXPECT_EQ(report->rows.size(), 1u + 9u + 17u);
+  for (const EvalRow& r : report->rows) {
+    EXPECT_GE(r.precision, 0);
+    EXPECT_LE(r.precision, 1);
+    EXPECT_GE(r.dedup_rate, 0);
+    EXPECT_LE(r.dedup_rate, 1);
+    EXPECT_GT(r.docs_per_s, 0);
+    if (r.method == "exact") {
+      // The natural copy is found, but it is not counted; no variant is equal.
+      EXPECT_EQ(r.counts.true_positives, 0u);
+      EXPECT_EQ(r.counts.false_positives, 0u);
+      EXPECT_EQ(r.natural_found, 1u);
+    }
+  }
+  ASSERT_EQ(report->histograms.size(), 1u);
+  uint64_t dup = 0;
+  for (uint64_t c : report->histograms[0].duplicate) dup += c;
+  EXPECT_EQ(dup, 23u);
+  EXPECT_FALSE(EvaluateDocs(corpus,
+                            [] {
+                              DocsEvalOptions bad;
+                              bad.edits = {1.5};
+                              return bad;
+                            }())
+                   .ok());
+}
+
+}  // namespace
+}  // namespace neardup

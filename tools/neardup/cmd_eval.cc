@@ -1,0 +1,187 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup eval docs | pairs: the evaluation harness (SPEC section 10).
+
+#include <cstdio>
+#include <sstream>
+
+#include "common.h"
+#include "neardup/eval.h"
+
+namespace neardup::cli {
+namespace {
+
+struct EvalFlags {
+  std::string corpus;
+  std::string pairs_file;
+  size_t min_chars = 0;
+  std::string edits = "5,10,15,20";
+  double share = 0.75;
+  std::string methods = "all";
+  std::vector<std::string> custom;
+  std::string bits = "64,128";
+  uint64_t seed = 1;
+  int threads = 0;
+  std::string report;
+  std::string write_dataset;
+  bool no_plots = false;
+  bool quiet = false;
+};
+
+template <typename T>
+Result<std::vector<T>> ParseList(const std::string& spec, const char* what) {
+  std::vector<T> out;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    std::istringstream is(item);
+    T v{};
+    if (!(is >> v) || !is.eof()) {
+      return Status::InvalidArgument(std::string("bad ") + what + " '" + item + "'");
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) return Status::InvalidArgument(std::string("no ") + what + " given");
+  return out;
+}
+
+int RunDocs(const EvalFlags& flags) {
+  DocsEvalOptions options;
+  auto edits = ParseList<double>(flags.edits, "--edits");
+  if (!edits.ok()) return Fail(edits.status());
+  options.edits.clear();
+  for (double e : *edits) options.edits.push_back(e / 100.0);
+  auto bits = ParseList<int>(flags.bits, "--bits");
+  if (!bits.ok()) return Fail(bits.status());
+  options.bits = *bits;
+  if (flags.methods != "none") {
+    auto methods = ParseEvalMethods(flags.methods);
+    if (!methods.ok()) return Fail(methods.status());
+    options.methods = *methods;
+  }
+  for (const std::string& spec : flags.custom) {
+    auto custom = ParseCustomMethod(spec);
+    if (!custom.ok()) return Fail(custom.status());
+    options.custom.push_back(*custom);
+  }
+  if (options.methods.empty() && options.custom.empty()) {
+    return Fail(Status::InvalidArgument("--methods none needs at least one --custom"));
+  }
+  options.min_chars = flags.min_chars;
+  options.share = flags.share;
+  options.seed = flags.seed;
+  options.threads = ThreadCount(flags.threads);
+  options.dataset_dir = flags.write_dataset;
+
+  ReadOptions read;
+  read.format = InputFormat::kJsonl;
+  read.on_issue = [](const InputIssue& issue) {
+    std::fprintf(stderr, "neardup: %s\n", issue.ToString().c_str());
+  };
+  auto reader = DocumentReader::Open({flags.corpus}, read);
+  if (!reader.ok()) return Fail(reader.status());
+  std::vector<EvalDocument> corpus;
+  Document doc;
+  while ((*reader)->Next(&doc)) corpus.push_back({doc.id, doc.text});
+  if ((*reader)->stats().documents == 0) {
+    return Fail(Status::InvalidArgument("no documents read from " + flags.corpus));
+  }
+  auto report = EvaluateDocs(corpus, options);
+  if (!report.ok()) return Fail(report.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(WriteDocsReport(*report, flags.report, !flags.no_plots));
+  if (!flags.quiet) {
+    std::fprintf(stderr,
+                 "neardup: %zu originals, %zu variants per edit ratio, %zu result rows; report "
+                 "in %s\n",
+                 report->originals, report->variants, report->rows.size(), flags.report.c_str());
+  }
+  return kExitOk;
+}
+
+int RunPairs(const EvalFlags& flags) {
+  PairsEvalOptions options;
+  auto bits = ParseList<int>(flags.bits, "--bits");
+  if (!bits.ok()) return Fail(bits.status());
+  options.bits = *bits;
+  if (flags.methods != "none") {
+    auto methods = ParseEvalMethods(flags.methods);
+    if (!methods.ok()) return Fail(methods.status());
+    options.methods = *methods;
+  }
+  for (const std::string& spec : flags.custom) {
+    auto custom = ParseCustomMethod(spec);
+    if (!custom.ok()) return Fail(custom.status());
+    options.custom.push_back(*custom);
+  }
+  if (options.methods.empty() && options.custom.empty()) {
+    return Fail(Status::InvalidArgument("--methods none needs at least one --custom"));
+  }
+  options.threads = ThreadCount(flags.threads);
+  auto pairs = ReadLabelledPairs(flags.pairs_file);
+  if (!pairs.ok()) return Fail(pairs.status());
+  auto report = EvaluatePairs(*pairs, options);
+  if (!report.ok()) return Fail(report.status());
+  report->source = flags.pairs_file;
+  NEARDUP_RETURN_IF_ERROR_CLI(WritePairsReport(*report, flags.report, !flags.no_plots));
+  if (!flags.quiet) {
+    std::fprintf(stderr, "neardup: %zu pairs (%zu positive), %zu methods; report in %s\n",
+                 report->pairs, report->positives, report->methods.size(), flags.report.c_str());
+  }
+  return kExitOk;
+}
+
+void AddCommon(CLI::App* cmd, EvalFlags* flags) {
+  cmd->add_option("--methods", flags->methods,
+                  "all, none, or a comma-separated list of exact, minhash and presets")
+      ->capture_default_str();
+  cmd->add_option("--custom", flags->custom,
+                  "An extra SimHash method NAME=FEATURES/WEIGHTS/TOPK (e.g. c4=chars:4/tf/0); "
+                  "repeatable");
+  cmd->add_option("--bits", flags->bits, "SimHash widths, comma-separated (64, 128)")
+      ->capture_default_str();
+  cmd->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
+      ->capture_default_str();
+  cmd->add_option("--report", flags->report, "Directory for report.md, results.csv and plots")
+      ->required();
+  cmd->add_flag("--no-plots", flags->no_plots, "Do not run gnuplot");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No summary line");
+}
+
+}  // namespace
+
+void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
+  auto flags = std::make_shared<EvalFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "eval",
+      "Evaluate the methods: perturbed copies of a corpus (docs) or labelled pairs (pairs)");
+  cmd->require_subcommand(1);
+
+  CLI::App* docs = cmd->add_subcommand(
+      "docs",
+      "Perturb a share of a JSONL corpus at each edit ratio and measure pair precision, recall, "
+      "F1, dedup rate and throughput of every method at every threshold");
+  docs->add_option("--corpus", flags->corpus, "JSONL corpus {id, text}")->required();
+  docs->add_option("--min-chars", flags->min_chars,
+                   "Leave out documents shorter than this many characters")
+      ->capture_default_str();
+  docs->add_option("--edits", flags->edits, "Edit ratios in percent, comma-separated")
+      ->capture_default_str();
+  docs->add_option("--share", flags->share, "Share of the documents that get a variant")
+      ->capture_default_str();
+  docs->add_option("--seed", flags->seed, "Seed of the perturbation")->capture_default_str();
+  docs->add_option("--write-dataset", flags->write_dataset,
+                   "Write originals, variants and labels (JSONL/CSV) into this directory");
+  AddCommon(docs, flags.get());
+  docs->callback([flags, exit_code] { exit_code->value = RunDocs(*flags); });
+
+  CLI::App* pairs = cmd->add_subcommand(
+      "pairs",
+      "Score labelled sentence pairs (TSV: sentence1, sentence2, label) by distance: precision "
+      "and recall at each threshold and ROC AUC per method");
+  pairs->add_option("FILE", flags->pairs_file, "TSV of labelled pairs")->required();
+  AddCommon(pairs, flags.get());
+  pairs->callback([flags, exit_code] { exit_code->value = RunPairs(*flags); });
+}
+
+}  // namespace neardup::cli
