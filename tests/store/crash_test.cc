@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -100,6 +101,30 @@ TEST(StoreCrashTest, KilledAddLeavesAConsistentStore) {
   std::map<std::string, std::string> contents;  // every input file, by name
   std::set<std::string> committed;              // reported added before a kill
 
+  // Kill delays are drawn over the duration of a whole uninterrupted add of
+  // the same size, measured here, so they land mid-run on a fast build and
+  // under the sanitizers (several times slower) alike.
+  int64_t full_run_us = 0;
+  {
+    std::vector<std::string> args = {"store", "add", "--store", dir + "/calibrate.db"};
+    for (int f = 0; f < 12; ++f) {
+      const std::string name = dir + "/calibrate" + std::to_string(f) + ".txt";
+      testing::WriteFile(name, VersionText(rng, f, 0));
+      args.push_back(name);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Child child = Spawn(args);
+    ASSERT_GT(child.pid, 0);
+    Drain(child.out_fd);
+    int status = 0;
+    waitpid(child.pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    full_run_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  }
+  const uint64_t max_delay_us = static_cast<uint64_t>(std::max<int64_t>(1000, full_run_us));
+
   constexpr int kRounds = 24;
   int killed = 0;
   int partial = 0;  // rounds killed after some files were committed, before all
@@ -121,7 +146,7 @@ TEST(StoreCrashTest, KilledAddLeavesAConsistentStore) {
     ASSERT_GT(child.pid, 0);
     std::string out;
     std::thread reader([&] { out = Drain(child.out_fd); });
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 150000));
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % max_delay_us));
     if (kill(child.pid, SIGKILL) == 0) ++killed;
     int status = 0;
     waitpid(child.pid, &status, 0);
