@@ -28,7 +28,7 @@ int RunFingerprint(const FingerprintFlags& flags) {
 
   std::atomic<uint64_t> empty{0};
   const auto process = [&](const Document& doc) {
-    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text, doc.title);
     nlohmann::ordered_json line = {
         {"id", doc.id}, {"fingerprint", fp.fingerprint.ToHex()}, {"features", fp.features}};
     if (fp.empty()) {

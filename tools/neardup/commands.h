@@ -27,6 +27,8 @@ void AddCompareCommand(CLI::App& app, ExitCode* exit_code);
 void AddDedupCommand(CLI::App& app, ExitCode* exit_code);
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code);
 void AddStoreCommand(CLI::App& app, ExitCode* exit_code);
+void AddIdfCommand(CLI::App& app, ExitCode* exit_code);
+void AddExplainCommand(CLI::App& app, ExitCode* exit_code);
 
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddSegmentCommand(app, exit_code);
@@ -36,6 +38,8 @@ inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddDedupCommand(app, exit_code);
   AddIndexCommand(app, exit_code);
   AddStoreCommand(app, exit_code);
+  AddIdfCommand(app, exit_code);
+  AddExplainCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli
