@@ -51,6 +51,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "neardup/fingerprint.h"
@@ -114,10 +115,17 @@ class MarkerLexicon {
 
   // True when `word` contains one of the marker words.
   bool Matches(std::string_view word) const;
-  const std::vector<std::string>& words() const { return words_; }
+  const std::vector<std::string>& words() const { return data_->words; }
 
  private:
-  std::vector<std::string> words_;
+  struct Data {
+    std::vector<std::string> words;
+    std::unordered_set<std::string_view> set;  // views into words
+    std::vector<size_t> lengths;               // distinct marker lengths in bytes
+    std::vector<uint32_t> first;               // sorted distinct first code points
+  };
+  // Shared and immutable, so that copies keep the views valid.
+  std::shared_ptr<const Data> data_ = std::make_shared<const Data>();
 };
 
 // The marker lexicon's file name inside a data directory.

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "features/candidates.h"
 
@@ -175,15 +176,28 @@ class WordFeatureExtractor final : public FeatureExtractor {
                                 std::vector<int32_t>* index_of) {
     candidates->clear();
     if (index_of != nullptr) index_of->assign(words.size(), -1);
-    std::unordered_map<std::string_view, int32_t> index;
-    index.reserve(words.size());
+    // Open addressing over the candidates (index + 1; 0 = empty), per thread.
+    thread_local std::vector<uint32_t> slots;
+    size_t capacity = 64;
+    while (capacity < words.size() * 2) capacity *= 2;
+    if (slots.size() < capacity) slots.resize(capacity);
+    std::fill(slots.begin(), slots.begin() + static_cast<ptrdiff_t>(capacity), 0u);
+    const size_t mask = capacity - 1;
+    const std::hash<std::string_view> hasher;
     for (size_t i = 0; i < words.size(); ++i) {
       const std::string_view w = words[i];
       if (!features_internal::IsKeywordCandidate(w)) continue;
-      auto [it, inserted] = index.try_emplace(w, static_cast<int32_t>(candidates->size()));
-      if (inserted) candidates->push_back({w, 0, i, 0});
-      (*candidates)[static_cast<size_t>(it->second)].count += 1;
-      if (index_of != nullptr) (*index_of)[i] = it->second;
+      size_t slot = hasher(w) & mask;
+      while (slots[slot] != 0 && (*candidates)[slots[slot] - 1].word != w) {
+        slot = (slot + 1) & mask;
+      }
+      if (slots[slot] == 0) {
+        candidates->push_back({w, 0, i, 0});
+        slots[slot] = static_cast<uint32_t>(candidates->size());
+      }
+      const uint32_t c = slots[slot] - 1;
+      (*candidates)[c].count += 1;
+      if (index_of != nullptr) (*index_of)[i] = static_cast<int32_t>(c);
     }
   }
 
@@ -209,15 +223,21 @@ class WordFeatureExtractor final : public FeatureExtractor {
       min_len = std::min(min_len, lens[i]);
       max_len = std::max(max_len, lens[i]);
     }
-    out->reserve(candidates.size());
     for (size_t i = 0; i < candidates.size(); ++i) {
-      const Candidate& c = candidates[i];
-      const double factor = ImprovedFactor(
-          segmenter_->TagOrFallback(c.word), lens[i], min_len, max_len, markers_->Matches(c.word),
-          !title.empty() && title.find(c.word) != std::string_view::npos);
-      out->push_back({std::string(c.word), c.weight * factor, -1});
+      Candidate& c = candidates[i];
+      c.weight *= ImprovedFactor(segmenter_->TagOrFallback(c.word), lens[i], min_len, max_len,
+                                 markers_->Matches(c.word),
+                                 !title.empty() && title.find(c.word) != std::string_view::npos);
     }
-    KeepTop(options().top_k, true, out);
+    // Heaviest first; ties keep first-occurrence order.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.weight > b.weight; });
+    size_t n = candidates.size();
+    if (options().top_k > 0) n = std::min(n, static_cast<size_t>(options().top_k));
+    out->reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      out->push_back({std::string(candidates[i].word), candidates[i].weight, -1});
+    }
   }
 
   void ExtractEntropy(std::string_view text, std::vector<WeightedFeature>* out) const {
@@ -262,21 +282,22 @@ class WordFeatureExtractor final : public FeatureExtractor {
       }
     }
     const double threshold = options().entropy_threshold;
-    std::vector<WeightedFeature> all;
-    all.reserve(candidates.size());
     for (size_t i = 0; i < candidates.size(); ++i) {
       const double t = candidates[i].weight;
-      const double w = std::sqrt((t * t + h[i] * h[i]) / 2);
-      // position holds the first token index until the ranks are assigned.
-      all.push_back({std::string(candidates[i].word), std::min(w, threshold),
-                     static_cast<int>(candidates[i].first)});
+      candidates[i].weight = std::min(std::sqrt((t * t + h[i] * h[i]) / 2), threshold);
     }
-    KeepTop(options().top_k, true, &all);
-    std::stable_sort(
-        all.begin(), all.end(),
-        [](const WeightedFeature& a, const WeightedFeature& b) { return a.position < b.position; });
-    for (size_t r = 0; r < all.size(); ++r) all[r].position = static_cast<int>(r);
-    *out = std::move(all);
+    // The top_k heaviest (ties: first occurrence first), then in order of
+    // first occurrence, each with its rank.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.weight > b.weight; });
+    size_t n = candidates.size();
+    if (options().top_k > 0) n = std::min(n, static_cast<size_t>(options().top_k));
+    std::sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(n),
+              [](const Candidate& a, const Candidate& b) { return a.first < b.first; });
+    out->reserve(n);
+    for (size_t r = 0; r < n; ++r) {
+      out->push_back({std::string(candidates[r].word), candidates[r].weight, static_cast<int>(r)});
+    }
   }
 
   const Segmenter* segmenter_;
@@ -417,14 +438,44 @@ Result<MarkerLexicon> MarkerLexicon::Load(const std::string& path) {
 }
 
 MarkerLexicon MarkerLexicon::FromWords(std::vector<std::string> words) {
+  auto data = std::make_shared<Data>();
+  data->words = std::move(words);
+  for (const std::string& w : data->words) {
+    if (w.empty()) continue;
+    data->set.insert(w);
+    data->lengths.push_back(w.size());
+    int32_t i = 0;
+    UChar32 c;
+    U8_NEXT(w.data(), i, static_cast<int32_t>(w.size()), c);
+    data->first.push_back(static_cast<uint32_t>(c));
+  }
+  for (auto* v : {&data->lengths}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::sort(data->first.begin(), data->first.end());
+  data->first.erase(std::unique(data->first.begin(), data->first.end()), data->first.end());
   MarkerLexicon lexicon;
-  lexicon.words_ = std::move(words);
+  lexicon.data_ = std::move(data);
   return lexicon;
 }
 
 bool MarkerLexicon::Matches(std::string_view word) const {
-  for (const std::string& m : words_) {
-    if (word.find(m) != std::string_view::npos) return true;
+  // At each code point that starts some marker, the substrings as long as a
+  // marker are looked up (cheaper than one search per marker).
+  const auto n = static_cast<int32_t>(word.size());
+  int32_t i = 0;
+  while (i < n) {
+    const int32_t start = i;
+    UChar32 c;
+    U8_NEXT(word.data(), i, n, c);
+    if (!std::binary_search(data_->first.begin(), data_->first.end(), static_cast<uint32_t>(c))) {
+      continue;
+    }
+    for (size_t len : data_->lengths) {
+      if (static_cast<size_t>(start) + len > word.size()) break;
+      if (data_->set.contains(word.substr(static_cast<size_t>(start), len))) return true;
+    }
   }
   return false;
 }
