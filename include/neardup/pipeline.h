@@ -34,6 +34,12 @@ struct PipelineOptions {
   SegmenterOptions segmenter;  // default: python3-jieba's data, HMM on
   // An IDF table in jieba's idf.txt format; empty: <jieba_dir>/analyse/idf.txt.
   std::string idf_path;
+  // improved weights: the marker word lexicon (one word per line); empty:
+  // FindDataFile(kMarkerWordsFile, data_dir).
+  std::string marker_words_path;
+  // Where shipped data files are looked for; empty: $NEARDUP_DATA_DIR, else
+  // the install directory, else the source tree (see FindDataFile).
+  std::string data_dir;
   FeatureOptions features;  // default: words, tfidf, top 20
   int bits = 64;            // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
@@ -48,7 +54,8 @@ struct DocumentFingerprint {
 class Pipeline {
  public:
   // Loads what the options need (the segmenter only for word features, the
-  // IDF table only for tfidf weights).
+  // IDF table only for tfidf, improved and entropy weights, the marker word
+  // lexicon only for improved weights).
   static Result<std::unique_ptr<Pipeline>> Create(const PipelineOptions& options);
   ~Pipeline();
 
@@ -58,9 +65,20 @@ class Pipeline {
   const Normalizer& normalizer() const { return *normalizer_; }
 
   std::string Normalize(std::string_view text) const { return normalizer_->Normalize(text); }
-  // The weighted features of `text` after normalization.
-  void Features(std::string_view text, std::vector<WeightedFeature>* out) const;
-  DocumentFingerprint Fingerprint(std::string_view text) const;
+  // The weighted features of `text` after normalization. `title` (the
+  // document's title, normalized the same way; empty: none) only matters to
+  // improved weights.
+  void Features(std::string_view text, std::string_view title,
+                std::vector<WeightedFeature>* out) const;
+  void Features(std::string_view text, std::vector<WeightedFeature>* out) const {
+    Features(text, std::string_view(), out);
+  }
+  DocumentFingerprint Fingerprint(std::string_view text, std::string_view title) const;
+  DocumentFingerprint Fingerprint(std::string_view text) const {
+    return Fingerprint(text, std::string_view());
+  }
+  // The fingerprint of already extracted features (as Features() gives them).
+  DocumentFingerprint FingerprintFeatures(const std::vector<WeightedFeature>& features) const;
 
  private:
   explicit Pipeline(const PipelineOptions& options) : options_(options) {}
@@ -69,6 +87,7 @@ class Pipeline {
   std::unique_ptr<Normalizer> normalizer_;
   std::unique_ptr<Segmenter> segmenter_;
   std::unique_ptr<IdfTable> idf_;
+  std::unique_ptr<MarkerLexicon> markers_;
   std::unique_ptr<FeatureExtractor> extractor_;
 };
 

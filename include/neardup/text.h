@@ -109,6 +109,10 @@ struct ReadOptions {
   std::string id_field = "id";
   std::string text_field = "text";
   std::string title_field = "title";
+  // Plain text files (format text, or auto read as text): Document::title is
+  // the file's first line (without its line break and surrounding white
+  // space). The text is unchanged (it still holds that line).
+  bool title_from_first_line = false;
   // More JSONL fields to copy into Document::fields (e.g. a score for --keep field:NAME).
   std::vector<std::string> extra_fields;
   // Largest file or line accepted; larger ones are reported as unreadable. Default 1 GiB.

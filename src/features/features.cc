@@ -7,8 +7,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "features/candidates.h"
 
 namespace neardup {
 namespace {
@@ -59,14 +66,80 @@ void KeepTop(int top_k, bool sort, std::vector<WeightedFeature>* features) {
   if (top_k > 0 && features->size() > static_cast<size_t>(top_k)) features->resize(top_k);
 }
 
+// uniform / tf / tfidf weights of counted features (chars:N and sentences).
+void ApplyCountWeights(const FeatureOptions& options, const IdfTable* idf, FeatureCounter* counter,
+                       std::vector<WeightedFeature>* out) {
+  std::vector<WeightedFeature>& features = counter->features();
+  switch (options.weights) {
+    case WeightScheme::kUniform:
+      for (WeightedFeature& f : features) f.weight = 1;
+      break;
+    case WeightScheme::kTfidf: {
+      const double total = counter->total();
+      for (WeightedFeature& f : features) f.weight = f.weight * idf->Idf(f.text) / total;
+      break;
+    }
+    default:  // kTf (Create rejects the word-only schemes)
+      break;
+  }
+  *out = std::move(features);
+  KeepTop(options.top_k, options.weights == WeightScheme::kTfidf, out);
+}
+
+bool IsSentenceEnd(UChar32 c) {
+  return c == 0x3002 /*。*/ || c == 0xFF1F /*？*/ || c == 0xFF01 /*！*/ || c == '?' || c == '!' ||
+         c == '\n';
+}
+
+bool IsTrimmed(UChar32 c) { return c < 0 || u_isUWhiteSpace(c) != 0; }
+
+std::string_view Trim(std::string_view s) {
+  int32_t begin = 0, end = static_cast<int32_t>(s.size());
+  while (begin < end) {
+    int32_t i = begin;
+    UChar32 c;
+    U8_NEXT(s.data(), i, end, c);
+    if (c < 0 || !IsTrimmed(c)) break;
+    begin = i;
+  }
+  while (end > begin) {
+    int32_t i = end;
+    UChar32 c;
+    U8_PREV(s.data(), begin, i, c);
+    if (c < 0 || !IsTrimmed(c)) break;
+    end = i;
+  }
+  return s.substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+}
+
+uint64_t Mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
 class WordFeatureExtractor final : public FeatureExtractor {
  public:
   WordFeatureExtractor(const FeatureOptions& options, const Segmenter* segmenter,
-                       const IdfTable* idf)
-      : FeatureExtractor(options), segmenter_(segmenter), keywords_(segmenter, idf) {}
+                       const IdfTable* idf, const MarkerLexicon* markers)
+      : FeatureExtractor(options),
+        segmenter_(segmenter),
+        idf_(idf),
+        markers_(markers),
+        keywords_(segmenter, idf) {}
 
-  void Extract(std::string_view text, std::vector<WeightedFeature>* out) const override {
+  void DoExtract(std::string_view text, std::string_view title,
+                 std::vector<WeightedFeature>* out) const override {
     out->clear();
+    if (options().weights == WeightScheme::kImproved) {
+      ExtractImproved(text, title, out);
+      return;
+    }
+    if (options().weights == WeightScheme::kEntropy) {
+      ExtractEntropy(text, out);
+      return;
+    }
     if (options().weights == WeightScheme::kTfidf) {
       std::vector<Keyword> keywords;
       keywords_.Extract(text, options().top_k, &keywords);
@@ -88,7 +161,148 @@ class WordFeatureExtractor final : public FeatureExtractor {
   }
 
  private:
+  // A candidate word of extract_tags: its count and first token index.
+  struct Candidate {
+    std::string_view word;
+    double count = 0;
+    size_t first = 0;
+    double weight = 0;
+  };
+
+  // The candidates of `words` in order of first occurrence; *index_of maps
+  // each token index to its candidate (or -1).
+  static void CollectCandidates(const std::vector<std::string_view>& words,
+                                std::vector<Candidate>* candidates,
+                                std::vector<int32_t>* index_of) {
+    candidates->clear();
+    if (index_of != nullptr) index_of->assign(words.size(), -1);
+    // Open addressing over the candidates (index + 1; 0 = empty), per thread.
+    thread_local std::vector<uint32_t> slots;
+    size_t capacity = 64;
+    while (capacity < words.size() * 2) capacity *= 2;
+    if (slots.size() < capacity) slots.resize(capacity);
+    std::fill(slots.begin(), slots.begin() + static_cast<ptrdiff_t>(capacity), 0u);
+    const size_t mask = capacity - 1;
+    const std::hash<std::string_view> hasher;
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string_view w = words[i];
+      if (!features_internal::IsKeywordCandidate(w)) continue;
+      size_t slot = hasher(w) & mask;
+      while (slots[slot] != 0 && (*candidates)[slots[slot] - 1].word != w) {
+        slot = (slot + 1) & mask;
+      }
+      if (slots[slot] == 0) {
+        candidates->push_back({w, 0, i, 0});
+        slots[slot] = static_cast<uint32_t>(candidates->size());
+      }
+      const uint32_t c = slots[slot] - 1;
+      (*candidates)[c].count += 1;
+      if (index_of != nullptr) (*index_of)[i] = static_cast<int32_t>(c);
+    }
+  }
+
+  // tf * idf exactly as extract_tags computes it: count * (idf / total).
+  void TfIdf(std::vector<Candidate>* candidates) const {
+    double total = 0;
+    for (const Candidate& c : *candidates) total += c.count;
+    for (Candidate& c : *candidates) c.weight = c.count * (idf_->Idf(c.word) / total);
+  }
+
+  void ExtractImproved(std::string_view text, std::string_view title,
+                       std::vector<WeightedFeature>* out) const {
+    thread_local std::vector<std::string_view> words;
+    thread_local std::vector<Candidate> candidates;
+    segmenter_->Cut(text, &words);
+    CollectCandidates(words, &candidates, nullptr);
+    if (candidates.empty()) return;
+    TfIdf(&candidates);
+    std::vector<size_t> lens(candidates.size());
+    size_t min_len = SIZE_MAX, max_len = 0;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      lens[i] = features_internal::CodePointCount(candidates[i].word);
+      min_len = std::min(min_len, lens[i]);
+      max_len = std::max(max_len, lens[i]);
+    }
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      Candidate& c = candidates[i];
+      c.weight *= ImprovedFactor(segmenter_->TagOrFallback(c.word), lens[i], min_len, max_len,
+                                 markers_->Matches(c.word),
+                                 !title.empty() && title.find(c.word) != std::string_view::npos);
+    }
+    // Heaviest first; ties keep first-occurrence order.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.weight > b.weight; });
+    size_t n = candidates.size();
+    if (options().top_k > 0) n = std::min(n, static_cast<size_t>(options().top_k));
+    out->reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      out->push_back({std::string(candidates[i].word), candidates[i].weight, -1});
+    }
+  }
+
+  void ExtractEntropy(std::string_view text, std::vector<WeightedFeature>* out) const {
+    thread_local std::vector<std::string_view> tokens;
+    thread_local std::vector<std::string_view> words;
+    thread_local std::vector<Candidate> candidates;
+    thread_local std::vector<int32_t> index_of;
+    segmenter_->Cut(text, &tokens);
+    // The neighbour sequence: every token but those made of white space only.
+    words.clear();
+    for (std::string_view t : tokens) {
+      if (!features_internal::IsAllWhitespace(t)) words.push_back(t);
+    }
+    CollectCandidates(words, &candidates, &index_of);
+    if (candidates.empty()) return;
+    TfIdf(&candidates);
+    // (candidate, neighbour) for every occurrence; "" is the document boundary.
+    thread_local std::vector<std::pair<int32_t, std::string_view>> left, right;
+    left.clear();
+    right.clear();
+    for (size_t i = 0; i < words.size(); ++i) {
+      const int32_t c = index_of[i];
+      if (c < 0) continue;
+      left.emplace_back(c, i == 0 ? std::string_view() : words[i - 1]);
+      right.emplace_back(c, i + 1 == words.size() ? std::string_view() : words[i + 1]);
+    }
+    std::vector<double> h(candidates.size(), 0.0);
+    thread_local std::vector<uint32_t> counts;
+    for (auto* side : {&left, &right}) {
+      std::sort(side->begin(), side->end());
+      size_t i = 0;
+      while (i < side->size()) {
+        const int32_t c = (*side)[i].first;
+        counts.clear();
+        while (i < side->size() && (*side)[i].first == c) {
+          size_t j = i;
+          while (j < side->size() && (*side)[j] == (*side)[i]) ++j;
+          counts.push_back(static_cast<uint32_t>(j - i));
+          i = j;
+        }
+        h[static_cast<size_t>(c)] += Entropy(counts) / 2;
+      }
+    }
+    const double threshold = options().entropy_threshold;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const double t = candidates[i].weight;
+      candidates[i].weight = std::min(std::sqrt((t * t + h[i] * h[i]) / 2), threshold);
+    }
+    // The top_k heaviest (ties: first occurrence first), then in order of
+    // first occurrence, each with its rank.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.weight > b.weight; });
+    size_t n = candidates.size();
+    if (options().top_k > 0) n = std::min(n, static_cast<size_t>(options().top_k));
+    std::sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(n),
+              [](const Candidate& a, const Candidate& b) { return a.first < b.first; });
+    out->reserve(n);
+    for (size_t r = 0; r < n; ++r) {
+      out->push_back({std::string(candidates[r].word), candidates[r].weight, static_cast<int>(r)});
+    }
+  }
+
   const Segmenter* segmenter_;
+  const IdfTable* idf_;
+  const MarkerLexicon* markers_;
   KeywordExtractor keywords_;
 };
 
@@ -97,7 +311,8 @@ class CharNgramExtractor final : public FeatureExtractor {
   CharNgramExtractor(const FeatureOptions& options, const IdfTable* idf)
       : FeatureExtractor(options), idf_(idf) {}
 
-  void Extract(std::string_view text, std::vector<WeightedFeature>* out) const override {
+  void DoExtract(std::string_view text, std::string_view /*title*/,
+                 std::vector<WeightedFeature>* out) const override {
     out->clear();
     // Byte offsets of the content code points, compacted into one string.
     std::string content;
@@ -125,21 +340,26 @@ class CharNgramExtractor final : public FeatureExtractor {
         counter.Add(std::string_view(content).substr(starts[g], starts[g + n_chars] - starts[g]));
       }
     }
-    std::vector<WeightedFeature>& features = counter.features();
-    switch (options().weights) {
-      case WeightScheme::kUniform:
-        for (WeightedFeature& f : features) f.weight = 1;
-        break;
-      case WeightScheme::kTf:
-        break;
-      case WeightScheme::kTfidf: {
-        const double total = counter.total();
-        for (WeightedFeature& f : features) f.weight = f.weight * idf_->Idf(f.text) / total;
-        break;
-      }
-    }
-    *out = std::move(features);
-    KeepTop(options().top_k, options().weights == WeightScheme::kTfidf, out);
+    ApplyCountWeights(options(), idf_, &counter, out);
+  }
+
+ private:
+  const IdfTable* idf_;
+};
+
+class SentenceExtractor final : public FeatureExtractor {
+ public:
+  SentenceExtractor(const FeatureOptions& options, const IdfTable* idf)
+      : FeatureExtractor(options), idf_(idf) {}
+
+  void DoExtract(std::string_view text, std::string_view /*title*/,
+                 std::vector<WeightedFeature>* out) const override {
+    out->clear();
+    std::vector<std::string_view> sentences;
+    SplitSentences(text, &sentences);
+    FeatureCounter counter;
+    for (std::string_view s : sentences) counter.Add(s);
+    ApplyCountWeights(options(), idf_, &counter, out);
   }
 
  private:
@@ -148,9 +368,151 @@ class CharNgramExtractor final : public FeatureExtractor {
 
 }  // namespace
 
+void SplitSentences(std::string_view text, std::vector<std::string_view>* out) {
+  out->clear();
+  const auto n = static_cast<int32_t>(text.size());
+  int32_t start = 0, i = 0;
+  bool in_delimiters = false;
+  while (i < n) {
+    const int32_t at = i;
+    UChar32 c;
+    U8_NEXT(text.data(), i, n, c);
+    const bool end = c >= 0 && IsSentenceEnd(c);
+    if (in_delimiters && !end) {
+      // A run of delimiters ends the sentence before `at`.
+      const std::string_view s =
+          Trim(text.substr(static_cast<size_t>(start), static_cast<size_t>(at - start)));
+      if (!s.empty()) out->push_back(s);
+      start = at;
+    }
+    in_delimiters = end;
+  }
+  const std::string_view s = Trim(text.substr(static_cast<size_t>(start)));
+  if (!s.empty()) out->push_back(s);
+}
+
+double ImprovedFactor(std::string_view pos, size_t len, size_t min_len, size_t max_len, bool marker,
+                      bool in_title) {
+  const double cx = pos.starts_with('n') ? 3 : pos.starts_with('v') ? 2 : 1;
+  const double len_score = max_len == min_len ? 0.0
+                                              : static_cast<double>(len - min_len) /
+                                                    static_cast<double>(max_len - min_len);
+  return 1 + cx + len_score + (marker ? 5 : 0) + (in_title ? 5 : 0);
+}
+
+double Entropy(std::span<const uint32_t> counts) {
+  double total = 0;
+  for (uint32_t c : counts) total += c;
+  if (total == 0) return 0;
+  double h = 0;
+  for (uint32_t c : counts) {
+    if (c == 0) continue;
+    const double p = c / total;
+    h -= p * std::log2(p);
+  }
+  return h;
+}
+
+FeatureHash PositionMask(int rank, int bits) {
+  const auto r = static_cast<uint64_t>(static_cast<uint32_t>(rank));
+  FeatureHash mask;
+  mask.lo = Mix64(r);
+  mask.hi = bits == 128 ? Mix64(r + (uint64_t{1} << 32)) : 0;
+  return mask;
+}
+
+Result<MarkerLexicon> MarkerLexicon::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open marker word lexicon " + path);
+  std::vector<std::string> words;
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t b = line.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos || line[b] == '#') continue;
+    const size_t e = line.find_last_not_of(" \t\r\n");
+    words.push_back(line.substr(b, e - b + 1));
+  }
+  if (in.bad()) return Status::IOError("cannot read marker word lexicon " + path);
+  if (words.empty()) return Status::Corruption("marker word lexicon " + path + " has no words");
+  return FromWords(std::move(words));
+}
+
+MarkerLexicon MarkerLexicon::FromWords(std::vector<std::string> words) {
+  auto data = std::make_shared<Data>();
+  data->words = std::move(words);
+  for (const std::string& w : data->words) {
+    if (w.empty()) continue;
+    data->set.insert(w);
+    data->lengths.push_back(w.size());
+    int32_t i = 0;
+    UChar32 c;
+    U8_NEXT(w.data(), i, static_cast<int32_t>(w.size()), c);
+    data->first.push_back(static_cast<uint32_t>(c));
+  }
+  for (auto* v : {&data->lengths}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  std::sort(data->first.begin(), data->first.end());
+  data->first.erase(std::unique(data->first.begin(), data->first.end()), data->first.end());
+  MarkerLexicon lexicon;
+  lexicon.data_ = std::move(data);
+  return lexicon;
+}
+
+bool MarkerLexicon::Matches(std::string_view word) const {
+  // At each code point that starts some marker, the substrings as long as a
+  // marker are looked up (cheaper than one search per marker).
+  const auto n = static_cast<int32_t>(word.size());
+  int32_t i = 0;
+  while (i < n) {
+    const int32_t start = i;
+    UChar32 c;
+    U8_NEXT(word.data(), i, n, c);
+    if (!std::binary_search(data_->first.begin(), data_->first.end(), static_cast<uint32_t>(c))) {
+      continue;
+    }
+    for (size_t len : data_->lengths) {
+      if (static_cast<size_t>(start) + len > word.size()) break;
+      if (data_->set.contains(word.substr(static_cast<size_t>(start), len))) return true;
+    }
+  }
+  return false;
+}
+
+Result<std::string> FindDataFile(std::string_view name, const std::string& data_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> dirs;
+  if (!data_dir.empty()) {
+    dirs.push_back(data_dir);
+  } else {
+    const char* env = std::getenv("NEARDUP_DATA_DIR");
+    if (env != nullptr && *env != '\0') {
+      dirs.push_back(env);
+    } else {
+      dirs.push_back(NEARDUP_DATA_DIR);
+      dirs.push_back(NEARDUP_SOURCE_DATA_DIR);
+    }
+  }
+  std::string tried;
+  for (const std::string& dir : dirs) {
+    const std::string path = (fs::path(dir) / fs::path(std::string(name))).string();
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) return path;
+    if (!tried.empty()) tried += ", ";
+    tried += path;
+  }
+  return Status::NotFound("cannot find data file " + std::string(name) + " (tried " + tried +
+                          "; set --data-dir or $NEARDUP_DATA_DIR to the directory holding it)");
+}
+
 Status ParseFeatureKind(std::string_view spec, FeatureOptions* options) {
   if (spec == "words") {
     options->kind = FeatureKind::kWords;
+    return Status::OK();
+  }
+  if (spec == "sentences") {
+    options->kind = FeatureKind::kSentences;
     return Status::OK();
   }
   if (spec == "chars" || spec.starts_with("chars:")) {
@@ -168,19 +530,22 @@ Status ParseFeatureKind(std::string_view spec, FeatureOptions* options) {
     return Status::OK();
   }
   return Status::InvalidArgument("unknown features '" + std::string(spec) +
-                                 "' (expected words or chars:N)");
+                                 "' (expected words, chars:N or sentences)");
 }
 
 Result<WeightScheme> ParseWeightScheme(std::string_view name) {
   if (name == "uniform") return WeightScheme::kUniform;
   if (name == "tf") return WeightScheme::kTf;
   if (name == "tfidf") return WeightScheme::kTfidf;
+  if (name == "improved") return WeightScheme::kImproved;
+  if (name == "entropy") return WeightScheme::kEntropy;
   return Status::InvalidArgument("unknown weights '" + std::string(name) +
-                                 "' (expected uniform, tf or tfidf)");
+                                 "' (expected uniform, tf, tfidf, improved or entropy)");
 }
 
 std::string FeatureKindName(const FeatureOptions& options) {
   if (options.kind == FeatureKind::kWords) return "words";
+  if (options.kind == FeatureKind::kSentences) return "sentences";
   return "chars:" + std::to_string(options.ngram);
 }
 
@@ -192,20 +557,42 @@ std::string_view WeightSchemeName(WeightScheme scheme) {
       return "tf";
     case WeightScheme::kTfidf:
       return "tfidf";
+    case WeightScheme::kImproved:
+      return "improved";
+    case WeightScheme::kEntropy:
+      return "entropy";
   }
   return "?";
 }
 
 Result<std::unique_ptr<FeatureExtractor>> FeatureExtractor::Create(const FeatureOptions& options,
                                                                    const Segmenter* segmenter,
-                                                                   const IdfTable* idf) {
+                                                                   const IdfTable* idf,
+                                                                   const MarkerLexicon* markers) {
   if (options.top_k < 0) return Status::InvalidArgument("top_k must be >= 0");
-  if (options.weights == WeightScheme::kTfidf && idf == nullptr) {
-    return Status::InvalidArgument("tfidf weights need an IDF table");
+  const WeightScheme w = options.weights;
+  if ((w == WeightScheme::kTfidf || w == WeightScheme::kImproved || w == WeightScheme::kEntropy) &&
+      idf == nullptr) {
+    return Status::InvalidArgument(std::string(WeightSchemeName(w)) + " weights need an IDF table");
+  }
+  if ((w == WeightScheme::kImproved || w == WeightScheme::kEntropy) &&
+      options.kind != FeatureKind::kWords) {
+    return Status::InvalidArgument(std::string(WeightSchemeName(w)) +
+                                   " weights need word features");
+  }
+  if (w == WeightScheme::kImproved && markers == nullptr) {
+    return Status::InvalidArgument("improved weights need a marker word lexicon");
+  }
+  if (w == WeightScheme::kEntropy && !(options.entropy_threshold > 0)) {
+    return Status::InvalidArgument("the entropy weight threshold must be > 0");
   }
   if (options.kind == FeatureKind::kWords) {
     if (segmenter == nullptr) return Status::InvalidArgument("word features need a segmenter");
-    return std::unique_ptr<FeatureExtractor>(new WordFeatureExtractor(options, segmenter, idf));
+    return std::unique_ptr<FeatureExtractor>(
+        new WordFeatureExtractor(options, segmenter, idf, markers));
+  }
+  if (options.kind == FeatureKind::kSentences) {
+    return std::unique_ptr<FeatureExtractor>(new SentenceExtractor(options, idf));
   }
   if (options.ngram < 1 || options.ngram > 16) {
     return Status::InvalidArgument("n-gram size must be between 1 and 16");
@@ -216,8 +603,15 @@ Result<std::unique_ptr<FeatureExtractor>> FeatureExtractor::Create(const Feature
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,
                     FeatureHashAlgorithm algorithm) {
   SimHasher hasher(bits);
-  for (const WeightedFeature& f : features)
-    hasher.Add(HashFeature(f.text, bits, algorithm), f.weight);
+  for (const WeightedFeature& f : features) {
+    FeatureHash h = HashFeature(f.text, bits, algorithm);
+    if (f.position >= 0) {
+      const FeatureHash mask = PositionMask(f.position, bits);
+      h.lo ^= mask.lo;
+      h.hi ^= mask.hi;
+    }
+    hasher.Add(h, f.weight);
+  }
   return hasher.Finish();
 }
 

@@ -20,26 +20,51 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const PipelineOptions& option
     if (!segmenter.ok()) return segmenter.status();
     p->segmenter_ = std::move(*segmenter);
   }
-  if (options.features.weights == WeightScheme::kTfidf) {
+  const WeightScheme weights = options.features.weights;
+  if (weights == WeightScheme::kTfidf || weights == WeightScheme::kImproved ||
+      weights == WeightScheme::kEntropy) {
     auto idf = options.idf_path.empty() ? IdfTable::LoadDefault(options.segmenter.jieba_dir)
                                         : IdfTable::Load(options.idf_path);
     if (!idf.ok()) return idf.status();
     p->idf_ = std::make_unique<IdfTable>(std::move(*idf));
   }
-  auto extractor = FeatureExtractor::Create(options.features, p->segmenter_.get(), p->idf_.get());
+  if (weights == WeightScheme::kImproved) {
+    std::string path = options.marker_words_path;
+    if (path.empty()) {
+      auto found = FindDataFile(kMarkerWordsFile, options.data_dir);
+      if (!found.ok()) return found.status();
+      path = *found;
+    }
+    auto markers = MarkerLexicon::Load(path);
+    if (!markers.ok()) return markers.status();
+    p->markers_ = std::make_unique<MarkerLexicon>(std::move(*markers));
+  }
+  auto extractor = FeatureExtractor::Create(options.features, p->segmenter_.get(), p->idf_.get(),
+                                            p->markers_.get());
   if (!extractor.ok()) return extractor.status();
   p->extractor_ = std::move(*extractor);
   return p;
 }
 
-void Pipeline::Features(std::string_view text, std::vector<WeightedFeature>* out) const {
+void Pipeline::Features(std::string_view text, std::string_view title,
+                        std::vector<WeightedFeature>* out) const {
   const std::string normalized = normalizer_->Normalize(text);
-  extractor_->Extract(normalized, out);
+  if (title.empty() || options_.features.weights != WeightScheme::kImproved) {
+    extractor_->Extract(normalized, out);
+    return;
+  }
+  const std::string normalized_title = normalizer_->Normalize(title);
+  extractor_->Extract(normalized, normalized_title, out);
 }
 
-DocumentFingerprint Pipeline::Fingerprint(std::string_view text) const {
+DocumentFingerprint Pipeline::Fingerprint(std::string_view text, std::string_view title) const {
   thread_local std::vector<WeightedFeature> features;
-  Features(text, &features);
+  Features(text, title, &features);
+  return FingerprintFeatures(features);
+}
+
+DocumentFingerprint Pipeline::FingerprintFeatures(
+    const std::vector<WeightedFeature>& features) const {
   DocumentFingerprint out;
   out.features = features.size();
   out.fingerprint = SimHash(features, options_.bits, options_.hash);

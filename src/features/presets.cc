@@ -33,6 +33,19 @@ std::vector<Preset> BuildPresets() {
   presets.push_back(Make("chargram", "seed 000's shingles as SimHash features",
                          "character 3-grams weighted by count, 64 bits, k = 3",
                          FeatureKind::kCharNgrams, 3, WeightScheme::kTf, 0, 64, 3));
+  presets.push_back(Make("improved", "seed 000 (improved SimHash)",
+                         "jieba candidates weighted tf*idf*(1+CX+Len+Logo+Title), top 20, "
+                         "64 bits, k = 3",
+                         FeatureKind::kWords, 3, WeightScheme::kImproved, 20, 64, 3));
+  presets.push_back(Make("esimhash", "seed 003 (E-SimHash)",
+                         "top 20 jieba candidates by min(W_t, sqrt((tfidf^2+H^2)/2)), hashes "
+                         "mixed with position rank, 128 bits, k = 10",
+                         FeatureKind::kWords, 3, WeightScheme::kEntropy, 20, 128, 10));
+  presets.push_back(Make("sentence", "seed 004 (sentence SimHash)",
+                         "sentences (split after 。？！?! and line breaks), "
+                         "weight 1, MD5, 64 bits, k = 3",
+                         FeatureKind::kSentences, 3, WeightScheme::kUniform, 0, 64, 3,
+                         FeatureHashAlgorithm::kMd5));
   return presets;
 }
 

@@ -333,6 +333,12 @@ class DocumentReaderImpl final : public DocumentReader {
         (options_.format == InputFormat::kAuto && LooksLikeRoff(content))) {
       FinishText(RoffToText(content, &doc->title), doc);
     } else {
+      if (options_.title_from_first_line) {
+        const std::string_view first = std::string_view(content).substr(0, content.find('\n'));
+        const size_t b = first.find_first_not_of(" \t\r\f\v");
+        const size_t e = first.find_last_not_of(" \t\r\f\v");
+        if (b != std::string_view::npos) doc->title = std::string(first.substr(b, e - b + 1));
+      }
       FinishText(std::move(content), doc);
     }
     // The file is consumed: the next call moves on.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "neardup/pipeline.h"
+#include "neardup/presets.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -30,6 +31,12 @@ std::map<std::string, std::string> LoadInputs() {
 }
 
 PipelineOptions ParseConfig(const std::string& config) {
+  // "method=NAME": a preset's own settings (improved, esimhash, sentence).
+  if (config.starts_with("method=")) {
+    auto preset = FindPreset(config.substr(7));
+    EXPECT_TRUE(preset.ok()) << config;
+    return preset.ok() ? preset->pipeline : PipelineOptions();
+  }
   PipelineOptions options;
   std::istringstream in(config);
   std::string item;
@@ -71,7 +78,8 @@ TEST(GoldenTest, FingerprintsDoNotDrift) {
     EXPECT_EQ(fp.features, g["features"].get<size_t>()) << config << " id=" << g["id"];
     ++checked;
   }
-  EXPECT_EQ(checked, 24 * static_cast<int>(texts.size()));
+  // 24 option combinations and the 3 method presets improved, esimhash, sentence.
+  EXPECT_EQ(checked, (24 + 3) * static_cast<int>(texts.size()));
 }
 
 }  // namespace

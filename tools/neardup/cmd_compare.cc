@@ -16,29 +16,9 @@ struct CompareFlags {
   bool text = false;
   bool json = false;
   std::string format = "auto";
+  bool title_first_line = false;
   PipelineFlags pipeline;
 };
-
-// The text of the first document in `path`.
-Result<std::string> ReadOneDocument(const std::string& path, const std::string& format) {
-  ReadOptions options;
-  auto parsed = ParseInputFormat(format);
-  if (!parsed.ok()) return parsed.status();
-  options.format = *parsed;
-  std::string problem;
-  options.on_issue = [&problem](const InputIssue& issue) {
-    if (issue.dropped() && problem.empty()) problem = issue.ToString();
-    std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
-              << "\n";
-  };
-  auto reader = DocumentReader::Open({path}, options);
-  if (!reader.ok()) return reader.status();
-  Document doc;
-  if (!(*reader)->Next(&doc)) {
-    return Status::InvalidArgument(problem.empty() ? path + ": no document" : problem);
-  }
-  return doc.text;
-}
 
 int RunCompare(const CompareFlags& flags) {
   if (flags.operands.size() != 2) {
@@ -51,15 +31,9 @@ int RunCompare(const CompareFlags& flags) {
   if (!pipeline.ok()) return Fail(pipeline.status());
   DocumentFingerprint fps[2];
   for (int i = 0; i < 2; ++i) {
-    std::string text = flags.operands[i];
-    if (!flags.text) {
-      auto read = ReadOneDocument(flags.operands[i], flags.format);
-      if (!read.ok()) return Fail(read.status());
-      text = std::move(*read);
-    } else {
-      RepairUtf8(&text);
-    }
-    fps[i] = (*pipeline)->Fingerprint(text);
+    auto doc = LoadOperand(flags.operands[i], flags.text, flags.format, flags.title_first_line);
+    if (!doc.ok()) return Fail(doc.status());
+    fps[i] = (*pipeline)->Fingerprint(doc->text, doc->title);
   }
   const int distance = HammingDistance(fps[0].fingerprint, fps[1].fingerprint);
   const double similarity = Similarity(fps[0].fingerprint, fps[1].fingerprint);
@@ -95,6 +69,8 @@ void AddCompareCommand(CLI::App& app, ExitCode* exit_code) {
   cmd->add_flag("--json", flags->json, "Print one JSON object");
   cmd->add_option("--input-format", flags->format, "auto|jsonl|text|lines|roff")
       ->capture_default_str();
+  cmd->add_flag("--title-first-line", flags->title_first_line,
+                "Plain text files: the first line is the document's title (improved weights)");
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
   cmd->callback([flags, exit_code] { exit_code->value = RunCompare(*flags); });
 }

@@ -86,7 +86,7 @@ int RunDedup(DedupFlags flags) {
   uint64_t bad_scores = 0;
   const bool keep_lines = !flags.unique_out.empty();
   const auto process = [&](const Document& doc) {
-    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text, doc.title);
     // Packs the fingerprint and feature count for the emitter.
     return fp.fingerprint.ToHex() + " " + std::to_string(fp.features);
   };

@@ -25,7 +25,7 @@ int RunFingerprint(const FingerprintFlags& flags) {
   if (!pipeline.ok()) return Fail(pipeline.status());
   std::atomic<uint64_t> empty{0};
   const auto process = [&](const Document& doc) {
-    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text, doc.title);
     nlohmann::ordered_json line = {
         {"id", doc.id}, {"fingerprint", fp.fingerprint.ToHex()}, {"features", fp.features}};
     if (fp.empty()) {

@@ -140,7 +140,7 @@ Result<InputStats> ReadFingerprints(
   uint64_t bad = 0;
   const auto process = [&](const Document& doc) -> std::string {
     if (pipeline) {
-      const DocumentFingerprint fp = pipeline->Fingerprint(doc.text);
+      const DocumentFingerprint fp = pipeline->Fingerprint(doc.text, doc.title);
       return fp.fingerprint.ToHex() + " " + std::to_string(fp.features);
     }
     return doc.text + " 1";

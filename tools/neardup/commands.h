@@ -28,6 +28,8 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code);
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code);
 void AddStoreCommand(CLI::App& app, ExitCode* exit_code);
 void AddEvalCommand(CLI::App& app, ExitCode* exit_code);
+void AddIdfCommand(CLI::App& app, ExitCode* exit_code);
+void AddExplainCommand(CLI::App& app, ExitCode* exit_code);
 
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddSegmentCommand(app, exit_code);
@@ -38,6 +40,8 @@ inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddIndexCommand(app, exit_code);
   AddStoreCommand(app, exit_code);
   AddEvalCommand(app, exit_code);
+  AddIdfCommand(app, exit_code);
+  AddExplainCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli

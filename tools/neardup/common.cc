@@ -32,6 +32,8 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
       ->capture_default_str();
   cmd->add_option("--title-field", flags->title_field, "JSONL field holding the title")
       ->capture_default_str();
+  cmd->add_flag("--title-first-line", flags->title_first_line,
+                "Plain text files: the first line is the document's title (improved weights)");
   cmd->add_flag("--strict", flags->strict,
                 "Exit with status 3 if any input was bad (malformed, unreadable, invalid UTF-8)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print no summary (problems are still reported)");
@@ -63,11 +65,23 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
                         "; see doc/methods.md); the options below override it");
     cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128 (default: the method's)")
         ->check(CLI::IsMember({64, 128}));
-    cmd->add_option("--features", flags->features, "words | chars:N (default: the method's)");
-    cmd->add_option("--weights", flags->weights, "uniform | tf | tfidf (default: the method's)");
+    cmd->add_option("--features", flags->features,
+                    "words | chars:N | sentences (default: the method's)");
+    cmd->add_option("--weights", flags->weights,
+                    "uniform | tf | tfidf | improved | entropy (default: the method's)");
     cmd->add_option("--topk", flags->top_k,
                     "Keep the K heaviest features (0 = all; default: the method's)");
     cmd->add_option("--hash", flags->hash, "Feature hash: xxh3 | md5 (default: the method's)");
+    cmd->add_option("--entropy-threshold", flags->entropy_threshold,
+                    "entropy weights: the weight threshold W_t (default: the method's, else " +
+                        std::to_string(kDefaultEntropyThreshold).substr(0, 4) + ")")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--data-dir", flags->data_dir,
+                    "Directory of neardup's data files (default: $NEARDUP_DATA_DIR, else the "
+                    "installed data, else the source tree's data/)");
+    cmd->add_option("--marker-words", flags->marker_words,
+                    "improved weights: marker word lexicon, one word per line (default: "
+                    "marker_words.txt in the data directory)");
   }
 }
 
@@ -82,9 +96,15 @@ Status ResolvePipelineFlags(PipelineFlags* flags) {
   if (flags->features.empty()) flags->features = FeatureKindName(p.features);
   if (flags->weights.empty()) flags->weights = std::string(WeightSchemeName(p.features.weights));
   if (flags->top_k < 0) {
-    flags->top_k = !weights_overridden ? p.features.top_k : (flags->weights == "tfidf" ? 20 : 0);
+    flags->top_k = !weights_overridden
+                       ? p.features.top_k
+                       : (flags->weights == "tfidf" || flags->weights == "improved" ||
+                                  flags->weights == "entropy"
+                              ? 20
+                              : 0);
   }
   if (flags->hash.empty()) flags->hash = p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3";
+  if (flags->entropy_threshold <= 0) flags->entropy_threshold = p.features.entropy_threshold;
   if (flags->default_k < 0) {
     flags->default_k = flags->bits == p.bits ? preset->default_k : (flags->bits == 64 ? 3 : 10);
   }
@@ -137,6 +157,9 @@ Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& given) {
   if (!weights.ok()) return weights.status();
   p.features.weights = *weights;
   p.features.top_k = flags.top_k;
+  p.features.entropy_threshold = flags.entropy_threshold;
+  p.data_dir = flags.data_dir;
+  p.marker_words_path = flags.marker_words;
   p.bits = flags.bits;
   if (flags.hash == "xxh3") {
     p.hash = FeatureHashAlgorithm::kXxh3;
@@ -195,6 +218,7 @@ Result<ReadOptions> MakeReadOptions(const InputFlags& flags) {
   r.id_field = flags.id_field;
   r.text_field = flags.text_field;
   r.title_field = flags.title_field;
+  r.title_from_first_line = flags.title_first_line;
   return r;
 }
 
@@ -289,10 +313,6 @@ std::string SummaryLine(const InputStats& stats) {
   return out.str();
 }
 
-}  // namespace neardup::cli
-
-namespace neardup::cli {
-
 std::string JsonLine(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
@@ -315,6 +335,34 @@ int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
   if (!stats.ok()) return Fail(stats.status());
   NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
   return InputExitCode(flags, *stats);
+}
+
+Result<Document> LoadOperand(const std::string& operand, bool is_text, const std::string& format,
+                             bool title_first_line) {
+  Document doc;
+  if (is_text) {
+    doc.id = "text";
+    doc.text = operand;
+    RepairUtf8(&doc.text);
+    return doc;
+  }
+  ReadOptions options;
+  auto parsed = ParseInputFormat(format);
+  if (!parsed.ok()) return parsed.status();
+  options.format = *parsed;
+  options.title_from_first_line = title_first_line;
+  std::string problem;
+  options.on_issue = [&problem](const InputIssue& issue) {
+    if (issue.dropped() && problem.empty()) problem = issue.ToString();
+    std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
+              << "\n";
+  };
+  auto reader = DocumentReader::Open({operand}, options);
+  if (!reader.ok()) return reader.status();
+  if (!(*reader)->Next(&doc)) {
+    return Status::InvalidArgument(problem.empty() ? operand + ": no document" : problem);
+  }
+  return doc;
 }
 
 }  // namespace neardup::cli

@@ -27,6 +27,7 @@ struct InputFlags {
   std::string id_field = "id";
   std::string text_field = "text";
   std::string title_field = "title";
+  bool title_first_line = false;
   bool strict = false;
   bool quiet = false;
   int threads = 0;  // 0 = all cores
@@ -46,12 +47,15 @@ struct PipelineFlags {
   // A preset (presets.h); the fields below override it when set. After
   // ResolvePipelineFlags every field holds a concrete value.
   std::string method;
-  int bits = 0;          // 0: the method's
-  std::string features;  // "": the method's
-  std::string weights;   // "": the method's
-  int top_k = -1;        // -1: the method's (tfidf: 20), or 0 when weights are overridden
-  std::string hash;      // "": the method's
-  int default_k = -1;    // set by ResolvePipelineFlags: the method's default k
+  int bits = 0;                  // 0: the method's
+  std::string features;          // "": the method's
+  std::string weights;           // "": the method's
+  int top_k = -1;                // -1: the method's (tfidf: 20), or 0 when weights are overridden
+  std::string hash;              // "": the method's
+  double entropy_threshold = 0;  // 0: the method's (W_t of entropy weights)
+  std::string data_dir;          // shipped data (marker words); "": default search
+  std::string marker_words;      // marker word lexicon; "": <data dir>/marker_words.txt
+  int default_k = -1;            // set by ResolvePipelineFlags: the method's default k
 };
 
 // Fills every unset field of *flags from its method (kDefaultMethod when
@@ -127,6 +131,12 @@ Result<std::unique_ptr<Normalizer>> MakeNormalizer(const PipelineFlags& flags);
 // closes the output and returns the exit status.
 int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
                          const ProcessFn& process);
+
+// One operand of compare / explain: the first document of the file `operand`
+// (read with `format`), or, when `is_text`, a document whose text is
+// `operand` (invalid UTF-8 replaced). Problems are printed to stderr.
+Result<Document> LoadOperand(const std::string& operand, bool is_text, const std::string& format,
+                             bool title_first_line);
 
 }  // namespace neardup::cli
 
