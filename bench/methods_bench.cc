@@ -3,7 +3,7 @@
 // Single-threaded fingerprint throughput of every method preset on THUCNews
 // text (../shared/data/zh_thucnews1000.jsonl beside the repository), the whole
 // pipeline (default normalization: NFKC + case folding) per document. The
-// JSONL titles are passed (they matter to `improved`). doc/benchmarks-methods.md
+// JSONL titles are passed (they matter to `improved`). doc/benchmarks.md
 // has the figures.
 //
 //   build/bench/neardup_methods_bench [--benchmark_filter=...]
