@@ -9,8 +9,7 @@ bash scripts/install-deps.sh
 bash scripts/build.sh
 mkdir -p out/manpages
 set -x
-build/neardup dedup /usr/share/man/zh_CN /usr/share/man/zh_TW --t2s \
-  --bits 128 --features chars:3 --weights tf -k 10 \
+build/neardup dedup /usr/share/man/zh_CN /usr/share/man/zh_TW --t2s -k 16 \
   -o out/manpages/records.jsonl --clusters-out out/manpages/clusters.jsonl \
   --pairs-out out/manpages/pairs.jsonl
 set +x

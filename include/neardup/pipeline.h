@@ -40,7 +40,9 @@ struct PipelineOptions {
   // Where shipped data files are looked for; empty: $NEARDUP_DATA_DIR, else
   // the install directory, else the source tree (see FindDataFile).
   std::string data_dir;
-  FeatureOptions features;  // default: words, tfidf, top 20
+  // Default: words, tfidf, top 20 (the `tfidf` preset). The CLI's default
+  // method is FindPreset(kDefaultMethod) (presets.h).
+  FeatureOptions features;
   int bits = 64;            // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
 };

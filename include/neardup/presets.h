@@ -32,8 +32,10 @@ struct Preset {
   int default_k = 3;         // Hamming threshold used by dedup when -k is not given
 };
 
-// The name of the preset used when no --method is given.
-inline constexpr std::string_view kDefaultMethod = "tfidf";
+// The name of the preset used when no --method is given: the best F1 at a
+// 10 % edit ratio with precision >= 0.98 on Chinese and English news
+// (doc/evaluation.md).
+inline constexpr std::string_view kDefaultMethod = "chars5";
 
 // Every preset, in documentation order.
 const std::vector<Preset>& Presets();

@@ -119,7 +119,7 @@ TEST(CliTest, HugeSingleLineIsProcessed) {
   for (int i = 0; text.size() < target; ++i) text += sentence + std::to_string(i);
   const std::string dir = MakeTempDir("cli_huge");
   WriteFile(dir + "/huge.jsonl", "{\"id\": \"huge\", \"text\": \"" + text + "\"}\n");
-  const auto r = RunCli({"fingerprint", dir + "/huge.jsonl"});
+  const auto r = RunCli({"fingerprint", "--method", "tfidf", dir + "/huge.jsonl"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = ParseJsonLines(r.out);
   ASSERT_EQ(lines.size(), 1u);
@@ -140,7 +140,7 @@ TEST(CliTest, CompareIdenticalNearAndUnrelated) {
   const std::string dir = MakeTempDir("cli_compare");
   WriteFile(dir + "/a.txt", a);
   WriteFile(dir + "/b.txt", a);
-  const auto files = RunCli({"compare", dir + "/a.txt", dir + "/b.txt"});
+  const auto files = RunCli({"compare", "--method", "tfidf", dir + "/a.txt", dir + "/b.txt"});
   ASSERT_EQ(files.exit_code, 0) << files.err;
   EXPECT_NE(files.out.find("distance: 0 of 64 bits"), std::string::npos) << files.out;
   EXPECT_NE(RunCli({"compare", dir + "/a.txt", dir + "/nope.txt"}).exit_code, 0);

@@ -37,8 +37,8 @@ std::string Corpus() {
 TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
   const std::string dir = MakeTempDir("dedup_cli");
   const auto r =
-      RunCli({"dedup", "-", "-k", "6", "--unique-out", dir + "/unique.jsonl", "--pairs-out",
-              dir + "/pairs.jsonl", "--clusters-out", dir + "/clusters.jsonl"},
+      RunCli({"dedup", "--method", "tfidf", "-", "-k", "6", "--unique-out", dir + "/unique.jsonl",
+              "--pairs-out", dir + "/pairs.jsonl", "--clusters-out", dir + "/clusters.jsonl"},
              Corpus());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = ParseJsonLines(r.out);
@@ -67,25 +67,30 @@ TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
 }
 
 TEST(DedupCliTest, KeepPolicies) {
-  const auto by_field = RunCli({"dedup", "-", "-k", "6", "--keep", "field:score", "-q"}, Corpus());
+  const auto by_field = RunCli(
+      {"dedup", "--method", "tfidf", "-", "-k", "6", "--keep", "field:score", "-q"}, Corpus());
   ASSERT_EQ(by_field.exit_code, 0) << by_field.err;
   const auto records = ParseJsonLines(by_field.out);
   EXPECT_EQ(records[2]["duplicate"], false);  // c has the highest score of its cluster
   EXPECT_EQ(records[0]["nearest"], "c");
-  const auto longest = RunCli({"dedup", "-", "-k", "6", "--keep", "longest", "-q"}, Corpus());
+  const auto longest =
+      RunCli({"dedup", "--method", "tfidf", "-", "-k", "6", "--keep", "longest", "-q"}, Corpus());
   EXPECT_EQ(ParseJsonLines(longest.out)[2]["duplicate"], false);
-  const auto stream = RunCli({"dedup", "-", "-k", "6", "--mode", "stream", "-q"}, Corpus());
+  const auto stream =
+      RunCli({"dedup", "--method", "tfidf", "-", "-k", "6", "--mode", "stream", "-q"}, Corpus());
   ASSERT_EQ(stream.exit_code, 0) << stream.err;
   EXPECT_EQ(ParseJsonLines(stream.out)[4]["nearest"], "a");
-  EXPECT_NE(RunCli({"dedup", "-", "--keep", "biggest"}, Corpus()).exit_code, 0);
-  EXPECT_NE(RunCli({"dedup", "-", "-k", "17"}, Corpus()).exit_code, 0);
+  EXPECT_NE(RunCli({"dedup", "--method", "tfidf", "-", "--keep", "biggest"}, Corpus()).exit_code,
+            0);
+  EXPECT_NE(RunCli({"dedup", "--method", "tfidf", "-", "-k", "17"}, Corpus()).exit_code, 0);
 }
 
 TEST(IndexCliTest, BuildQueryAddRemoveStats) {
   const std::string dir = MakeTempDir("index_cli");
   const std::string idx = dir + "/corpus.idx";
   WriteFile(dir + "/corpus.jsonl", Corpus());
-  auto r = RunCli({"index", "build", dir + "/corpus.jsonl", "-o", idx, "--max-k", "6"});
+  auto r = RunCli(
+      {"index", "build", "--method", "tfidf", dir + "/corpus.jsonl", "-o", idx, "--max-k", "6"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string query = "{\"id\": \"q\", \"text\": \"" + std::string(kBase) + "\"}\n";
   r = RunCli({"index", "query", idx, "-", "-k", "6", "-q"}, query);
@@ -125,7 +130,8 @@ TEST(IndexCliTest, FromFingerprintJsonl) {
             "{\"id\": \"x\", \"fingerprint\": \"00000000000000ff\"}\n"
             "{\"id\": \"y\", \"fingerprint\": \"00000000000000fe\"}\n"
             "{\"id\": \"bad\", \"fingerprint\": \"xyz\"}\n");
-  auto r = RunCli({"index", "build", "--fingerprints", dir + "/fp.jsonl", "-o", dir + "/i.idx"});
+  auto r = RunCli({"index", "build", "--method", "tfidf", "--fingerprints", dir + "/fp.jsonl", "-o",
+                   dir + "/i.idx"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("fp.jsonl:3"), std::string::npos) << r.err;
   r = RunCli({"index", "query", dir + "/i.idx", "--fingerprints", "-", "-k", "1", "-q"},

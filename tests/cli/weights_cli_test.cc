@@ -122,7 +122,8 @@ TEST(WeightsCliTest, IdfBuildRoundTrip) {
             2);
   EXPECT_EQ(RunCli({"idf", "build", dir + "/corpus.jsonl"}).exit_code, 2);
   WriteFile(dir + "/bad.txt", "学生 1\n老师 x\n");
-  const auto bad = RunCli({"fingerprint", "-q", "--idf", dir + "/bad.txt", "-"}, "学生老师\n");
+  const auto bad = RunCli(
+      {"fingerprint", "--method", "tfidf", "-q", "--idf", dir + "/bad.txt", "-"}, "学生老师\n");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find(dir + "/bad.txt:2:"), std::string::npos) << bad.err;
 }
@@ -154,8 +155,8 @@ TEST(WeightsCliTest, ExplainShowsWhatPushesFingerprintsApart) {
     EXPECT_FALSE(b["decided_by"].empty());
   }
   // tfidf: equal fingerprints.
-  const auto same =
-      RunCli({"explain", "--json", "--text", "能力比学历重要性高", "学历比能力重要性高"});
+  const auto same = RunCli({"explain", "--method", "tfidf", "--json", "--text",
+                            "能力比学历重要性高", "学历比能力重要性高"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(nlohmann::json::parse(same.out)["distance"], 0);
   // Human-readable, files.

@@ -346,6 +346,7 @@ TEST(PresetsTest, NewPresetsHaveTheirDocumentedSettings) {
     int top_k, bits;
     FeatureHashAlgorithm hash;
     int default_k;
+    int ngram = 3;
   };
   const Expected expected[] = {
       {"classic", FeatureKind::kWords, WeightScheme::kTf, 0, 64, FeatureHashAlgorithm::kXxh3, 3},
@@ -358,6 +359,8 @@ TEST(PresetsTest, NewPresetsHaveTheirDocumentedSettings) {
        FeatureHashAlgorithm::kXxh3, 10},
       {"sentence", FeatureKind::kSentences, WeightScheme::kUniform, 0, 64,
        FeatureHashAlgorithm::kMd5, 3},
+      {"chars5", FeatureKind::kCharNgrams, WeightScheme::kTf, 0, 128, FeatureHashAlgorithm::kXxh3,
+       24, 5},
   };
   ASSERT_EQ(Presets().size(), std::size(expected));
   for (const Expected& e : expected) {
@@ -370,9 +373,9 @@ TEST(PresetsTest, NewPresetsHaveTheirDocumentedSettings) {
     EXPECT_EQ(p->pipeline.hash, e.hash) << e.name;
     EXPECT_EQ(p->default_k, e.default_k) << e.name;
     EXPECT_EQ(p->pipeline.features.entropy_threshold, kDefaultEntropyThreshold) << e.name;
-    EXPECT_EQ(p->pipeline.features.ngram, 3) << e.name;
+    EXPECT_EQ(p->pipeline.features.ngram, e.ngram) << e.name;
   }
-  EXPECT_EQ(kDefaultMethod, "tfidf");
+  EXPECT_EQ(kDefaultMethod, "chars5");
   EXPECT_EQ(kDefaultEntropyThreshold, 2.0);
 }
 
