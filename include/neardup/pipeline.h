@@ -43,7 +43,7 @@ struct PipelineOptions {
   // Default: words, tfidf, top 20 (the `tfidf` preset). The CLI's default
   // method is FindPreset(kDefaultMethod) (presets.h).
   FeatureOptions features;
-  int bits = 64;            // 64 or 128
+  int bits = 64;  // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
 };
 

@@ -46,28 +46,35 @@ Result<std::vector<T>> ParseList(const std::string& spec, const char* what) {
   return out;
 }
 
+// --bits, --methods and --custom, shared by `eval docs` and `eval pairs`.
+template <typename Options>
+Status ParseMethodFlags(const EvalFlags& flags, Options* options) {
+  auto bits = ParseList<int>(flags.bits, "--bits");
+  if (!bits.ok()) return bits.status();
+  options->bits = *bits;
+  if (flags.methods != "none") {
+    auto methods = ParseEvalMethods(flags.methods);
+    if (!methods.ok()) return methods.status();
+    options->methods = *methods;
+  }
+  for (const std::string& spec : flags.custom) {
+    auto custom = ParseCustomMethod(spec);
+    if (!custom.ok()) return custom.status();
+    options->custom.push_back(*custom);
+  }
+  if (options->methods.empty() && options->custom.empty()) {
+    return Status::InvalidArgument("--methods none needs at least one --custom");
+  }
+  return Status::OK();
+}
+
 int RunDocs(const EvalFlags& flags) {
   DocsEvalOptions options;
   auto edits = ParseList<double>(flags.edits, "--edits");
   if (!edits.ok()) return Fail(edits.status());
   options.edits.clear();
   for (double e : *edits) options.edits.push_back(e / 100.0);
-  auto bits = ParseList<int>(flags.bits, "--bits");
-  if (!bits.ok()) return Fail(bits.status());
-  options.bits = *bits;
-  if (flags.methods != "none") {
-    auto methods = ParseEvalMethods(flags.methods);
-    if (!methods.ok()) return Fail(methods.status());
-    options.methods = *methods;
-  }
-  for (const std::string& spec : flags.custom) {
-    auto custom = ParseCustomMethod(spec);
-    if (!custom.ok()) return Fail(custom.status());
-    options.custom.push_back(*custom);
-  }
-  if (options.methods.empty() && options.custom.empty()) {
-    return Fail(Status::InvalidArgument("--methods none needs at least one --custom"));
-  }
+  NEARDUP_RETURN_IF_ERROR_CLI(ParseMethodFlags(flags, &options));
   options.min_chars = flags.min_chars;
   options.share = flags.share;
   options.seed = flags.seed;
@@ -101,22 +108,7 @@ int RunDocs(const EvalFlags& flags) {
 
 int RunPairs(const EvalFlags& flags) {
   PairsEvalOptions options;
-  auto bits = ParseList<int>(flags.bits, "--bits");
-  if (!bits.ok()) return Fail(bits.status());
-  options.bits = *bits;
-  if (flags.methods != "none") {
-    auto methods = ParseEvalMethods(flags.methods);
-    if (!methods.ok()) return Fail(methods.status());
-    options.methods = *methods;
-  }
-  for (const std::string& spec : flags.custom) {
-    auto custom = ParseCustomMethod(spec);
-    if (!custom.ok()) return Fail(custom.status());
-    options.custom.push_back(*custom);
-  }
-  if (options.methods.empty() && options.custom.empty()) {
-    return Fail(Status::InvalidArgument("--methods none needs at least one --custom"));
-  }
+  NEARDUP_RETURN_IF_ERROR_CLI(ParseMethodFlags(flags, &options));
   options.threads = ThreadCount(flags.threads);
   auto pairs = ReadLabelledPairs(flags.pairs_file);
   if (!pairs.ok()) return Fail(pairs.status());
