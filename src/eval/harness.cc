@@ -85,15 +85,7 @@ class Method {
   MethodFingerprints::Kind kind = MethodFingerprints::Kind::kSimHash;
 
   static Result<std::unique_ptr<Method>> CreateCustom(const CustomMethod& custom, int bits) {
-    auto m = std::make_unique<Method>();
-    m->name = custom.name;
-    PipelineOptions options = custom.pipeline;
-    options.bits = bits;
-    auto pipeline = Pipeline::Create(options);
-    if (!pipeline.ok()) return pipeline.status();
-    m->bits = bits;
-    m->pipeline_ = std::move(*pipeline);
-    return m;
+    return FromPipeline(custom.name, custom.pipeline, bits);
   }
 
   static Result<std::unique_ptr<Method>> Create(const std::string& name, int bits) {
@@ -109,10 +101,17 @@ class Method {
     }
     auto preset = FindPreset(name);
     if (!preset.ok()) return preset.status();
-    PipelineOptions options = preset->pipeline;
+    return FromPipeline(name, preset->pipeline, bits);
+  }
+
+  // A SimHash method: `options` with its width overridden by `bits`.
+  static Result<std::unique_ptr<Method>> FromPipeline(const std::string& name,
+                                                      PipelineOptions options, int bits) {
     options.bits = bits;
     auto pipeline = Pipeline::Create(options);
     if (!pipeline.ok()) return pipeline.status();
+    auto m = std::make_unique<Method>();
+    m->name = name;
     m->bits = bits;
     m->pipeline_ = std::move(*pipeline);
     return m;

@@ -12,32 +12,25 @@ namespace neardup::cli {
 namespace {
 
 struct CompareFlags {
-  std::vector<std::string> operands;
-  bool text = false;
-  bool json = false;
-  std::string format = "auto";
-  bool title_first_line = false;
+  OperandFlags operands;
   PipelineFlags pipeline;
 };
 
 int RunCompare(const CompareFlags& flags) {
-  if (flags.operands.size() != 2) {
-    return Fail(
-        Status::InvalidArgument("compare takes exactly two files (or two texts with --text)"));
-  }
+  auto docs = LoadOperands(flags.operands, "compare");
+  if (!docs.ok()) return Fail(docs.status());
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
   DocumentFingerprint fps[2];
   for (int i = 0; i < 2; ++i) {
-    auto doc = LoadOperand(flags.operands[i], flags.text, flags.format, flags.title_first_line);
-    if (!doc.ok()) return Fail(doc.status());
-    fps[i] = (*pipeline)->Fingerprint(doc->text, doc->title);
+    const Document& doc = (*docs)[static_cast<size_t>(i)];
+    fps[i] = (*pipeline)->Fingerprint(doc.text, doc.title);
   }
   const int distance = HammingDistance(fps[0].fingerprint, fps[1].fingerprint);
   const double similarity = Similarity(fps[0].fingerprint, fps[1].fingerprint);
-  if (flags.json) {
+  if (flags.operands.json) {
     nlohmann::ordered_json out = {
         {"a", {{"fingerprint", fps[0].fingerprint.ToHex()}, {"features", fps[0].features}}},
         {"b", {{"fingerprint", fps[1].fingerprint.ToHex()}, {"features", fps[1].features}}},
@@ -64,13 +57,7 @@ void AddCompareCommand(CLI::App& app, ExitCode* exit_code) {
   auto flags = std::make_shared<CompareFlags>();
   CLI::App* cmd = app.add_subcommand(
       "compare", "Fingerprint two documents and print their Hamming distance and similarity");
-  cmd->add_option("A B", flags->operands, "Two files (or two texts with --text)")->expected(2);
-  cmd->add_flag("--text", flags->text, "The operands are texts, not files");
-  cmd->add_flag("--json", flags->json, "Print one JSON object");
-  cmd->add_option("--input-format", flags->format, "auto|jsonl|text|lines|roff")
-      ->capture_default_str();
-  cmd->add_flag("--title-first-line", flags->title_first_line,
-                "Plain text files: the first line is the document's title (improved weights)");
+  AddOperandOptions(cmd, &flags->operands);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
   cmd->callback([flags, exit_code] { exit_code->value = RunCompare(*flags); });
 }

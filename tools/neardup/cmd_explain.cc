@@ -26,11 +26,7 @@ namespace neardup::cli {
 namespace {
 
 struct ExplainFlags {
-  std::vector<std::string> operands;
-  bool text = false;
-  bool json = false;
-  std::string format = "auto";
-  bool title_first_line = false;
+  OperandFlags operands;
   int top = 5;  // features listed per differing bit
   PipelineFlags pipeline;
 };
@@ -66,10 +62,8 @@ std::string Fmt(double v) {
 }
 
 int RunExplain(const ExplainFlags& flags) {
-  if (flags.operands.size() != 2) {
-    return Fail(
-        Status::InvalidArgument("explain takes exactly two files (or two texts with --text)"));
-  }
+  auto docs = LoadOperands(flags.operands, "explain");
+  if (!docs.ok()) return Fail(docs.status());
   PipelineFlags resolved = flags.pipeline;
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&resolved));
   auto options = MakePipelineOptions(resolved);
@@ -80,9 +74,8 @@ int RunExplain(const ExplainFlags& flags) {
   std::vector<WeightedFeature> features[2];
   DocumentFingerprint fps[2];
   for (int i = 0; i < 2; ++i) {
-    auto doc = LoadOperand(flags.operands[i], flags.text, flags.format, flags.title_first_line);
-    if (!doc.ok()) return Fail(doc.status());
-    (*pipeline)->Features(doc->text, doc->title, &features[i]);
+    const Document& doc = (*docs)[static_cast<size_t>(i)];
+    (*pipeline)->Features(doc.text, doc.title, &features[i]);
     fps[i] = (*pipeline)->FingerprintFeatures(features[i]);
   }
 
@@ -145,7 +138,7 @@ int RunExplain(const ExplainFlags& flags) {
     return std::string(r.a ? "only a" : "only b");
   };
 
-  if (flags.json) {
+  if (flags.operands.json) {
     using nlohmann::ordered_json;
     ordered_json feats = ordered_json::array();
     for (const Row& r : rows) {
@@ -239,13 +232,7 @@ void AddExplainCommand(CLI::App& app, ExitCode* exit_code) {
       "explain",
       "Show two documents' weighted features side by side, the shared and the differing ones, "
       "and which features push their fingerprints apart");
-  cmd->add_option("A B", flags->operands, "Two files (or two texts with --text)")->expected(2);
-  cmd->add_flag("--text", flags->text, "The operands are texts, not files");
-  cmd->add_flag("--json", flags->json, "Print one JSON object");
-  cmd->add_option("--input-format", flags->format, "auto|jsonl|text|lines|roff")
-      ->capture_default_str();
-  cmd->add_flag("--title-first-line", flags->title_first_line,
-                "Plain text files: the first line is the document's title (improved weights)");
+  AddOperandOptions(cmd, &flags->operands);
   cmd->add_option("--top", flags->top, "Features listed per differing bit")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

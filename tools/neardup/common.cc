@@ -337,6 +337,8 @@ int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
   return InputExitCode(flags, *stats);
 }
 
+namespace {
+
 Result<Document> LoadOperand(const std::string& operand, bool is_text, const std::string& format,
                              bool title_first_line) {
   Document doc;
@@ -363,6 +365,32 @@ Result<Document> LoadOperand(const std::string& operand, bool is_text, const std
     return Status::InvalidArgument(problem.empty() ? operand + ": no document" : problem);
   }
   return doc;
+}
+
+}  // namespace
+
+void AddOperandOptions(CLI::App* cmd, OperandFlags* flags) {
+  cmd->add_option("A B", flags->operands, "Two files (or two texts with --text)")->expected(2);
+  cmd->add_flag("--text", flags->text, "The operands are texts, not files");
+  cmd->add_flag("--json", flags->json, "Print one JSON object");
+  cmd->add_option("--input-format", flags->format, "auto|jsonl|text|lines|roff")
+      ->capture_default_str();
+  cmd->add_flag("--title-first-line", flags->title_first_line,
+                "Plain text files: the first line is the document's title (improved weights)");
+}
+
+Result<std::vector<Document>> LoadOperands(const OperandFlags& flags, std::string_view command) {
+  if (flags.operands.size() != 2) {
+    return Status::InvalidArgument(std::string(command) +
+                                   " takes exactly two files (or two texts with --text)");
+  }
+  std::vector<Document> docs;
+  for (const std::string& operand : flags.operands) {
+    auto doc = LoadOperand(operand, flags.text, flags.format, flags.title_first_line);
+    if (!doc.ok()) return doc.status();
+    docs.push_back(std::move(*doc));
+  }
+  return docs;
 }
 
 }  // namespace neardup::cli

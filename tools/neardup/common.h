@@ -132,11 +132,23 @@ Result<std::unique_ptr<Normalizer>> MakeNormalizer(const PipelineFlags& flags);
 int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
                          const ProcessFn& process);
 
-// One operand of compare / explain: the first document of the file `operand`
-// (read with `format`), or, when `is_text`, a document whose text is
-// `operand` (invalid UTF-8 replaced). Problems are printed to stderr.
-Result<Document> LoadOperand(const std::string& operand, bool is_text, const std::string& format,
-                             bool title_first_line);
+// The two operands of compare / explain and how to read them.
+struct OperandFlags {
+  std::vector<std::string> operands;
+  bool text = false;  // the operands are texts, not files
+  bool json = false;
+  std::string format = "auto";
+  bool title_first_line = false;
+};
+
+// Registers A B, --text, --json, --input-format and --title-first-line.
+void AddOperandOptions(CLI::App* cmd, OperandFlags* flags);
+
+// Both operands: the first document of each file (read with flags.format),
+// or, with --text, documents whose text is the operand (invalid UTF-8
+// replaced). InvalidArgument unless there are exactly two. Problems are
+// printed to stderr.
+Result<std::vector<Document>> LoadOperands(const OperandFlags& flags, std::string_view command);
 
 }  // namespace neardup::cli
 
