@@ -78,18 +78,18 @@ class MethodFingerprints {
 };
 
 // One method of a run, able to fingerprint texts.
-class Method {
+class EvalMethod {
  public:
   std::string name;
   int bits = 0;  // 0: not a SimHash method
   MethodFingerprints::Kind kind = MethodFingerprints::Kind::kSimHash;
 
-  static Result<std::unique_ptr<Method>> CreateCustom(const CustomMethod& custom, int bits) {
+  static Result<std::unique_ptr<EvalMethod>> CreateCustom(const CustomMethod& custom, int bits) {
     return FromPipeline(custom.name, custom.pipeline, bits);
   }
 
-  static Result<std::unique_ptr<Method>> Create(const std::string& name, int bits) {
-    auto m = std::make_unique<Method>();
+  static Result<std::unique_ptr<EvalMethod>> Create(const std::string& name, int bits) {
+    auto m = std::make_unique<EvalMethod>();
     m->name = name;
     if (name == "exact" || name == "minhash") {
       m->kind =
@@ -105,12 +105,12 @@ class Method {
   }
 
   // A SimHash method: `options` with its width overridden by `bits`.
-  static Result<std::unique_ptr<Method>> FromPipeline(const std::string& name,
+  static Result<std::unique_ptr<EvalMethod>> FromPipeline(const std::string& name,
                                                       PipelineOptions options, int bits) {
     options.bits = bits;
     auto pipeline = Pipeline::Create(options);
     if (!pipeline.ok()) return pipeline.status();
-    auto m = std::make_unique<Method>();
+    auto m = std::make_unique<EvalMethod>();
     m->name = name;
     m->bits = bits;
     m->pipeline_ = std::move(*pipeline);
@@ -187,7 +187,7 @@ class Method {
   std::unique_ptr<Pipeline> pipeline_;
 };
 
-Result<std::vector<std::unique_ptr<Method>>> MakeMethods(const std::vector<std::string>& names,
+Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(const std::vector<std::string>& names,
                                                          const std::vector<CustomMethod>& custom,
                                                          const std::vector<int>& bits) {
   std::vector<std::string> list = names;
@@ -199,23 +199,23 @@ Result<std::vector<std::unique_ptr<Method>>> MakeMethods(const std::vector<std::
   for (int b : bits) {
     if (b != 64 && b != 128) return Status::InvalidArgument("bits must be 64 or 128");
   }
-  std::vector<std::unique_ptr<Method>> out;
+  std::vector<std::unique_ptr<EvalMethod>> out;
   for (const std::string& name : list) {
     if (name == "exact" || name == "minhash") {
-      auto m = Method::Create(name, 0);
+      auto m = EvalMethod::Create(name, 0);
       if (!m.ok()) return m.status();
       out.push_back(std::move(*m));
       continue;
     }
     for (int b : bits) {
-      auto m = Method::Create(name, b);
+      auto m = EvalMethod::Create(name, b);
       if (!m.ok()) return m.status();
       out.push_back(std::move(*m));
     }
   }
   for (const CustomMethod& c : custom) {
     for (int b : bits) {
-      auto m = Method::CreateCustom(c, b);
+      auto m = EvalMethod::CreateCustom(c, b);
       if (!m.ok()) return m.status();
       out.push_back(std::move(*m));
     }
@@ -533,7 +533,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
     for (size_t i = 0; i < n + variants; ++i) truth[i] = group_size[group[i]] >= 2;
 
     for (size_t mi = 0; mi < methods->size(); ++mi) {
-      const Method& m = *(*methods)[mi];
+      const EvalMethod& m = *(*methods)[mi];
       double secs = 0;
       MethodFingerprints all = m.Run(vtexts, options.threads, &secs);
       // The dataset: originals then variants.
@@ -608,7 +608,7 @@ Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
   }
   const uint64_t positives = report.positives;
   for (const auto& mp : *methods) {
-    const Method& m = *mp;
+    const EvalMethod& m = *mp;
     double s1 = 0, s2 = 0;
     const MethodFingerprints a = m.Run(left, options.threads, &s1);
     const MethodFingerprints b = m.Run(right, options.threads, &s2);

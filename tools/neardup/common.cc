@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "neardup/method.h"
 #include "neardup/presets.h"
 
 namespace neardup::cli {
@@ -85,29 +86,50 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   }
 }
 
+Result<Method> MakeMethod(const PipelineFlags& flags) {
+  // Every option given on the command line overrides --method (method.h).
+  std::vector<std::pair<std::string, std::string>> more;
+  std::string normalize = flags.normalize;
+  if (flags.t2s) {
+    auto n = MakeNormalizeOptions(flags);
+    if (!n.ok()) return n.status();
+    if (normalize.find(n->t2s) == std::string::npos) normalize += "," + n->t2s;
+  }
+  more.emplace_back("normalize", normalize);
+  if (flags.bits != 0) more.emplace_back("bits", std::to_string(flags.bits));
+  if (!flags.features.empty()) more.emplace_back("features", flags.features);
+  if (!flags.weights.empty()) more.emplace_back("weights", flags.weights);
+  if (flags.top_k >= 0) more.emplace_back("topk", std::to_string(flags.top_k));
+  if (!flags.hash.empty()) more.emplace_back("hash", flags.hash);
+  if (flags.entropy_threshold > 0) {
+    std::ostringstream v;
+    v.precision(17);
+    v << flags.entropy_threshold;
+    more.emplace_back("entropy_threshold", v.str());
+  }
+  if (flags.no_hmm) more.emplace_back("hmm", "0");
+  if (!flags.idf.empty()) more.emplace_back("idf", flags.idf);
+  for (const std::string& d : flags.user_dicts) more.emplace_back("user_dict", d);
+  if (!flags.marker_words.empty()) more.emplace_back("marker_words", flags.marker_words);
+  auto method = Method::Parse(flags.method, more);
+  if (!method.ok()) return method.status();
+  method->pipeline.segmenter.jieba_dir = flags.jieba_dir;
+  method->pipeline.data_dir = flags.data_dir;
+  return method;
+}
+
 Status ResolvePipelineFlags(PipelineFlags* flags) {
-  if (flags->method.empty()) flags->method = std::string(kDefaultMethod);
-  auto preset = FindPreset(flags->method);
-  if (!preset.ok()) return preset.status();
-  const PipelineOptions& p = preset->pipeline;
-  const bool weights_overridden =
-      !flags->weights.empty() && flags->weights != WeightSchemeName(p.features.weights);
-  if (flags->bits == 0) flags->bits = p.bits;
-  if (flags->features.empty()) flags->features = FeatureKindName(p.features);
-  if (flags->weights.empty()) flags->weights = std::string(WeightSchemeName(p.features.weights));
-  if (flags->top_k < 0) {
-    flags->top_k = !weights_overridden
-                       ? p.features.top_k
-                       : (flags->weights == "tfidf" || flags->weights == "improved" ||
-                                  flags->weights == "entropy"
-                              ? 20
-                              : 0);
-  }
-  if (flags->hash.empty()) flags->hash = p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3";
-  if (flags->entropy_threshold <= 0) flags->entropy_threshold = p.features.entropy_threshold;
-  if (flags->default_k < 0) {
-    flags->default_k = flags->bits == p.bits ? preset->default_k : (flags->bits == 64 ? 3 : 10);
-  }
+  auto method = MakeMethod(*flags);
+  if (!method.ok()) return method.status();
+  const PipelineOptions& p = method->pipeline;
+  flags->method = method->name;
+  flags->bits = p.bits;
+  flags->features = FeatureKindName(p.features);
+  flags->weights = std::string(WeightSchemeName(p.features.weights));
+  flags->top_k = p.features.top_k;
+  flags->hash = p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3";
+  flags->entropy_threshold = p.features.entropy_threshold;
+  flags->default_k = method->default_k;
   return Status::OK();
 }
 
@@ -143,32 +165,10 @@ Result<SegmenterOptions> MakeSegmenterOptions(const PipelineFlags& flags) {
   return s;
 }
 
-Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& given) {
-  PipelineFlags flags = given;
-  NEARDUP_RETURN_IF_ERROR(ResolvePipelineFlags(&flags));
-  PipelineOptions p = FindPreset(flags.method)->pipeline;
-  auto normalize = MakeNormalizeOptions(flags);
-  if (!normalize.ok()) return normalize.status();
-  p.normalize = *normalize;
-  p.segmenter = *MakeSegmenterOptions(flags);
-  p.idf_path = flags.idf;
-  NEARDUP_RETURN_IF_ERROR(ParseFeatureKind(flags.features, &p.features));
-  auto weights = ParseWeightScheme(flags.weights);
-  if (!weights.ok()) return weights.status();
-  p.features.weights = *weights;
-  p.features.top_k = flags.top_k;
-  p.features.entropy_threshold = flags.entropy_threshold;
-  p.data_dir = flags.data_dir;
-  p.marker_words_path = flags.marker_words;
-  p.bits = flags.bits;
-  if (flags.hash == "xxh3") {
-    p.hash = FeatureHashAlgorithm::kXxh3;
-  } else if (flags.hash == "md5") {
-    p.hash = FeatureHashAlgorithm::kMd5;
-  } else {
-    return Status::InvalidArgument("unknown --hash '" + flags.hash + "' (expected xxh3 or md5)");
-  }
-  return p;
+Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags) {
+  auto method = MakeMethod(flags);
+  if (!method.ok()) return method.status();
+  return method->pipeline;
 }
 
 int ThreadCount(int requested) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
 #include "neardup/text.h"
@@ -58,8 +59,11 @@ struct PipelineFlags {
   int default_k = -1;            // set by ResolvePipelineFlags: the method's default k
 };
 
-// Fills every unset field of *flags from its method (kDefaultMethod when
-// none is named). Idempotent.
+// The method the flags name: --method (a preset or a method's text form,
+// method.h), overridden by every fingerprint option given.
+Result<Method> MakeMethod(const PipelineFlags& flags);
+
+// Fills every unset field of *flags from MakeMethod(*flags). Idempotent.
 Status ResolvePipelineFlags(PipelineFlags* flags);
 
 // Registers INPUT... and the input options on `cmd`.

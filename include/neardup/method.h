@@ -1,0 +1,126 @@
+// Copyright 2026 The neardup Authors.
+//
+// Method: every setting that changes a fingerprint, and the distance
+// threshold that dedup and the index use when none is given. A method is
+// what a user names (`--method chars5`), what an index stores in its header
+// and what an evaluation compares; it has one text form, used everywhere:
+//
+//   NAME[,key=value]...
+//
+// NAME is a preset (presets.h); the keys override it:
+//
+//   key                value                                 default
+//   normalize          nfkc|t2s|tw2s|tw2sp|hk2s|ws joined     nfkc
+//                      by '+', or none
+//   features           words | chars:N | sentences            the preset's
+//   weights            uniform|tf|tfidf|improved|entropy      the preset's
+//   topk               K >= 0 (0: all features)               the preset's; when `weights`
+//                                                             changes it: 20 for tfidf,
+//                                                             improved, entropy, else 0
+//   bits               64 | 128                               the preset's
+//   hash               xxh3 | md5                             the preset's
+//   entropy_threshold  W_t > 0                                the preset's (2)
+//   hmm                1 | 0                                  1
+//   idf                an IDF file (jieba idf.txt format)     jieba's analyse/idf.txt
+//   user_dict          a jieba user dictionary (repeatable)   none
+//   marker_words       the improved weights' lexicon          data/marker_words.txt
+//   k                  0 <= k <= bits/4                       the preset's; when `bits`
+//                                                             changes it: 3 (64), 10 (128)
+//   *_digest           XXH3-64 of a data file's content       written by Resolve()
+//
+// Values are percent-encoded where they hold ',', '=' or '%'.
+//
+//   auto method = neardup::Method::Parse("tfidf,bits=128,topk=10");
+//   if (!method.ok()) ...;                        // names the bad key or value
+//   auto pipeline = neardup::Pipeline::Create(method->pipeline);
+//   std::string stored = method->ToString();      // Parse(stored) gives it back
+//
+// Where a method is stored (an index header), call Resolve() first: data file
+// paths become absolute and their contents are identified by digest, so the
+// stored method means the same fingerprints from any working directory, and
+// VerifyDataFiles() says when a file has changed since.
+//
+// Runtime locations (SegmenterOptions::jieba_dir, PipelineOptions::data_dir)
+// are not part of a method: they say where this machine keeps the data, not
+// what the fingerprint is.
+//
+// Thread safety: a Method is a value.
+
+#ifndef NEARDUP_METHOD_H_
+#define NEARDUP_METHOD_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "neardup/pipeline.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct Method {
+  // The preset it starts from.
+  std::string name;
+  // Everything that changes a fingerprint (jieba_dir and data_dir excepted).
+  PipelineOptions pipeline;
+  // The Hamming threshold dedup and index queries use when none is given.
+  int default_k = 0;
+  // XXH3-64 (16 hex digits) of data files by key: "idf", "marker_words",
+  // "user_dict.0", ... Filled by Resolve(); kept by Parse/ToString.
+  std::map<std::string, std::string> digests;
+
+  // The default method: chars5 (character 5-grams by count, 128 bits, k = 24).
+  static Method Default();
+
+  // A preset by name; InvalidArgument listing the known names.
+  static Result<Method> FromPreset(std::string_view name);
+
+  // The text form above. InvalidArgument names the key and the reason. An
+  // empty string is the default method.
+  static Result<Method> Parse(std::string_view text);
+
+  // Parse(text) with more key=value settings after those of `text`
+  // (unencoded values): how a command line's options override --method. The
+  // override rules see the keys of both.
+  static Result<Method> Parse(std::string_view text,
+                              const std::vector<std::pair<std::string, std::string>>& more);
+
+  // The canonical text form: the name, then every key in the table's order
+  // (data file keys only when set). Parse(ToString()) equals *this.
+  std::string ToString() const;
+
+  // The name alone when the method equals its preset, else ToString(); for
+  // summaries and messages.
+  std::string ShortName() const;
+
+  // InvalidArgument unless every setting is in range (bits 64/128, 0 <= k <=
+  // bits/4, topk >= 0, 1 <= N <= 16, W_t > 0 and finite, sentences only with
+  // uniform or tf weights...).
+  Status Validate() const;
+
+  // Makes idf, user_dict and marker_words paths absolute (the marker lexicon is
+  // looked up now when the weights need it) and records their digests. The
+  // jieba default idf (idf empty) is recorded as the resolved jieba file.
+  Status Resolve();
+
+  // NotFound or InvalidArgument ("idf: /x/idf.txt has changed since ...")
+  // when a data file recorded by Resolve() is missing or differs.
+  Status VerifyDataFiles() const;
+
+  // "" when both give the same fingerprints; else the first differing key and
+  // both values, e.g. "bits: 128 here, 64 there".
+  std::string Difference(const Method& other) const;
+
+  friend bool operator==(const Method& a, const Method& b) {
+    return a.ToString() == b.ToString();
+  }
+};
+
+// XXH3-64 of a file's content as 16 hex digits; IOError if it cannot be read.
+Result<std::string> FileDigest(const std::string& path);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_METHOD_H_
