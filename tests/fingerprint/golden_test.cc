@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "neardup/method.h"
 #include "neardup/pipeline.h"
-#include "neardup/presets.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -30,30 +30,20 @@ std::map<std::string, std::string> LoadInputs() {
   return texts;
 }
 
+// The config column: "method=NAME" (a preset's own settings), or
+// "key=value ..." overriding the tfidf preset, both read as a Method.
 PipelineOptions ParseConfig(const std::string& config) {
-  // "method=NAME": a preset's own settings (improved, esimhash, sentence).
+  std::string text = "tfidf";
   if (config.starts_with("method=")) {
-    auto preset = FindPreset(config.substr(7));
-    EXPECT_TRUE(preset.ok()) << config;
-    return preset.ok() ? preset->pipeline : PipelineOptions();
+    text = config.substr(7);
+  } else {
+    std::istringstream in(config);
+    std::string item;
+    while (in >> item) text += "," + item;
   }
-  PipelineOptions options;
-  std::istringstream in(config);
-  std::string item;
-  while (in >> item) {
-    const size_t eq = item.find('=');
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "bits") options.bits = std::stoi(value);
-    if (key == "features") {
-      EXPECT_TRUE(ParseFeatureKind(value, &options.features).ok());
-    }
-    if (key == "weights") options.features.weights = *ParseWeightScheme(value);
-    if (key == "hash") {
-      options.hash = value == "md5" ? FeatureHashAlgorithm::kMd5 : FeatureHashAlgorithm::kXxh3;
-    }
-  }
-  options.features.top_k = options.features.weights == WeightScheme::kTfidf ? 20 : 0;
-  return options;
+  auto method = Method::Parse(text);
+  EXPECT_TRUE(method.ok()) << config << ": " << method.status().ToString();
+  return method.ok() ? method->pipeline : PipelineOptions();
 }
 
 TEST(GoldenTest, FingerprintsDoNotDrift) {
