@@ -195,8 +195,10 @@ struct CustomMethod {
   PipelineOptions pipeline;
 };
 
-// "NAME=FEATURES/WEIGHTS/TOPK", e.g. "c4=chars:4/tf/0" or "w10=words/tfidf/10"
-// (features as --features, weights uniform|tf|tfidf, TOPK 0 = all).
+// "NAME=METHOD" with a method's text form (method.h), e.g.
+// "c4=chargram,features=chars:4"; or the short form "NAME=FEATURES/WEIGHTS/TOPK",
+// e.g. "c4=chars:4/tf/0" or "w10=words/tfidf/10": the tfidf preset with
+// those three replaced (features as --features, TOPK 0 = all).
 Result<CustomMethod> ParseCustomMethod(std::string_view spec);
 
 struct DocsEvalOptions {

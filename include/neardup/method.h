@@ -113,9 +113,7 @@ struct Method {
   // both values, e.g. "bits: 128 here, 64 there".
   std::string Difference(const Method& other) const;
 
-  friend bool operator==(const Method& a, const Method& b) {
-    return a.ToString() == b.ToString();
-  }
+  friend bool operator==(const Method& a, const Method& b) { return a.ToString() == b.ToString(); }
 };
 
 // XXH3-64 of a file's content as 16 hex digits; IOError if it cannot be read.

@@ -21,6 +21,7 @@
 #include "eval/random.h"
 #include "index/parallel.h"
 #include "neardup/eval.h"
+#include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
 #include "neardup/segmenter.h"
@@ -106,7 +107,7 @@ class EvalMethod {
 
   // A SimHash method: `options` with its width overridden by `bits`.
   static Result<std::unique_ptr<EvalMethod>> FromPipeline(const std::string& name,
-                                                      PipelineOptions options, int bits) {
+                                                          PipelineOptions options, int bits) {
     options.bits = bits;
     auto pipeline = Pipeline::Create(options);
     if (!pipeline.ok()) return pipeline.status();
@@ -187,9 +188,9 @@ class EvalMethod {
   std::unique_ptr<Pipeline> pipeline_;
 };
 
-Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(const std::vector<std::string>& names,
-                                                         const std::vector<CustomMethod>& custom,
-                                                         const std::vector<int>& bits) {
+Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(
+    const std::vector<std::string>& names, const std::vector<CustomMethod>& custom,
+    const std::vector<int>& bits) {
   std::vector<std::string> list = names;
   if (list.empty() && custom.empty()) {
     auto all = ParseEvalMethods("all");
@@ -348,24 +349,28 @@ Result<std::vector<std::string>> ParseEvalMethods(std::string_view spec) {
 Result<CustomMethod> ParseCustomMethod(std::string_view spec) {
   const auto bad = [&] {
     return Status::InvalidArgument("bad custom method '" + std::string(spec) +
-                                   "' (expected NAME=FEATURES/WEIGHTS/TOPK, e.g. c4=chars:4/tf/0)");
+                                   "' (expected NAME=METHOD, e.g. c4=chargram,features=chars:4, "
+                                   "or NAME=FEATURES/WEIGHTS/TOPK, e.g. c4=chars:4/tf/0)");
   };
   const size_t eq = spec.find('=');
   if (eq == std::string_view::npos || eq == 0) return bad();
   CustomMethod m;
   m.name = std::string(spec.substr(0, eq));
   const std::string_view rest = spec.substr(eq + 1);
+  std::string text(rest);
   const size_t s1 = rest.find('/');
-  const size_t s2 = s1 == std::string_view::npos ? s1 : rest.find('/', s1 + 1);
-  if (s2 == std::string_view::npos) return bad();
-  Status st = ParseFeatureKind(rest.substr(0, s1), &m.pipeline.features);
-  if (!st.ok()) return st;
-  auto weights = ParseWeightScheme(rest.substr(s1 + 1, s2 - s1 - 1));
-  if (!weights.ok()) return weights.status();
-  m.pipeline.features.weights = *weights;
-  const std::string topk(rest.substr(s2 + 1));
-  if (topk.empty() || topk.find_first_not_of("0123456789") != std::string::npos) return bad();
-  m.pipeline.features.top_k = std::stoi(topk);
+  if (s1 != std::string_view::npos) {
+    // The short form: the tfidf preset with features, weights and top-K replaced.
+    const size_t s2 = rest.find('/', s1 + 1);
+    if (s2 == std::string_view::npos) return bad();
+    const std::string topk(rest.substr(s2 + 1));
+    if (topk.empty() || topk.find_first_not_of("0123456789") != std::string::npos) return bad();
+    text = "tfidf,features=" + std::string(rest.substr(0, s1)) +
+           ",weights=" + std::string(rest.substr(s1 + 1, s2 - s1 - 1)) + ",topk=" + topk;
+  }
+  auto method = Method::Parse(text);
+  if (!method.ok()) return method.status();
+  m.pipeline = method->pipeline;
   return m;
 }
 

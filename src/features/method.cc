@@ -302,8 +302,7 @@ std::string Method::ShortName() const {
 Status Method::Validate() const {
   const PipelineOptions& p = pipeline;
   if (p.bits != 64 && p.bits != 128) {
-    return Status::InvalidArgument("method: bits must be 64 or 128, got " +
-                                   std::to_string(p.bits));
+    return Status::InvalidArgument("method: bits must be 64 or 128, got " + std::to_string(p.bits));
   }
   if (default_k < 0 || default_k > p.bits / 4) {
     return Status::InvalidArgument("method: k must be in [0, " + std::to_string(p.bits / 4) +
@@ -355,8 +354,7 @@ Status Method::Resolve() {
   if (words) {
     for (size_t i = 0; i < p.segmenter.user_dicts.size(); ++i) {
       absolute(&p.segmenter.user_dicts[i]);
-      NEARDUP_RETURN_IF_ERROR(
-          record("user_dict." + std::to_string(i), p.segmenter.user_dicts[i]));
+      NEARDUP_RETURN_IF_ERROR(record("user_dict." + std::to_string(i), p.segmenter.user_dicts[i]));
     }
   } else {
     p.segmenter.user_dicts.clear();
@@ -380,10 +378,10 @@ Status Method::VerifyDataFiles() const {
   for (const auto& [key, digest] : digests) {
     std::string path;
     if (key == "idf") {
-      path = p.idf_path.empty() ? (p.segmenter.jieba_dir.empty() ? DefaultJiebaDir()
-                                                                 : p.segmenter.jieba_dir) +
-                                      "/analyse/idf.txt"
-                                : p.idf_path;
+      path = p.idf_path.empty()
+                 ? (p.segmenter.jieba_dir.empty() ? DefaultJiebaDir() : p.segmenter.jieba_dir) +
+                       "/analyse/idf.txt"
+                 : p.idf_path;
     } else if (key == "marker_words") {
       path = p.marker_words_path;
     } else if (key.starts_with("user_dict.")) {

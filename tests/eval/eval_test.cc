@@ -261,6 +261,13 @@ TEST(Harness, ParseMethodsAndPairs) {
   EXPECT_FALSE(ParseCustomMethod("c4=chars:4/tf").ok());
   EXPECT_FALSE(ParseCustomMethod("=chars:4/tf/0").ok());
   EXPECT_FALSE(ParseCustomMethod("x=chars:4/bogus/0").ok());
+  // The method text form: a preset with overrides, every setting reachable.
+  auto full = ParseCustomMethod("e5=esimhash,entropy_threshold=5,topk=10");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(full->pipeline.features.weights, WeightScheme::kEntropy);
+  EXPECT_DOUBLE_EQ(full->pipeline.features.entropy_threshold, 5.0);
+  EXPECT_EQ(full->pipeline.features.top_k, 10);
+  EXPECT_FALSE(ParseCustomMethod("x=chars5,colour=red").ok());
 
   const std::string dir = MakeTempDir("eval_pairs");
   WriteFile(dir + "/paws.tsv", "id\tsentence1\tsentence2\tlabel\n1\t甲\t乙\t1\n2\t丙\t丁\t0\n");

@@ -127,9 +127,11 @@ void AddCommon(CLI::App* cmd, EvalFlags* flags) {
   cmd->add_option("--methods", flags->methods,
                   "all, none, or a comma-separated list of exact, minhash and presets")
       ->capture_default_str();
-  cmd->add_option("--custom", flags->custom,
-                  "An extra SimHash method NAME=FEATURES/WEIGHTS/TOPK (e.g. c4=chars:4/tf/0); "
-                  "repeatable");
+  cmd->add_option(
+      "--custom", flags->custom,
+      "An extra SimHash method NAME=METHOD (a method text, e.g. "
+      "c4=chargram,features=chars:4) or NAME=FEATURES/WEIGHTS/TOPK (e.g. c4=chars:4/tf/0); "
+      "repeatable");
   cmd->add_option("--bits", flags->bits, "SimHash widths, comma-separated (64, 128)")
       ->capture_default_str();
   cmd->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
