@@ -504,8 +504,7 @@ Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const
       it->second = i;
     }
     if (!replace && r.live.count(ids[i]) > 0) {
-      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path +
-                                     " (use replace to replace it)");
+      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
     }
   }
   if (r.names.size() + ids.size() > std::numeric_limits<uint32_t>::max() - 2) {
