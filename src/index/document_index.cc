@@ -27,7 +27,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kIdsFormatVersion = 1;
+// Version 2 added index_checksum and lines (both required in it). Version 1
+// files, written before the commit protocol, are still read; an older neardup
+// refuses version 2 files instead of rewriting them with a stale checksum.
+constexpr int kIdsFormatVersion = 2;
+constexpr int kOldestIdsFormatVersion = 1;
 // A reader that finds the two files out of step (a writer is between its
 // commit rename and its ids rename, or committed between the reader's two
 // reads) reads them again; the window is a few milliseconds.
@@ -118,11 +122,13 @@ Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file)
   if (version == j.end() || !version->is_number_integer()) {
     return Bad(file, 1, "not a neardup ids file (no \"neardup_index_ids\" version)");
   }
-  if (*version != kIdsFormatVersion) {
+  if (*version < kOldestIdsFormatVersion || *version > kIdsFormatVersion) {
     return Status::NotSupported(file + ":1: unsupported ids file version " + version->dump() +
-                                " (this build reads version " + std::to_string(kIdsFormatVersion) +
-                                ")");
+                                " (this build reads versions " +
+                                std::to_string(kOldestIdsFormatVersion) + " to " +
+                                std::to_string(kIdsFormatVersion) + ")");
   }
+  const bool v1 = *version == 1;
   IdsHeader h;
   if (auto it = j.find("pipeline"); it != j.end()) {
     const std::string why = CheckPipeline(*it);
@@ -132,6 +138,10 @@ Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file)
   if (auto it = j.find("fingerprints_input"); it != j.end()) {
     if (!it->is_boolean()) return Bad(file, 1, "fingerprints_input must be true or false");
     h.fingerprints_input = it->get<bool>();
+  }
+  if (v1) return h;  // index_checksum and lines did not exist: ignored
+  if (!j.contains("index_checksum") || !j.contains("lines")) {
+    return Bad(file, 1, "a version 2 header needs index_checksum and lines");
   }
   if (auto it = j.find("index_checksum"); it != j.end()) {
     const std::string* s = it->get_ptr<const std::string*>();

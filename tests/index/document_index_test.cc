@@ -172,6 +172,7 @@ TEST_F(DocumentIndexTest, OpensIndexesWrittenBeforeChecksums) {
   ASSERT_TRUE((*w)->Add("z", Fingerprint::From64(1)).ok());
   ASSERT_TRUE((*w)->Commit().ok());
   w->reset();
+  EXPECT_EQ(ReadFile(path_ + ".ids").find("{\"neardup_index_ids\":2,"), 0u);
   EXPECT_NE(ReadFile(path_ + ".ids").find("\"index_checksum\""), std::string::npos);
   r = DocumentIndex::Open(path_);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -204,8 +205,11 @@ TEST_F(DocumentIndexTest, HostileIdsFileIsCorruption) {
       {replace(header, "\"fingerprints_input\":false", "\"fingerprints_input\":\"no\"") + "\n" +
            body,
        ":1: fingerprints_input"},
-      {replace(header, "\"neardup_index_ids\":1", "\"neardup_index_ids\":\"1\"") + "\n" + body,
+      {replace(header, "\"neardup_index_ids\":2", "\"neardup_index_ids\":\"2\"") + "\n" + body,
        ":1: not a neardup ids file"},
+      {replace(header, "\"lines\":5", "\"count\":5") + "\n" + body, ":1: a version 2 header needs"},
+      {replace(header, "\"index_checksum\":\"", "\"index_checksum\":\"x") + "\n" + body,
+       ":1: index_checksum must be"},
       {header + "\n" + replace(body, "\"a2\"", "null"), ":4: null, but numeric id 2"},
       {header + "\n" + replace(body, "\"a2\"", "2"), ":4: expected a JSON string"},
       {header + "\n" + replace(body, "\"a4\"\n", ""), ":1: header says 5 id lines"},
