@@ -32,10 +32,10 @@ using Json = nlohmann::ordered_json;
 // refuses version 2 files instead of rewriting them with a stale checksum.
 constexpr int kIdsFormatVersion = 2;
 constexpr int kOldestIdsFormatVersion = 1;
-// A reader that finds the two files out of step (a writer is between its
-// commit rename and its ids rename, or committed between the reader's two
-// reads) reads them again; the window is a few milliseconds.
-constexpr int kOpenAttempts = 50;
+// A reader that finds the two files out of step while one of them was
+// replaced meanwhile (a writer committed between the reader's reads) reads
+// them again; a writer's window is milliseconds, so a few attempts suffice.
+constexpr int kOpenAttempts = 20;
 constexpr auto kRetryDelay = std::chrono::milliseconds(20);
 
 std::string Hex64(uint64_t v) {
@@ -172,19 +172,36 @@ struct RawPair {
   IdsHeader header;
 };
 
-Result<ino_t> Inode(const std::string& path) {
+// What identifies one version of a file name: a writer replaces the files
+// only by rename, which gives the name a new inode.
+struct FileId {
+  bool exists = false;
+  ino_t inode = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  friend bool operator==(const FileId&, const FileId&) = default;
+};
+
+FileId IdOf(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path);
-  return st.st_ino;
+  FileId id;
+  if (::stat(path.c_str(), &st) != 0) return id;
+  id.exists = true;
+  id.inode = st.st_ino;
+  id.size = st.st_size;
+  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return id;
 }
 
 // Reads PATH and the ids file that belongs to it (see "Reading" in
 // doc/index_format.md).
 Result<RawPair> ReadCommittedPair(const std::string& path) {
+  const std::string ids_path = IdsPath(path);
   Status last;
   for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(kRetryDelay);
     RawPair p;
+    const FileId index_id = IdOf(path);
     auto index_bytes = file::ReadWholeFile(path);
     if (!index_bytes.ok()) {
       if (index_bytes.status().IsNotFound()) return Status::NotFound(path + ": no such index");
@@ -193,8 +210,7 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
     p.index_bytes = std::move(*index_bytes);
     const uint64_t checksum = index_internal::StoredChecksum(p.index_bytes);
 
-    const std::string ids_path = IdsPath(path);
-    auto ids_inode = Inode(ids_path);
+    const FileId ids_id = IdOf(ids_path);
     auto ids_text = file::ReadWholeFile(ids_path);
     std::optional<IdsHeader> ids_header;
     if (ids_text.ok()) {
@@ -226,28 +242,27 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
       }
     }
 
+    // Neither name changed since it was read: what was read is what is there.
+    const bool unchanged = IdOf(path) == index_id && IdOf(ids_path) == ids_id;
     if (ids_header && !ids_header->index_checksum) {
-      // Written before checksums were recorded: trusted if it is still the
-      // file we read (a writer replaces it by rename, so a new inode).
-      auto again = Inode(ids_path);
-      if (ids_inode.ok() && again.ok() && *ids_inode == *again) {
+      // Version 1, without a checksum: trusted if it is still the file read
+      // (else a writer committed a version 2 pair meanwhile).
+      if (unchanged) {
         p.ids_text = std::move(*ids_text);
         p.ids_file = ids_path;
         p.header = std::move(*ids_header);
         return p;
       }
       last = Status::Corruption(ids_path + ": replaced while being read");
-      continue;
-    }
-    if (!ids_header) {
+    } else if (!ids_header) {
       last = Status::NotFound(ids_path + ": cannot open the ids file beside the index");
-      if (attempt >= 2) break;  // not a race: the file is missing
     } else {
       last = Status::Corruption(ids_path + ": written for another version of " + path +
                                 " (index_checksum " + Hex64(*ids_header->index_checksum) +
                                 ", the index file's is " + Hex64(checksum) + ") and no " + pending +
                                 " exists");
     }
+    if (unchanged) break;  // not a race with a writer: report it
   }
   return last;
 }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -340,6 +341,46 @@ TEST_F(IndexCrashTest, ConcurrentAddsLoseNothing) {
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   EXPECT_EQ((*index)->size(), 1100u);
   EXPECT_TRUE(Holds(**index, all));
+}
+
+// Readers open the index over and over while writers commit one batch after
+// another: every open sees the base plus a whole prefix of the batches.
+TEST_F(IndexCrashTest, ReadersDuringWritesSeeWholeStates) {
+  const Docs base = MakeDocs("old", 100, 55);
+  BuildPristine(base);
+  const std::string idx = Fresh("readers");
+  constexpr int kBatches = 8;
+  std::vector<Docs> states = {base};
+  for (int b = 0; b < kBatches; ++b) {
+    const Docs batch = MakeDocs("b" + std::to_string(b) + "_", 20, 56 + b);
+    WriteFile(dir_ + "/b" + std::to_string(b) + ".jsonl", FingerprintJsonl(batch));
+    states.push_back(Union(states.back(), batch));
+  }
+  std::atomic<bool> done{false};
+  std::atomic<int> failed_adds{0};
+  std::thread writer([&] {
+    for (int b = 0; b < kBatches; ++b) {
+      Child c = Add(idx, dir_ + "/b" + std::to_string(b) + ".jsonl");
+      c.stderr_file = "/dev/null";
+      if (RunChild(c) != 0) ++failed_adds;
+    }
+    done = true;
+  });
+  int opens = 0;
+  while (!done) {
+    auto index = DocumentIndex::Open(idx);
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    const size_t j = ((*index)->size() - base.size()) / 20;
+    ASSERT_LT(j, states.size());
+    ASSERT_TRUE(Holds(**index, states[j])) << "after " << j << " batches";
+    ++opens;
+  }
+  writer.join();
+  EXPECT_EQ(failed_adds, 0);
+  auto index = DocumentIndex::Open(idx);
+  ASSERT_TRUE(index.ok());
+  EXPECT_TRUE(Holds(**index, states.back()));
+  std::printf("%d consistent opens during %d commits\n", opens, kBatches);
 }
 
 TEST_F(IndexCrashTest, ReadersAreNotBlockedByAWriter) {
