@@ -115,9 +115,10 @@ class DocumentIndex {
                                                       std::span<const std::string> ids,
                                                       std::span<const Fingerprint> fps);
 
-  // Adds one document. InvalidArgument when `id` is already present (and
-  // !replace: then its old entry is removed first), when fp.bits() != bits(),
-  // or in read-only mode. Takes effect in memory; Commit writes it.
+  // Adds one document. InvalidArgument when `id` is already present and
+  // !replace (with replace, its old entry is removed), when
+  // fp.bits() != bits(), or in read-only mode. Takes effect in memory; Commit
+  // writes it.
   Status Add(const std::string& id, const Fingerprint& fp, bool replace = false);
   // Adds ids[i] with fps[i] for every i, all or nothing: nothing changes when
   // any argument is invalid (an id present, or repeated within the batch,
