@@ -232,6 +232,36 @@ TEST_F(IndexCrashTest, KilledAtEveryWriteStep) {
               saw_old, saw_new);
 }
 
+// The same for `index remove`.
+TEST_F(IndexCrashTest, RemoveKilledAtEveryWriteStep) {
+  const Docs base = MakeDocs("old", 100, 14);
+  BuildPristine(base);
+  Docs after = base;
+  std::vector<std::string> gone = {"old3", "old50", "old99"};
+  for (const std::string& id : gone) after.erase(id);
+  int saw[2] = {0, 0};
+  for (int n = 1; n <= 200; ++n) {
+    const std::string idx = Fresh("remove");
+    Child c;
+    c.args = {"index", "remove", idx, "-q"};
+    c.args.insert(c.args.end(), gone.begin(), gone.end());
+    c.stderr_file = dir_ + "/stderr.txt";
+    c.env = {{"NEARDUP_FAULT_KILL_AT", std::to_string(n)}};
+    const int rc = RunChild(c);
+    std::string why;
+    const int state = StateOf(idx, base, after, &why);
+    ASSERT_NE(state, -1) << "killed before step " << n << ": " << why;
+    if (rc == 0) {
+      EXPECT_EQ(state, 1);
+      break;
+    }
+    ASSERT_EQ(rc, 128 + SIGKILL) << ReadFile(dir_ + "/stderr.txt");
+    ++saw[state];
+  }
+  EXPECT_GT(saw[0], 0);
+  EXPECT_GT(saw[1], 0);
+}
+
 // The disk fills up at each write step in turn: the add fails (non-zero
 // exit) with the old index intact, or reports that it committed.
 TEST_F(IndexCrashTest, DiskFullAtEveryWriteStep) {
