@@ -142,8 +142,11 @@ class HammingIndex {
   // Every live entry, in an unspecified but deterministic order.
   virtual std::vector<IndexEntry> Entries() const = 0;
 
-  // Writes the index to `path` (see doc/index_format.md), atomically: the data
-  // goes to "<path>.tmp" and is renamed over `path`. IOError on failure.
+  // Writes the index to `path` (see doc/index_format.md), atomically and
+  // durably: the data goes to "<path>.tmp", is fsynced and renamed over
+  // `path`, and the directory is fsynced. IOError on failure (the old file
+  // is then intact). For an index with string ids and its settings, see
+  // DocumentIndex (document_index.h).
   virtual Status Save(const std::string& path) const = 0;
 };
 

@@ -4,10 +4,10 @@
 
 #include <xxhash.h>
 
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
+
+#include "util/file.h"
 
 namespace neardup::index_internal {
 namespace {
@@ -35,11 +35,10 @@ Status Bad(std::string_view name, const std::string& why) {
 
 }  // namespace
 
-Status WriteIndexFile(const std::string& path, const IndexFileHeader& header,
-                      const std::vector<IndexEntry>& entries) {
-  const std::string tmp = path + ".tmp";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError(tmp + ": cannot open for writing");
+Status WriteIndexFileContents(const std::string& path, const IndexFileHeader& header,
+                              const std::vector<IndexEntry>& entries, uint64_t* checksum) {
+  auto out = file::WritableFile::Create(path);
+  if (!out.ok()) return out.status();
   XXH3_state_t* state = XXH3_createState();
   if (state == nullptr) return Status::ResourceExhausted("XXH3_createState failed");
   XXH3_64bits_reset(state);
@@ -54,9 +53,10 @@ Status WriteIndexFile(const std::string& path, const IndexFileHeader& header,
   PutU32(&buf, 0);  // flags, reserved
   PutU64(&buf, entries.size());
   constexpr size_t kChunk = 1 << 20;
+  Status status;
   auto flush = [&]() {
     XXH3_64bits_update(state, buf.data(), buf.size());
-    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (status.ok()) status = (*out)->Append(buf);
     buf.clear();
   };
   for (const IndexEntry& e : entries) {
@@ -66,19 +66,36 @@ Status WriteIndexFile(const std::string& path, const IndexFileHeader& header,
     if (buf.size() >= kChunk) flush();
   }
   flush();
-  PutU64(&buf, XXH3_64bits_digest(state));
+  const uint64_t digest = XXH3_64bits_digest(state);
   XXH3_freeState(state);
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-  out.close();
-  if (!out) {
-    std::remove(tmp.c_str());
-    return Status::IOError(tmp + ": write failed");
+  PutU64(&buf, digest);
+  if (status.ok()) status = (*out)->Append(buf);
+  if (status.ok()) status = (*out)->Sync();
+  if (status.ok()) status = (*out)->Close();
+  if (!status.ok()) {
+    out->reset();
+    (void)file::RemoveFile(path);
+    return status;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::IOError(path + ": cannot rename " + tmp + " over it");
-  }
+  if (checksum != nullptr) *checksum = digest;
   return Status::OK();
+}
+
+Status WriteIndexFile(const std::string& path, const IndexFileHeader& header,
+                      const std::vector<IndexEntry>& entries) {
+  const std::string tmp = path + ".tmp";
+  NEARDUP_RETURN_IF_ERROR(WriteIndexFileContents(tmp, header, entries, nullptr));
+  Status s = file::RenameFile(tmp, path);
+  if (!s.ok()) {
+    (void)file::RemoveFile(tmp);
+    return s;
+  }
+  return file::SyncParentDir(path);
+}
+
+uint64_t StoredChecksum(std::string_view bytes) {
+  if (bytes.size() < kIndexFooterSize) return 0;
+  return GetU64(bytes.data() + bytes.size() - kIndexFooterSize);
 }
 
 Result<IndexFileContents> ParseIndexFile(std::string_view bytes, std::string_view name) {

@@ -35,9 +35,20 @@ struct IndexFileContents {
   std::vector<Fingerprint> fps;
 };
 
-// Writes `entries` under `header` to path + ".tmp", then renames it to path.
+// Writes `entries` under `header` to `path` (created or truncated) and fsyncs
+// it; the file's checksum (its last 8 bytes) goes to *checksum when not null.
+// On failure the partial file is removed.
+Status WriteIndexFileContents(const std::string& path, const IndexFileHeader& header,
+                              const std::vector<IndexEntry>& entries, uint64_t* checksum);
+
+// WriteIndexFileContents to path + ".tmp", then renames it over `path` and
+// fsyncs the directory.
 Status WriteIndexFile(const std::string& path, const IndexFileHeader& header,
                       const std::vector<IndexEntry>& entries);
+
+// The checksum stored in a file image's last 8 bytes (0 when shorter); it
+// identifies the file's contents (doc/index_format.md, "The ids file").
+uint64_t StoredChecksum(std::string_view bytes);
 
 // Parses and validates a whole file image. Checks, in order: size, magic,
 // version, entry count against the size, checksum, then every field.

@@ -1,26 +1,20 @@
 // Copyright 2026 The neardup Authors.
 //
 // neardup index build|query|add|remove|stats: a persistent near-duplicate
-// index. IDX is the permuted-table index file (doc/index_format.md); IDX.ids
-// beside it maps the index's numeric ids to document ids and records the
-// pipeline settings, so that queries are fingerprinted the same way
-// (doc/index_format.md, "The ids file").
-
-#include <sys/stat.h>
+// index, a neardup::DocumentIndex (document_index.h): IDX, IDX.ids beside it
+// with the document ids and the pipeline settings (so that queries are
+// fingerprinted the same way), committed together (doc/index_format.md).
+// This file only wires the library's calls to the command line.
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
 #include "common.h"
-#include "neardup/index.h"
+#include "neardup/document_index.h"
 
 namespace neardup::cli {
 namespace {
-
-constexpr int kIdsFormatVersion = 1;
 
 struct IndexFlags {
   InputFlags input;
@@ -31,60 +25,7 @@ struct IndexFlags {
   int k = -1;                 // query
   std::vector<std::string> remove_ids;
   bool json = false;
-};
-
-// The ids file: a JSON header line, then one JSON line per numeric id (the
-// document id as a string, or null once removed).
-struct IdsFile {
-  nlohmann::ordered_json header;
-  std::vector<std::optional<std::string>> ids;
-
-  static Result<IdsFile> Load(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return Status::NotFound(path + ": cannot open the ids file beside the index");
-    IdsFile f;
-    std::string line;
-    uint64_t n = 0;
-    while (std::getline(in, line)) {
-      ++n;
-      nlohmann::ordered_json j;
-      try {
-        j = nlohmann::ordered_json::parse(line);
-      } catch (const nlohmann::ordered_json::exception& e) {
-        return Status::Corruption(path + ":" + std::to_string(n) + ": malformed JSON");
-      }
-      if (n == 1) {
-        if (!j.is_object() || j.value("neardup_index_ids", 0) != kIdsFormatVersion) {
-          return Status::Corruption(path + ":1: not a neardup ids file (version " +
-                                    std::to_string(kIdsFormatVersion) + ")");
-        }
-        f.header = std::move(j);
-      } else if (j.is_string()) {
-        f.ids.push_back(j.get<std::string>());
-      } else if (j.is_null()) {
-        f.ids.push_back(std::nullopt);
-      } else {
-        return Status::Corruption(path + ":" + std::to_string(n) + ": expected a string or null");
-      }
-    }
-    if (n == 0) return Status::Corruption(path + ": empty ids file");
-    return f;
-  }
-
-  Status Save(const std::string& path) const {
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      out << header.dump() << "\n";
-      for (const auto& id : ids) out << (id ? nlohmann::ordered_json(*id).dump() : "null") << "\n";
-      out.flush();
-      if (!out) return Status::IOError("cannot write " + tmp);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      return Status::IOError("cannot rename " + tmp + " to " + path);
-    }
-    return Status::OK();
-  }
+  bool replace = false;  // add: replace documents already indexed
 };
 
 nlohmann::ordered_json PipelineHeader(const PipelineFlags& p) {
@@ -165,103 +106,104 @@ Result<InputStats> ReadFingerprints(
   return stats;
 }
 
+// Reads the documents (or fingerprints) to index, skipping empty ones: a
+// document without features is never a near duplicate.
+struct Batch {
+  std::vector<std::string> ids;
+  std::vector<Fingerprint> fps;
+  uint64_t empty = 0;
+};
+
+Result<InputStats> ReadBatch(const IndexFlags& flags, const PipelineFlags& pipeline, Batch* batch) {
+  return ReadFingerprints(flags, pipeline,
+                          [&](const std::string& id, const DocumentFingerprint& fp) {
+                            if (fp.empty()) {
+                              ++batch->empty;
+                              return;
+                            }
+                            batch->ids.push_back(id);
+                            batch->fps.push_back(fp.fingerprint);
+                          });
+}
+
 int RunBuild(IndexFlags flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
   // -o names the index here (IDX and IDX.ids are written).
   flags.index_path = flags.input.output;
   if (flags.index_path.empty() || flags.index_path == "-") {
-    return Fail(Status::InvalidArgument("index build needs -o IDX, the index file to write"));
+    return Fail(Status::InvalidArgument(
+        "index build needs -o IDX, the index file to write (an index is two files, IDX and "
+        "IDX.ids, so it cannot go to standard output)"));
   }
-  std::vector<uint64_t> ids;
-  std::vector<Fingerprint> fps;
-  IdsFile file;
-  uint64_t empty = 0;
+  Batch batch;
   flags.input.progress = true;
-  auto stats = ReadFingerprints(flags, flags.pipeline,
-                                [&](const std::string& id, const DocumentFingerprint& fp) {
-                                  const uint64_t n = file.ids.size();
-                                  file.ids.push_back(id);
-                                  if (fp.empty()) {
-                                    ++empty;  // never a near duplicate: not indexed
-                                    file.ids.back() = std::nullopt;
-                                    return;
-                                  }
-                                  ids.push_back(n);
-                                  fps.push_back(fp.fingerprint);
-                                });
+  auto stats = ReadBatch(flags, flags.pipeline, &batch);
   if (!stats.ok()) return Fail(stats.status());
   PermutedTableOptions options;
   options.bits = flags.pipeline.bits;
   options.max_k = flags.max_k >= 0 ? flags.max_k : flags.pipeline.default_k;
   options.build_threads = flags.input.threads;
-  auto index = PermutedTableIndex::Build(options, ids, fps);
+  DocumentIndexHeader header;
+  header.pipeline_json = PipelineHeader(flags.pipeline).dump();
+  header.fingerprints_input = flags.fingerprints;
+  auto index = DocumentIndex::Build(flags.index_path, header, options, batch.ids, batch.fps);
   if (!index.ok()) return Fail(index.status());
-  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Save(flags.index_path));
-  file.header = {{"neardup_index_ids", kIdsFormatVersion},
-                 {"pipeline", PipelineHeader(flags.pipeline)},
-                 {"fingerprints_input", flags.fingerprints}};
-  NEARDUP_RETURN_IF_ERROR_CLI(file.Save(flags.index_path + ".ids"));
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
   if (!flags.input.quiet) {
-    const TableLayout& l = (*index)->layout();
+    const DocumentIndexStats s = (*index)->Stats();
     std::fprintf(stderr,
                  "neardup: indexed %zu fingerprints (%llu empty documents not indexed) in %s: "
                  "%d bits, max k %d, %d blocks, %d tables\n",
-                 fps.size(), static_cast<unsigned long long>(empty), flags.index_path.c_str(),
-                 l.bits, l.max_k, l.blocks, l.tables);
+                 s.documents, static_cast<unsigned long long>(batch.empty),
+                 flags.index_path.c_str(), s.layout.bits, s.layout.max_k, s.layout.blocks,
+                 s.layout.tables);
   }
   return InputExitCode(flags.input, *stats);
 }
 
-struct OpenIndex {
-  std::unique_ptr<HammingIndex> index;
-  IdsFile ids;
-  PipelineFlags pipeline;
-};
-
-Result<OpenIndex> Open(const IndexFlags& flags) {
-  OpenIndex o;
-  auto index = LoadIndex(flags.index_path);
+// Opens the index and recovers the pipeline its fingerprints were made with.
+Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
+                                            PipelineFlags* pipeline) {
+  auto index = DocumentIndex::Open(flags.index_path, mode);
   if (!index.ok()) return index.status();
-  o.index = std::move(*index);
-  auto ids = IdsFile::Load(flags.index_path + ".ids");
-  if (!ids.ok()) return ids.status();
-  o.ids = std::move(*ids);
-  o.pipeline = PipelineFromHeader(o.ids.header.value("pipeline", nlohmann::ordered_json::object()),
-                                  flags.pipeline.jieba_dir);
-  if (o.pipeline.bits != o.index->bits()) {
-    return Status::Corruption(flags.index_path + ".ids: says " + std::to_string(o.pipeline.bits) +
-                              " bits, the index has " + std::to_string(o.index->bits()));
-  }
-  for (const IndexEntry& e : o.index->Entries()) {
-    if (e.id >= o.ids.ids.size()) {
-      return Status::Corruption(flags.index_path + ": id " + std::to_string(e.id) +
-                                " has no line in the ids file");
+  if (pipeline != nullptr) {
+    // The library checked the members' types, so value() cannot throw.
+    const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
+    *pipeline = PipelineFromHeader(h, flags.pipeline.jieba_dir);
+    if (pipeline->bits != (*index)->bits()) {
+      return Status::Corruption(flags.index_path + ".ids: says " + std::to_string(pipeline->bits) +
+                                " bits, the index has " + std::to_string((*index)->bits()));
     }
   }
-  return o;
+  return index;
 }
 
 int RunQuery(const IndexFlags& flags) {
-  auto o = Open(flags);
-  if (!o.ok()) return Fail(o.status());
-  const int k = flags.k >= 0 ? flags.k : o->index->max_k();
-  if (k > o->index->max_k()) {
-    return Fail(
-        Status::InvalidArgument("-k " + std::to_string(k) + " is larger than the index's max k " +
-                                std::to_string(o->index->max_k()) + " (rebuild with --max-k)"));
+  PipelineFlags pipeline;
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, &pipeline);
+  if (!index.ok()) return Fail(index.status());
+  const DocumentIndex& idx = **index;
+  const int k = flags.k >= 0 ? flags.k : idx.max_k();
+  if (k > idx.max_k()) {
+    return Fail(Status::InvalidArgument("-k " + std::to_string(k) +
+                                        " is larger than the index's max k " +
+                                        std::to_string(idx.max_k()) + " (rebuild with --max-k)"));
   }
   auto out = Output::Open(flags.input.output);
   if (!out.ok()) return Fail(out.status());
-  std::vector<Neighbor> neighbors;
-  auto stats = ReadFingerprints(
-      flags, o->pipeline, [&](const std::string& id, const DocumentFingerprint& fp) {
+  std::vector<DocumentMatch> found;
+  Status query_status;
+  auto stats =
+      ReadFingerprints(flags, pipeline, [&](const std::string& id, const DocumentFingerprint& fp) {
         nlohmann::ordered_json matches = nlohmann::ordered_json::array();
         if (!fp.empty()) {
-          const Status s = o->index->Search(fp.fingerprint, k, &neighbors);
+          const Status s = idx.Query(fp.fingerprint, k, &found);
           if (s.ok()) {
-            for (const Neighbor& n : neighbors) {
-              matches.push_back({{"id", *o->ids.ids[n.id]}, {"distance", n.distance}});
+            for (const DocumentMatch& m : found) {
+              matches.push_back({{"id", m.id}, {"distance", m.distance}});
             }
+          } else if (query_status.ok()) {
+            query_status = s;
           }
         }
         nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
@@ -270,88 +212,70 @@ int RunQuery(const IndexFlags& flags) {
   if (!stats.ok()) return Fail(stats.status());
   const Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
+  if (!query_status.ok()) return Fail(query_status);
   return InputExitCode(flags.input, *stats);
 }
 
 int RunAdd(const IndexFlags& flags) {
-  auto o = Open(flags);
-  if (!o.ok()) return Fail(o.status());
-  std::vector<uint64_t> ids;
-  std::vector<Fingerprint> fps;
-  auto stats = ReadFingerprints(flags, o->pipeline,
-                                [&](const std::string& id, const DocumentFingerprint& fp) {
-                                  const uint64_t n = o->ids.ids.size();
-                                  o->ids.ids.push_back(id);
-                                  if (fp.empty()) {
-                                    o->ids.ids.back() = std::nullopt;
-                                    return;
-                                  }
-                                  ids.push_back(n);
-                                  fps.push_back(fp.fingerprint);
-                                });
+  // Read-write: the index's lock is held from here to the commit, so
+  // concurrent adds run one after another and none is lost.
+  PipelineFlags pipeline;
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &pipeline);
+  if (!index.ok()) return Fail(index.status());
+  Batch batch;
+  auto stats = ReadBatch(flags, pipeline, &batch);
   if (!stats.ok()) return Fail(stats.status());
-  NEARDUP_RETURN_IF_ERROR_CLI(o->index->AddBatch(ids, fps));
-  NEARDUP_RETURN_IF_ERROR_CLI(o->index->Save(flags.index_path));
-  NEARDUP_RETURN_IF_ERROR_CLI(o->ids.Save(flags.index_path + ".ids"));
+  Status added = (*index)->AddBatch(batch.ids, batch.fps, flags.replace);
+  if (added.IsInvalidArgument() && !flags.replace) {
+    added = Status::InvalidArgument(added.message() + "; --replace replaces it");
+  }
+  NEARDUP_RETURN_IF_ERROR_CLI(added);
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: added %zu fingerprints; the index holds %zu\n", fps.size(),
-                 o->index->size());
+    std::fprintf(stderr, "neardup: added %zu fingerprints; the index holds %zu\n", batch.fps.size(),
+                 (*index)->size());
   }
   return InputExitCode(flags.input, *stats);
 }
 
 int RunRemove(const IndexFlags& flags) {
-  auto o = Open(flags);
-  if (!o.ok()) return Fail(o.status());
-  std::unordered_multimap<std::string, uint64_t> by_id;
-  for (uint64_t n = 0; n < o->ids.ids.size(); ++n) {
-    if (o->ids.ids[n]) by_id.emplace(*o->ids.ids[n], n);
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  std::vector<std::string> missing;
+  auto removed = (*index)->Remove(flags.remove_ids, &missing);
+  if (!removed.ok()) return Fail(removed.status());
+  for (const std::string& id : missing) {
+    std::cerr << "neardup: warning: no document '" << id << "' in " << flags.index_path << "\n";
   }
-  std::vector<uint64_t> numeric;
-  size_t missing = 0;
-  for (const std::string& id : flags.remove_ids) {
-    auto [begin, end] = by_id.equal_range(id);
-    if (begin == end) {
-      std::cerr << "neardup: warning: no document '" << id << "' in " << flags.index_path << "\n";
-      ++missing;
-    }
-    for (auto it = begin; it != end; ++it) {
-      numeric.push_back(it->second);
-      o->ids.ids[it->second] = std::nullopt;
-    }
-  }
-  const size_t removed = o->index->RemoveBatch(numeric);
-  NEARDUP_RETURN_IF_ERROR_CLI(o->index->Save(flags.index_path));
-  NEARDUP_RETURN_IF_ERROR_CLI(o->ids.Save(flags.index_path + ".ids"));
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: removed %zu fingerprints; the index holds %zu\n", removed,
-                 o->index->size());
+    std::fprintf(stderr, "neardup: removed %zu fingerprints; the index holds %zu\n", *removed,
+                 (*index)->size());
   }
-  return missing > 0 && flags.input.strict ? kExitBadInput : kExitOk;
+  return !missing.empty() && flags.input.strict ? kExitBadInput : kExitOk;
 }
 
 int RunStats(const IndexFlags& flags) {
-  auto o = Open(flags);
-  if (!o.ok()) return Fail(o.status());
-  struct stat st;
-  const long long file_bytes = stat(flags.index_path.c_str(), &st) == 0 ? st.st_size : -1;
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  const DocumentIndexStats s = (*index)->Stats();
   nlohmann::ordered_json j = {
       {"path", flags.index_path},
-      {"fingerprints", o->index->size()},
-      {"bits", o->index->bits()},
-      {"max_k", o->index->max_k()},
-      {"memory_bytes", o->index->MemoryBytes()},
-      {"file_bytes", file_bytes},
-      {"pipeline", o->ids.header.value("pipeline", nlohmann::ordered_json::object())}};
-  if (o->index->type() == IndexType::kPermutedTable) {
-    const TableLayout& l = static_cast<const PermutedTableIndex&>(*o->index).layout();
-    j["layout"] = {{"blocks", l.blocks}, {"tables", l.tables}, {"min_key_bits", l.min_key_bits}};
+      {"fingerprints", s.documents},
+      {"bits", s.bits},
+      {"max_k", s.max_k},
+      {"memory_bytes", s.memory_bytes},
+      {"file_bytes", s.file_bytes},
+      {"pipeline", nlohmann::ordered_json::parse((*index)->header().pipeline_json)}};
+  if (s.layout.tables > 0) {
+    j["layout"] = {{"blocks", s.layout.blocks},
+                   {"tables", s.layout.tables},
+                   {"min_key_bits", s.layout.min_key_bits}};
   }
-  if (flags.json) {
-    std::cout << j.dump() << "\n";
-  } else {
-    std::cout << j.dump(2) << "\n";
-  }
+  auto out = Output::Open("-");
+  if (!out.ok()) return Fail(out.status());
+  (*out)->Write(flags.json ? j.dump() + "\n" : j.dump(2) + "\n");
+  NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
   return kExitOk;
 }
 
@@ -370,6 +294,8 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
   b->add_option("--max-k", build->max_k,
                 "Largest k that queries may use (default: the method's k)");
+  b->get_option("-o")->description(
+      "The index to write: IDX (IDX.ids and IDX.lock go beside it); required, not -");
   b->callback([build, exit_code] { exit_code->value = RunBuild(*build); });
 
   auto query = std::make_shared<IndexFlags>();
@@ -390,7 +316,17 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   AddInputOptions(a, &add->input);
   a->add_flag("--fingerprints", add->fingerprints, "INPUT is `neardup fingerprint` JSONL");
   a->add_option("--jieba-dir", add->pipeline.jieba_dir, "python3-jieba's data directory");
-  a->callback([add, exit_code] { exit_code->value = RunAdd(*add); });
+  a->add_flag("--replace", add->replace,
+              "Replace documents whose id is already indexed (default: an error, exit 2)");
+  a->get_option("-o")->description("Not accepted: the index IDX is updated in place");
+  a->callback([a, add, exit_code] {
+    if (a->get_option("-o")->count() > 0) {
+      exit_code->value = Fail(Status::InvalidArgument(
+          "index add updates IDX in place and writes no output; -o is not accepted"));
+      return;
+    }
+    exit_code->value = RunAdd(*add);
+  });
 
   auto remove = std::make_shared<IndexFlags>();
   CLI::App* r = index->add_subcommand("remove", "Remove documents from the index by id");

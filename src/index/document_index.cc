@@ -1,0 +1,696 @@
+// Copyright 2026 The neardup Authors.
+//
+// DocumentIndex: the index file (index/index_file.cc) plus the ids file,
+// committed together (doc/index_format.md, "The ids file" and "Committing").
+
+#include "neardup/document_index.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "index/index_file.h"
+#include "util/file.h"
+
+namespace neardup {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Version 2 added index_checksum and lines (both required in it). Version 1
+// files, written before the commit protocol, are still read; an older neardup
+// refuses version 2 files instead of rewriting them with a stale checksum.
+constexpr int kIdsFormatVersion = 2;
+constexpr int kOldestIdsFormatVersion = 1;
+// A reader that finds the two files out of step while one of them was
+// replaced meanwhile (a writer committed between the reader's reads) reads
+// them again; a writer's window is milliseconds, so a few attempts suffice.
+constexpr int kOpenAttempts = 20;
+constexpr auto kRetryDelay = std::chrono::milliseconds(20);
+
+std::string Hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016" PRIx64, v);
+  return buf;
+}
+
+std::string IdsPath(const std::string& path) { return path + ".ids"; }
+std::string PendingIdsPath(const std::string& path, uint64_t checksum) {
+  return path + ".ids." + Hex64(checksum);
+}
+std::string LockPath(const std::string& path) { return path + ".lock"; }
+
+Status Bad(const std::string& file, uint64_t line, const std::string& why) {
+  return Status::Corruption(file + ":" + std::to_string(line) + ": " + why);
+}
+
+// Type of a known member of the pipeline header; unknown members are kept
+// and not checked (a newer writer may add some).
+enum class Kind { kString, kBool, kInt, kStringArray };
+struct Member {
+  const char* name;
+  Kind kind;
+};
+constexpr Member kPipelineMembers[] = {
+    {"method", Kind::kString},  {"normalize", Kind::kString},
+    {"t2s", Kind::kBool},       {"user_dicts", Kind::kStringArray},
+    {"idf", Kind::kString},     {"no_hmm", Kind::kBool},
+    {"bits", Kind::kInt},       {"features", Kind::kString},
+    {"weights", Kind::kString}, {"topk", Kind::kInt},
+    {"hash", Kind::kString},
+};
+
+// "" when `pipeline` is an object whose known members have the right types.
+std::string CheckPipeline(const Json& pipeline) {
+  if (!pipeline.is_object()) return "\"pipeline\" is not a JSON object";
+  for (const Member& m : kPipelineMembers) {
+    auto it = pipeline.find(m.name);
+    if (it == pipeline.end()) continue;
+    bool good = false;
+    const char* want = "";
+    switch (m.kind) {
+      case Kind::kString:
+        good = it->is_string();
+        want = "a string";
+        break;
+      case Kind::kBool:
+        good = it->is_boolean();
+        want = "true or false";
+        break;
+      case Kind::kInt:
+        good = it->is_number_integer();
+        want = "an integer";
+        break;
+      case Kind::kStringArray:
+        good = it->is_array() &&
+               std::all_of(it->begin(), it->end(), [](const Json& e) { return e.is_string(); });
+        want = "an array of strings";
+        break;
+    }
+    if (!good) return "pipeline." + std::string(m.name) + " must be " + want;
+  }
+  auto bits = pipeline.find("bits");
+  if (bits != pipeline.end() && *bits != 64 && *bits != 128) {
+    return "pipeline.bits must be 64 or 128, not " + bits->dump();
+  }
+  return "";
+}
+
+// The header line of an ids file, checked.
+struct IdsHeader {
+  Json pipeline = Json::object();
+  bool fingerprints_input = false;
+  std::optional<uint64_t> index_checksum;  // absent in files written before it existed
+  std::optional<uint64_t> lines;
+};
+
+Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file) {
+  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Bad(file, 1, "malformed JSON");
+  if (!j.is_object()) return Bad(file, 1, "not a neardup ids file (the header is not an object)");
+  auto version = j.find("neardup_index_ids");
+  if (version == j.end() || !version->is_number_integer()) {
+    return Bad(file, 1, "not a neardup ids file (no \"neardup_index_ids\" version)");
+  }
+  if (*version < kOldestIdsFormatVersion || *version > kIdsFormatVersion) {
+    return Status::NotSupported(file + ":1: unsupported ids file version " + version->dump() +
+                                " (this build reads versions " +
+                                std::to_string(kOldestIdsFormatVersion) + " to " +
+                                std::to_string(kIdsFormatVersion) + ")");
+  }
+  const bool v1 = *version == 1;
+  IdsHeader h;
+  if (auto it = j.find("pipeline"); it != j.end()) {
+    const std::string why = CheckPipeline(*it);
+    if (!why.empty()) return Bad(file, 1, why);
+    h.pipeline = *it;
+  }
+  if (auto it = j.find("fingerprints_input"); it != j.end()) {
+    if (!it->is_boolean()) return Bad(file, 1, "fingerprints_input must be true or false");
+    h.fingerprints_input = it->get<bool>();
+  }
+  if (v1) return h;  // index_checksum and lines did not exist: ignored
+  if (!j.contains("index_checksum") || !j.contains("lines")) {
+    return Bad(file, 1, "a version 2 header needs index_checksum and lines");
+  }
+  if (auto it = j.find("index_checksum"); it != j.end()) {
+    const std::string* s = it->get_ptr<const std::string*>();
+    if (s == nullptr || s->size() != 16 ||
+        s->find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return Bad(file, 1, "index_checksum must be 16 lowercase hexadecimal digits");
+    }
+    h.index_checksum = std::stoull(*s, nullptr, 16);
+  }
+  if (auto it = j.find("lines"); it != j.end()) {
+    if (!it->is_number_unsigned()) return Bad(file, 1, "lines must be a non-negative integer");
+    h.lines = it->get<uint64_t>();
+  }
+  return h;
+}
+
+std::string_view FirstLine(std::string_view text) {
+  const size_t nl = text.find('\n');
+  return nl == std::string_view::npos ? text : text.substr(0, nl);
+}
+
+// A committed pair as read from disk, not yet parsed beyond the ids header.
+struct RawPair {
+  std::string index_bytes;
+  std::string ids_text;
+  std::string ids_file;       // which file ids_text came from
+  bool from_pending = false;  // ids_file is PATH.ids.<checksum>: the commit was interrupted
+  IdsHeader header;
+};
+
+// What identifies one version of a file name: a writer replaces the files
+// only by rename, which gives the name a new inode.
+struct FileId {
+  bool exists = false;
+  ino_t inode = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  friend bool operator==(const FileId&, const FileId&) = default;
+};
+
+FileId IdOf(const std::string& path) {
+  struct stat st;
+  FileId id;
+  if (::stat(path.c_str(), &st) != 0) return id;
+  id.exists = true;
+  id.inode = st.st_ino;
+  id.size = st.st_size;
+  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return id;
+}
+
+// Reads PATH and the ids file that belongs to it (see "Reading" in
+// doc/index_format.md).
+Result<RawPair> ReadCommittedPair(const std::string& path) {
+  const std::string ids_path = IdsPath(path);
+  Status last;
+  for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(kRetryDelay);
+    RawPair p;
+    const FileId index_id = IdOf(path);
+    auto index_bytes = file::ReadWholeFile(path);
+    if (!index_bytes.ok()) {
+      if (index_bytes.status().IsNotFound()) return Status::NotFound(path + ": no such index");
+      return index_bytes.status();
+    }
+    p.index_bytes = std::move(*index_bytes);
+    const uint64_t checksum = index_internal::StoredChecksum(p.index_bytes);
+
+    const FileId ids_id = IdOf(ids_path);
+    auto ids_text = file::ReadWholeFile(ids_path);
+    std::optional<IdsHeader> ids_header;
+    if (ids_text.ok()) {
+      auto h = ParseIdsHeader(FirstLine(*ids_text), ids_path);
+      if (!h.ok()) return h.status();
+      ids_header = std::move(*h);
+      if (ids_header->index_checksum == checksum) {
+        p.ids_text = std::move(*ids_text);
+        p.ids_file = ids_path;
+        p.header = std::move(*ids_header);
+        return p;
+      }
+    } else if (!ids_text.status().IsNotFound()) {
+      return ids_text.status();
+    }
+
+    // The commit may have stopped between its two renames: the ids file
+    // written for this index file waits under its checksum.
+    const std::string pending = PendingIdsPath(path, checksum);
+    auto pending_text = file::ReadWholeFile(pending);
+    if (pending_text.ok()) {
+      auto h = ParseIdsHeader(FirstLine(*pending_text), pending);
+      if (h.ok() && h->index_checksum == checksum) {
+        p.ids_text = std::move(*pending_text);
+        p.ids_file = pending;
+        p.from_pending = true;
+        p.header = std::move(*h);
+        return p;
+      }
+    }
+
+    // Neither name changed since it was read: what was read is what is there.
+    const bool unchanged = IdOf(path) == index_id && IdOf(ids_path) == ids_id;
+    if (ids_header && !ids_header->index_checksum) {
+      // Version 1, without a checksum: trusted if it is still the file read
+      // (else a writer committed a version 2 pair meanwhile).
+      if (unchanged) {
+        p.ids_text = std::move(*ids_text);
+        p.ids_file = ids_path;
+        p.header = std::move(*ids_header);
+        return p;
+      }
+      last = Status::Corruption(ids_path + ": replaced while being read");
+    } else if (!ids_header) {
+      last = Status::NotFound(ids_path + ": cannot open the ids file beside the index");
+    } else {
+      last = Status::Corruption(ids_path + ": written for another version of " + path +
+                                " (index_checksum " + Hex64(*ids_header->index_checksum) +
+                                ", the index file's is " + Hex64(checksum) + ") and no " + pending +
+                                " exists");
+    }
+    if (unchanged) break;  // not a race with a writer: report it
+  }
+  return last;
+}
+
+// Names a crashed commit can leave: PATH.tmp and PATH.ids.<16 hex digits>.
+bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep) {
+  if (name == base + ".tmp") return true;
+  const std::string prefix = base + ".ids.";
+  if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) {
+    return false;
+  }
+  const std::string hex = name.substr(prefix.size());
+  if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+  return hex != Hex64(keep);
+}
+
+}  // namespace
+
+struct DocumentIndex::Rep {
+  std::string path;
+  Mode mode = Mode::kReadOnly;
+  std::unique_ptr<file::FileLock> lock;
+  std::unique_ptr<HammingIndex> index;
+  DocumentIndexHeader header;
+  // Line n of the ids (numeric id n): the document id, or nullopt once
+  // removed. Numeric ids are never reused.
+  std::vector<std::optional<std::string>> names;
+  // Document id -> numeric id of every live entry. A multimap only because
+  // files written before ids were unique may repeat an id.
+  std::unordered_multimap<std::string, uint64_t> live;
+  bool dirty = false;
+  int64_t file_bytes = -1;
+  uint64_t committed_checksum = 0;
+
+  Status CheckWritable() const {
+    if (mode != Mode::kReadWrite) {
+      return Status::InvalidArgument(path + ": opened read-only");
+    }
+    return Status::OK();
+  }
+
+  std::string IdsText(uint64_t checksum) const {
+    Json h = {{"neardup_index_ids", kIdsFormatVersion},
+              {"pipeline", Json::parse(header.pipeline_json)},
+              {"fingerprints_input", header.fingerprints_input},
+              {"index_checksum", Hex64(checksum)},
+              {"lines", names.size()}};
+    std::string text = h.dump() + "\n";
+    for (const auto& name : names) {
+      text += name ? Json(*name).dump(-1, ' ', false, Json::error_handler_t::replace) : "null";
+      text += '\n';
+    }
+    return text;
+  }
+
+  // Removes what an interrupted commit left (never the pending ids file of
+  // the committed index file, which Open has already renamed).
+  void RemoveLeftovers() {
+    const std::filesystem::path p(path);
+    std::filesystem::path dir = p.parent_path();
+    if (dir.empty()) dir = ".";
+    const std::string base = p.filename().string();
+    std::error_code ec;
+    std::vector<std::string> leftovers;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (IsLeftover(name, base, committed_checksum)) leftovers.push_back((dir / name).string());
+    }
+    // Best effort: a leftover that cannot be removed is ignored by readers.
+    for (const std::string& f : leftovers) (void)file::RemoveFile(f);
+  }
+
+  Status Commit();
+};
+
+namespace {
+
+Status ParseIds(const RawPair& raw, const HammingIndex& index,
+                std::vector<std::optional<std::string>>* names) {
+  const std::string& file = raw.ids_file;
+  std::string_view text = raw.ids_text;
+  uint64_t line_no = 1;
+  size_t pos = text.find('\n');
+  pos = pos == std::string_view::npos ? text.size() : pos + 1;
+  while (pos < text.size()) {
+    ++line_no;
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      if (raw.header.index_checksum) return Bad(file, line_no, "truncated (no final newline)");
+      end = text.size();
+    }
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Bad(file, line_no, "malformed JSON");
+    if (j.is_string()) {
+      names->push_back(j.get<std::string>());
+    } else if (j.is_null()) {
+      names->push_back(std::nullopt);
+    } else {
+      return Bad(file, line_no, "expected a JSON string (a document id) or null");
+    }
+  }
+  if (raw.header.lines && *raw.header.lines != names->size()) {
+    return Bad(file, 1,
+               "header says " + std::to_string(*raw.header.lines) + " id lines, the file has " +
+                   std::to_string(names->size()) + " (truncated or corrupt)");
+  }
+  const std::vector<IndexEntry> entries = index.Entries();
+  std::vector<bool> seen(names->size(), false);
+  for (const IndexEntry& e : entries) {
+    if (e.id >= names->size()) {
+      return Status::Corruption(file + ": the index holds numeric id " + std::to_string(e.id) +
+                                ", which has no line in the ids file (" +
+                                std::to_string(names->size()) + " lines)");
+    }
+    if (!(*names)[e.id]) {
+      return Bad(file, e.id + 2,
+                 "null, but numeric id " + std::to_string(e.id) + " is in the index");
+    }
+    if (seen[e.id]) {
+      return Status::Corruption(file + ": numeric id " + std::to_string(e.id) +
+                                " appears twice in the index");
+    }
+    seen[e.id] = true;
+  }
+  // A line whose entry is gone (an older writer's removal) counts as removed.
+  for (size_t n = 0; n < names->size(); ++n) {
+    if (!seen[n]) (*names)[n] = std::nullopt;
+  }
+  return Status::OK();
+}
+
+Status CheckHeader(const DocumentIndexHeader& header, int bits) {
+  Json pipeline = Json::parse(header.pipeline_json, nullptr, /*allow_exceptions=*/false);
+  if (pipeline.is_discarded()) return Status::InvalidArgument("pipeline_json is not valid JSON");
+  const std::string why = CheckPipeline(pipeline);
+  if (!why.empty()) return Status::InvalidArgument(why);
+  auto b = pipeline.find("bits");
+  if (b != pipeline.end() && *b != bits) {
+    return Status::InvalidArgument("pipeline.bits " + b->dump() + " differs from the index's " +
+                                   std::to_string(bits));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+DocumentIndex::DocumentIndex(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+DocumentIndex::~DocumentIndex() = default;
+
+Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& path, Mode mode) {
+  auto rep = std::make_unique<Rep>();
+  rep->path = path;
+  rep->mode = mode;
+  if (mode == Mode::kReadWrite) {
+    if (!std::filesystem::exists(path)) return Status::NotFound(path + ": no such index");
+    auto lock = file::FileLock::Acquire(LockPath(path));
+    if (!lock.ok()) return lock.status();
+    rep->lock = std::move(*lock);
+  }
+  auto raw = ReadCommittedPair(path);
+  if (!raw.ok()) return raw.status();
+  auto index = LoadIndexFromMemory(raw->index_bytes, path);
+  if (!index.ok()) return index.status();
+  rep->index = std::move(*index);
+  NEARDUP_RETURN_IF_ERROR(ParseIds(*raw, *rep->index, &rep->names));
+  if (auto b = raw->header.pipeline.find("bits");
+      b != raw->header.pipeline.end() && *b != rep->index->bits()) {
+    return Bad(raw->ids_file, 1,
+               "says " + b->dump() + " bits, the index has " + std::to_string(rep->index->bits()));
+  }
+  rep->header.pipeline_json = raw->header.pipeline.dump();
+  rep->header.fingerprints_input = raw->header.fingerprints_input;
+  for (uint64_t n = 0; n < rep->names.size(); ++n) {
+    if (rep->names[n]) rep->live.emplace(*rep->names[n], n);
+  }
+  rep->file_bytes = static_cast<int64_t>(raw->index_bytes.size());
+  rep->committed_checksum = index_internal::StoredChecksum(raw->index_bytes);
+  if (mode == Mode::kReadWrite) {
+    if (raw->from_pending) {
+      // Finish the interrupted commit: its commit point had passed.
+      NEARDUP_RETURN_IF_ERROR(file::RenameFile(raw->ids_file, IdsPath(path)));
+      NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
+    }
+    rep->RemoveLeftovers();
+  }
+  return std::unique_ptr<DocumentIndex>(new DocumentIndex(std::move(rep)));
+}
+
+Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Create(const std::string& path,
+                                                             const DocumentIndexHeader& header,
+                                                             const PermutedTableOptions& options) {
+  return Build(path, header, options, {}, {});
+}
+
+Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& path,
+                                                            const DocumentIndexHeader& header,
+                                                            const PermutedTableOptions& options,
+                                                            std::span<const std::string> ids,
+                                                            std::span<const Fingerprint> fps) {
+  NEARDUP_RETURN_IF_ERROR(CheckHeader(header, options.bits));
+  if (ids.size() != fps.size()) {
+    return Status::InvalidArgument("ids and fingerprints differ in number");
+  }
+  auto rep = std::make_unique<Rep>();
+  rep->path = path;
+  rep->mode = Mode::kReadWrite;
+  rep->header = header;
+  rep->header.pipeline_json = Json::parse(header.pipeline_json).dump();
+  // Validated first so that a bad layout fails before the lock is waited for.
+  auto empty = PermutedTableIndex::Create(options);
+  if (!empty.ok()) return empty.status();
+  auto lock = file::FileLock::Acquire(LockPath(path));
+  if (!lock.ok()) return lock.status();
+  rep->lock = std::move(*lock);
+
+  std::unordered_map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!seen.emplace(ids[i], i).second) {
+      return Status::InvalidArgument("document id '" + ids[i] + "' appears twice");
+    }
+  }
+  std::vector<uint64_t> numeric(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    numeric[i] = i;
+    rep->names.emplace_back(ids[i]);
+    rep->live.emplace(ids[i], i);
+  }
+  auto built = PermutedTableIndex::Build(options, numeric, fps);
+  if (!built.ok()) return built.status();
+  rep->index = std::move(*built);
+  // Leftovers are not removed here: until this index commits, a pending ids
+  // file may still belong to the committed index file.
+  rep->dirty = true;
+  return std::unique_ptr<DocumentIndex>(new DocumentIndex(std::move(rep)));
+}
+
+Status DocumentIndex::Add(const std::string& id, const Fingerprint& fp, bool replace) {
+  return AddBatch(std::span<const std::string>(&id, 1), std::span<const Fingerprint>(&fp, 1),
+                  replace);
+}
+
+Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps,
+                               bool replace) {
+  Rep& r = *rep_;
+  NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
+  if (ids.size() != fps.size()) {
+    return Status::InvalidArgument("ids and fingerprints differ in number");
+  }
+  // Validate everything before changing anything.
+  std::unordered_map<std::string_view, size_t> last;  // id -> its last position in the batch
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (fps[i].bits() != r.index->bits()) {
+      return Status::InvalidArgument("document '" + ids[i] + "': a " +
+                                     std::to_string(fps[i].bits()) + "-bit fingerprint in a " +
+                                     std::to_string(r.index->bits()) + "-bit index");
+    }
+    auto [it, fresh] = last.emplace(ids[i], i);
+    if (!fresh) {
+      if (!replace) {
+        return Status::InvalidArgument("document id '" + ids[i] + "' appears twice in the input");
+      }
+      it->second = i;
+    }
+    if (!replace && r.live.count(ids[i]) > 0) {
+      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+    }
+  }
+  if (r.names.size() + ids.size() > std::numeric_limits<uint32_t>::max() - 2) {
+    return Status::ResourceExhausted(r.path + ": too many document ids");
+  }
+  std::vector<uint64_t> removed;
+  if (replace) {
+    for (const auto& entry : last) {
+      auto [begin, end] = r.live.equal_range(std::string(entry.first));
+      for (auto it = begin; it != end; ++it) removed.push_back(it->second);
+    }
+  }
+  std::vector<uint64_t> numeric;
+  std::vector<Fingerprint> kept;
+  numeric.reserve(last.size());
+  kept.reserve(last.size());
+  uint64_t next = r.names.size();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (last[ids[i]] != i) continue;  // an earlier occurrence replaced within the batch
+    numeric.push_back(next++);
+    kept.push_back(fps[i]);
+  }
+  NEARDUP_RETURN_IF_ERROR(r.index->AddBatch(numeric, kept));
+  if (!removed.empty()) {
+    r.index->RemoveBatch(removed);
+    for (uint64_t n : removed) {
+      r.live.erase(std::string(*r.names[n]));
+      r.names[n] = std::nullopt;
+    }
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (last[ids[i]] != i) continue;
+    r.names.emplace_back(ids[i]);
+    r.live.emplace(ids[i], numeric[j++]);
+  }
+  if (!ids.empty()) r.dirty = true;
+  return Status::OK();
+}
+
+Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
+                                     std::vector<std::string>* missing) {
+  Rep& r = *rep_;
+  NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
+  std::vector<uint64_t> numeric;
+  for (const std::string& id : ids) {
+    auto [begin, end] = r.live.equal_range(id);
+    if (begin == end) {
+      if (missing != nullptr) missing->push_back(id);
+      continue;
+    }
+    for (auto it = begin; it != end; ++it) {
+      numeric.push_back(it->second);
+      r.names[it->second] = std::nullopt;
+    }
+    r.live.erase(begin, end);
+  }
+  if (numeric.empty()) return size_t{0};
+  r.dirty = true;
+  return r.index->RemoveBatch(numeric);
+}
+
+Status DocumentIndex::Commit() {
+  NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
+  if (!rep_->dirty) return Status::OK();
+  return rep_->Commit();
+}
+
+// The commit protocol of doc/index_format.md, "Committing".
+Status DocumentIndex::Rep::Commit() {
+  index_internal::IndexFileHeader h;
+  h.type = index->type();
+  h.bits = index->bits();
+  h.max_k = index->max_k();
+  h.blocks = h.type == IndexType::kPermutedTable
+                 ? static_cast<const PermutedTableIndex&>(*index).layout().blocks
+                 : 0;
+  const std::vector<IndexEntry> entries = index->Entries();
+  const std::string tmp = path + ".tmp";
+  uint64_t checksum = 0;
+  // 1. The index file, under a temporary name, synced.
+  NEARDUP_RETURN_IF_ERROR(index_internal::WriteIndexFileContents(tmp, h, entries, &checksum));
+  // 2. The ids file under the name PATH.ids.<checksum>, synced.
+  const std::string pending = PendingIdsPath(path, checksum);
+  const auto abandon = [&](const Status& s) {
+    (void)file::RemoveFile(tmp);
+    (void)file::RemoveFile(pending);
+    return s;
+  };
+  {
+    auto out = file::WritableFile::Create(pending);
+    if (!out.ok()) return abandon(out.status());
+    const std::string text = IdsText(checksum);
+    constexpr size_t kChunk = size_t{1} << 20;
+    for (size_t pos = 0; pos < text.size(); pos += kChunk) {
+      const Status s = (*out)->Append(std::string_view(text).substr(pos, kChunk));
+      if (!s.ok()) return abandon(s);
+    }
+    Status s = (*out)->Sync();
+    if (s.ok()) s = (*out)->Close();
+    if (!s.ok()) return abandon(s);
+  }
+  // 3. Both names durable before the commit point refers to them.
+  if (Status s = file::SyncParentDir(path); !s.ok()) return abandon(s);
+  // 4. The commit point: from here every reader pairs PATH with `pending`.
+  if (Status s = file::RenameFile(tmp, path); !s.ok()) return abandon(s);
+  dirty = false;
+  file_bytes =
+      static_cast<int64_t>(index_internal::kIndexHeaderSize + index_internal::kIndexFooterSize +
+                           entries.size() * (h.bits == 64 ? 16 : 24));
+  committed_checksum = checksum;
+  const auto after = [&](const Status& s) {
+    return Status::IOError(path + ": committed, but " + s.message());
+  };
+  if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
+  // 5. Tidy: the ids file under its usual name. A crash before this is
+  // completed by the next writer; readers find `pending` meanwhile.
+  if (Status s = file::RenameFile(pending, IdsPath(path)); !s.ok()) return after(s);
+  if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
+  return Status::OK();
+}
+
+Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const {
+  out->clear();
+  std::vector<Neighbor> neighbors;
+  NEARDUP_RETURN_IF_ERROR(rep_->index->Search(fp, k, &neighbors));
+  out->reserve(neighbors.size());
+  for (const Neighbor& n : neighbors) {
+    // Open checked that every entry has a non-null line; kept as a check.
+    if (n.id >= rep_->names.size() || !rep_->names[n.id]) {
+      return Status::Corruption(rep_->path + ": numeric id " + std::to_string(n.id) +
+                                " has no document id");
+    }
+    out->push_back(DocumentMatch{*rep_->names[n.id], n.distance});
+  }
+  return Status::OK();
+}
+
+bool DocumentIndex::Contains(const std::string& id) const { return rep_->live.count(id) > 0; }
+int DocumentIndex::bits() const { return rep_->index->bits(); }
+int DocumentIndex::max_k() const { return rep_->index->max_k(); }
+size_t DocumentIndex::size() const { return rep_->index->size(); }
+const DocumentIndexHeader& DocumentIndex::header() const { return rep_->header; }
+const std::string& DocumentIndex::path() const { return rep_->path; }
+
+DocumentIndexStats DocumentIndex::Stats() const {
+  DocumentIndexStats s;
+  s.documents = rep_->index->size();
+  s.bits = rep_->index->bits();
+  s.max_k = rep_->index->max_k();
+  s.memory_bytes = rep_->index->MemoryBytes();
+  s.file_bytes = rep_->file_bytes;
+  if (rep_->index->type() == IndexType::kPermutedTable) {
+    s.layout = static_cast<const PermutedTableIndex&>(*rep_->index).layout();
+  } else {
+    s.layout.bits = s.bits;
+    s.layout.max_k = s.max_k;
+    s.layout.blocks = 0;
+    s.layout.tables = 0;
+  }
+  return s;
+}
+
+}  // namespace neardup

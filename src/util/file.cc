@@ -1,0 +1,140 @@
+// Copyright 2026 The neardup Authors.
+
+#include "util/file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "util/fault.h"
+
+namespace neardup::file {
+namespace {
+
+Status Error(const std::string& path, std::string_view what, int err) {
+  return Status::IOError(path + ": " + std::string(what) + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WritableFile>> WritableFile::Create(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error(path, "cannot create", errno);
+  return std::unique_ptr<WritableFile>(new WritableFile(fd, path));
+}
+
+WritableFile::~WritableFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status WritableFile::Append(std::string_view data) {
+  while (!data.empty()) {
+    if (const int injected = fault::BeforeWriteStep("write " + path_)) {
+      return Error(path_, "write failed", injected);
+    }
+    const ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error(path_, "write failed", errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::OK();
+}
+
+Status WritableFile::Sync() {
+  if (const int injected = fault::BeforeWriteStep("fsync " + path_)) {
+    return Error(path_, "fsync failed", injected);
+  }
+  if (::fsync(fd_) != 0) return Error(path_, "fsync failed", errno);
+  return Status::OK();
+}
+
+Status WritableFile::Close() {
+  const int fd = fd_;
+  fd_ = -1;
+  if (fd >= 0 && ::close(fd) != 0) return Error(path_, "close failed", errno);
+  return Status::OK();
+}
+
+Status RenameFile(const std::string& from, const std::string& to) {
+  if (const int injected = fault::BeforeWriteStep("rename " + from + " " + to)) {
+    return Error(to, "cannot rename " + from + " over it", injected);
+  }
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    return Error(to, "cannot rename " + from + " over it", errno);
+  }
+  return Status::OK();
+}
+
+Status RemoveFile(const std::string& path) {
+  if (const int injected = fault::BeforeWriteStep("unlink " + path)) {
+    return Error(path, "cannot remove", injected);
+  }
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Error(path, "cannot remove", errno);
+  return Status::OK();
+}
+
+Status SyncParentDir(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (const int injected = fault::BeforeWriteStep("fsync " + dir + "/")) {
+    return Error(dir, "fsync of the directory failed", injected);
+  }
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error(dir, "cannot open the directory", errno);
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return Error(dir, "fsync of the directory failed", err);
+  return Status::OK();
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+    return Error(path, "cannot open", errno);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::IOError(path + ": not a regular file");
+  }
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      return Error(path, n < 0 ? "read failed" : "file shrank while being read", err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+Result<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Error(path, "cannot open the lock file", errno);
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    return Error(path, "cannot lock", err);
+  }
+  return std::unique_ptr<FileLock>(new FileLock(fd));
+}
+
+FileLock::~FileLock() { ::close(fd_); }
+
+}  // namespace neardup::file

@@ -1,0 +1,71 @@
+// Copyright 2026 The neardup Authors.
+//
+// Internal: the few POSIX file operations a durable write path needs, each
+// turned into a Status naming the file and the reason, and each counted as a
+// fault-injection step (util/fault.h).
+//
+// Thread safety: a WritableFile or FileLock is used by one thread at a time;
+// the free functions are thread-safe.
+
+#ifndef NEARDUP_UTIL_FILE_H_
+#define NEARDUP_UTIL_FILE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "neardup/status.h"
+
+namespace neardup::file {
+
+// A file opened for writing (created or truncated), unbuffered: every Append
+// is write(2) calls. The destructor closes it without syncing.
+class WritableFile {
+ public:
+  static Result<std::unique_ptr<WritableFile>> Create(const std::string& path);
+  ~WritableFile();
+  WritableFile(const WritableFile&) = delete;
+  WritableFile& operator=(const WritableFile&) = delete;
+
+  Status Append(std::string_view data);
+  // fsync(2): the data is on stable storage when this returns OK.
+  Status Sync();
+  Status Close();
+  const std::string& path() const { return path_; }
+
+ private:
+  WritableFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
+// rename(2): atomically replaces `to`.
+Status RenameFile(const std::string& from, const std::string& to);
+// unlink(2); OK when the file does not exist.
+Status RemoveFile(const std::string& path);
+// fsync(2) of the directory holding `path`, so that renames and creations of
+// names in it are durable.
+Status SyncParentDir(const std::string& path);
+// The whole file. NotFound when it does not exist; IOError when it is not a
+// regular file or cannot be read.
+Result<std::string> ReadWholeFile(const std::string& path);
+
+// An exclusive advisory lock (flock(2)) on `path`, created if absent and
+// never deleted (deleting a lock file races with the next locker). Blocks
+// until the lock is granted; released by the destructor or when the process
+// dies.
+class FileLock {
+ public:
+  static Result<std::unique_ptr<FileLock>> Acquire(const std::string& path);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+}  // namespace neardup::file
+
+#endif  // NEARDUP_UTIL_FILE_H_
