@@ -368,8 +368,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   AddPipelineOptions(b, &build->pipeline, "nfkc", true);
   b->add_flag("--fingerprints", build->fingerprints,
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
-  b->add_option("--max-k", build->max_k,
-                "Largest k that queries may use (default: the method's k)")
+  b->add_option("--max-k", build->max_k, "Largest k that queries may use (default: the method's k)")
       ->check(CLI::Range(0, 32));
   b->callback([build, exit_code] { exit_code->value = RunBuild(*build); });
 
