@@ -11,6 +11,10 @@
 //             is kept, chosen by the KeepPolicy; every other member is a
 //             duplicate. Clustering is transitive: a member can be farther
 //             than k from the kept document (a -- b -- c chains).
+//             Memory grows with the documents and with the pairs of
+//             *distinct* fingerprints within k, not with the pairs of
+//             documents: identical fingerprints are collapsed first (1M
+//             identical documents take about 100 bytes each).
 //   kStream   Documents in input order; a document is kept only if no
 //             previously kept document lies within k, else it is a duplicate
 //             of the closest kept one (ties: the earliest). Not transitive; the
@@ -66,6 +70,14 @@ enum class KeepPolicy {
   kField,    // largest score; ties -> smallest position
 };
 
+// One pair of documents within k, by input position; i < j.
+struct DedupPair {
+  size_t i = 0;
+  size_t j = 0;
+  int distance = 0;
+  friend bool operator==(const DedupPair&, const DedupPair&) = default;
+};
+
 struct DedupOptions {
   // Documents at Hamming distance <= k are near-duplicates. 0 <= k <= bits/4
   // (the permuted-table index's range); larger k is InvalidArgument.
@@ -77,7 +89,15 @@ struct DedupOptions {
   int threads = 0;
   // Fill DedupResult::pairs. Cluster mode: every pair within k. Stream mode:
   // one pair per duplicate (its nearest kept document, the duplicate).
+  // Memory: 24 bytes per pair, and cluster mode's pairs grow with the square
+  // of a cluster's size (1M identical documents: 5 * 10^11 pairs). Prefer
+  // pair_sink for large inputs.
   bool collect_pairs = false;
+  // When set, receives the same pairs as collect_pairs would store, one at a
+  // time, on the calling thread, sorted by (i, j), before Dedup returns.
+  // Cluster mode holds only one document's pairs at a time; stream mode holds
+  // one pair per duplicate. Independent of collect_pairs (both may be set).
+  std::function<void(const DedupPair&)> pair_sink;
   // Progress for long runs (e.g. a progress bar), called on the calling
   // thread with (phase, done, total). Cluster mode: phases "index" (0 then 1
   // of 1), "join" (0 then 1 of 1) and "cluster" (documents); stream mode:
@@ -105,14 +125,6 @@ struct DedupRecord {
   // within k.
   std::optional<size_t> nearest_within_k;
   int distance_within_k = -1;
-};
-
-// One pair of documents within k, by input position; i < j.
-struct DedupPair {
-  size_t i = 0;
-  size_t j = 0;
-  int distance = 0;
-  friend bool operator==(const DedupPair&, const DedupPair&) = default;
 };
 
 struct DedupSummary {

@@ -138,8 +138,13 @@ class IdfTable {
   IdfTable(IdfTable&&) noexcept;
   IdfTable& operator=(IdfTable&&) noexcept;
 
-  // Reads `path`. A line that is not "word number" gives a Corruption error
-  // "<path>:<line>: ...". A missing file gives NotFound.
+  // The largest |idf| Load accepts. Counted IDF values lie within +-45
+  // (log of a ratio of 64-bit counts); anything far beyond is a broken file.
+  static constexpr double kMaxAbsIdf = 1e6;
+
+  // Reads `path`. A line that is not "word number", or whose number is not
+  // finite (nan, inf) or exceeds kMaxAbsIdf in magnitude, gives a Corruption
+  // error "<path>:<line>: ...". A missing file gives NotFound.
   static Result<IdfTable> Load(const std::string& path);
   // <jieba_dir>/analyse/idf.txt; an empty jieba_dir means DefaultJiebaDir().
   static Result<IdfTable> LoadDefault(const std::string& jieba_dir = "");
@@ -157,7 +162,8 @@ class IdfTable {
   std::vector<std::pair<std::string_view, double>> Entries() const;
 
   // Writes the table in idf.txt format ("word idf\n", shortest round-trip
-  // decimal), in Entries() order. Returns IOError on failure.
+  // decimal), in Entries() order. Returns IOError on failure, and
+  // InvalidArgument (writing nothing) when a value is one Load refuses.
   Status Save(const std::string& path) const;
 
  private:

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 
 #include "dedup/union_find.h"
 #include "neardup/index.h"
@@ -70,22 +72,102 @@ void Summarize(DedupResult* r) {
   }
 }
 
+// Identical fingerprints, collapsed: the non-empty positions sorted by
+// (fingerprint, position), cut into groups of equal fingerprints. Group g's
+// members are members[begin[g] .. begin[g + 1]), in increasing position.
+struct Groups {
+  std::vector<size_t> members;
+  std::vector<size_t> begin;
+  std::vector<size_t> of;  // per position: its group, or SIZE_MAX when empty
+
+  size_t size() const { return begin.empty() ? 0 : begin.size() - 1; }
+  std::span<const size_t> Members(size_t g) const {
+    return std::span<const size_t>(members).subspan(begin[g], begin[g + 1] - begin[g]);
+  }
+};
+
+Groups GroupIdentical(std::span<const DedupDocument> docs) {
+  Groups g;
+  const size_t n = docs.size();
+  g.of.assign(n, SIZE_MAX);
+  for (size_t i = 0; i < n; ++i) {
+    if (!docs[i].empty) g.members.push_back(i);
+  }
+  std::sort(g.members.begin(), g.members.end(), [&docs](size_t a, size_t b) {
+    const Fingerprint& fa = docs[a].fingerprint;
+    const Fingerprint& fb = docs[b].fingerprint;
+    if (fa.hi() != fb.hi()) return fa.hi() < fb.hi();
+    if (fa.lo() != fb.lo()) return fa.lo() < fb.lo();
+    return a < b;
+  });
+  for (size_t r = 0; r < g.members.size(); ++r) {
+    if (r == 0 || docs[g.members[r]].fingerprint != docs[g.members[r - 1]].fingerprint) {
+      g.begin.push_back(r);
+    }
+    g.of[g.members[r]] = g.begin.size() - 1;
+  }
+  g.begin.push_back(g.members.size());
+  return g;
+}
+
+// Every document pair within k, in (i, j) order, from the groups and the
+// pairs of groups within k: i's pairs are the later members of its own group
+// (distance 0) and the later members of every group within k of its own.
+// Memory: one document's pairs at a time.
+void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
+                       const std::function<void(const DedupPair&)>& sink) {
+  const size_t ng = groups.size();
+  // Adjacency of groups, compressed rows.
+  std::vector<size_t> adj_begin(ng + 1, 0);
+  for (const IdPair& p : group_pairs) {
+    ++adj_begin[p.a + 1];
+    ++adj_begin[p.b + 1];
+  }
+  for (size_t g = 0; g < ng; ++g) adj_begin[g + 1] += adj_begin[g];
+  std::vector<std::pair<size_t, int>> adj(adj_begin[ng]);
+  std::vector<size_t> fill(adj_begin.begin(), adj_begin.end() - 1);
+  for (const IdPair& p : group_pairs) {
+    adj[fill[p.a]++] = {p.b, p.distance};
+    adj[fill[p.b]++] = {p.a, p.distance};
+  }
+  std::vector<DedupPair> mine;
+  for (size_t i = 0; i < groups.of.size(); ++i) {
+    const size_t g = groups.of[i];
+    if (g == SIZE_MAX) continue;
+    mine.clear();
+    auto add_later = [&](size_t group, int distance) {
+      const std::span<const size_t> m = groups.Members(group);
+      for (auto it = std::upper_bound(m.begin(), m.end(), i); it != m.end(); ++it) {
+        mine.push_back({i, *it, distance});
+      }
+    };
+    add_later(g, 0);
+    for (size_t e = adj_begin[g]; e < adj_begin[g + 1]; ++e) add_later(adj[e].first, adj[e].second);
+    std::sort(mine.begin(), mine.end(),
+              [](const DedupPair& a, const DedupPair& b) { return a.j < b.j; });
+    for (const DedupPair& p : mine) sink(p);
+  }
+}
+
+// Memory grows with the documents and the pairs of distinct fingerprints
+// within k, never with the pairs of documents: identical fingerprints are
+// collapsed before the self-join and their documents united directly.
 Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
                    DedupResult* r) {
   const size_t n = docs.size();
-  std::vector<uint64_t> ids;
-  std::vector<Fingerprint> fps;
-  for (size_t i = 0; i < n; ++i) {
-    if (docs[i].empty) continue;
-    ids.push_back(i);
-    fps.push_back(docs[i].fingerprint);
-  }
   auto report = [&opt](std::string_view phase, size_t done, size_t total) {
     if (opt.progress) opt.progress(phase, done, total);
   };
-  std::vector<IdPair> pairs;
+  const Groups groups = GroupIdentical(docs);
+  std::vector<IdPair> group_pairs;  // ids are group numbers
   report("index", 0, 1);
-  if (!ids.empty()) {
+  if (groups.size() > 0) {
+    std::vector<uint64_t> ids(groups.size());
+    std::vector<Fingerprint> fps(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      ids[g] = g;
+      fps[g] = docs[groups.Members(g).front()].fingerprint;
+    }
     PermutedTableOptions popt;
     popt.bits = bits;
     popt.max_k = opt.k;
@@ -94,14 +176,20 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     if (!index.ok()) return index.status();
     report("index", 1, 1);
     report("join", 0, 1);
-    NEARDUP_RETURN_IF_ERROR((*index)->SelfJoin(opt.k, opt.threads, &pairs));
+    NEARDUP_RETURN_IF_ERROR((*index)->SelfJoin(opt.k, opt.threads, &group_pairs));
   } else {
     report("index", 1, 1);
     report("join", 0, 1);
   }
   report("join", 1, 1);
   dedup_internal::UnionFind uf(n);
-  for (const IdPair& p : pairs) uf.Union(p.a, p.b);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const std::span<const size_t> m = groups.Members(g);
+    for (size_t x : m.subspan(1)) uf.Union(m.front(), x);
+  }
+  for (const IdPair& p : group_pairs) {
+    uf.Union(groups.Members(p.a).front(), groups.Members(p.b).front());
+  }
 
   // Per root: first member (cluster id) and kept member.
   std::vector<size_t> first(n, SIZE_MAX), kept(n, SIZE_MAX);
@@ -123,25 +211,20 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     rec.duplicate = kept[root] != i;
     rec.distance =
         rec.duplicate ? HammingDistance(docs[i].fingerprint, docs[rec.nearest].fingerprint) : 0;
-  }
-  // Closest kept document within k, from the pair list.
-  for (const IdPair& p : pairs) {
-    for (int side = 0; side < 2; ++side) {
-      const size_t dup = side == 0 ? p.a : p.b;
-      const size_t other = side == 0 ? p.b : p.a;
-      DedupRecord& rec = r->records[dup];
-      if (!rec.duplicate || r->records[other].duplicate) continue;
-      if (!rec.nearest_within_k || p.distance < rec.distance_within_k ||
-          (p.distance == rec.distance_within_k && other < *rec.nearest_within_k)) {
-        rec.nearest_within_k = other;
-        rec.distance_within_k = p.distance;
-      }
+    // A kept document within k of a duplicate is joined to it by an edge, so
+    // it is in the same cluster: the cluster's kept document is the only one
+    // that can be within k.
+    if (rec.duplicate && rec.distance <= opt.k) {
+      rec.nearest_within_k = rec.nearest;
+      rec.distance_within_k = rec.distance;
     }
   }
   report("cluster", n, n);
-  if (opt.collect_pairs) {
-    r->pairs.reserve(pairs.size());
-    for (const IdPair& p : pairs) r->pairs.push_back({p.a, p.b, p.distance});
+  if (opt.collect_pairs || opt.pair_sink) {
+    EmitDocumentPairs(groups, group_pairs, [&](const DedupPair& p) {
+      if (opt.collect_pairs) r->pairs.push_back(p);
+      if (opt.pair_sink) opt.pair_sink(p);
+    });
   }
   return Status::OK();
 }
@@ -177,12 +260,16 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
     rec.nearest_within_k = rec.nearest;
     rec.distance_within_k = rec.distance;
     rec.cluster = rec.nearest;  // a kept document is its cluster's first member
-    if (opt.collect_pairs) r->pairs.push_back({rec.nearest, i, rec.distance});
+    if (opt.collect_pairs || opt.pair_sink) r->pairs.push_back({rec.nearest, i, rec.distance});
   }
   if (opt.progress) opt.progress("stream", n, n);
   std::sort(r->pairs.begin(), r->pairs.end(), [](const DedupPair& a, const DedupPair& b) {
     return a.i != b.i ? a.i < b.i : a.j < b.j;
   });
+  if (opt.pair_sink) {
+    for (const DedupPair& p : r->pairs) opt.pair_sink(p);
+    if (!opt.collect_pairs) std::vector<DedupPair>().swap(r->pairs);
+  }
   return Status::OK();
 }
 

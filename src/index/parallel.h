@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,9 @@ inline int ResolveThreads(int threads) {
 
 // Calls fn(task, worker) for every task in [0, num_tasks), tasks handed out
 // dynamically to min(threads, num_tasks) workers; worker 0 is the caller.
+// When the system refuses a thread (std::system_error: a memory or process
+// limit), the workers started so far share the tasks: fewer threads, same
+// result; with none, the caller does every task.
 template <typename Fn>
 void ParallelFor(size_t num_tasks, int threads, Fn&& fn) {
   const int workers =
@@ -36,7 +40,13 @@ void ParallelFor(size_t num_tasks, int threads, Fn&& fn) {
   };
   std::vector<std::thread> pool;
   pool.reserve(workers - 1);
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  for (int w = 1; w < workers; ++w) {
+    try {
+      pool.emplace_back(work, w);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   work(0);
   for (auto& th : pool) th.join();
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -124,6 +125,13 @@ Result<IdfTable> IdfTable::Load(const std::string& path) {
                                 ": expected 'word idf', got '" + std::string(line.substr(0, 80)) +
                                 "'");
     }
+    // jieba would take "nan" or "inf" too, and one such value turns every
+    // weight, and so every fingerprint, into nonsense.
+    if (!std::isfinite(idf) || std::fabs(idf) > IdfTable::kMaxAbsIdf) {
+      return Status::Corruption(path + ":" + std::to_string(line_no) + ": idf value '" +
+                                std::string(line.substr(sp + 1, 40)) +
+                                "' is not a finite number in [-1e6, 1e6]");
+    }
     rep.Add(line.substr(0, sp), idf);
   }
   rep.ComputeMedian();
@@ -167,6 +175,13 @@ size_t IdfTable::size() const { return rep_->entries.size(); }
 std::vector<std::pair<std::string_view, double>> IdfTable::Entries() const { return rep_->entries; }
 
 Status IdfTable::Save(const std::string& path) const {
+  for (const auto& [word, idf] : rep_->entries) {
+    // What Load would refuse is not written.
+    if (!std::isfinite(idf) || std::fabs(idf) > kMaxAbsIdf) {
+      return Status::InvalidArgument("IDF table: the idf of '" + std::string(word) +
+                                     "' is not a finite number in [-1e6, 1e6]; nothing written");
+    }
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status::IOError("cannot create " + path);
   char buf[64];

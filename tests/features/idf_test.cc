@@ -85,5 +85,34 @@ TEST(IdfLoadTest, CorruptFileNamesTheLine) {
       << loaded.status().message();
 }
 
+// One nan used to make every weight nan and every fingerprint 0.
+TEST(IdfLoadTest, NonFiniteOrHugeValuesNameTheLine) {
+  const std::string dir = testing::MakeTempDir("idf_nonfinite");
+  int n = 0;
+  for (const char* value : {"nan", "-nan", "inf", "-inf", "1e300", "-2e6"}) {
+    const std::string path = dir + "/idf" + std::to_string(n++) + ".txt";
+    testing::WriteFile(path, std::string("学生 1.5\n数学 ") + value + "\n");
+    auto loaded = IdfTable::Load(path);
+    ASSERT_FALSE(loaded.ok()) << value;
+    EXPECT_TRUE(loaded.status().IsCorruption()) << value;
+    EXPECT_NE(loaded.status().message().find(path + ":2:"), std::string::npos)
+        << loaded.status().message();
+    EXPECT_NE(loaded.status().message().find("finite"), std::string::npos)
+        << loaded.status().message();
+  }
+  // Counted tables can hold small negative values (seed003: a term in every
+  // document); they load.
+  const std::string ok = dir + "/ok.txt";
+  testing::WriteFile(ok, "学生 -0.2876820724517809\n数学 44.3\n");
+  EXPECT_TRUE(IdfTable::Load(ok).ok());
+}
+
+TEST(IdfLoadTest, SaveRefusesWhatLoadRefuses) {
+  const std::string path = testing::MakeTempDir("idf_save_nan") + "/idf.txt";
+  const IdfTable table = IdfTable::FromEntries({{"学生", 1.5}, {"数学", std::nan("")}});
+  const Status saved = table.Save(path);
+  EXPECT_TRUE(saved.IsInvalidArgument()) << saved.ToString();
+}
+
 }  // namespace
 }  // namespace neardup

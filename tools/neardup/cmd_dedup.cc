@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common.h"
@@ -19,7 +18,7 @@ namespace {
 struct DedupFlags {
   InputFlags input;
   PipelineFlags pipeline;
-  int k = -1;  // -1: 3 for 64 bits, 10 for 128
+  int k = -1;  // -1 (not given; -k is >= 0): the method's
   std::string mode = "cluster";
   std::string keep = "first";
   std::string unique_out;
@@ -58,7 +57,6 @@ int RunDedup(DedupFlags flags) {
   DedupOptions options;
   options.k = flags.k >= 0 ? flags.k : flags.pipeline.default_k;
   options.threads = ThreadCount(flags.input.threads);
-  options.collect_pairs = !flags.pairs_out.empty();
   if (flags.mode == "cluster") {
     options.mode = DedupMode::kCluster;
   } else if (flags.mode == "stream") {
@@ -125,7 +123,19 @@ int RunDedup(DedupFlags flags) {
               << score_field << "\" field rank below every number\n";
   }
 
-  // Pass 2: pairs, clusters, decisions.
+  // Pass 2: pairs, clusters, decisions. Pairs go straight to --pairs-out:
+  // a cluster of n identical documents has n (n - 1) / 2 of them.
+  std::unique_ptr<Output> pairs_out;
+  if (!flags.pairs_out.empty()) {
+    auto pairs = Output::Open(flags.pairs_out);
+    if (!pairs.ok()) return Fail(pairs.status());
+    pairs_out = std::move(*pairs);
+    options.pair_sink = [&](const DedupPair& p) {
+      const nlohmann::ordered_json line = {
+          {"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
+      pairs_out->Write(JsonLine(line));
+    };
+  }
   auto result = Dedup(docs, options);
   if (!result.ok()) return Fail(result.status());
   for (size_t i = 0; i < docs.size(); ++i) {
@@ -153,32 +163,33 @@ int RunDedup(DedupFlags flags) {
     closed = (*unique)->Close();
     if (!closed.ok()) return Fail(closed);
   }
-  if (!flags.pairs_out.empty()) {
-    auto pairs = Output::Open(flags.pairs_out);
-    if (!pairs.ok()) return Fail(pairs.status());
-    for (const DedupPair& p : result->pairs) {
-      nlohmann::ordered_json line = {
-          {"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
-      (*pairs)->Write(JsonLine(line));
-    }
-    closed = (*pairs)->Close();
+  if (pairs_out) {
+    closed = pairs_out->Close();
     if (!closed.ok()) return Fail(closed);
   }
   if (!flags.clusters_out.empty()) {
     auto clusters = Output::Open(flags.clusters_out);
     if (!clusters.ok()) return Fail(clusters.status());
-    std::map<size_t, std::vector<size_t>> members;
-    for (size_t i = 0; i < docs.size(); ++i) members[result->records[i].cluster].push_back(i);
-    for (const auto& [cluster, list] : members) {
-      if (list.size() < 2) continue;
+    // Members grouped by cluster id (compressed rows, in increasing
+    // position): two words per document, whatever the cluster sizes.
+    const size_t n = docs.size();
+    std::vector<size_t> begin(n + 1, 0);
+    for (const DedupRecord& r : result->records) ++begin[r.cluster + 1];
+    for (size_t c = 0; c < n; ++c) begin[c + 1] += begin[c];
+    std::vector<size_t> members(n);
+    std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+    for (size_t i = 0; i < n; ++i) members[fill[result->records[i].cluster]++] = i;
+    for (size_t cluster = 0; cluster < n; ++cluster) {
+      const size_t size = begin[cluster + 1] - begin[cluster];
+      if (size < 2) continue;
       nlohmann::ordered_json ids = nlohmann::ordered_json::array();
-      for (size_t i : list) ids.push_back(seen[i].id);
-      size_t kept = list.front();
-      for (size_t i : list) {
-        if (!result->records[i].duplicate) kept = i;
+      size_t kept = members[begin[cluster]];
+      for (size_t m = begin[cluster]; m < begin[cluster + 1]; ++m) {
+        ids.push_back(seen[members[m]].id);
+        if (!result->records[members[m]].duplicate) kept = members[m];
       }
       nlohmann::ordered_json line = {
-          {"cluster", cluster}, {"size", list.size()}, {"kept", seen[kept].id}, {"members", ids}};
+          {"cluster", cluster}, {"size", size}, {"kept", seen[kept].id}, {"members", ids}};
       (*clusters)->Write(JsonLine(line));
     }
     closed = (*clusters)->Close();
@@ -211,7 +222,9 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
   cmd->add_option("-k", flags->k,
-                  "Largest Hamming distance of a near-duplicate (default: the method's)");
+                  "Largest Hamming distance of a near-duplicate, 0 to bits/4 (default: the "
+                  "method's)")
+      ->check(CLI::Range(0, 32));
   cmd->add_option("--mode", flags->mode,
                   "cluster: connected components of all pairs within k; stream: keep a document "
                   "only if no kept one lies within k")

@@ -134,8 +134,7 @@ void AddCommon(CLI::App* cmd, EvalFlags* flags) {
       "repeatable");
   cmd->add_option("--bits", flags->bits, "SimHash widths, comma-separated (64, 128)")
       ->capture_default_str();
-  cmd->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
-      ->capture_default_str();
+  AddThreadsOption(cmd, &flags->threads);
   cmd->add_option("--report", flags->report, "Directory for report.md, results.csv and plots")
       ->required();
   cmd->add_flag("--no-plots", flags->no_plots, "Do not run gnuplot");
@@ -162,7 +161,8 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
   docs->add_option("--edits", flags->edits, "Edit ratios in percent, comma-separated")
       ->capture_default_str();
   docs->add_option("--share", flags->share, "Share of the documents that get a variant")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   docs->add_option("--seed", flags->seed, "Seed of the perturbation")->capture_default_str();
   docs->add_option("--write-dataset", flags->write_dataset,
                    "Write originals, variants and labels (JSONL/CSV) into this directory");

@@ -292,8 +292,8 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   AddPipelineOptions(b, &build->pipeline, "nfkc", true);
   b->add_flag("--fingerprints", build->fingerprints,
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
-  b->add_option("--max-k", build->max_k,
-                "Largest k that queries may use (default: the method's k)");
+  b->add_option("--max-k", build->max_k, "Largest k that queries may use (default: the method's k)")
+      ->check(CLI::Range(0, 32));
   b->get_option("-o")->description(
       "The index to write: IDX (IDX.ids and IDX.lock go beside it); required, not -");
   b->callback([build, exit_code] { exit_code->value = RunBuild(*build); });
@@ -305,7 +305,8 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
                             "{\"id\", \"matches\": [{\"id\", \"distance\"}, ...]}");
   q->add_option("IDX", query->index_path, "The index")->required();
   AddInputOptions(q, &query->input);
-  q->add_option("-k", query->k, "Largest distance (default: the index's max k)");
+  q->add_option("-k", query->k, "Largest distance (default: the index's max k)")
+      ->check(CLI::Range(0, 32));
   q->add_flag("--fingerprints", query->fingerprints, "INPUT is `neardup fingerprint` JSONL");
   q->add_option("--jieba-dir", query->pipeline.jieba_dir, "python3-jieba's data directory");
   q->callback([query, exit_code] { exit_code->value = RunQuery(*query); });

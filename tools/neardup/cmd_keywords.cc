@@ -49,7 +49,9 @@ void AddKeywordsCommand(CLI::App& app, ExitCode* exit_code) {
       "normalization unless --normalize asks for it.");
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "none", false);
-  cmd->add_option("--topk", flags->top_k, "Number of keywords (0 = all)")->capture_default_str();
+  cmd->add_option("--topk", flags->top_k, "Number of keywords (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, exit_code] { exit_code->value = RunKeywords(*flags); });
 }
 

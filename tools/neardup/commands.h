@@ -13,7 +13,7 @@ namespace neardup::cli {
 // Exit statuses of the tool.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;     // the job could not be done
-inline constexpr int kExitUsage = 2;     // bad command line (CLI11's own code is 105+)
+inline constexpr int kExitUsage = 2;     // bad command line, parser errors included
 inline constexpr int kExitBadInput = 3;  // --strict and some input was bad
 
 struct ExitCode {

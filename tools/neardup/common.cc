@@ -11,12 +11,20 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "neardup/method.h"
 #include "neardup/presets.h"
 
 namespace neardup::cli {
+
+void AddThreadsOption(CLI::App* cmd, int* threads) {
+  cmd->add_option("--threads", *threads,
+                  "Worker threads: 0 = all cores, at most " + std::to_string(kMaxThreads))
+      ->capture_default_str()
+      ->check(CLI::Range(0, kMaxThreads));
+}
 
 void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
   if (with_positional) {
@@ -38,8 +46,7 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
   cmd->add_flag("--strict", flags->strict,
                 "Exit with status 3 if any input was bad (malformed, unreadable, invalid UTF-8)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print no summary (problems are still reported)");
-  cmd->add_option("--threads", flags->threads, "Worker threads (0 = all cores)")
-      ->capture_default_str();
+  AddThreadsOption(cmd, &flags->threads);
   cmd->add_option("-o,--output", flags->output, "Output file (- = standard output)")
       ->capture_default_str();
 }
@@ -71,7 +78,8 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
     cmd->add_option("--weights", flags->weights,
                     "uniform | tf | tfidf | improved | entropy (default: the method's)");
     cmd->add_option("--topk", flags->top_k,
-                    "Keep the K heaviest features (0 = all; default: the method's)");
+                    "Keep the K heaviest features (0 = all; default: the method's)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--hash", flags->hash, "Feature hash: xxh3 | md5 (default: the method's)");
     cmd->add_option("--entropy-threshold", flags->entropy_threshold,
                     "entropy weights: the weight threshold W_t (default: the method's, else " +
@@ -182,6 +190,18 @@ int Fail(const Status& status) {
   return status.IsInvalidArgument() ? kExitUsage : kExitError;
 }
 
+bool StandardOutputWritten() {
+  errno = 0;
+  std::cout.flush();
+  int error = errno;
+  const bool stream_failed = std::cout.fail();
+  if (std::fflush(stdout) != 0 && error == 0) error = errno;
+  if (!stream_failed && std::ferror(stdout) == 0) return true;
+  std::cerr << "neardup: error: write to standard output failed: "
+            << std::strerror(error != 0 ? error : EIO) << "\n";
+  return false;
+}
+
 Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
   if (path.empty() || path == "-") {
     return std::unique_ptr<Output>(new Output(stdout, "standard output", false));
@@ -243,6 +263,7 @@ Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& b
   const bool progress = flags.progress && !flags.quiet && isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   uint64_t done_docs = 0, done_bytes = 0;
+  bool thread_warning_given = false;
   bool more = true;
   while (more) {
     batch.clear();
@@ -262,13 +283,25 @@ Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& b
       for (size_t i = 0; i < batch.size(); ++i) results[i] = process(batch[i]);
     } else {
       std::atomic<size_t> next{0};
+      const auto work = [&] {
+        for (size_t i = next++; i < batch.size(); i = next++) results[i] = process(batch[i]);
+      };
       std::vector<std::thread> pool;
       pool.reserve(workers);
       for (int t = 0; t < workers; ++t) {
-        pool.emplace_back([&] {
-          for (size_t i = next++; i < batch.size(); i = next++) results[i] = process(batch[i]);
-        });
+        try {
+          pool.emplace_back(work);
+        } catch (const std::system_error& e) {
+          // A memory or process limit: go on with the threads there are.
+          if (!thread_warning_given) {
+            std::cerr << "neardup: warning: started " << pool.size() << " of " << workers
+                      << " worker threads (" << e.what() << "); continuing with fewer\n";
+            thread_warning_given = true;
+          }
+          break;
+        }
       }
+      if (pool.empty()) work();
       for (std::thread& t : pool) t.join();
     }
     for (size_t i = 0; i < batch.size(); ++i) {

@@ -31,7 +31,7 @@ struct InputFlags {
   bool title_first_line = false;
   bool strict = false;
   bool quiet = false;
-  int threads = 0;  // 0 = all cores
+  int threads = 0;  // 0 = all cores; at most kMaxThreads
   std::string output = "-";
   bool progress = false;  // a progress line on stderr when it is a terminal
 };
@@ -48,11 +48,12 @@ struct PipelineFlags {
   // A preset (presets.h); the fields below override it when set. After
   // ResolvePipelineFlags every field holds a concrete value.
   std::string method;
-  int bits = 0;                  // 0: the method's
-  std::string features;          // "": the method's
-  std::string weights;           // "": the method's
-  int top_k = -1;                // -1: the method's (tfidf: 20), or 0 when weights are overridden
-  std::string hash;              // "": the method's
+  int bits = 0;          // 0: the method's
+  std::string features;  // "": the method's
+  std::string weights;   // "": the method's
+  int top_k = -1;    // -1 (not given; --topk is >= 0): the method's (tfidf: 20), or 0 when weights
+                     // are overridden
+  std::string hash;  // "": the method's
   double entropy_threshold = 0;  // 0: the method's (W_t of entropy weights)
   std::string data_dir;          // shipped data (marker words); "": default search
   std::string marker_words;      // marker word lexicon; "": <data dir>/marker_words.txt
@@ -77,10 +78,24 @@ Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags);
 Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags);
 Result<SegmenterOptions> MakeSegmenterOptions(const PipelineFlags& flags);
 
+// The largest --threads: far above any core count, far below a process or
+// memory limit's worth of stacks.
+inline constexpr int kMaxThreads = 1024;
+
+// Registers --threads (0 = all cores, 1..kMaxThreads; anything else is a
+// usage error).
+void AddThreadsOption(CLI::App* cmd, int* threads);
+
+// `requested` threads; 0: all hardware threads.
 int ThreadCount(int requested);
 
 // Prints "neardup: error: <message>" and returns kExitError.
 int Fail(const Status& status);
+
+// Flushes std::cout and stdout. False (after printing "neardup: error: write
+// to standard output failed: <reason>") when anything written to them was
+// lost: a full disk, a closed pipe. Called once, after the command ran.
+bool StandardOutputWritten();
 
 // Output to a file or standard output ("-").
 class Output {

@@ -4,9 +4,12 @@
 // file (cmd_*.cc) and only wires library calls together.
 
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
+#include <new>
 
 #include "commands.h"
+#include "common.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"neardup: find and remove near-duplicate text (Chinese first, English too)",
@@ -18,7 +21,21 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits kExitUsage, not
+    // CLI11's own codes (105 and up), with CLI11's message.
+    return app.exit(e) == static_cast<int>(CLI::ExitCodes::Success) ? neardup::cli::kExitOk
+                                                                    : neardup::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // The library reports errors as Status; what still gets here is the
+    // system refusing memory or threads.
+    std::cerr << "neardup: error: out of memory\n";
+    return neardup::cli::kExitError;
+  } catch (const std::exception& e) {
+    std::cerr << "neardup: error: " << e.what() << "\n";
+    return neardup::cli::kExitError;
+  }
+  if (exit_code.value != neardup::cli::kExitError && !neardup::cli::StandardOutputWritten()) {
+    return neardup::cli::kExitError;
   }
   return exit_code.value;
 }
