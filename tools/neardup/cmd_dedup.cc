@@ -77,7 +77,10 @@ int RunDedup(DedupFlags flags) {
   }
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
-  auto out = Output::Open(flags.input.output);
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
+      flags.input.inputs,
+      {flags.input.output, flags.unique_out, flags.pairs_out, flags.clusters_out}));
+  auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
   // Pass 1: fingerprints, in parallel, kept in input order.
@@ -145,7 +148,7 @@ int RunDedup(DedupFlags flags) {
   if (!closed.ok()) return Fail(closed);
 
   if (keep_lines) {
-    auto unique = Output::Open(flags.unique_out);
+    auto unique = Output::Open(flags.unique_out, flags.input.inputs);
     if (!unique.ok()) return Fail(unique.status());
     for (size_t i = 0; i < docs.size(); ++i) {
       if (!result->records[i].duplicate) (*unique)->Write(seen[i].line);
@@ -154,7 +157,7 @@ int RunDedup(DedupFlags flags) {
     if (!closed.ok()) return Fail(closed);
   }
   if (!flags.pairs_out.empty()) {
-    auto pairs = Output::Open(flags.pairs_out);
+    auto pairs = Output::Open(flags.pairs_out, flags.input.inputs);
     if (!pairs.ok()) return Fail(pairs.status());
     for (const DedupPair& p : result->pairs) {
       nlohmann::ordered_json line = {
@@ -165,7 +168,7 @@ int RunDedup(DedupFlags flags) {
     if (!closed.ok()) return Fail(closed);
   }
   if (!flags.clusters_out.empty()) {
-    auto clusters = Output::Open(flags.clusters_out);
+    auto clusters = Output::Open(flags.clusters_out, flags.input.inputs);
     if (!clusters.ok()) return Fail(clusters.status());
     std::map<size_t, std::vector<size_t>> members;
     for (size_t i = 0; i < docs.size(); ++i) members[result->records[i].cluster].push_back(i);

@@ -172,6 +172,8 @@ int RunBuild(IndexFlags flags) {
   if (flags.index_path.empty() || flags.index_path == "-") {
     return Fail(Status::InvalidArgument("index build needs -o IDX, the index file to write"));
   }
+  NEARDUP_RETURN_IF_ERROR_CLI(
+      CheckInputsAndOutputs(flags.input.inputs, {flags.index_path, flags.index_path + ".ids"}));
   std::vector<uint64_t> ids;
   std::vector<Fingerprint> fps;
   IdsFile file;
@@ -250,7 +252,7 @@ int RunQuery(const IndexFlags& flags) {
         Status::InvalidArgument("-k " + std::to_string(k) + " is larger than the index's max k " +
                                 std::to_string(o->index->max_k()) + " (rebuild with --max-k)"));
   }
-  auto out = Output::Open(flags.input.output);
+  auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
   std::vector<Neighbor> neighbors;
   auto stats = ReadFingerprints(
