@@ -74,10 +74,13 @@ Result<InputFormat> ParseInputFormat(std::string_view name);
 // Something wrong with the input. Reported, counted, never fatal to the reader.
 struct InputIssue {
   enum class Kind {
-    kUnreadable,     // missing file, no permission, read error, corrupt archive
-    kMalformedLine,  // a JSONL line that is not a JSON object
+    kUnreadable,     // missing file, no permission, read error, corrupt archive, truncated
+                     // gzip stream, a named device, over max_document_bytes
+    kMalformedLine,  // a JSONL line that is not a JSON object (or nests deeper than
+                     // kMaxJsonNesting)
     kMissingField,   // the text field is absent or not a string
-    kInvalidUtf8,    // bytes replaced with U+FFFD (the document is kept)
+    kInvalidUtf8,    // bytes replaced with U+FFFD (the document is kept), or a file name
+                     // that is not UTF-8 (its ids use \xNN escapes)
     kNulBytes,       // NUL bytes replaced with U+FFFD (the document is kept)
     kSkipped,        // not read on purpose (a symbolic link, FIFO, socket or device met
                      // while walking a directory)
@@ -100,7 +103,7 @@ struct InputStats {
   uint64_t unreadable = 0;     // files that could not be read
   uint64_t malformed = 0;      // JSONL lines that are not JSON objects
   uint64_t missing_field = 0;  // JSONL objects without a string text field
-  uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced
+  uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced, file names escaped
   uint64_t nul_bytes = 0;      // documents with NUL bytes replaced
   uint64_t skipped = 0;        // paths skipped on purpose (links, special files in directories)
 

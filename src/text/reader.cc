@@ -200,10 +200,13 @@ bool PrepareJsonLine(std::string* line, JsonLineScan* scan, std::string* reason)
   std::string& s = *line;
   std::vector<std::pair<size_t, size_t>> quote;       // number spans to put in quotes
   std::vector<std::pair<size_t, size_t>> quote_keys;  // the key of each (raw span; npos: none)
-  size_t depth = 0;
-  size_t key_begin = std::string::npos, key_end = 0;  // last top-level string
+  std::string open;  // the containers around position i: '{' and '['
+  char prev = ' ';   // the last character outside strings that is not white space
+  size_t key_begin = std::string::npos, key_end = 0;  // the last top-level key
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+    const bool in_object = !open.empty() && open.back() == '{';
     if (c == '"') {
       const size_t begin = i + 1;
       for (++i; i < s.size() && s[i] != '"'; ++i) {
@@ -226,33 +229,42 @@ bool PrepareJsonLine(std::string* line, JsonLineScan* scan, std::string* reason)
         }
         i += 4;
       }
-      if (depth == 1) {
+      if (open.size() == 1 && in_object && (prev == '{' || prev == ',')) {
         key_begin = begin;
         key_end = i;
       }
+      prev = '"';
       continue;
     }
     if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonNesting) {
+      open += c;
+      if (open.size() > kMaxJsonNesting) {
         *reason = "nested deeper than " + std::to_string(kMaxJsonNesting) + " levels";
         return false;
       }
     } else if (c == '}' || c == ']') {
-      if (depth > 0) --depth;
+      if (!open.empty()) open.pop_back();
     } else if (c == '-' || (c >= '0' && c <= '9')) {
       const size_t len = JsonNumberLength(s, i);
-      if (len == 0) continue;
+      if (len == 0) {
+        prev = c;
+        continue;
+      }
       const std::string_view number = std::string_view(s).substr(i, len);
-      // Only an exponent or more than 308 digits can overflow a double.
-      if (len > 308 || number.find_first_of("eE") != std::string_view::npos) {
+      // Only a value can be quoted (a number in a key's place stays an error),
+      // and only an exponent or more than 308 digits can overflow a double.
+      const bool value = prev == ':' || (!in_object && (prev == '[' || prev == ','));
+      if (value && (len > 308 || number.find_first_of("eE") != std::string_view::npos)) {
         const double v = std::strtod(std::string(number).c_str(), nullptr);
         if (std::isinf(v)) {
           quote.emplace_back(i, len);
-          quote_keys.emplace_back(depth == 1 ? key_begin : std::string::npos, key_end);
+          quote_keys.emplace_back(open.size() == 1 && in_object ? key_begin : std::string::npos,
+                                  key_end);
         }
       }
       i += len - 1;
     }
+    prev = c;
   }
   if (quote.empty()) return true;
   std::string out;

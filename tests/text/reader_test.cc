@@ -198,7 +198,8 @@ TEST(ReaderTest, NumberTooLargeForADoubleKeepsTheDocument) {
             "{\"id\":-1E400,\"text\":\"big id\",\"score\":[1e999,2]}\n"
             "{\"id\":\"t\",\"text\":1e400}\n"
             "{\"id\":\"fuzz\",\"text\":\"x\",\"n\":1e2222222222222222223e}\n"
-            "{\"id\":\"tiny\",\"text\":\"y\",\"n\":1e-400}\n");
+            "{\"id\":\"tiny\",\"text\":\"y\",\"n\":1e-400}\n"
+            "{\"text\":\"a number is no key\",1e400:1}\n");
   ReadOptions options;
   options.extra_fields = {"n", "score"};
   const ReadAllResult r = ReadAll({dir + "/n.jsonl"}, options);
@@ -209,12 +210,14 @@ TEST(ReaderTest, NumberTooLargeForADoubleKeepsTheDocument) {
   EXPECT_EQ(r.docs[1].id, "-1E400");
   EXPECT_EQ(r.docs[1].fields.at("score"), "[\"1e999\",2]");
   EXPECT_EQ(r.docs[2].id, "tiny");
-  ASSERT_EQ(r.issues.size(), 2u);
+  ASSERT_EQ(r.issues.size(), 3u);
   EXPECT_EQ(r.issues[0].kind, InputIssue::Kind::kMissingField);
   EXPECT_EQ(r.issues[0].line, 3u);
   EXPECT_NE(r.issues[0].reason.find("out of range"), std::string::npos) << r.issues[0].reason;
   EXPECT_EQ(r.issues[1].kind, InputIssue::Kind::kMalformedLine);
   EXPECT_EQ(r.issues[1].line, 4u);
+  EXPECT_EQ(r.issues[2].kind, InputIssue::Kind::kMalformedLine);
+  EXPECT_EQ(r.issues[2].line, 6u);
 }
 
 TEST(ReaderTest, DeeplyNestedValuesAreMalformedNotACrash) {
