@@ -13,9 +13,11 @@
 //   const neardup::InputStats& stats = (*reader)->stats();
 //
 // Bad input never stops a reader and never vanishes: a malformed JSON line, a
-// missing field, an unreadable file is reported through `on_issue` (file, line,
-// reason) and counted in stats(); invalid UTF-8 and NUL bytes are replaced with
-// U+FFFD, reported and counted, and the document is still produced.
+// missing field, an unreadable, truncated (gzip) or too large file is reported
+// through `on_issue` (file, line, reason) and counted in stats(); invalid UTF-8
+// (in JSONL too, with lone surrogate escapes) and NUL bytes are replaced with
+// U+FFFD, reported and counted, and the document is still produced. Nothing
+// the JSON parser throws escapes, and no recursion depends on the input.
 //
 // Normalizing:
 //   auto norm = neardup::Normalizer::Create({.nfkc_casefold = true, .t2s = "t2s"});
@@ -41,14 +43,17 @@ namespace neardup {
 
 struct Document {
   // From the id field, or a stable default: the path for a one-document file,
-  // "path:line" for a line of a JSONL or lines file ("-" is standard input).
+  // "path:line" for a line of a JSONL or lines file ("-" is standard input). A
+  // path that is not valid UTF-8 is written with "\xNN" for each invalid byte
+  // and "\\" for each backslash (so ids stay distinct); `source` too.
   std::string id;
   std::string text;    // valid UTF-8 (invalid bytes were replaced with U+FFFD)
   std::string title;   // empty when the input has none
   std::string source;  // the file it came from ("-" for standard input)
   uint64_t line = 0;   // 1-based line in `source` for JSONL and lines input; 0 otherwise
   // The values of ReadOptions::extra_fields found on this document (JSON
-  // strings unquoted, numbers and other values as their JSON text).
+  // strings unquoted, numbers and other values as their JSON text; a number
+  // too large for a double, alone or nested, as a string of its text).
   std::map<std::string, std::string> fields;
 };
 
@@ -69,12 +74,16 @@ Result<InputFormat> ParseInputFormat(std::string_view name);
 // Something wrong with the input. Reported, counted, never fatal to the reader.
 struct InputIssue {
   enum class Kind {
-    kUnreadable,     // missing file, no permission, read error, corrupt archive
-    kMalformedLine,  // a JSONL line that is not a JSON object
+    kUnreadable,     // missing file, no permission, read error, corrupt archive, truncated
+                     // gzip stream, a named device, over max_document_bytes
+    kMalformedLine,  // a JSONL line that is not a JSON object (or nests deeper than
+                     // kMaxJsonNesting)
     kMissingField,   // the text field is absent or not a string
-    kInvalidUtf8,    // bytes replaced with U+FFFD (the document is kept)
+    kInvalidUtf8,    // bytes replaced with U+FFFD (the document is kept), or a file name
+                     // that is not UTF-8 (its ids use \xNN escapes)
     kNulBytes,       // NUL bytes replaced with U+FFFD (the document is kept)
-    kSkipped,        // not read on purpose (a symbolic link met while walking a directory)
+    kSkipped,        // not read on purpose (a symbolic link, FIFO, socket or device met
+                     // while walking a directory)
   };
   Kind kind;
   std::string source;
@@ -94,15 +103,23 @@ struct InputStats {
   uint64_t unreadable = 0;     // files that could not be read
   uint64_t malformed = 0;      // JSONL lines that are not JSON objects
   uint64_t missing_field = 0;  // JSONL objects without a string text field
-  uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced
+  uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced, file names escaped
   uint64_t nul_bytes = 0;      // documents with NUL bytes replaced
-  uint64_t skipped = 0;        // paths skipped on purpose (symbolic links in directories)
+  uint64_t skipped = 0;        // paths skipped on purpose (links, special files in directories)
 
   // Issues that dropped something or altered a document (everything but kSkipped).
   uint64_t problems() const {
     return unreadable + malformed + missing_field + invalid_utf8 + nul_bytes;
   }
 };
+
+// ReadOptions::max_document_bytes by default: 64 MiB (about 20 million
+// Chinese characters; raise it for larger documents).
+inline constexpr uint64_t kDefaultMaxDocumentBytes = uint64_t{64} << 20;
+
+// JSONL lines nested deeper than this ({"a":[[...]]}) are malformed: no value
+// of unbounded depth reaches a recursive algorithm.
+inline constexpr size_t kMaxJsonNesting = 256;
 
 struct ReadOptions {
   InputFormat format = InputFormat::kAuto;
@@ -115,8 +132,10 @@ struct ReadOptions {
   bool title_from_first_line = false;
   // More JSONL fields to copy into Document::fields (e.g. a score for --keep field:NAME).
   std::vector<std::string> extra_fields;
-  // Largest file or line accepted; larger ones are reported as unreadable. Default 1 GiB.
-  uint64_t max_document_bytes = uint64_t{1} << 30;
+  // Largest file or line accepted (after gzip decompression); larger ones are
+  // reported as unreadable. Checked before memory is allocated, so it also
+  // bounds what a gzip bomb or an endless stream can take.
+  uint64_t max_document_bytes = kDefaultMaxDocumentBytes;
   // Called for every issue, in input order. May be empty.
   std::function<void(const InputIssue&)> on_issue;
 };
@@ -125,7 +144,8 @@ class DocumentReader {
  public:
   // `inputs` are files, directories (walked recursively in name order) or "-"
   // for standard input. A path that does not exist is reported when reached,
-  // not here: Open fails only on bad options.
+  // not here: Open fails only on bad options. While walking, only regular
+  // files are opened; a named FIFO is read, a named device refused.
   static Result<std::unique_ptr<DocumentReader>> Open(std::vector<std::string> inputs,
                                                       ReadOptions options);
   virtual ~DocumentReader() = default;

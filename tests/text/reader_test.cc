@@ -1,5 +1,6 @@
 // Copyright 2026 The neardup Authors.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -188,6 +189,204 @@ TEST(ReaderTest, LongLineIsReportedNotLoaded) {
   ASSERT_EQ(r.docs.size(), 1u);
   EXPECT_EQ(r.docs[0].line, 2u);
   EXPECT_EQ(r.stats.unreadable, 1u);
+}
+
+TEST(ReaderTest, NumberTooLargeForADoubleKeepsTheDocument) {
+  const std::string dir = MakeTempDir("bignum");
+  WriteFile(dir + "/n.jsonl",
+            "{\"id\":\"x\",\"text\":\"hello\",\"n\":1e400}\n"
+            "{\"id\":-1E400,\"text\":\"big id\",\"score\":[1e999,2]}\n"
+            "{\"id\":\"t\",\"text\":1e400}\n"
+            "{\"id\":\"fuzz\",\"text\":\"x\",\"n\":1e2222222222222222223e}\n"
+            "{\"id\":\"tiny\",\"text\":\"y\",\"n\":1e-400}\n"
+            "{\"text\":\"a number is no key\",1e400:1}\n");
+  ReadOptions options;
+  options.extra_fields = {"n", "score"};
+  const ReadAllResult r = ReadAll({dir + "/n.jsonl"}, options);
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[0].id, "x");
+  EXPECT_EQ(r.docs[0].text, "hello");
+  EXPECT_EQ(r.docs[0].fields.at("n"), "1e400");
+  EXPECT_EQ(r.docs[1].id, "-1E400");
+  EXPECT_EQ(r.docs[1].fields.at("score"), "[\"1e999\",2]");
+  EXPECT_EQ(r.docs[2].id, "tiny");
+  ASSERT_EQ(r.issues.size(), 3u);
+  EXPECT_EQ(r.issues[0].kind, InputIssue::Kind::kMissingField);
+  EXPECT_EQ(r.issues[0].line, 3u);
+  EXPECT_NE(r.issues[0].reason.find("out of range"), std::string::npos) << r.issues[0].reason;
+  EXPECT_EQ(r.issues[1].kind, InputIssue::Kind::kMalformedLine);
+  EXPECT_EQ(r.issues[1].line, 4u);
+  EXPECT_EQ(r.issues[2].kind, InputIssue::Kind::kMalformedLine);
+  EXPECT_EQ(r.issues[2].line, 6u);
+}
+
+TEST(ReaderTest, DeeplyNestedValuesAreMalformedNotACrash) {
+  const std::string dir = MakeTempDir("deep");
+  const size_t depth = 100000;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  WriteFile(dir + "/d.jsonl", "{\"id\":" + deep + ",\"text\":\"a\"}\n" +
+                                  "{\"id\":\"ok\",\"text\":\"b\",\"f\":" + deep + "}\n" +
+                                  "{\"id\":\"fine\",\"text\":\"c\",\"f\":[[[\"]]]]]]\"]]]}\n" +
+                                  "{\"id\":" + std::string(kMaxJsonNesting - 1, '[') +
+                                  std::string(kMaxJsonNesting - 1, ']') + ",\"text\":\"d\"}\n");
+  ReadOptions options;
+  options.extra_fields = {"f"};
+  const ReadAllResult r = ReadAll({dir + "/d.jsonl"}, options);
+  ASSERT_EQ(r.docs.size(), 2u);
+  EXPECT_EQ(r.docs[0].id, "fine");
+  EXPECT_EQ(r.docs[0].fields.at("f"), "[[[\"]]]]]]\"]]]");
+  EXPECT_EQ(r.docs[1].text, "d");
+  EXPECT_EQ(r.stats.malformed, 2u);
+  ASSERT_EQ(r.issues.size(), 2u);
+  EXPECT_NE(r.issues[0].reason.find("nested deeper than 256"), std::string::npos);
+}
+
+TEST(ReaderTest, InvalidUtf8AndLoneSurrogatesInJsonKeepTheDocument) {
+  const std::string dir = MakeTempDir("json_utf8");
+  WriteFile(dir + "/u.jsonl",
+            "{\"id\":\"raw\",\"text\":\"a\xff"
+            "b\xC0\xAF"
+            "c\"}\n"
+            "{\"id\":\"esc\",\"text\":\"x\\uD800y\\uDC00z\\uD83D\\uDE00\"}\n"
+            "{\"id\":\"bad\xfe\",\"text\":\"ok\"}\n"
+            "{\"id\":\"broken\xff\",\"text\":}\n");
+  const ReadAllResult r = ReadAll({dir + "/u.jsonl"});
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[0].text,
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD\xEF\xBF\xBD"
+            "c");
+  EXPECT_EQ(r.docs[1].text,
+            "x\xEF\xBF\xBD"
+            "y\xEF\xBF\xBD"
+            "z😀");
+  EXPECT_EQ(r.docs[2].id, "bad\xEF\xBF\xBD");
+  EXPECT_EQ(r.stats.invalid_utf8, 3u);
+  EXPECT_EQ(r.stats.malformed, 1u);
+  for (const InputIssue& issue : r.issues) {
+    std::string message = issue.ToString();
+    EXPECT_EQ(RepairUtf8(&message).invalid, 0u) << issue.ToString();
+  }
+}
+
+std::string Gzip(const std::string& data) {
+  const std::string dir = MakeTempDir("gz");
+  gzFile f = gzopen((dir + "/x.gz").c_str(), "wb");
+  gzwrite(f, data.data(), static_cast<unsigned>(data.size()));
+  gzclose(f);
+  return neardup::testing::ReadFile(dir + "/x.gz");
+}
+
+TEST(ReaderTest, TruncatedGzipIsReportedAndItsLastLineDropped) {
+  std::string jsonl;
+  for (int i = 0; i < 2000; ++i) {
+    jsonl += "{\"id\":\"" + std::to_string(i) + "\",\"text\":\"第" + std::to_string(i * 7919) +
+             "篇\"}\n";
+  }
+  const std::string gz = Gzip(jsonl);
+  const std::string dir = MakeTempDir("gzcut");
+  WriteFile(dir + "/cut.jsonl.gz", gz.substr(0, gz.size() / 2));
+  const ReadAllResult r = ReadAll({dir + "/cut.jsonl.gz"});
+  ASSERT_GT(r.docs.size(), 0u);
+  ASSERT_LT(r.docs.size(), 2000u);
+  for (size_t i = 0; i < r.docs.size(); ++i) {
+    ASSERT_EQ(r.docs[i].id, std::to_string(i));  // no half line read as a document
+  }
+  EXPECT_EQ(r.stats.unreadable, 1u);
+  EXPECT_EQ(r.stats.malformed, 0u);
+  ASSERT_EQ(r.issues.size(), 1u);
+  EXPECT_NE(r.issues[0].reason.find("truncated gzip"), std::string::npos) << r.issues[0].reason;
+
+  // The whole file is fine; a cut one-document file is dropped.
+  WriteFile(dir + "/whole.jsonl.gz", gz);
+  EXPECT_EQ(ReadAll({dir + "/whole.jsonl.gz"}).docs.size(), 2000u);
+  WriteFile(dir + "/page.txt.gz", gz.substr(0, gz.size() - 4));
+  const ReadAllResult page = ReadAll({dir + "/page.txt.gz"});
+  EXPECT_EQ(page.docs.size(), 0u);
+  EXPECT_EQ(page.stats.unreadable, 1u);
+}
+
+TEST(ReaderTest, GzipBombStopsAtTheLimit) {
+  const std::string dir = MakeTempDir("bomb");
+  WriteFile(dir + "/bomb.txt.gz", Gzip(std::string(8 << 20, 'a')));
+  WriteFile(dir + "/bomb.jsonl.gz", Gzip(std::string(8 << 20, ' ')));
+  ReadOptions options;
+  options.max_document_bytes = 1 << 20;
+  const ReadAllResult r = ReadAll({dir + "/bomb.txt.gz", dir + "/bomb.jsonl.gz"}, options);
+  EXPECT_EQ(r.docs.size(), 0u);
+  EXPECT_EQ(r.stats.unreadable, 2u);
+  ASSERT_EQ(r.issues.size(), 2u);
+  EXPECT_NE(r.issues[0].reason.find("larger than the limit"), std::string::npos);
+}
+
+TEST(ReaderTest, SpecialFilesAreSkippedWhileWalkingAndDevicesRefused) {
+  alarm(60);  // a reader that blocks on the FIFO fails instead of hanging
+  const std::string dir = MakeTempDir("fifo");
+  WriteFile(dir + "/a.txt", "甲");
+  ASSERT_EQ(mkfifo((dir + "/b.fifo").c_str(), 0600), 0);
+  WriteFile(dir + "/c.txt", "丙");
+  const ReadAllResult r = ReadAll({dir, "/dev/zero"});
+  ASSERT_EQ(r.docs.size(), 2u);
+  EXPECT_EQ(r.docs[1].text, "丙");
+  EXPECT_EQ(r.stats.skipped, 1u);
+  EXPECT_EQ(r.stats.unreadable, 1u);
+  EXPECT_EQ(r.issues.back().source, "/dev/zero");
+  EXPECT_NE(r.issues.back().reason.find("character device"), std::string::npos);
+
+  // A named FIFO is read.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = open((dir + "/b.fifo").c_str(), O_WRONLY);
+    const bool ok = fd >= 0 && write(fd, "乙", 3) == 3;
+    _exit(ok ? 0 : 1);
+  }
+  const ReadAllResult named = ReadAll({dir + "/b.fifo"});
+  int status = 0;
+  waitpid(pid, &status, 0);
+  alarm(0);
+  ASSERT_EQ(named.docs.size(), 1u);
+  EXPECT_EQ(named.docs[0].text, "乙");
+}
+
+TEST(ReaderTest, InvalidFileNamesGiveDistinctEscapedIds) {
+  const std::string dir = MakeTempDir("names");
+  WriteFile(dir + "/\xc4\xe3.txt", "一");
+  WriteFile(dir + "/\xba\xc3.txt", "二");
+  WriteFile(dir + "/ok.txt", "三");
+  const ReadAllResult r = ReadAll({dir});
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[0].id, dir + "/ok.txt");  // byte order: 'o' < 0xBA
+  EXPECT_EQ(r.docs[1].id, dir + "/\\xBA\\xC3.txt");
+  EXPECT_EQ(r.docs[2].id, dir + "/\\xC4\\xE3.txt");
+  EXPECT_EQ(r.stats.invalid_utf8, 2u);
+  for (const InputIssue& issue : r.issues) {
+    std::string message = issue.ToString();
+    EXPECT_EQ(RepairUtf8(&message).invalid, 0u);
+  }
+}
+
+TEST(ReaderTest, StandardInputJsonlIsStreamedNotBoundByTheDocumentLimit) {
+  // Auto-detected JSONL on standard input: each line is a document, so the
+  // stream may be far larger than max_document_bytes.
+  const std::string dir = MakeTempDir("stdin");
+  std::string jsonl = "\xEF\xBB\xBF  \n";
+  for (int i = 0; i < 100; ++i) jsonl += "{\"text\":\"" + std::string(100, 'a') + "\"}\n";
+  WriteFile(dir + "/in.jsonl", jsonl);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = open((dir + "/in.jsonl").c_str(), O_RDONLY);
+    if (fd < 0 || dup2(fd, STDIN_FILENO) < 0) _exit(2);
+    ReadOptions options;
+    options.max_document_bytes = 1000;
+    const ReadAllResult r = ReadAll({"-"}, options);
+    _exit(r.docs.size() == 100 && r.issues.empty() && r.docs[99].id == "-:101" ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ReaderTest, ParseInputFormat) {

@@ -75,7 +75,10 @@ int RunDedup(DedupFlags flags) {
   }
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
-  auto out = Output::Open(flags.input.output);
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
+      flags.input.inputs,
+      {flags.input.output, flags.unique_out, flags.pairs_out, flags.clusters_out}));
+  auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
   // Pass 1: fingerprints, in parallel, kept in input order.
@@ -127,7 +130,7 @@ int RunDedup(DedupFlags flags) {
   // a cluster of n identical documents has n (n - 1) / 2 of them.
   std::unique_ptr<Output> pairs_out;
   if (!flags.pairs_out.empty()) {
-    auto pairs = Output::Open(flags.pairs_out);
+    auto pairs = Output::Open(flags.pairs_out, flags.input.inputs);
     if (!pairs.ok()) return Fail(pairs.status());
     pairs_out = std::move(*pairs);
     options.pair_sink = [&](const DedupPair& p) {
@@ -155,7 +158,7 @@ int RunDedup(DedupFlags flags) {
   if (!closed.ok()) return Fail(closed);
 
   if (keep_lines) {
-    auto unique = Output::Open(flags.unique_out);
+    auto unique = Output::Open(flags.unique_out, flags.input.inputs);
     if (!unique.ok()) return Fail(unique.status());
     for (size_t i = 0; i < docs.size(); ++i) {
       if (!result->records[i].duplicate) (*unique)->Write(seen[i].line);
@@ -168,7 +171,7 @@ int RunDedup(DedupFlags flags) {
     if (!closed.ok()) return Fail(closed);
   }
   if (!flags.clusters_out.empty()) {
-    auto clusters = Output::Open(flags.clusters_out);
+    auto clusters = Output::Open(flags.clusters_out, flags.input.inputs);
     if (!clusters.ok()) return Fail(clusters.status());
     // Members grouped by cluster id (compressed rows, in increasing
     // position): two words per document, whatever the cluster sizes.

@@ -23,6 +23,7 @@ int RunIdfBuild(const IdfBuildFlags& flags) {
   if (flags.input.output.empty() || flags.input.output == "-") {
     return Fail(Status::InvalidArgument("idf build needs -o FILE"));
   }
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(flags.input.inputs, {flags.input.output}));
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
   auto normalize = MakeNormalizeOptions(flags.pipeline);

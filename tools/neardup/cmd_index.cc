@@ -135,6 +135,8 @@ int RunBuild(IndexFlags flags) {
         "index build needs -o IDX, the index file to write (an index is two files, IDX and "
         "IDX.ids, so it cannot go to standard output)"));
   }
+  NEARDUP_RETURN_IF_ERROR_CLI(
+      CheckInputsAndOutputs(flags.input.inputs, {flags.index_path, flags.index_path + ".ids"}));
   Batch batch;
   flags.input.progress = true;
   auto stats = ReadBatch(flags, flags.pipeline, &batch);
@@ -189,7 +191,7 @@ int RunQuery(const IndexFlags& flags) {
                                         " is larger than the index's max k " +
                                         std::to_string(idx.max_k()) + " (rebuild with --max-k)"));
   }
-  auto out = Output::Open(flags.input.output);
+  auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
   std::vector<DocumentMatch> found;
   Status query_status;
@@ -272,7 +274,7 @@ int RunStats(const IndexFlags& flags) {
                    {"tables", s.layout.tables},
                    {"min_key_bits", s.layout.min_key_bits}};
   }
-  auto out = Output::Open("-");
+  auto out = Output::Open("-", {});
   if (!out.ok()) return Fail(out.status());
   (*out)->Write(flags.json ? j.dump() + "\n" : j.dump(2) + "\n");
   NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());

@@ -2,14 +2,19 @@
 
 #include "common.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -30,7 +35,8 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
   if (with_positional) {
     cmd->add_option("INPUT", flags->inputs,
                     "Files, directories (walked recursively) or - for standard input "
-                    "(default: -)");
+                    "(default: -); a named input that is missing or cannot be read ends the "
+                    "run with status 1 before anything is written");
   }
   cmd->add_option("--input-format", flags->format,
                   "auto|jsonl|text|lines|roff (auto: by extension and content)")
@@ -44,11 +50,18 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
   cmd->add_flag("--title-first-line", flags->title_first_line,
                 "Plain text files: the first line is the document's title (improved weights)");
   cmd->add_flag("--strict", flags->strict,
-                "Exit with status 3 if any input was bad (malformed, unreadable, invalid UTF-8)");
+                "Exit with status 3 if any input was bad (malformed, unreadable, truncated, too "
+                "large, invalid UTF-8)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print no summary (problems are still reported)");
   AddThreadsOption(cmd, &flags->threads);
-  cmd->add_option("-o,--output", flags->output, "Output file (- = standard output)")
+  cmd->add_option("-o,--output", flags->output,
+                  "Output file (- = standard output); never one of the inputs")
       ->capture_default_str();
+  cmd->add_option("--max-document-bytes", flags->max_document_bytes,
+                  "Largest file or JSONL line read, after decompression; larger ones are "
+                  "reported and skipped")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 }
 
 void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& normalize_default,
@@ -202,7 +215,79 @@ bool StandardOutputWritten() {
   return false;
 }
 
-Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
+namespace {
+
+using FileKey = std::pair<dev_t, ino_t>;
+
+std::optional<FileKey> KeyOf(const std::string& path, struct stat* st) {
+  if (stat(path.c_str(), st) != 0) return std::nullopt;
+  return FileKey{st->st_dev, st->st_ino};
+}
+
+Status CheckInput(const std::string& input) {
+  struct stat st;
+  if (stat(input.c_str(), &st) != 0) {
+    const int err = errno;
+    const std::string message = "cannot read input " + input + ": " + std::strerror(err);
+    return err == ENOENT || err == ENOTDIR ? Status::NotFound(message) : Status::IOError(message);
+  }
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    return Status::IOError("cannot read input " + input + ": a device, not a file");
+  }
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return Status::OK();  // a FIFO: read later
+  const int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    return Status::IOError("cannot read input " + input + ": " + std::strerror(errno));
+  }
+  ::close(fd);
+  return Status::OK();
+}
+
+Status CheckOutput(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat st;
+  const std::optional<FileKey> file = KeyOf(output, &st);
+  // The directories the output goes in: its own and every one above it.
+  std::set<FileKey> dirs;
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(output, ec).parent_path();
+  dir = std::filesystem::weakly_canonical(dir, ec);
+  for (;;) {
+    if (auto key = KeyOf(dir.string(), &st)) dirs.insert(*key);
+    if (dir == dir.parent_path() || dir.empty()) break;
+    dir = dir.parent_path();
+  }
+  for (const std::string& input : inputs) {
+    if (input == "-") continue;
+    const std::optional<FileKey> key = KeyOf(input, &st);
+    if (!key) continue;
+    if (file && *file == *key) {
+      return Status::InvalidArgument("the output " + output + " is the input " + input +
+                                     ": it would be overwritten before it is read");
+    }
+    if (S_ISDIR(st.st_mode) && dirs.contains(*key)) {
+      return Status::InvalidArgument("the output " + output + " is inside the input directory " +
+                                     input + ": it would be read as input");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CheckInputsAndOutputs(const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& outputs) {
+  for (const std::string& input : inputs) {
+    if (input != "-") NEARDUP_RETURN_IF_ERROR(CheckInput(input));
+  }
+  for (const std::string& output : outputs) {
+    if (!output.empty() && output != "-") NEARDUP_RETURN_IF_ERROR(CheckOutput(output, inputs));
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Output>> Output::Open(const std::string& path,
+                                             const std::vector<std::string>& inputs) {
+  NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(inputs, {path}));
   if (path.empty() || path == "-") {
     return std::unique_ptr<Output>(new Output(stdout, "standard output", false));
   }
@@ -239,11 +324,13 @@ Result<ReadOptions> MakeReadOptions(const InputFlags& flags) {
   r.text_field = flags.text_field;
   r.title_field = flags.title_field;
   r.title_from_first_line = flags.title_first_line;
+  r.max_document_bytes = flags.max_document_bytes;
   return r;
 }
 
 Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
                                    const ProcessFn& process, const EmitFn& emit) {
+  NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(flags.inputs, {}));
   ReadOptions options = base;
   options.on_issue = [](const InputIssue& issue) {
     // Symbolic links skipped in directories are only counted in the summary:
@@ -338,7 +425,7 @@ std::string SummaryLine(const InputStats& stats) {
       {stats.missing_field, "without text"},
       {stats.invalid_utf8, "with invalid UTF-8"},
       {stats.nul_bytes, "with NUL bytes"},
-      {stats.skipped, "symbolic link(s) in directories skipped"},
+      {stats.skipped, "symbolic link(s) or special file(s) in directories skipped"},
   };
   for (const auto& [count, what] : parts) {
     if (count > 0) out << "; " << count << " " << what;
@@ -361,7 +448,7 @@ Result<std::unique_ptr<Normalizer>> MakeNormalizer(const PipelineFlags& flags) {
 
 int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
                          const ProcessFn& process) {
-  auto out = Output::Open(flags.output);
+  auto out = Output::Open(flags.output, flags.inputs);
   if (!out.ok()) return Fail(out.status());
   const auto emit = [&](const Document&, std::string& line) { (*out)->Write(line); };
   auto stats = ForEachDocument(flags, options, process, emit);

@@ -33,6 +33,7 @@ struct InputFlags {
   bool quiet = false;
   int threads = 0;  // 0 = all cores; at most kMaxThreads
   std::string output = "-";
+  uint64_t max_document_bytes = kDefaultMaxDocumentBytes;
   bool progress = false;  // a progress line on stderr when it is a terminal
 };
 
@@ -97,10 +98,23 @@ int Fail(const Status& status);
 // lost: a full disk, a closed pipe. Called once, after the command ran.
 bool StandardOutputWritten();
 
+// Checks made before anything is written:
+//  - every named input (not "-") exists, can be opened and is not a device:
+//    NotFound or IOError otherwise (exit status 1; a run without its input
+//    must not write an empty result);
+//  - no output (not "-" or "") is a named input (same device and inode, so
+//    links count) or lies inside a named input directory: InvalidArgument
+//    otherwise (exit status 2), as writing it would destroy the input before
+//    it is read, or feed the output back in.
+Status CheckInputsAndOutputs(const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& outputs);
+
 // Output to a file or standard output ("-").
 class Output {
  public:
-  static Result<std::unique_ptr<Output>> Open(const std::string& path);
+  // Runs CheckInputsAndOutputs(inputs, {path}) before creating the file.
+  static Result<std::unique_ptr<Output>> Open(const std::string& path,
+                                              const std::vector<std::string>& inputs);
   ~Output();
   void Write(std::string_view data);
   // Flushes and closes; an error (disk full) is returned.
@@ -114,7 +128,8 @@ class Output {
   bool owned_;
 };
 
-// Reads every document of flags.inputs, calls `process` on worker threads
+// Reads every document of flags.inputs (after CheckInputsAndOutputs on them),
+// calls `process` on worker threads
 // (threads from flags) and `emit` on the calling thread in input order.
 // Issues are printed to stderr as they are met; a summary follows unless
 // --quiet. Returns the reader's stats, or an error for bad options.
