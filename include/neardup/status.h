@@ -26,7 +26,7 @@
 
 namespace neardup {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code : int {
     kOk = 0,
@@ -74,9 +74,14 @@ class Status {
   std::string message_;
 };
 
+namespace internal {
+// Prints "neardup: Result::value() on an error: <status>" and aborts.
+[[noreturn]] void DieOnBadResultAccess(const Status& status);
+}  // namespace internal
+
 // Result<T> holds either a value or a non-OK Status.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   // REQUIRES: !status.ok()
   Result(Status status) : data_(std::move(status)) {  // NOLINT: implicit by design
@@ -88,10 +93,20 @@ class Result {
   // OK when a value is held.
   Status status() const { return ok() ? Status::OK() : std::get<Status>(data_); }
 
-  // REQUIRES: ok()
-  T& value() & { return std::get<T>(data_); }
-  const T& value() const& { return std::get<T>(data_); }
-  T&& value() && { return std::get<T>(std::move(data_)); }
+  // REQUIRES: ok(). On an error it is a checked failure: the message and the
+  // status are printed and the process aborts (never undefined behaviour).
+  T& value() & {
+    CheckOk();
+    return std::get<T>(data_);
+  }
+  const T& value() const& {
+    CheckOk();
+    return std::get<T>(data_);
+  }
+  T&& value() && {
+    CheckOk();
+    return std::get<T>(std::move(data_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
@@ -99,6 +114,10 @@ class Result {
   const T* operator->() const { return &value(); }
 
  private:
+  void CheckOk() const {
+    if (!ok()) internal::DieOnBadResultAccess(std::get<Status>(data_));
+  }
+
   std::variant<Status, T> data_;
 };
 
@@ -110,5 +129,20 @@ class Result {
     ::neardup::Status _neardup_status = (expr);        \
     if (!_neardup_status.ok()) return _neardup_status; \
   } while (0)
+
+// Evaluates `rexpr` (a Result<T>); on error returns its Status from the
+// enclosing function, else moves the value into `lhs`, which may declare a
+// variable:
+//   NEARDUP_ASSIGN_OR_RETURN(auto index, LoadIndex(path));
+#define NEARDUP_ASSIGN_OR_RETURN(lhs, rexpr) \
+  NEARDUP_ASSIGN_OR_RETURN_IMPL_(NEARDUP_STATUS_CONCAT_(_neardup_result_, __LINE__), lhs, rexpr)
+
+#define NEARDUP_ASSIGN_OR_RETURN_IMPL_(result, lhs, rexpr) \
+  auto result = (rexpr);                                   \
+  if (!result.ok()) return result.status();                \
+  lhs = std::move(result).value()
+
+#define NEARDUP_STATUS_CONCAT_INNER_(a, b) a##b
+#define NEARDUP_STATUS_CONCAT_(a, b) NEARDUP_STATUS_CONCAT_INNER_(a, b)
 
 #endif  // NEARDUP_STATUS_H_

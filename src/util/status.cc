@@ -2,6 +2,9 @@
 
 #include "neardup/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace neardup {
 
 std::string Status::ToString() const {
@@ -33,5 +36,14 @@ std::string Status::ToString() const {
   out += message_;
   return out;
 }
+
+namespace internal {
+
+void DieOnBadResultAccess(const Status& status) {
+  std::fprintf(stderr, "neardup: Result::value() on an error: %s\n", status.ToString().c_str());
+  std::abort();
+}
+
+}  // namespace internal
 
 }  // namespace neardup

@@ -2,7 +2,7 @@
 //
 // neardup index build|query|add|remove|stats: a persistent near-duplicate
 // index, a neardup::DocumentIndex (document_index.h): IDX, IDX.ids beside it
-// with the document ids and the pipeline settings (so that queries are
+// with the document ids and the method (method.h: so that queries are
 // fingerprinted the same way), committed together (doc/index_format.md).
 // This file only wires the library's calls to the command line.
 
@@ -28,41 +28,49 @@ struct IndexFlags {
   bool replace = false;  // add: replace documents already indexed
 };
 
-nlohmann::ordered_json PipelineHeader(const PipelineFlags& p) {
-  return {{"normalize", p.normalize},
-          {"t2s", p.t2s},
-          {"user_dicts", p.user_dicts},
-          {"idf", p.idf},
-          {"no_hmm", p.no_hmm},
-          {"bits", p.bits},
-          {"features", p.features},
-          {"weights", p.weights},
-          {"topk", p.top_k},
-          {"hash", p.hash}};
+// The ids file's "pipeline" member: the method's text form (method.h), with
+// its data files made absolute and identified by digest, so that the index
+// is queried with exactly the settings it was built with, from any working
+// directory; and the width, checked against the index file.
+Result<nlohmann::ordered_json> PipelineHeader(const PipelineFlags& flags) {
+  auto method = MakeMethod(flags);
+  if (!method.ok()) return method.status();
+  NEARDUP_RETURN_IF_ERROR(method->Resolve());
+  return nlohmann::ordered_json{{"method", method->ToString()}, {"bits", method->pipeline.bits}};
 }
 
-PipelineFlags PipelineFromHeader(const nlohmann::ordered_json& h, const std::string& jieba_dir) {
-  PipelineFlags p;
-  p.method = h.value("method", "");
-  p.normalize = h.value("normalize", "nfkc");
-  p.t2s = h.value("t2s", false);
-  p.user_dicts = h.value("user_dicts", std::vector<std::string>{});
-  p.idf = h.value("idf", "");
-  p.no_hmm = h.value("no_hmm", false);
-  p.bits = h.value("bits", 0);
-  p.features = h.value("features", "");
-  p.weights = h.value("weights", "");
-  p.top_k = h.value("topk", -1);
-  p.hash = h.value("hash", "");
-  ResolvePipelineFlags(&p);  // an unknown method is reported when the pipeline is made
-  p.jieba_dir = jieba_dir;
-  return p;
+// The method an index was built with. Indexes written before the method was
+// stored (no "method" member) name their settings one by one.
+Result<Method> MethodFromHeader(const nlohmann::ordered_json& h, const std::string& jieba_dir) {
+  Result<Method> method = Status::InvalidArgument("no method");
+  if (h.contains("method")) {
+    method = Method::Parse(h.value("method", ""));
+  } else {
+    PipelineFlags p;
+    p.normalize = h.value("normalize", "nfkc");
+    p.t2s = h.value("t2s", false);
+    p.user_dicts = h.value("user_dicts", std::vector<std::string>{});
+    p.idf = h.value("idf", "");
+    p.no_hmm = h.value("no_hmm", false);
+    p.bits = h.value("bits", 0);
+    p.features = h.value("features", "");
+    p.weights = h.value("weights", "");
+    p.top_k = h.value("topk", -1);
+    p.hash = h.value("hash", "");
+    method = MakeMethod(p);
+  }
+  if (!method.ok()) {
+    return Status::Corruption("the index's method: " + method.status().message());
+  }
+  method->pipeline.segmenter.jieba_dir = jieba_dir;
+  NEARDUP_RETURN_IF_ERROR(method->VerifyDataFiles());
+  return method;
 }
 
 // Fingerprints every input document (or parses fingerprint JSONL) and calls
 // `sink` in input order. Malformed fingerprints are reported and skipped.
 Result<InputStats> ReadFingerprints(
-    const IndexFlags& flags, const PipelineFlags& pipeline_flags,
+    const IndexFlags& flags, const Method& method,
     const std::function<void(const std::string&, const DocumentFingerprint&)>& sink) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return read_options.status();
@@ -71,13 +79,11 @@ Result<InputStats> ReadFingerprints(
     read_options->text_field = "fingerprint";
     read_options->format = InputFormat::kJsonl;
   } else {
-    auto options = MakePipelineOptions(pipeline_flags);
-    if (!options.ok()) return options.status();
-    auto created = Pipeline::Create(*options);
+    auto created = Pipeline::Create(method.pipeline);
     if (!created.ok()) return created.status();
     pipeline = std::move(*created);
   }
-  const int bits = pipeline_flags.bits;
+  const int bits = method.pipeline.bits;
   uint64_t bad = 0;
   const auto process = [&](const Document& doc) -> std::string {
     if (pipeline) {
@@ -114,20 +120,22 @@ struct Batch {
   uint64_t empty = 0;
 };
 
-Result<InputStats> ReadBatch(const IndexFlags& flags, const PipelineFlags& pipeline, Batch* batch) {
-  return ReadFingerprints(flags, pipeline,
-                          [&](const std::string& id, const DocumentFingerprint& fp) {
-                            if (fp.empty()) {
-                              ++batch->empty;
-                              return;
-                            }
-                            batch->ids.push_back(id);
-                            batch->fps.push_back(fp.fingerprint);
-                          });
+Result<InputStats> ReadBatch(const IndexFlags& flags, const Method& method, Batch* batch) {
+  return ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
+    if (fp.empty()) {
+      ++batch->empty;
+      return;
+    }
+    batch->ids.push_back(id);
+    batch->fps.push_back(fp.fingerprint);
+  });
 }
 
 int RunBuild(IndexFlags flags) {
-  NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
+  auto method = MakeMethod(flags.pipeline);
+  if (!method.ok()) return Fail(method.status());
+  auto pipeline_header = PipelineHeader(flags.pipeline);
+  if (!pipeline_header.ok()) return Fail(pipeline_header.status());
   // -o names the index here (IDX and IDX.ids are written).
   flags.index_path = flags.input.output;
   if (flags.index_path.empty() || flags.index_path == "-") {
@@ -139,14 +147,14 @@ int RunBuild(IndexFlags flags) {
       CheckInputsAndOutputs(flags.input.inputs, {flags.index_path, flags.index_path + ".ids"}));
   Batch batch;
   flags.input.progress = true;
-  auto stats = ReadBatch(flags, flags.pipeline, &batch);
+  auto stats = ReadBatch(flags, *method, &batch);
   if (!stats.ok()) return Fail(stats.status());
   PermutedTableOptions options;
-  options.bits = flags.pipeline.bits;
-  options.max_k = flags.max_k >= 0 ? flags.max_k : flags.pipeline.default_k;
+  options.bits = method->pipeline.bits;
+  options.max_k = flags.max_k >= 0 ? flags.max_k : method->default_k;
   options.build_threads = flags.input.threads;
   DocumentIndexHeader header;
-  header.pipeline_json = PipelineHeader(flags.pipeline).dump();
+  header.pipeline_json = pipeline_header->dump();
   header.fingerprints_input = flags.fingerprints;
   auto index = DocumentIndex::Build(flags.index_path, header, options, batch.ids, batch.fps);
   if (!index.ok()) return Fail(index.status());
@@ -163,26 +171,32 @@ int RunBuild(IndexFlags flags) {
   return InputExitCode(flags.input, *stats);
 }
 
-// Opens the index and recovers the pipeline its fingerprints were made with.
+// Opens the index and recovers the method its fingerprints were made with.
 Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
-                                            PipelineFlags* pipeline) {
+                                            Method* method) {
   auto index = DocumentIndex::Open(flags.index_path, mode);
   if (!index.ok()) return index.status();
-  if (pipeline != nullptr) {
+  if (method != nullptr) {
     // The library checked the members' types, so value() cannot throw.
     const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
-    *pipeline = PipelineFromHeader(h, flags.pipeline.jieba_dir);
-    if (pipeline->bits != (*index)->bits()) {
-      return Status::Corruption(flags.index_path + ".ids: says " + std::to_string(pipeline->bits) +
-                                " bits, the index has " + std::to_string((*index)->bits()));
+    auto m = MethodFromHeader(h, flags.pipeline.jieba_dir);
+    if (!m.ok() && m.status().IsCorruption()) {
+      return Status::Corruption(flags.index_path + ".ids: " + m.status().message());
+    }
+    if (!m.ok()) return m.status();
+    *method = std::move(*m);
+    if (method->pipeline.bits != (*index)->bits()) {
+      return Status::Corruption(flags.index_path + ".ids: says " +
+                                std::to_string(method->pipeline.bits) + " bits, the index has " +
+                                std::to_string((*index)->bits()));
     }
   }
   return index;
 }
 
 int RunQuery(const IndexFlags& flags) {
-  PipelineFlags pipeline;
-  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, &pipeline);
+  Method method;
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, &method);
   if (!index.ok()) return Fail(index.status());
   const DocumentIndex& idx = **index;
   const int k = flags.k >= 0 ? flags.k : idx.max_k();
@@ -196,7 +210,7 @@ int RunQuery(const IndexFlags& flags) {
   std::vector<DocumentMatch> found;
   Status query_status;
   auto stats =
-      ReadFingerprints(flags, pipeline, [&](const std::string& id, const DocumentFingerprint& fp) {
+      ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
         nlohmann::ordered_json matches = nlohmann::ordered_json::array();
         if (!fp.empty()) {
           const Status s = idx.Query(fp.fingerprint, k, &found);
@@ -221,11 +235,11 @@ int RunQuery(const IndexFlags& flags) {
 int RunAdd(const IndexFlags& flags) {
   // Read-write: the index's lock is held from here to the commit, so
   // concurrent adds run one after another and none is lost.
-  PipelineFlags pipeline;
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &pipeline);
+  Method method;
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &method);
   if (!index.ok()) return Fail(index.status());
   Batch batch;
-  auto stats = ReadBatch(flags, pipeline, &batch);
+  auto stats = ReadBatch(flags, method, &batch);
   if (!stats.ok()) return Fail(stats.status());
   Status added = (*index)->AddBatch(batch.ids, batch.fps, flags.replace);
   if (added.IsInvalidArgument() && !flags.replace) {
