@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, builds tests/consumer
+# against it with find_package(neardup COMPONENTS core), checks that its link
+# line names none of the higher layers' libraries, and runs it.
+#   tests/consumer/run.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+build=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$here" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/build" >/dev/null
+link=$(ninja -C "$work/build" -t commands core_consumer | tail -1)
+for lib in icu opencc poppler sqlite zstd zip pugixml libz neardup_text neardup_nlp neardup_store \
+           neardup_eval; do
+  if grep -qi -- "$lib" <<<"$link"; then
+    echo "FAIL: the neardup::core consumer links $lib:" >&2
+    echo "$link" >&2
+    exit 1
+  fi
+done
+"$work/build/core_consumer"
+echo "core consumer: built and linked with neardup::core alone"
