@@ -9,7 +9,7 @@ bash scripts/install-deps.sh
 jobs=$(nproc)
 
 echo "== build (RelWithDebInfo) =="
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEARDUP_WERROR=ON >/dev/null
 ninja -C build -j"$jobs"
 echo "== tests =="
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 900)
@@ -17,7 +17,7 @@ echo "== tests =="
 if [ "${NEARDUP_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== build (ASan + UBSan) =="
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 \
-    -DNEARDUP_SANITIZE=ON -DNEARDUP_BUILD_BENCH=OFF >/dev/null
+    -DNEARDUP_SANITIZE=ON -DNEARDUP_WERROR=ON -DNEARDUP_BUILD_BENCH=OFF >/dev/null
   ninja -C build-asan -j"$jobs"
   echo "== tests (ASan + UBSan) =="
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -25,7 +25,7 @@
 //
 //   std::vector<neardup::DedupDocument> docs = ...;
 //   neardup::DedupOptions opt;
-//   opt.k = 3;
+//   opt.k = 3;                                  // default 24: the default method's
 //   auto result = neardup::Dedup(docs, opt);
 //   if (!result.ok()) return result.status();
 //   for (const auto& r : result->records) if (r.duplicate) ... r.nearest ...
@@ -80,8 +80,10 @@ struct DedupPair {
 
 struct DedupOptions {
   // Documents at Hamming distance <= k are near-duplicates. 0 <= k <= bits/4
-  // (the permuted-table index's range); larger k is InvalidArgument.
-  int k = 3;
+  // (the permuted-table index's range); larger k is InvalidArgument. The
+  // default is the default method's (method.h, chars5 at 128 bits); 64-bit
+  // fingerprints need k <= 16 (the tfidf method's is 3).
+  int k = 24;
   DedupMode mode = DedupMode::kCluster;
   // kStream accepts only kFirst.
   KeepPolicy keep = KeepPolicy::kFirst;

@@ -3,7 +3,8 @@
 // The whole fingerprinting pipeline in one object:
 //   normalize -> segment -> features + weights -> SimHash.
 //
-//   neardup::PipelineOptions options;          // NFKC + case folding, words, tfidf top 20, 64 bits
+//   neardup::PipelineOptions options;          // the default method chars5: NFKC + case
+//                                              // folding, character 5-grams, 128 bits
 //   options.normalize.t2s = "t2s";
 //   auto pipeline = neardup::Pipeline::Create(options);
 //   if (!pipeline.ok()) { ...pipeline.status()... }
@@ -40,10 +41,12 @@ struct PipelineOptions {
   // Where shipped data files are looked for; empty: $NEARDUP_DATA_DIR, else
   // the install directory, else the source tree (see FindDataFile).
   std::string data_dir;
-  // Default: words, tfidf, top 20 (the `tfidf` preset). The CLI's default
-  // method is FindPreset(kDefaultMethod) (presets.h).
-  FeatureOptions features;
-  int bits = 64;  // 64 or 128
+  // The defaults are the default method's, the tool's (method.h:
+  // Method::Default(), `chars5`): every character 5-gram weighted by its
+  // count, 128-bit fingerprints, XXH3 feature hashes.
+  FeatureOptions features = {
+      .kind = FeatureKind::kCharNgrams, .ngram = 5, .weights = WeightScheme::kTf, .top_k = 0};
+  int bits = 128;  // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
 };
 

@@ -42,6 +42,7 @@ std::vector<DedupDocument> HandMade() {
 TEST(DedupClusterTest, KeepFirst) {
   const auto docs = HandMade();
   DedupOptions opt;
+  opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
   opt.collect_pairs = true;
   auto r = Dedup(docs, opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -80,6 +81,7 @@ TEST(DedupClusterTest, KeepFirst) {
 TEST(DedupClusterTest, KeepLongest) {
   const auto docs = HandMade();
   DedupOptions opt;
+  opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
   opt.keep = KeepPolicy::kLongest;
   auto r = Dedup(docs, opt);
   ASSERT_TRUE(r.ok());
@@ -98,6 +100,7 @@ TEST(DedupClusterTest, KeepLongest) {
 TEST(DedupClusterTest, KeepField) {
   const auto docs = HandMade();
   DedupOptions opt;
+  opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
   opt.keep = KeepPolicy::kField;
   auto r = Dedup(docs, opt);
   ASSERT_TRUE(r.ok());
@@ -116,6 +119,7 @@ TEST(DedupClusterTest, KeepField) {
 TEST(DedupStreamTest, KeepsOnlyWhenNoKeptWithinK) {
   const auto docs = HandMade();
   DedupOptions opt;
+  opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
   opt.mode = DedupMode::kStream;
   opt.collect_pairs = true;
   auto r = Dedup(docs, opt);
@@ -183,6 +187,7 @@ TEST(DedupTest, NoDocumentsAndOnlyEmpty) {
   for (auto& d : docs) d.empty = true;
   for (DedupMode mode : {DedupMode::kCluster, DedupMode::kStream}) {
     DedupOptions opt;
+    opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
     opt.mode = mode;
     auto e = Dedup(docs, opt);
     ASSERT_TRUE(e.ok());
@@ -196,6 +201,7 @@ TEST(DedupTest, ReportsProgress) {
   const auto docs = HandMade();
   for (DedupMode mode : {DedupMode::kCluster, DedupMode::kStream}) {
     DedupOptions opt;
+    opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
     opt.mode = mode;
     std::vector<std::string> seen;
     size_t last_done = 0, last_total = 0;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "neardup/dedup.h"
 #include "neardup/presets.h"
 #include "tests/testing/test_util.h"
 
@@ -39,6 +40,13 @@ TEST(MethodTest, DefaultIsChars5AndEmptyTextIsTheDefault) {
   auto parsed = Method::Parse("");
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, d);
+}
+
+TEST(MethodTest, LibraryDefaultsAreTheToolDefaults) {
+  Method from_options = Method::Default();
+  from_options.pipeline = PipelineOptions();
+  EXPECT_EQ(from_options, Method::Default());
+  EXPECT_EQ(DedupOptions().k, Method::Default().default_k);
 }
 
 TEST(MethodTest, CanonicalTextOfTheDefault) {
