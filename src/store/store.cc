@@ -17,6 +17,7 @@
 #include "store/near_index.h"
 #include "store/sha256.h"
 #include "store/sqlite_db.h"
+#include "util/fault.h"
 
 namespace neardup {
 
@@ -241,9 +242,11 @@ class Store::Impl {
     Status Begin(bool write) {
       NEARDUP_RETURN_IF_ERROR(impl_->db_->Exec(write ? "BEGIN IMMEDIATE" : "BEGIN"));
       active_ = true;
+      write_ = write;
       return Status::OK();
     }
     Status Commit() {
+      if (write_) fault::Step("store.commit");
       NEARDUP_RETURN_IF_ERROR(impl_->db_->Exec("COMMIT"));
       active_ = false;
       return Status::OK();
@@ -252,6 +255,7 @@ class Store::Impl {
    private:
     Impl* impl_;
     bool active_ = false;
+    bool write_ = false;
   };
 
   Status Prepare();
