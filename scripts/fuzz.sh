@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang and runs each for a bounded time.
-#   bash scripts/fuzz.sh [seconds per target, default 60]
-# Findings (crash-*, leak-*, timeout-*) land in build-fuzz/findings/<target>/.
+# Builds the libFuzzer targets with clang (Debian's clang 14 works) and runs
+# each for a bounded time, one process each, one after the other.
+#   bash scripts/fuzz.sh [seconds per target, default 60] [target ...]
+# Each target starts from its checked-in seeds (fuzz/corpus/<target>/, read
+# only) plus what earlier runs found (build-fuzz/corpus/<target>/, where new
+# inputs are written). Findings (crash-*, leak-*, timeout-*, oom-*) land in
+# build-fuzz/findings/<target>/, the log in build-fuzz/<target>.log; the last
+# line printed per target has the executions (#N) and coverage (cov:, ft:).
+# To keep a finding as a regression input once it is fixed, copy it into
+# fuzz/corpus/<target>/ (replayed by ctest as fuzz/replay_<target>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang (apt-get install clang libclang-rt-14-dev)"; exit 1; }
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+shift || true
+CC=${CC:-clang}
+CXX=${CXX:-clang++}
+command -v "$CXX" >/dev/null || {
+  echo "fuzz.sh: needs clang (apt-get install clang libclang-rt-14-dev)"
+  exit 1
+}
+CC=$CC CXX=$CXX cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNEARDUP_BUILD_FUZZ=ON -DNEARDUP_BUILD_TESTS=OFF -DNEARDUP_BUILD_BENCH=OFF \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
-ninja -C build-fuzz
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+  >/dev/null
+ninja -C build-fuzz ${FUZZ_JOBS:+-j"$FUZZ_JOBS"}
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for t in build-fuzz/fuzz/*_fuzz; do targets+=("$(basename "$t")"); done
+fi
 status=0
-for target in build-fuzz/fuzz/*_fuzz; do
-  name=$(basename "$target")
+for name in "${targets[@]}"; do
+  target=build-fuzz/fuzz/$name
   mkdir -p "build-fuzz/corpus/$name" "build-fuzz/findings/$name"
+  seeds=()
+  [ -d "fuzz/corpus/$name" ] && seeds=("fuzz/corpus/$name")
   echo "== $name (${secs}s) =="
-  if ! "$target" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="build-fuzz/findings/$name/" "build-fuzz/corpus/$name" 2>"build-fuzz/$name.log"; then
+  if ! "$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="build-fuzz/findings/$name/" "build-fuzz/corpus/$name" "${seeds[@]}" \
+      2>"build-fuzz/$name.log"; then
     status=1
     echo "FINDING in $name: see build-fuzz/findings/$name/ and build-fuzz/$name.log"
   fi
-  grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "build-fuzz/$name.log" | tail -1 || tail -2 "build-fuzz/$name.log"
+  grep -E "^#[0-9]+" "build-fuzz/$name.log" | tail -1 || tail -2 "build-fuzz/$name.log"
+  grep -E "^stat::number_of_executed_units" "build-fuzz/$name.log" || true
 done
 exit $status

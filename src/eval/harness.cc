@@ -12,7 +12,6 @@
 #include <fstream>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
@@ -246,7 +245,6 @@ Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector
     s.other.assign(dmax + 1, 0);
   }
   std::vector<int> nearest(n, std::numeric_limits<int>::max());
-  std::mutex mu;
   ParallelFor(n, threads, [&](size_t i, int w) {
     Scan& s = part[w];
     int best = std::numeric_limits<int>::max();

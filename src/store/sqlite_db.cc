@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "store/fault_vfs.h"
+
 namespace neardup::store_internal {
 
 Status Db::Error(int rc, std::string_view what) const {
@@ -31,7 +33,9 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, bool create) {
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (create) flags |= SQLITE_OPEN_CREATE;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  // Through the fault-injection shim: a test can kill the process before any
+  // write step (util/fault.h).
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, FaultVfsName());
   std::unique_ptr<Db> db(new Db(path, raw));  // owns raw even on failure
   if (rc != SQLITE_OK) {
     if (raw == nullptr) return Status::ResourceExhausted(path + ": cannot open: out of memory");

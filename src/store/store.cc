@@ -9,14 +9,16 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <limits>
 #include <unordered_map>
 #include <utility>
 
+#include "store/chunk_codec.h"
 #include "store/chunker.h"
 #include "store/near_index.h"
+#include "store/recipe.h"
 #include "store/sha256.h"
 #include "store/sqlite_db.h"
+#include "util/fault.h"
 
 namespace neardup {
 
@@ -61,64 +63,11 @@ CREATE TABLE files(
 );
 )sql";
 
-enum Codec : int64_t { kCodecRaw = 0, kCodecZstd = 1 };
-
-// One reference in a file's recipe: bytes [offset, offset + length) of a chunk.
-struct Entry {
-  int64_t chunk_id = 0;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-};
-
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<unsigned char>(in->front());
-    in->remove_prefix(1);
-    if (shift == 63 && byte > 1) return false;
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string EncodeRecipe(const std::vector<Entry>& entries) {
-  std::string out;
-  out.reserve(entries.size() * 6);
-  for (const Entry& e : entries) {
-    PutVarint(static_cast<uint64_t>(e.chunk_id), &out);
-    PutVarint(e.offset, &out);
-    PutVarint(e.length, &out);
-  }
-  return out;
-}
-
-// The recipe is read as hostile input: every varint and id is checked.
-bool DecodeRecipe(std::string_view in, std::vector<Entry>* entries) {
-  entries->clear();
-  while (!in.empty()) {
-    uint64_t id = 0;
-    Entry e;
-    if (!GetVarint(&in, &id) || !GetVarint(&in, &e.offset) || !GetVarint(&in, &e.length)) {
-      return false;
-    }
-    if (id == 0 || id > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
-    e.chunk_id = static_cast<int64_t>(id);
-    entries->push_back(e);
-  }
-  return true;
-}
+using Entry = store_internal::RecipeEntry;
+using store_internal::DecodeRecipe;
+using store_internal::EncodeRecipe;
+using store_internal::kCodecRaw;
+using store_internal::kCodecZstd;
 
 struct DigestHash {
   size_t operator()(const Sha256Digest& d) const {
@@ -241,9 +190,13 @@ class Store::Impl {
     Status Begin(bool write) {
       NEARDUP_RETURN_IF_ERROR(impl_->db_->Exec(write ? "BEGIN IMMEDIATE" : "BEGIN"));
       active_ = true;
+      write_ = write;
       return Status::OK();
     }
     Status Commit() {
+      if (write_ && fault::BeforeWriteStep("store.commit") != 0) {
+        return Status::IOError("commit failed: no space left on device (injected)");
+      }
       NEARDUP_RETURN_IF_ERROR(impl_->db_->Exec("COMMIT"));
       active_ = false;
       return Status::OK();
@@ -252,6 +205,7 @@ class Store::Impl {
    private:
     Impl* impl_;
     bool active_ = false;
+    bool write_ = false;
   };
 
   Status Prepare();
@@ -465,24 +419,8 @@ Result<int64_t> Store::Impl::PutChunk(std::string_view bytes) {
 
 Result<std::string> Store::Impl::Decode(int64_t id, int64_t size, int64_t codec,
                                         std::string_view data) {
-  const std::string where = path_ + ": chunk " + std::to_string(id);
-  if (size < 0) return Status::Corruption(where + ": negative size");
-  const auto usize = static_cast<uint64_t>(size);
-  if (codec == kCodecRaw) {
-    if (data.size() != usize) return Status::Corruption(where + ": size does not match its data");
-    return std::string(data);
-  }
-  if (codec != kCodecZstd) return Status::Corruption(where + ": unknown codec");
-  const unsigned long long frame = ZSTD_getFrameContentSize(data.data(), data.size());
-  if (frame != usize) return Status::Corruption(where + ": zstd frame size does not match");
-  std::string out(usize, '\0');
-  const size_t n =
-      ZSTD_decompressDCtx(dctx_.get(), out.data(), out.size(), data.data(), data.size());
-  if (ZSTD_isError(n) || n != usize) {
-    return Status::Corruption(
-        where + ": zstd: " + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
-  }
-  return out;
+  return store_internal::DecodeChunk(dctx_.get(), path_ + ": chunk " + std::to_string(id), size,
+                                     codec, data);
 }
 
 Result<std::string> Store::Impl::LoadChunk(int64_t id) {

@@ -36,13 +36,30 @@ std::string_view LookupSpecial(std::string_view name) {
   return {};
 }
 
-// Reads a roff name after an escape character at s[*i]: "x", "(xx" or "[name]".
+// The length of the UTF-8 sequence at s[i]: the lead byte and the
+// continuation bytes that follow it (1 for ASCII and for a stray byte), so
+// that an escape never splits a character and the output of valid UTF-8
+// stays valid UTF-8.
+size_t CharLength(std::string_view s, size_t i) {
+  const auto lead = static_cast<unsigned char>(s[i]);
+  const size_t want = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  size_t n = 1;
+  while (n < want && i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) {
+    ++n;
+  }
+  return n;
+}
+
+// Reads a roff name after an escape character at s[*i]: "x", "(xx" or
+// "[name]" (x: one character, not one byte).
 std::string_view ReadEscapeName(std::string_view s, size_t* i) {
   if (*i >= s.size()) return {};
   if (s[*i] == '(') {
     const size_t start = *i + 1;
-    *i = std::min(s.size(), start + 2);
-    return s.substr(start, *i - start);
+    size_t end = start;
+    for (int k = 0; k < 2 && end < s.size(); ++k) end += CharLength(s, end);
+    *i = end;
+    return s.substr(start, end - start);
   }
   if (s[*i] == '[') {
     const size_t start = *i + 1;
@@ -54,15 +71,18 @@ std::string_view ReadEscapeName(std::string_view s, size_t* i) {
     *i = end + 1;
     return s.substr(start, end - start);
   }
-  return s.substr((*i)++, 1);
+  const size_t start = *i;
+  *i += CharLength(s, start);
+  return s.substr(start, *i - start);
 }
 
-// Skips a quoted or bracketed argument such as \s'+2' or \h'1i' or \w'...'.
+// Skips a quoted or bracketed argument such as \s'+2' or \h'1i' or \w'...'
+// (the delimiter is one character, possibly multi-byte).
 void SkipDelimitedArgument(std::string_view s, size_t* i) {
   if (*i >= s.size()) return;
-  const char delim = s[*i];
-  const size_t end = s.find(delim, *i + 1);
-  *i = end == std::string_view::npos ? s.size() : end + 1;
+  const std::string_view delim = s.substr(*i, CharLength(s, *i));
+  const size_t end = s.find(delim, *i + delim.size());
+  *i = end == std::string_view::npos ? s.size() : end + delim.size();
 }
 
 // Decodes the escapes of one line of text.

@@ -94,6 +94,9 @@ std::vector<std::string> CorpusForPerturbation() {
       if (DecodeUtf8(text).size() >= 800) texts.push_back(text);
     }
     if (texts.size() >= 10) return texts;
+  } else if (::neardup::testing::InCi()) {
+    // In CI the data is part of the setup: falling back would hide a broken one.
+    ADD_FAILURE() << "shared data file zh_thucnews1000.jsonl is absent and CI=true";
   }
   return SyntheticCorpus(20, 40, 3);
 }

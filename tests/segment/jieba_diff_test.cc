@@ -358,8 +358,9 @@ class JiebaDiffTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!PythonJiebaAvailable()) {
-      GTEST_SKIP() << kPython << " cannot import jieba: install Debian's python3-jieba "
-                   << "(apt-get install python3-jieba) to run the differential tests";
+      NEARDUP_SKIP_OUTSIDE_CI(std::string(kPython) +
+                              " cannot import jieba: install Debian's python3-jieba "
+                              "(apt-get install python3-jieba) to run the differential tests");
     }
     auto seg = Segmenter::Open(SegmenterOptions());
     ASSERT_TRUE(seg.ok()) << seg.status().ToString();
@@ -407,7 +408,7 @@ TEST_F(JiebaDiffTest, ThucNews) {
 TEST_F(JiebaDiffTest, ChineseManPages) {
   const std::string dir = "/usr/share/man/zh_CN";
   if (!std::filesystem::exists(dir)) {
-    GTEST_SKIP() << dir << " is absent: install Debian's manpages-zh";
+    NEARDUP_SKIP_OUTSIDE_CI(dir + " is absent: install Debian's manpages-zh");
   }
   ReadOptions options;
   auto reader = DocumentReader::Open({dir}, options);

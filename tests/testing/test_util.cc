@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace neardup::testing {
 
@@ -27,6 +28,11 @@ std::optional<std::string> SharedDataFile(const std::string& relative) {
     if (std::filesystem::exists(p, ec)) return p.lexically_normal().string();
   }
   return std::nullopt;
+}
+
+bool InCi() {
+  const char* env = std::getenv("CI");
+  return env != nullptr && std::string_view(env) == "true";
 }
 
 std::string MakeTempDir(const std::string& name) {

@@ -39,17 +39,39 @@ std::vector<nlohmann::json> ParseJsonLines(const std::string& text);
 // Runs the neardup binary with `args` (no shell), feeding `stdin_data`.
 CommandResult RunCli(const std::vector<std::string>& args, const std::string& stdin_data = "");
 
+// True when the environment variable CI is "true" (GitHub Actions, GitLab CI
+// and most other CI services set it). There, data a test needs is part of
+// the setup: its absence is a failure, not a reason to skip.
+bool InCi();
+
 }  // namespace neardup::testing
 
-// Skips the current test with a clear message when a shared data file is absent.
-#define NEARDUP_REQUIRE_SHARED_DATA(var, relative)                           \
-  std::string var;                                                           \
-  do {                                                                       \
-    auto _path = ::neardup::testing::SharedDataFile(relative);               \
-    if (!_path)                                                              \
-      GTEST_SKIP() << "shared data file " << (relative)                      \
-                   << " is absent (../shared/data or $NEARDUP_SHARED_DATA)"; \
-    var = *_path;                                                            \
+// Declares std::string `var` holding the path of shared data file `relative`
+// (SharedDataFile). When the file is absent the test is skipped with a clear
+// message, or fails when InCi(): in CI a skip would hide a broken setup.
+// Use in a TEST body or in a function returning void.
+#define NEARDUP_REQUIRE_SHARED_DATA(var, relative)                                        \
+  std::string var;                                                                        \
+  do {                                                                                    \
+    auto _path = ::neardup::testing::SharedDataFile(relative);                            \
+    if (!_path) {                                                                         \
+      if (::neardup::testing::InCi()) {                                                   \
+        FAIL() << "shared data file " << (relative)                                       \
+               << " is absent (../shared/data or $NEARDUP_SHARED_DATA) and CI=true: the " \
+                  "CI setup must provide it";                                             \
+      }                                                                                   \
+      GTEST_SKIP() << "shared data file " << (relative)                                   \
+                   << " is absent (../shared/data or $NEARDUP_SHARED_DATA)";              \
+    }                                                                                     \
+    var = *_path;                                                                         \
+  } while (0)
+
+// For a test whose oracle needs something outside the repository (a Debian
+// package, a tool): skips with `message` outside CI, fails in CI.
+#define NEARDUP_SKIP_OUTSIDE_CI(message)                                 \
+  do {                                                                   \
+    if (::neardup::testing::InCi()) FAIL() << (message) << " (CI=true)"; \
+    GTEST_SKIP() << (message);                                           \
   } while (0)
 
 #endif  // NEARDUP_TESTS_TESTING_TEST_UTIL_H_
