@@ -164,6 +164,19 @@ def seeds_index():
     put("index_load_fuzz", "bad_checksum", b"\x00" + index(1, 64, 64, 0, fps))
 
 
+def seeds_index_ids():
+    # index_ids_fuzz: first byte odd -> the rest follows a valid version 2
+    # header of the target's 8-entry index; even -> the rest is the whole file.
+    ids = "".join('"d%d"\n' % i for i in range(8))
+    put("index_ids_fuzz", "valid", b"\x01" + ids.encode())
+    put("index_ids_fuzz", "removed", b"\x01" + ids.replace('"d3"', "null").encode())
+    put("index_ids_fuzz", "short", b"\x01" + '"d0"\n"d1"\n'.encode())
+    put("index_ids_fuzz", "wrong_types", b"\x01" + ids.replace('"d5"', "5").encode())
+    v1 = '{"neardup_index_ids":1,"pipeline":{"bits":64},"fingerprints_input":false}\n' + ids
+    put("index_ids_fuzz", "version1", b"\x00" + v1.encode())
+    put("index_ids_fuzz", "bad_header", b"\x00" + b'{"neardup_index_ids":"2","pipeline":{"bits":"128"}}\n')
+
+
 def seeds_store():
     # Mode 0: recipes.
     put("store_fuzz", "recipe", b"\x00" + recipe([(1, 0, 120), (2, 5, 7), (300, 2**40, 1)]))
@@ -226,6 +239,7 @@ def main():
     seeds_docx()
     seeds_pdf()
     seeds_index()
+    seeds_index_ids()
     seeds_store()
     for target in sorted(os.listdir(ROOT)):
         files = os.listdir(os.path.join(ROOT, target))
