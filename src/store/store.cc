@@ -264,6 +264,9 @@ class Store::Impl {
   // Schema 1 -> 2: recomputes every chunks.simhash with BlockFingerprint().
   Status MigrateFingerprints();
   Status RefreshIndex();
+  // (chunk id, chunks.simhash) of every fingerprinted block with an id above
+  // `after_id`, by id.
+  Result<std::vector<std::pair<int64_t, uint64_t>>> LoadFingerprints(int64_t after_id);
   // Seed 004's block fingerprint: the `sentence` preset's 64-bit SimHash
   // (options_.feature_hash) of the block, invalid UTF-8 replaced with U+FFFD
   // first. nullopt when the block has no sentence features.
@@ -376,23 +379,15 @@ Status Store::Impl::Init() {
 Status Store::Impl::MigrateFingerprints() {
   Txn txn(this);
   NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  Result<Stmt> version = db_->Prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!version.ok()) return version.status();
-  Result<bool> row = version->Step();
-  if (!row.ok()) return row.status();
-  if (!*row || version->ColumnText(0) != "1") return txn.Commit();  // another process did it
-  Result<Stmt> blocks =
-      db_->Prepare("SELECT id, size, codec, data FROM chunks WHERE simhash IS NOT NULL");
+  NEARDUP_RETURN_IF_ERROR(db_->Exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
+                                    "' WHERE key = 'schema_version' AND value = '1'"));
+  if (sqlite3_changes(db_->raw()) == 0) return txn.Commit();  // another process migrated it
+  Result<std::vector<std::pair<int64_t, uint64_t>>> blocks = LoadFingerprints(0);
   if (!blocks.ok()) return blocks.status();
   Result<Stmt> update = db_->Prepare("UPDATE chunks SET simhash = ?2 WHERE id = ?1");
   if (!update.ok()) return update.status();
-  for (;;) {
-    Result<bool> r = blocks->Step();
-    if (!r.ok()) return r.status();
-    if (!*r) break;
-    const int64_t id = blocks->ColumnInt(0);
-    Result<std::string> content =
-        Decode(id, blocks->ColumnInt(1), blocks->ColumnInt(2), blocks->ColumnBlob(3));
+  for (const auto& [id, old_fingerprint] : *blocks) {
+    Result<std::string> content = LoadChunk(id);
     if (!content.ok()) return content.status();
     const std::optional<uint64_t> fp = BlockFingerprint(*content);
     NEARDUP_RETURN_IF_ERROR(update->BindInt(1, id));
@@ -403,8 +398,6 @@ Status Store::Impl::MigrateFingerprints() {
     }
     NEARDUP_RETURN_IF_ERROR(update->Exec());
   }
-  NEARDUP_RETURN_IF_ERROR(db_->Exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
-                                    "' WHERE key = 'schema_version'"));
   NEARDUP_RETURN_IF_ERROR(bump_generation_.Exec());  // holders of old fingerprints reload
   return txn.Commit();
 }
@@ -470,7 +463,23 @@ Status Store::Impl::RefreshIndex() {
     index_generation_ = generation;
     index_valid_ = true;
   }
-  NEARDUP_RETURN_IF_ERROR(load_fingerprints_.BindInt(1, index_max_id_));
+  Result<std::vector<std::pair<int64_t, uint64_t>>> loaded = LoadFingerprints(index_max_id_);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fingerprints;
+  ids.reserve(loaded->size());
+  fingerprints.reserve(loaded->size());
+  for (const auto& [id, fingerprint] : *loaded) {
+    ids.push_back(static_cast<uint64_t>(id));
+    fingerprints.push_back(Fingerprint::From64(fingerprint));
+    index_max_id_ = std::max(index_max_id_, id);
+  }
+  return index_->AddBatch(ids, fingerprints);
+}
+
+Result<std::vector<std::pair<int64_t, uint64_t>>> Store::Impl::LoadFingerprints(int64_t after_id) {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  NEARDUP_RETURN_IF_ERROR(load_fingerprints_.BindInt(1, after_id));
   for (;;) {
     Result<bool> r = load_fingerprints_.Step();
     if (!r.ok()) {
@@ -478,18 +487,11 @@ Status Store::Impl::RefreshIndex() {
       return r.status();
     }
     if (!*r) break;
-    const int64_t id = load_fingerprints_.ColumnInt(0);
-    const Status added =
-        index_->Add(static_cast<uint64_t>(id),
-                    Fingerprint::From64(static_cast<uint64_t>(load_fingerprints_.ColumnInt(1))));
-    if (!added.ok()) {
-      load_fingerprints_.Reset();
-      return added;
-    }
-    index_max_id_ = std::max(index_max_id_, id);
+    out.emplace_back(load_fingerprints_.ColumnInt(0),
+                     static_cast<uint64_t>(load_fingerprints_.ColumnInt(1)));
   }
   load_fingerprints_.Reset();
-  return Status::OK();
+  return out;
 }
 
 Result<int64_t> Store::Impl::FindChunk(const Sha256Digest& digest) {
