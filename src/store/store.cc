@@ -386,7 +386,8 @@ Status Store::Impl::MigrateFingerprints() {
   if (!blocks.ok()) return blocks.status();
   Result<Stmt> update = db_->Prepare("UPDATE chunks SET simhash = ?2 WHERE id = ?1");
   if (!update.ok()) return update.status();
-  for (const auto& [id, old_fingerprint] : *blocks) {
+  for (const auto& block : *blocks) {  // block.second: the old fingerprint
+    const int64_t id = block.first;
     Result<std::string> content = LoadChunk(id);
     if (!content.ok()) return content.status();
     const std::optional<uint64_t> fp = BlockFingerprint(*content);
