@@ -71,10 +71,6 @@ enum class EditOp : int {
 };
 inline constexpr int kNumEditOps = 4;
 
-// The sentences of `text` (each with its terminator: 。！？!?；; newline, or
-// '.' followed by white space), as [begin, end) code-point offsets.
-std::vector<std::pair<size_t, size_t>> SplitSentences(std::u32string_view text);
-
 struct PerturbResult {
   std::string text;
   double ratio = 0;                            // EditRatio(original, text)

@@ -47,6 +47,7 @@
 #ifndef NEARDUP_FEATURES_H_
 #define NEARDUP_FEATURES_H_
 
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
@@ -152,7 +153,37 @@ double Entropy(std::span<const uint32_t> counts);
 // Mix64 is the SplitMix64 finalizer of x + 0x9E3779B97F4A7C15. Frozen.
 FeatureHash PositionMask(int rank, int bits);
 
-// The sentences of `text` as FeatureKind::kSentences splits them (views into text).
+// Sentence splitting: the one rule set of the library (seed 004, the
+// `sentence` preset). A sentence ends after a run of sentence ends (。？！?!
+// and \n); the next sentence starts at the first code point after the run.
+// Bytes that are not valid UTF-8 are never sentence ends.
+struct SentenceSplitOptions {
+  // Closing quotes and brackets (”’」』）)]"') right after the run of sentence
+  // ends stay with the sentence they close. Default false (seed 004: they
+  // begin the next sentence).
+  bool keep_closers = false;
+  // Also end a sentence at ；; and at '.' followed by a space or \n (clauses,
+  // English text). Default false (seed 004).
+  bool clause_and_period_ends = false;
+};
+
+// A sentence as the byte range [begin, end) of the text it was cut from.
+struct SentenceSpan {
+  size_t begin = 0;
+  size_t end = 0;
+  friend bool operator==(const SentenceSpan&, const SentenceSpan&) = default;
+};
+
+// The sentences of `text` as pieces that tile it: in order, without gaps or
+// overlaps, nothing trimmed or skipped (concatenated they give `text` back
+// byte for byte); empty text has none. For callers that keep offsets (the
+// store's sentence chunks, eval's perturbations).
+std::vector<SentenceSpan> SplitSentenceSpans(std::string_view text,
+                                             const SentenceSplitOptions& options = {});
+
+// The sentences of `text` as FeatureKind::kSentences splits them (views into
+// text): the SplitSentenceSpans() pieces (default options) with Unicode white
+// space trimmed from both ends, empty ones skipped.
 void SplitSentences(std::string_view text, std::vector<std::string_view>* out);
 
 class FeatureExtractor {

@@ -17,7 +17,8 @@
 // Chunkers (StoreOptions::chunker, see ParseChunkerSpec):
 //   "simhash"          seed 004: a paragraph (a line, with its line break) is a
 //                      block. A block whose SHA-256 is stored is referenced. A
-//                      block whose 64-bit sentence SimHash is within
+//                      block whose 64-bit sentence SimHash (the `sentence`
+//                      method preset's fingerprint of the block) is within
 //                      near_threshold bits of a stored block is split into
 //                      sentences; sentences found in the near blocks or stored
 //                      as chunks (SHA-256) are referenced, only new ones are

@@ -11,6 +11,7 @@
 
 #include "eval/random.h"
 #include "neardup/eval.h"
+#include "neardup/features.h"
 
 namespace neardup {
 namespace {
@@ -69,9 +70,24 @@ class LcsPattern {
   std::unordered_map<char32_t, std::vector<uint64_t>> masks_;
 };
 
-bool IsTerminator(char32_t c) {
-  return c == U'。' || c == U'！' || c == U'？' || c == U'!' || c == U'?' || c == U'；' ||
-         c == U';' || c == U'\n';
+// The sentences that shift and replace move: the library's splitter with
+// clauses (；;), English full stops and closing quotes kept with their
+// sentence, as [begin, end) code-point offsets that tile `text`.
+std::vector<std::pair<size_t, size_t>> SentenceRanges(std::u32string_view text) {
+  SentenceSplitOptions options;
+  options.keep_closers = true;
+  options.clause_and_period_ends = true;
+  const std::string utf8 = EncodeUtf8(text);  // valid UTF-8: one lead byte per code point
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t code_points = 0;
+  for (const SentenceSpan& span : SplitSentenceSpans(utf8, options)) {
+    const size_t begin = code_points;
+    for (size_t b = span.begin; b < span.end; ++b) {
+      if ((static_cast<unsigned char>(utf8[b]) & 0xC0) != 0x80) ++code_points;
+    }
+    out.emplace_back(begin, code_points);
+  }
+  return out;
 }
 
 bool IsAsciiAlnum(char32_t c) {
@@ -160,30 +176,6 @@ double EditRatio(std::string_view original, std::string_view variant) {
   return EditRatio(DecodeUtf8(original), DecodeUtf8(variant));
 }
 
-std::vector<std::pair<size_t, size_t>> SplitSentences(std::u32string_view text) {
-  std::vector<std::pair<size_t, size_t>> out;
-  size_t begin = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    bool end = IsTerminator(text[i]);
-    if (!end && text[i] == U'.' && i + 1 < text.size() &&
-        (text[i + 1] == U' ' || text[i + 1] == U'\n')) {
-      end = true;
-    }
-    if (end) {
-      // Closing quotes and brackets stay with their sentence.
-      while (i + 1 < text.size() &&
-             (text[i + 1] == U'”' || text[i + 1] == U'"' || text[i + 1] == U'’' ||
-              text[i + 1] == U'）' || text[i + 1] == U')' || text[i + 1] == U' ')) {
-        ++i;
-      }
-      out.emplace_back(begin, i + 1);
-      begin = i + 1;
-    }
-  }
-  if (begin < text.size()) out.emplace_back(begin, text.size());
-  return out;
-}
-
 Perturber::Perturber(std::vector<std::string> documents, std::vector<std::string> words)
     : documents_(std::move(documents)) {
   decoded_.reserve(documents_.size());
@@ -213,7 +205,7 @@ PerturbResult Perturber::Perturb(size_t index, double ratio, uint64_t seed) cons
     if (deficit > 8) size = deficit / 4 + rng.Below(deficit / 4 + 1);
     size = std::max<size_t>(1, std::min(size, text.size()));
     auto op = static_cast<EditOp>(rng.Below(kNumEditOps));
-    const auto sentences = SplitSentences(text);
+    const auto sentences = SentenceRanges(text);
     // Sentences that fit in the deficit (shift and replace move whole ones).
     std::vector<size_t> fitting;
     for (size_t s = 0; s < sentences.size(); ++s) {
@@ -255,7 +247,7 @@ PerturbResult Perturber::Perturb(size_t index, double ratio, uint64_t seed) cons
         text.erase(b, e - b);
         // Sentence boundaries of what is left, other than where it was.
         std::vector<size_t> bounds;
-        for (const auto& [sb, se] : SplitSentences(text)) {
+        for (const auto& [sb, se] : SentenceRanges(text)) {
           if (sb != b) bounds.push_back(sb);
         }
         if (b != text.size()) bounds.push_back(text.size());
@@ -269,7 +261,7 @@ PerturbResult Perturber::Perturb(size_t index, double ratio, uint64_t seed) cons
         size_t other = rng.Below(decoded_.size() - 1);
         if (other >= index) ++other;
         const std::u32string& od = decoded_[other];
-        const auto their = SplitSentences(od);
+        const auto their = SentenceRanges(od);
         std::u32string repl;
         for (int tries = 0; tries < 8 && !their.empty(); ++tries) {
           const auto [ob, oe] = their[rng.Below(their.size())];

@@ -91,6 +91,11 @@ bool IsSentenceEnd(UChar32 c) {
          c == '\n';
 }
 
+bool IsCloser(UChar32 c) {
+  return c == 0x201D /*”*/ || c == 0x2019 /*’*/ || c == 0x300D /*」*/ || c == 0x300F /*』*/ ||
+         c == 0xFF09 /*）*/ || c == ')' || c == ']' || c == '"' || c == '\'';
+}
+
 bool IsTrimmed(UChar32 c) { return c < 0 || u_isUWhiteSpace(c) != 0; }
 
 std::string_view Trim(std::string_view s) {
@@ -368,27 +373,41 @@ class SentenceExtractor final : public FeatureExtractor {
 
 }  // namespace
 
-void SplitSentences(std::string_view text, std::vector<std::string_view>* out) {
-  out->clear();
+std::vector<SentenceSpan> SplitSentenceSpans(std::string_view text,
+                                             const SentenceSplitOptions& options) {
+  std::vector<SentenceSpan> out;
   const auto n = static_cast<int32_t>(text.size());
   int32_t start = 0, i = 0;
-  bool in_delimiters = false;
+  bool in_ends = false;
   while (i < n) {
     const int32_t at = i;
     UChar32 c;
     U8_NEXT(text.data(), i, n, c);
-    const bool end = c >= 0 && IsSentenceEnd(c);
-    if (in_delimiters && !end) {
-      // A run of delimiters ends the sentence before `at`.
-      const std::string_view s =
-          Trim(text.substr(static_cast<size_t>(start), static_cast<size_t>(at - start)));
-      if (!s.empty()) out->push_back(s);
+    bool end = c >= 0 && IsSentenceEnd(c);
+    if (!end && options.clause_and_period_ends) {
+      end = c == 0xFF1B /*；*/ || c == ';' ||
+            (c == '.' && i < n &&
+             (text[static_cast<size_t>(i)] == ' ' || text[static_cast<size_t>(i)] == '\n'));
+    }
+    if (in_ends && !end) {
+      // Closers extend the run: the sentence ends after them.
+      if (options.keep_closers && IsCloser(c)) continue;
+      // A run of sentence ends ends the sentence before `at`.
+      out.push_back({static_cast<size_t>(start), static_cast<size_t>(at)});
       start = at;
     }
-    in_delimiters = end;
+    in_ends = end;
   }
-  const std::string_view s = Trim(text.substr(static_cast<size_t>(start)));
-  if (!s.empty()) out->push_back(s);
+  if (start < n) out.push_back({static_cast<size_t>(start), static_cast<size_t>(n)});
+  return out;
+}
+
+void SplitSentences(std::string_view text, std::vector<std::string_view>* out) {
+  out->clear();
+  for (const SentenceSpan& span : SplitSentenceSpans(text)) {
+    const std::string_view s = Trim(text.substr(span.begin, span.end - span.begin));
+    if (!s.empty()) out->push_back(s);
+  }
 }
 
 double ImprovedFactor(std::string_view pos, size_t len, size_t min_len, size_t max_len, bool marker,

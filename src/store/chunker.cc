@@ -52,35 +52,6 @@ size_t NextCut(const unsigned char* p, size_t n, size_t min_size, size_t avg_siz
   return n;
 }
 
-// Length of the sentence-ending punctuation starting at s[i], or 0.
-size_t TerminatorAt(std::string_view s, size_t i) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c == '\n' || c == '?' || c == '!') return 1;
-  if (i + 3 <= s.size()) {
-    const std::string_view t = s.substr(i, 3);
-    if (t == "\xE3\x80\x82" /* 。 */ || t == "\xEF\xBC\x9F" /* ？ */ ||
-        t == "\xEF\xBC\x81" /* ！ */) {
-      return 3;
-    }
-  }
-  return 0;
-}
-
-// Length of a closing quote or bracket starting at s[i], or 0.
-size_t CloserAt(std::string_view s, size_t i) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c == ')' || c == ']' || c == '"' || c == '\'') return 1;
-  if (i + 3 <= s.size()) {
-    const std::string_view t = s.substr(i, 3);
-    if (t == "\xE2\x80\x9D" /* ” */ || t == "\xE2\x80\x99" /* ’ */ ||
-        t == "\xE3\x80\x8D" /* 」 */ || t == "\xE3\x80\x8F" /* 』 */ ||
-        t == "\xEF\xBC\x89" /* ） */) {
-      return 3;
-    }
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::vector<Span> SplitParagraphs(std::string_view text) {
@@ -94,26 +65,6 @@ std::vector<Span> SplitParagraphs(std::string_view text) {
     spans.push_back({start, end - start});
     start = end;
   }
-  return spans;
-}
-
-std::vector<Span> SplitSentences(std::string_view block) {
-  std::vector<Span> spans;
-  size_t start = 0;
-  size_t i = 0;
-  while (i < block.size()) {
-    size_t t = TerminatorAt(block, i);
-    if (t == 0) {
-      ++i;
-      continue;
-    }
-    i += t;
-    while (i < block.size() && (t = TerminatorAt(block, i)) != 0) i += t;
-    while (i < block.size() && (t = CloserAt(block, i)) != 0) i += t;
-    spans.push_back({start, i - start});
-    start = i;
-  }
-  if (start < block.size()) spans.push_back({start, block.size() - start});
   return spans;
 }
 
@@ -145,24 +96,6 @@ std::vector<Span> SplitContentDefined(std::string_view data, size_t avg) {
     off += len;
   }
   return spans;
-}
-
-uint64_t BlockSimhash(std::string_view block, FeatureHashAlgorithm algorithm) {
-  return BlockSimhash(block, SplitSentences(block), algorithm);
-}
-
-uint64_t BlockSimhash(std::string_view block, const std::vector<Span>& sentences,
-                      FeatureHashAlgorithm algorithm) {
-  SimHasher hasher(64);
-  for (const Span& s : sentences) {
-    std::string_view sentence = block.substr(s.offset, s.length);
-    while (!sentence.empty() && (sentence.back() == '\n' || sentence.back() == '\r')) {
-      sentence.remove_suffix(1);
-    }
-    if (sentence.empty()) continue;
-    hasher.Add(HashFeature(sentence, 64, algorithm), 1.0);
-  }
-  return hasher.Finish().lo();
 }
 
 }  // namespace neardup::store_internal

@@ -9,12 +9,18 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
+#include "neardup/features.h"
+#include "neardup/index.h"
+#include "neardup/pipeline.h"
+#include "neardup/presets.h"
+#include "neardup/text.h"
 #include "store/chunk_codec.h"
 #include "store/chunker.h"
-#include "store/near_index.h"
 #include "store/recipe.h"
 #include "store/sha256.h"
 #include "store/sqlite_db.h"
@@ -23,7 +29,6 @@
 namespace neardup {
 
 using store_internal::Db;
-using store_internal::NearBlockIndex;
 using store_internal::Sha256;
 using store_internal::Sha256Digest;
 using store_internal::Span;
@@ -31,7 +36,9 @@ using store_internal::Stmt;
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// Version 2: chunks.simhash holds the `sentence` preset's fingerprint (the
+// store's own sentence SimHash of version 1 is recomputed on open).
+constexpr int kSchemaVersion = 2;
 constexpr char kFormatName[] = "neardup-store";
 constexpr size_t kMaxNameBytes = 4096;
 // Get keeps decompressed chunks in memory while it assembles a file; past
@@ -209,7 +216,16 @@ class Store::Impl {
   };
 
   Status Prepare();
+  // Schema 1 -> 2: recomputes every chunks.simhash with BlockFingerprint().
+  Status MigrateFingerprints();
   Status RefreshIndex();
+  // (chunk id, chunks.simhash) of every fingerprinted block with an id above
+  // `after_id`, by id.
+  Result<std::vector<std::pair<int64_t, uint64_t>>> LoadFingerprints(int64_t after_id);
+  // Seed 004's block fingerprint: the `sentence` preset's 64-bit SimHash
+  // (options_.feature_hash) of the block, invalid UTF-8 replaced with U+FFFD
+  // first. nullopt when the block has no sentence features.
+  std::optional<uint64_t> BlockFingerprint(std::string_view block) const;
   Result<int64_t> FindChunk(const Sha256Digest& digest);
   Result<int64_t> InsertChunk(const Sha256Digest& digest, std::string_view bytes,
                               const uint64_t* simhash);
@@ -219,8 +235,8 @@ class Store::Impl {
   Result<std::string> LoadChunk(int64_t id);
   Result<std::string> Decode(int64_t id, int64_t size, int64_t codec, std::string_view data);
   Status AddSimhash(std::string_view content, RecipeBuilder* recipe);
-  Status AddSimilarBlock(std::string_view block, const std::vector<Span>& sentences,
-                         const std::vector<store_internal::NearMatch>& near, RecipeBuilder* recipe);
+  Status AddSimilarBlock(std::string_view block, const std::vector<SentenceSpan>& sentences,
+                         const std::vector<Neighbor>& near, RecipeBuilder* recipe);
   Status RemoveFileLocked(int64_t file_id, std::string_view recipe);
   Status ApplyRefs(const std::vector<Entry>& entries, int64_t sign);
   // Assembles a file from its recipe and checks size and SHA-256.
@@ -237,13 +253,26 @@ class Store::Impl {
   Stmt find_file_, insert_file_, delete_file_, load_fingerprints_, get_generation_,
       bump_generation_;
 
-  std::unique_ptr<NearBlockIndex> index_ = store_internal::NewLinearScanIndex();
+  // The `sentence` preset with options_.feature_hash; set by Init.
+  std::unique_ptr<Pipeline> fingerprinter_;
+  // Fingerprints of the blocks stored whole (chunks.simhash), by chunk id: an
+  // exact scan, because near_threshold may exceed what a permuted-table
+  // index supports (bits / 4).
+  std::unique_ptr<HammingIndex> index_;
   bool index_valid_ = false;
   int64_t index_max_id_ = 0;
   std::string index_generation_;
 };
 
 Status Store::Impl::Init() {
+  Result<Preset> preset = FindPreset("sentence");
+  if (!preset.ok()) return preset.status();
+  PipelineOptions pipeline = preset->pipeline;
+  pipeline.hash = options_.feature_hash;
+  Result<std::unique_ptr<Pipeline>> fingerprinter = Pipeline::Create(pipeline);
+  if (!fingerprinter.ok()) return fingerprinter.status();
+  fingerprinter_ = std::move(*fingerprinter);
+  bool migrate = false;
   sqlite3_busy_timeout(db_->raw(), options_.busy_timeout_ms);
   // journal_mode=WAL is persistent; setting it again is a no-op.
   NEARDUP_RETURN_IF_ERROR(db_->Exec("PRAGMA journal_mode=WAL"));
@@ -289,7 +318,8 @@ Status Store::Impl::Init() {
       if (format != kFormatName) {
         return Status::Corruption(path_ + ": not a neardup store (format '" + format + "')");
       }
-      if (version != std::to_string(kSchemaVersion)) {
+      migrate = version == "1";
+      if (!migrate && version != std::to_string(kSchemaVersion)) {
         return Status::NotSupported(path_ + ": store schema version '" + version +
                                     "' (this build reads version " +
                                     std::to_string(kSchemaVersion) + ")");
@@ -297,7 +327,43 @@ Status Store::Impl::Init() {
     }
     NEARDUP_RETURN_IF_ERROR(txn.Commit());
   }
-  return Prepare();
+  NEARDUP_RETURN_IF_ERROR(Prepare());
+  return migrate ? MigrateFingerprints() : Status::OK();
+}
+
+Status Store::Impl::MigrateFingerprints() {
+  Txn txn(this);
+  NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  NEARDUP_RETURN_IF_ERROR(db_->Exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
+                                    "' WHERE key = 'schema_version' AND value = '1'"));
+  if (sqlite3_changes(db_->raw()) == 0) return txn.Commit();  // another process migrated it
+  Result<std::vector<std::pair<int64_t, uint64_t>>> blocks = LoadFingerprints(0);
+  if (!blocks.ok()) return blocks.status();
+  Result<Stmt> update = db_->Prepare("UPDATE chunks SET simhash = ?2 WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  for (const auto& block : *blocks) {  // block.second: the old fingerprint
+    const int64_t id = block.first;
+    Result<std::string> content = LoadChunk(id);
+    if (!content.ok()) return content.status();
+    const std::optional<uint64_t> fp = BlockFingerprint(*content);
+    NEARDUP_RETURN_IF_ERROR(update->BindInt(1, id));
+    if (fp) {
+      NEARDUP_RETURN_IF_ERROR(update->BindInt(2, static_cast<int64_t>(*fp)));
+    } else {
+      NEARDUP_RETURN_IF_ERROR(update->BindNull(2));
+    }
+    NEARDUP_RETURN_IF_ERROR(update->Exec());
+  }
+  NEARDUP_RETURN_IF_ERROR(bump_generation_.Exec());  // holders of old fingerprints reload
+  return txn.Commit();
+}
+
+std::optional<uint64_t> Store::Impl::BlockFingerprint(std::string_view block) const {
+  std::string text(block);
+  (void)RepairUtf8(&text, /*replace_nul=*/false);
+  const DocumentFingerprint fp = fingerprinter_->Fingerprint(text);
+  if (fp.empty()) return std::nullopt;
+  return fp.fingerprint.lo();
 }
 
 Status Store::Impl::Prepare() {
@@ -345,13 +411,31 @@ Status Store::Impl::RefreshIndex() {
   if (!row.ok()) return row.status();
   const std::string generation = *row ? std::string(get_generation_.ColumnText(0)) : "";
   get_generation_.Reset();
-  if (!index_valid_ || generation != index_generation_) {
-    index_->Clear();
+  if (!index_ || !index_valid_ || generation != index_generation_) {
+    Result<std::unique_ptr<LinearScanIndex>> index = LinearScanIndex::Create(64);
+    if (!index.ok()) return index.status();
+    index_ = std::move(*index);
     index_max_id_ = 0;
     index_generation_ = generation;
     index_valid_ = true;
   }
-  NEARDUP_RETURN_IF_ERROR(load_fingerprints_.BindInt(1, index_max_id_));
+  Result<std::vector<std::pair<int64_t, uint64_t>>> loaded = LoadFingerprints(index_max_id_);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fingerprints;
+  ids.reserve(loaded->size());
+  fingerprints.reserve(loaded->size());
+  for (const auto& [id, fingerprint] : *loaded) {
+    ids.push_back(static_cast<uint64_t>(id));
+    fingerprints.push_back(Fingerprint::From64(fingerprint));
+    index_max_id_ = std::max(index_max_id_, id);
+  }
+  return index_->AddBatch(ids, fingerprints);
+}
+
+Result<std::vector<std::pair<int64_t, uint64_t>>> Store::Impl::LoadFingerprints(int64_t after_id) {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  NEARDUP_RETURN_IF_ERROR(load_fingerprints_.BindInt(1, after_id));
   for (;;) {
     Result<bool> r = load_fingerprints_.Step();
     if (!r.ok()) {
@@ -359,12 +443,11 @@ Status Store::Impl::RefreshIndex() {
       return r.status();
     }
     if (!*r) break;
-    const int64_t id = load_fingerprints_.ColumnInt(0);
-    index_->Insert(static_cast<uint64_t>(load_fingerprints_.ColumnInt(1)), id);
-    index_max_id_ = std::max(index_max_id_, id);
+    out.emplace_back(load_fingerprints_.ColumnInt(0),
+                     static_cast<uint64_t>(load_fingerprints_.ColumnInt(1)));
   }
   load_fingerprints_.Reset();
-  return Status::OK();
+  return out;
 }
 
 Result<int64_t> Store::Impl::FindChunk(const Sha256Digest& digest) {
@@ -404,7 +487,7 @@ Result<int64_t> Store::Impl::InsertChunk(const Sha256Digest& digest, std::string
   NEARDUP_RETURN_IF_ERROR(s.Exec());
   const int64_t id = db_->LastInsertRowid();
   if (simhash) {
-    index_->Insert(*simhash, id);
+    NEARDUP_RETURN_IF_ERROR(index_->Add(static_cast<uint64_t>(id), Fingerprint::From64(*simhash)));
     index_max_id_ = std::max(index_max_id_, id);
   }
   return id;
@@ -440,22 +523,23 @@ Result<std::string> Store::Impl::LoadChunk(int64_t id) {
   return out;
 }
 
-Status Store::Impl::AddSimilarBlock(std::string_view block, const std::vector<Span>& sentences,
-                                    const std::vector<store_internal::NearMatch>& near,
-                                    RecipeBuilder* recipe) {
+Status Store::Impl::AddSimilarBlock(std::string_view block,
+                                    const std::vector<SentenceSpan>& sentences,
+                                    const std::vector<Neighbor>& near, RecipeBuilder* recipe) {
   // Sentences of the near blocks, by digest: a sentence found there is a
   // reference into that block.
   std::unordered_map<Sha256Digest, Entry, DigestHash> known;
-  for (const store_internal::NearMatch& m : near) {
-    Result<std::string> content = LoadChunk(m.block_id);
+  for (const Neighbor& m : near) {
+    const auto block_id = static_cast<int64_t>(m.id);
+    Result<std::string> content = LoadChunk(block_id);
     if (!content.ok()) return content.status();
-    for (const Span& s : store_internal::SplitSentences(*content)) {
-      known.emplace(Sha256(std::string_view(*content).substr(s.offset, s.length)),
-                    Entry{m.block_id, s.offset, s.length});
+    for (const SentenceSpan& s : SplitSentenceSpans(*content)) {
+      known.emplace(Sha256(std::string_view(*content).substr(s.begin, s.end - s.begin)),
+                    Entry{block_id, s.begin, s.end - s.begin});
     }
   }
-  for (const Span& s : sentences) {
-    const std::string_view sentence = block.substr(s.offset, s.length);
+  for (const SentenceSpan& s : sentences) {
+    const std::string_view sentence = block.substr(s.begin, s.end - s.begin);
     const Sha256Digest digest = Sha256(sentence);
     if (auto it = known.find(digest); it != known.end()) {
       recipe->Append(it->second.chunk_id, it->second.offset, it->second.length);
@@ -482,21 +566,28 @@ Status Store::Impl::AddSimhash(std::string_view content, RecipeBuilder* recipe) 
       recipe->Append(*id, 0, block.size());
       continue;
     }
-    const std::vector<Span> sentences = store_internal::SplitSentences(block);
-    if (sentences.size() < 2) {  // nothing to gain from splitting
+    const std::vector<SentenceSpan> sentences = SplitSentenceSpans(block);
+    // One sentence: nothing to gain from splitting. No features: nothing to
+    // compare.
+    const std::optional<uint64_t> fp =
+        sentences.size() < 2 ? std::nullopt : BlockFingerprint(block);
+    if (!fp) {
       id = InsertChunk(digest, block, nullptr);
       if (!id.ok()) return id.status();
       recipe->Append(*id, 0, block.size());
       continue;
     }
-    const uint64_t fp = store_internal::BlockSimhash(block, sentences, options_.feature_hash);
-    const std::vector<store_internal::NearMatch> near =
-        index_->Search(fp, options_.near_threshold, static_cast<size_t>(options_.max_near_blocks));
+    std::vector<Neighbor> near;  // nearest first; equal distances: lower chunk id first
+    NEARDUP_RETURN_IF_ERROR(
+        index_->Search(Fingerprint::From64(*fp), options_.near_threshold, &near));
+    if (near.size() > static_cast<size_t>(options_.max_near_blocks)) {
+      near.resize(static_cast<size_t>(options_.max_near_blocks));
+    }
     if (!near.empty()) {
       NEARDUP_RETURN_IF_ERROR(AddSimilarBlock(block, sentences, near, recipe));
       continue;
     }
-    id = InsertChunk(digest, block, &fp);
+    id = InsertChunk(digest, block, &*fp);
     if (!id.ok()) return id.status();
     recipe->Append(*id, 0, block.size());
   }

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 
+#include "neardup/features.h"
 #include "neardup/presets.h"
 #include "tests/testing/test_util.h"
 
@@ -57,13 +58,18 @@ TEST(EditRatio, HandMadeCases) {
   EXPECT_EQ(EncodeUtf8(DecodeUtf8("混合 text ✓")), "混合 text ✓");
 }
 
+// Perturbations move sentences as the library's splitter cuts them, with
+// closers kept and clause / full-stop ends (the options perturb.cc uses).
 TEST(EditRatio, SplitSentences) {
-  const std::u32string text = U"第一句。第二句！“引用。”最后 no end";
-  const auto s = SplitSentences(text);
+  const std::string text = "第一句。第二句！“引用。”最后 no end";
+  SentenceSplitOptions options;
+  options.keep_closers = true;
+  options.clause_and_period_ends = true;
+  const auto s = SplitSentenceSpans(text, options);
   ASSERT_EQ(s.size(), 4u);
-  EXPECT_EQ(text.substr(s[0].first, s[0].second - s[0].first), U"第一句。");
-  EXPECT_EQ(text.substr(s[2].first, s[2].second - s[2].first), U"“引用。”");
-  EXPECT_EQ(s.back().second, text.size());
+  EXPECT_EQ(text.substr(s[0].begin, s[0].end - s[0].begin), "第一句。");
+  EXPECT_EQ(text.substr(s[2].begin, s[2].end - s[2].begin), "“引用。”");
+  EXPECT_EQ(s.back().end, text.size());
 }
 
 // A synthetic Chinese corpus: sentences of random characters, so that the

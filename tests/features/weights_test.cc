@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <set>
 
 #include "neardup/features.h"
@@ -258,6 +259,67 @@ TEST(SentencesTest, SplitByHand) {
   EXPECT_TRUE(s.empty());
   SplitSentences("没有结尾", &s);
   EXPECT_EQ(s, std::vector<std::string_view>{"没有结尾"});
+}
+
+std::vector<std::string> SpanPieces(std::string_view text, const std::vector<SentenceSpan>& spans) {
+  std::vector<std::string> out;
+  for (const SentenceSpan& s : spans) out.emplace_back(text.substr(s.begin, s.end - s.begin));
+  return out;
+}
+
+// The spans tile the text, and SplitSentences is exactly their trimmed,
+// non-empty pieces, on text with every kind of sentence end, closers, white
+// space and invalid UTF-8.
+TEST(SentencesTest, SpansTileAndTrimToSplitSentences) {
+  static const char* kPieces[] = {"今天", "天气", "。", "！",   "？",   "\n",      "\r\n",
+                                  "a",    "?",    "!",  "”",    "」",   ")",       "\xff\xfe",
+                                  " ",    "；",   ". ", "很好", "\x80", "\xe3\x80"};
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    const size_t n = rng() % 400;
+    while (text.size() < n) text += kPieces[rng() % std::size(kPieces)];
+    for (int o = 0; o < 4; ++o) {
+      SentenceSplitOptions options;
+      options.keep_closers = (o & 1) != 0;
+      options.clause_and_period_ends = (o & 2) != 0;
+      size_t pos = 0;
+      for (const SentenceSpan& s : SplitSentenceSpans(text, options)) {
+        ASSERT_EQ(s.begin, pos) << text;
+        ASSERT_GT(s.end, s.begin) << text;
+        pos = s.end;
+      }
+      EXPECT_EQ(pos, text.size());
+    }
+    std::vector<std::string_view> trimmed;
+    for (const SentenceSpan& s : SplitSentenceSpans(text)) {
+      SplitSentences(text.substr(s.begin, s.end - s.begin), &trimmed);
+      EXPECT_LE(trimmed.size(), 1u) << "a span is at most one sentence";
+    }
+  }
+  EXPECT_TRUE(SplitSentenceSpans("").empty());
+}
+
+// Seed 004's rules by hand, and what each option changes.
+TEST(SentencesTest, SpansByHandAndOptions) {
+  const std::string text = "他说：“好。”然后呢？！Yes! ok?\r\n尾巴；还有. End";
+  EXPECT_EQ(SpanPieces(text, SplitSentenceSpans(text)),
+            (std::vector<std::string>{"他说：“好。", "”然后呢？！", "Yes!", " ok?", "\r\n",
+                                      "尾巴；还有. End"}));
+  SentenceSplitOptions closers;
+  closers.keep_closers = true;
+  EXPECT_EQ(SpanPieces(text, SplitSentenceSpans(text, closers)),
+            (std::vector<std::string>{"他说：“好。”", "然后呢？！", "Yes!", " ok?", "\r\n",
+                                      "尾巴；还有. End"}));
+  SentenceSplitOptions clauses;
+  clauses.clause_and_period_ends = true;
+  EXPECT_EQ(SpanPieces(text, SplitSentenceSpans(text, clauses)),
+            (std::vector<std::string>{"他说：“好。", "”然后呢？！", "Yes!", " ok?", "\r\n",
+                                      "尾巴；", "还有.", " End"}));
+  std::vector<std::string_view> s;
+  SplitSentences(text, &s);
+  EXPECT_EQ(s, (std::vector<std::string_view>{"他说：“好。", "”然后呢？！", "Yes!", "ok?",
+                                              "尾巴；还有. End"}));
 }
 
 TEST(SentencesTest, UniformAndTfWeights) {

@@ -4,12 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <random>
 #include <set>
 #include <string>
-
-#include "store/near_index.h"
 
 namespace neardup::store_internal {
 namespace {
@@ -38,12 +35,10 @@ TEST(ChunkerTest, EverySplitterTilesItsInput) {
   for (int round = 0; round < 50; ++round) {
     const std::string text = RandomText(rng, rng() % 5000);
     ExpectTiles(text, SplitParagraphs(text));
-    ExpectTiles(text, SplitSentences(text));
     ExpectTiles(text, SplitFixed(text, 1 + rng() % 300 + 16));
     ExpectTiles(text, SplitContentDefined(text, 64 << (rng() % 4)));
   }
   EXPECT_TRUE(SplitParagraphs("").empty());
-  EXPECT_TRUE(SplitSentences("").empty());
   EXPECT_TRUE(SplitFixed("", 16).empty());
   EXPECT_TRUE(SplitContentDefined("", 64).empty());
 }
@@ -66,12 +61,6 @@ TEST(ChunkerTest, LongParagraphsAreCut) {
   ASSERT_EQ(spans.size(), 3u);
   EXPECT_EQ(spans[0].length, kMaxBlockBytes);
   EXPECT_EQ(spans[2].length, 5u);
-}
-
-TEST(ChunkerTest, SentencesEndAfterTerminatorRunsAndClosers) {
-  const std::string text = "他说：“好。”然后呢？！Yes! ok?\n尾巴";
-  EXPECT_EQ(Pieces(text, SplitSentences(text)),
-            (std::vector<std::string>{"他说：“好。”", "然后呢？！", "Yes!", " ok?\n", "尾巴"}));
 }
 
 TEST(ChunkerTest, FixedSizeChunks) {
@@ -103,43 +92,6 @@ TEST(ChunkerTest, ContentDefinedChunksRespectBoundsAndResync) {
   const auto after = Pieces(shifted, SplitContentDefined(shifted, avg));
   for (const auto& p : after) shared += before.count(p);
   EXPECT_GT(shared, after.size() * 9 / 10);
-}
-
-TEST(ChunkerTest, BlockSimhashIgnoresLineBreaksAndDependsOnSentences) {
-  const auto md5 = FeatureHashAlgorithm::kMd5;
-  EXPECT_EQ(BlockSimhash("甲。乙。丙。\n", md5), BlockSimhash("甲。乙。丙。\r\n", md5));
-  EXPECT_EQ(BlockSimhash("", md5), 0u);
-  // One sentence: the fingerprint is that sentence's hash.
-  EXPECT_EQ(BlockSimhash("甲。", md5), HashFeature("甲。", 64, md5).lo);
-  // Many sentences, one changed: close; an unrelated block: far.
-  std::string a, b, c;
-  for (int i = 0; i < 60; ++i) {
-    a += "句子" + std::to_string(i) + "。";
-    b += (i == 30 ? std::string("改了。") : "句子" + std::to_string(i) + "。");
-    c += "别的" + std::to_string(i) + "！";
-  }
-  EXPECT_LE(std::popcount(BlockSimhash(a, md5) ^ BlockSimhash(b, md5)), 10);
-  EXPECT_GE(std::popcount(BlockSimhash(a, md5) ^ BlockSimhash(c, md5)), 16);
-}
-
-TEST(NearIndexTest, LinearScanReturnsNearestFirstWithinTheBound) {
-  auto index = NewLinearScanIndex();
-  index->Insert(0b0000, 1);
-  index->Insert(0b0111, 2);
-  index->Insert(0b0001, 3);
-  index->Insert(0b0011, 4);
-  index->Insert(~uint64_t{0}, 5);
-  EXPECT_EQ(index->size(), 5u);
-  const auto m = index->Search(0, 2, 10);
-  ASSERT_EQ(m.size(), 3u);
-  EXPECT_EQ(m[0].block_id, 1);
-  EXPECT_EQ(m[1].block_id, 3);
-  EXPECT_EQ(m[1].distance, 1);
-  EXPECT_EQ(m[2].block_id, 4);
-  EXPECT_EQ(index->Search(0, 64, 2).size(), 2u);
-  EXPECT_TRUE(index->Search(0, 64, 0).empty());
-  index->Clear();
-  EXPECT_TRUE(index->Search(0, 64, 10).empty());
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include <random>
 #include <string>
 
+#include "neardup/pipeline.h"
+#include "neardup/presets.h"
+#include "neardup/text.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -332,6 +335,119 @@ TEST(StoreTest, OpenRejectsWhatIsNotAStore) {
   EXPECT_TRUE(Store::Open(dir + "/x.db", bad).status().IsInvalidArgument());
   auto store = OpenOrDie(dir + "/ok.db");
   EXPECT_TRUE(store->Add("", "x").IsInvalidArgument());
+}
+
+// (content, simhash) of every chunk that has a fingerprint. REQUIRES: the
+// store was written without compression.
+std::vector<std::pair<std::string, uint64_t>> FingerprintedBlocks(const std::string& db_path) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT data, simhash FROM chunks WHERE simhash IS NOT NULL AND "
+                               "codec = 0 ORDER BY id",
+                               -1, &stmt, nullptr),
+            SQLITE_OK);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    const auto* data = static_cast<const char*>(sqlite3_column_blob(stmt, 0));
+    out.emplace_back(std::string(data, static_cast<size_t>(sqlite3_column_bytes(stmt, 0))),
+                     static_cast<uint64_t>(sqlite3_column_int64(stmt, 1)));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+std::string QueryText(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(stmt) == SQLITE_ROW) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+// Blocks of several sentences, each stored whole with its fingerprint:
+// full-width and ASCII ends, upper case, closers, white space, CRLF, repeated
+// sentences, invalid UTF-8.
+const std::vector<std::string>& FingerprintTexts() {
+  static const auto* texts = new std::vector<std::string>{
+      "今天天气很好。我们去公园散步吧！你觉得怎么样？\n",
+      "他说：“好的。”然后就走了。FULL－WIDTH Ｌｅｔｔｅｒｓ！\r\n",
+      "  Leading spaces. Trailing ones!   Mixed CASE words?\n",
+      "重复的句子。重复的句子。不一样的句子！\n",
+      std::string("ok\xff\xfe bad。second\x80 sentence!\n"),
+      "第一句；还是第一句。第二句？！第三句\n",
+  };
+  return *texts;
+}
+
+// The store's seed-004 block fingerprint is the `sentence` preset's
+// fingerprint: one function, not two.
+TEST(StoreTest, BlockFingerprintIsTheSentencePreset) {
+  const std::string dir = testing::MakeTempDir("preset");
+  StoreOptions options;
+  options.compression = StoreCompression::kNone;
+  options.near_threshold = 0;  // keep every block whole, with its fingerprint
+  auto store = OpenOrDie(dir + "/s.db", options);
+  ASSERT_TRUE(store);
+  for (size_t i = 0; i < FingerprintTexts().size(); ++i) {
+    ASSERT_TRUE(store->Add("f" + std::to_string(i), FingerprintTexts()[i]).ok());
+  }
+  auto preset = FindPreset("sentence");
+  ASSERT_TRUE(preset.ok());
+  auto pipeline = Pipeline::Create(preset->pipeline);
+  ASSERT_TRUE(pipeline.ok());
+  const auto blocks = FingerprintedBlocks(dir + "/s.db");
+  ASSERT_EQ(blocks.size(), FingerprintTexts().size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    EXPECT_EQ(blocks[i].first, FingerprintTexts()[i]);
+    std::string text = blocks[i].first;
+    (void)RepairUtf8(&text, /*replace_nul=*/false);  // the preset's input is UTF-8
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(text);
+    EXPECT_EQ(fp.fingerprint.bits(), 64);
+    EXPECT_EQ(blocks[i].second, fp.fingerprint.lo()) << blocks[i].first;
+  }
+}
+
+// A schema 1 store (fingerprints of the store's old sentence SimHash) is
+// migrated on open: every fingerprint is recomputed, the files stay as they were.
+TEST(StoreTest, SchemaOneStoreIsMigratedOnOpen) {
+  const std::string dir = testing::MakeTempDir("migrate");
+  const std::string path = dir + "/s.db";
+  StoreOptions options;
+  options.compression = StoreCompression::kNone;
+  options.near_threshold = 0;
+  {
+    auto store = OpenOrDie(path, options);
+    ASSERT_TRUE(store);
+    for (size_t i = 0; i < FingerprintTexts().size(); ++i) {
+      ASSERT_TRUE(store->Add("f" + std::to_string(i), FingerprintTexts()[i]).ok());
+    }
+  }
+  const auto expected = FingerprintedBlocks(path);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(QueryText(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  ExecSql(path,
+          "UPDATE chunks SET simhash = ~simhash WHERE simhash IS NOT NULL;"
+          "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  ASSERT_NE(FingerprintedBlocks(path), expected);
+  {
+    auto store = OpenOrDie(path, options);
+    ASSERT_TRUE(store);
+    EXPECT_EQ(QueryText(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+    EXPECT_EQ(FingerprintedBlocks(path), expected);
+    for (size_t i = 0; i < FingerprintTexts().size(); ++i) {
+      EXPECT_EQ(*store->Get("f" + std::to_string(i)), FingerprintTexts()[i]);
+    }
+    EXPECT_TRUE(store->Verify()->empty());
+  }
 }
 
 TEST(StoreTest, ParseChunkerSpec) {
