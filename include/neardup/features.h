@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "neardup/fingerprint.h"
+#include "neardup/keywords.h"
 #include "neardup/segmenter.h"
 #include "neardup/status.h"
 

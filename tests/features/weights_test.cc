@@ -14,6 +14,7 @@
 #include "neardup/features.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
+#include "neardup/keywords.h"
 #include "neardup/segmenter.h"
 #include "tests/testing/test_util.h"
 
