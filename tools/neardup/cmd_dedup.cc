@@ -87,15 +87,12 @@ int RunDedup(DedupFlags flags) {
   uint64_t bad_scores = 0;
   const bool keep_lines = !flags.unique_out.empty();
   const auto process = [&](const Document& doc) {
-    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text, doc.title);
-    // Packs the fingerprint and feature count for the emitter.
-    return fp.fingerprint.ToHex() + " " + std::to_string(fp.features);
+    return (*pipeline)->Fingerprint(doc.text, doc.title);
   };
-  const auto emit = [&](const Document& doc, std::string& packed) {
-    const size_t space = packed.find(' ');
+  const auto emit = [&](const Document& doc, DocumentFingerprint& fp) {
     DedupDocument d;
-    d.fingerprint = *Fingerprint::FromHex(std::string_view(packed).substr(0, space));
-    d.empty = std::stoull(packed.substr(space + 1)) == 0;
+    d.fingerprint = fp.fingerprint;
+    d.empty = fp.empty();
     d.length = doc.text.size();
     if (!score_field.empty()) {
       const auto f = doc.fields.find(score_field);
@@ -119,7 +116,7 @@ int RunDedup(DedupFlags flags) {
     seen.push_back(std::move(s));
   };
   flags.input.progress = true;
-  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
+  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
   if (!stats.ok()) return Fail(stats.status());
   if (bad_scores > 0) {
     std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
