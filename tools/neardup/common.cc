@@ -173,7 +173,8 @@ Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
     }
   }
   // tw2sp, not t2s: on the manpages-zh zh_CN/zh_TW pairs it puts 55 % of the
-  // pairs within k = 3, t2s only 17 % (doc/normalization.md).
+  // pairs within k = 3, t2s only 17 % (doc/pipeline.md, "Normalization";
+  // doc/manpages.md).
   if (flags.t2s && n.t2s.empty()) n.t2s = "tw2sp";
   return n;
 }
