@@ -96,30 +96,25 @@ TEST(DedupClusterTest, KeepLongest) {
 }
 
 TEST(DedupClusterTest, ClusterMembersListsClustersOfTwoOrMore) {
-  const auto docs = HandMade();
-  DedupOptions opt;
-  opt.keep = KeepPolicy::kLongest;
-  auto r = Dedup(docs, opt);
-  ASSERT_TRUE(r.ok());
-  const ClusterRows rows = ClusterMembers(*r);
-  ASSERT_EQ(rows.size(), 1u);  // D and the empty E are singletons
-  EXPECT_EQ(rows.ids[0], 0u);
-  EXPECT_EQ(rows.kept[0], 1u);
-  EXPECT_EQ(std::vector<size_t>(rows.Members(0).begin(), rows.Members(0).end()),
-            (std::vector<size_t>{0, 1, 2, 5}));
-  EXPECT_EQ(rows.offsets, (std::vector<size_t>{0, 4}));
-
-  // Two clusters, ids in increasing order; no documents: no rows.
-  std::vector<DedupDocument> two = docs;
-  two.push_back({Fingerprint::From64(~docs[0].fingerprint.lo()), false, 1, std::nullopt});
-  auto r2 = Dedup(two, DedupOptions());
-  ASSERT_TRUE(r2.ok());
-  const ClusterRows rows2 = ClusterMembers(*r2);
-  ASSERT_EQ(rows2.size(), 2u);
-  EXPECT_EQ(rows2.ids, (std::vector<size_t>{0, 3}));
-  EXPECT_EQ(rows2.kept, (std::vector<size_t>{0, 3}));
-  EXPECT_EQ(std::vector<size_t>(rows2.Members(1).begin(), rows2.Members(1).end()),
-            (std::vector<size_t>{3, 6}));
+  // HandMade's cluster {A, B, C, F}, and D with a copy G(6); the empty E and
+  // nothing else are singletons.
+  std::vector<DedupDocument> docs = HandMade();
+  docs.push_back({docs[3].fingerprint, false, 1, std::nullopt});
+  for (const KeepPolicy keep : {KeepPolicy::kFirst, KeepPolicy::kLongest}) {
+    DedupOptions options;
+    options.keep = keep;
+    const Result<DedupResult> result = Dedup(docs, options);
+    ASSERT_TRUE(result.ok());
+    const ClusterRows rows = ClusterMembers(*result);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows.ids, (std::vector<size_t>{0, 3}));
+    // Longest: B (50 bytes, before C) and D (99).
+    EXPECT_EQ(rows.kept, (std::vector<size_t>{keep == KeepPolicy::kFirst ? 0u : 1u, 3u}));
+    EXPECT_EQ(rows.offsets, (std::vector<size_t>{0, 4, 6}));
+    EXPECT_EQ(rows.members, (std::vector<size_t>{0, 1, 2, 5, 3, 6}));
+    EXPECT_EQ(rows.Members(1).size(), 2u);
+    EXPECT_EQ(rows.Members(1)[1], 6u);
+  }
   EXPECT_EQ(ClusterMembers(DedupResult()).size(), 0u);
 }
 
