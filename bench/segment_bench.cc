@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/keywords.h"
 #include "neardup/pipeline.h"
 #include "neardup/segmenter.h"
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "neardup/keywords.h"
 #include "neardup/segmenter.h"
 
 namespace {

@@ -148,6 +148,30 @@ struct DedupResult {
 // width, or stream mode is asked for a policy other than kFirst.
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options);
 
+// The clusters of two or more documents of a DedupResult with their members,
+// as compressed rows: two words per document whatever the cluster sizes.
+// Cluster i (in increasing id order) has id ids[i] (DedupRecord::cluster),
+// keeps kept[i], and its members (input positions, increasing) are
+// members[offsets[i] .. offsets[i + 1]).
+struct ClusterRows {
+  std::vector<size_t> ids;
+  // The member that is not a duplicate (if several: the last; if none: the
+  // first member).
+  std::vector<size_t> kept;
+  std::vector<size_t> offsets;  // size() + 1 entries (one, 0, when empty)
+  std::vector<size_t> members;
+
+  size_t size() const { return ids.size(); }
+  // REQUIRES: i < size()
+  std::span<const size_t> Members(size_t i) const {
+    return std::span<const size_t>(members).subspan(offsets[i], offsets[i + 1] - offsets[i]);
+  }
+};
+
+// Groups result.records by cluster. REQUIRES: every record's cluster is a
+// position < result.records.size() (as Dedup returns them).
+ClusterRows ClusterMembers(const DedupResult& result);
+
 }  // namespace neardup
 
 #endif  // NEARDUP_DEDUP_H_

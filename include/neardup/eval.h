@@ -281,10 +281,30 @@ struct PairsEvalReport {
 Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
                                       const PairsEvalOptions& options);
 
-// Writes report.md, results.csv and (when gnuplot is on PATH and `plots`)
-// PNG plots with their data and scripts into `dir` (created if missing).
-Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, bool plots = true);
-Status WritePairsReport(const PairsEvalReport& report, const std::string& dir, bool plots = true);
+// What a report writer wrote. Paths are relative to `dir`.
+struct ReportFiles {
+  std::string dir;
+  std::string report = "report.md";
+  std::string results = "results.csv";
+  std::vector<std::string> data;  // plot data (data/*.dat)
+  // gnuplot scripts (plots.gp); each is meant to be run in `dir`, where it
+  // reads `data` and writes `plots`. Empty when there is nothing to plot.
+  std::vector<std::string> plot_scripts;
+  std::vector<std::string> plots;  // the PNG files the scripts draw
+};
+
+// Write report.md, results.csv, the plot data and a gnuplot script into `dir`
+// (created if missing) and say which files they wrote. They run no process:
+// drawing the PNGs (`gnuplot plots.gp` in `dir`) is the caller's; the CLI does
+// it when gnuplot is installed. report.md ends with its "Plots" section, which
+// lists the plots the scripts draw, so that AppendReportNote can add there why
+// they are missing.
+Result<ReportFiles> WriteDocsReport(const DocsEvalReport& report, const std::string& dir);
+Result<ReportFiles> WritePairsReport(const PairsEvalReport& report, const std::string& dir);
+
+// Appends `note` (Markdown; a newline is added when it has none) to the end of
+// `files`' report.md.
+Status AppendReportNote(const ReportFiles& files, std::string_view note);
 
 // The header of results.csv.
 inline constexpr std::string_view kResultsCsvHeader =

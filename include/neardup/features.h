@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "neardup/fingerprint.h"
+#include "neardup/keywords.h"
 #include "neardup/segmenter.h"
 #include "neardup/status.h"
 
@@ -218,8 +219,13 @@ class FeatureExtractor {
   FeatureOptions options_;
 };
 
-// The SimHash of weighted features, each hashed with HashFeature(text, bits,
-// algorithm) and, when its position is >= 0, XORed with PositionMask(position, bits).
+// The hash SimHash() accumulates for `feature`: HashFeature(feature.text, bits,
+// algorithm), XORed with PositionMask(feature.position, bits) when the
+// position is >= 0. REQUIRES: bits == 64 || bits == 128
+FeatureHash HashWeightedFeature(const WeightedFeature& feature, int bits,
+                                FeatureHashAlgorithm algorithm = FeatureHashAlgorithm::kXxh3);
+
+// The SimHash of weighted features, each hashed with HashWeightedFeature.
 // REQUIRES: bits == 64 || bits == 128
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,
                     FeatureHashAlgorithm algorithm = FeatureHashAlgorithm::kXxh3);

@@ -80,6 +80,10 @@ inline double Similarity(const Fingerprint& a, const Fingerprint& b) {
 struct FeatureHash {
   uint64_t hi = 0;  // 0 for 64-bit hashes
   uint64_t lo = 0;
+
+  // Bit j (0 = least significant; Fingerprint's numbering), which decides
+  // whether the feature adds +w or -w to V_j. REQUIRES: 0 <= j < 128
+  constexpr bool bit(int j) const { return ((j < 64 ? lo >> j : hi >> (j - 64)) & 1u) != 0; }
 };
 
 enum class FeatureHashAlgorithm {

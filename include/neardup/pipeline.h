@@ -24,6 +24,7 @@
 
 #include "neardup/features.h"
 #include "neardup/fingerprint.h"
+#include "neardup/keywords.h"
 #include "neardup/segmenter.h"
 #include "neardup/status.h"
 #include "neardup/text.h"

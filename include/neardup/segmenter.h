@@ -1,6 +1,7 @@
 // Copyright 2026 The neardup Authors.
 //
-// jieba-compatible Chinese word segmentation and TF-IDF keyword extraction.
+// jieba-compatible Chinese word segmentation. TF-IDF keywords (extract_tags)
+// and IDF tables are in keywords.h.
 //
 // Usage guide
 // -----------
@@ -9,13 +10,6 @@
 //   if (!seg.ok()) { std::cerr << seg.status().ToString() << "\n"; return 1; }
 //   std::vector<std::string_view> words;
 //   (*seg)->Cut("我来到北京清华大学", &words);    // 我 / 来到 / 北京 / 清华大学
-//
-//   auto idf = neardup::IdfTable::LoadDefault();   // <jieba_dir>/analyse/idf.txt
-//   if (!idf.ok()) return 1;
-//   neardup::KeywordExtractor extractor(seg->get(), &*idf);
-//   std::vector<neardup::Keyword> keywords;
-//   extractor.Extract(text, 20, &keywords);        // == jieba.analyse.extract_tags(
-//                                                  //      text, topK=20, withWeight=True)
 //
 // Compatibility contract
 // ----------------------
@@ -29,11 +23,6 @@
 // treated as single characters outside every class jieba knows: each becomes
 // a one-byte token of its own. The segmenter never reads outside `text`.
 //
-// KeywordExtractor::Extract equals jieba.analyse.extract_tags(text, topK,
-// withWeight=True) with jieba's default stop words and the given IDF table:
-// same words, same order (ties keep first-occurrence order), weights computed
-// with the same floating-point operations (bitwise equal on the same libm).
-//
 // POS tags (CutWithPos, Tag): a word's tag is the dictionary's (dict.txt's
 // third column, overridden by user dictionaries). Words without a dictionary
 // tag get "m" when they consist of ASCII digits and '.' with at least one
@@ -43,9 +32,7 @@
 // words.
 //
 // Thread safety: a Segmenter is built by Open() and immutable afterwards; its
-// const methods may be called from any number of threads at once. IdfTable is
-// immutable after loading. KeywordExtractor is immutable and thread-safe as
-// long as the Segmenter and IdfTable it points to outlive it. Cut keeps a
+// const methods may be called from any number of threads at once. Cut keeps a
 // per-thread scratch buffer (grown to the longest text seen by that thread).
 
 #ifndef NEARDUP_SEGMENTER_H_
@@ -125,75 +112,6 @@ class Segmenter {
   struct Impl;
   explicit Segmenter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-};
-
-// An IDF table in jieba's analyse/idf.txt format: one "word idf" pair per
-// line, separated by one ASCII space. Later lines override earlier ones for
-// the same word (as in jieba). Immutable after loading; cheap to move.
-class IdfTable {
- public:
-  // An empty table (median 0).
-  IdfTable();
-  ~IdfTable();
-  IdfTable(IdfTable&&) noexcept;
-  IdfTable& operator=(IdfTable&&) noexcept;
-
-  // The largest |idf| Load accepts. Counted IDF values lie within +-45
-  // (log of a ratio of 64-bit counts); anything far beyond is a broken file.
-  static constexpr double kMaxAbsIdf = 1e6;
-
-  // Reads `path`. A line that is not "word number", or whose number is not
-  // finite (nan, inf) or exceeds kMaxAbsIdf in magnitude, gives a Corruption
-  // error "<path>:<line>: ...". A missing file gives NotFound.
-  static Result<IdfTable> Load(const std::string& path);
-  // <jieba_dir>/analyse/idf.txt; an empty jieba_dir means DefaultJiebaDir().
-  static Result<IdfTable> LoadDefault(const std::string& jieba_dir = "");
-  // Builds a table from (word, idf) pairs; later pairs override earlier ones.
-  static IdfTable FromEntries(const std::vector<std::pair<std::string, double>>& entries);
-
-  // The word's IDF; median() for words not in the table.
-  double Idf(std::string_view word) const;
-  // The word's IDF, or nullopt when it is not in the table.
-  std::optional<double> Find(std::string_view word) const;
-  // jieba's median_idf: sorted(values)[size() / 2]; 0 for an empty table.
-  double median() const;
-  size_t size() const;
-  // (word, idf) pairs, one per distinct word, in order of first appearance.
-  std::vector<std::pair<std::string_view, double>> Entries() const;
-
-  // Writes the table in idf.txt format ("word idf\n", shortest round-trip
-  // decimal), in Entries() order. Returns IOError on failure, and
-  // InvalidArgument (writing nothing) when a value is one Load refuses.
-  Status Save(const std::string& path) const;
-
- private:
-  struct Rep;
-  std::unique_ptr<Rep> rep_;
-};
-
-struct Keyword {
-  std::string word;
-  double weight = 0;
-};
-
-// jieba.analyse.extract_tags(text, topK, withWeight=True).
-class KeywordExtractor {
- public:
-  // Does not take ownership; both must outlive the extractor.
-  // REQUIRES: segmenter != nullptr, idf != nullptr
-  KeywordExtractor(const Segmenter* segmenter, const IdfTable* idf);
-
-  // Replaces *out with the top_k keywords of `text` by weight, highest first.
-  // top_k <= 0: all candidate words.
-  // REQUIRES: out != nullptr
-  void Extract(std::string_view text, int top_k, std::vector<Keyword>* out) const;
-
-  // jieba's KeywordExtractor.STOP_WORDS (31 lower-case English words).
-  static bool IsStopWord(std::string_view lower_case_word);
-
- private:
-  const Segmenter* segmenter_;
-  const IdfTable* idf_;
 };
 
 }  // namespace neardup

@@ -89,7 +89,8 @@ struct StoreOptions {
   int max_near_blocks = 4;
   // simhash chunker: the hash of each sentence feature. Seed 004 uses MD5.
   FeatureHashAlgorithm feature_hash = FeatureHashAlgorithm::kMd5;
-  // Default zstd (level 3); see doc/benchmarks-store.md for the measurement.
+  // Default zstd (level 3); see doc/benchmarks.md, "zstd: on by default", for
+  // the measurement.
   StoreCompression compression = StoreCompression::kZstd;
   int zstd_level = 3;
   // Open creates the store when the file does not exist. Default true.

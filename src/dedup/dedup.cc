@@ -288,4 +288,32 @@ Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupO
   return r;
 }
 
+ClusterRows ClusterMembers(const DedupResult& result) {
+  const std::vector<DedupRecord>& records = result.records;
+  const size_t n = records.size();
+  // Counting sort by cluster id: begin[c] .. begin[c + 1] holds cluster c.
+  std::vector<size_t> begin(n + 1, 0);
+  for (const DedupRecord& r : records) ++begin[r.cluster + 1];
+  for (size_t c = 0; c < n; ++c) begin[c + 1] += begin[c];
+  std::vector<size_t> sorted(n);
+  {
+    std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+    for (size_t i = 0; i < n; ++i) sorted[fill[records[i].cluster]++] = i;
+  }
+  ClusterRows rows;
+  rows.offsets.push_back(0);
+  for (size_t cluster = 0; cluster < n; ++cluster) {
+    if (begin[cluster + 1] - begin[cluster] < 2) continue;
+    size_t kept = sorted[begin[cluster]];
+    for (size_t m = begin[cluster]; m < begin[cluster + 1]; ++m) {
+      rows.members.push_back(sorted[m]);
+      if (!records[sorted[m]].duplicate) kept = sorted[m];
+    }
+    rows.ids.push_back(cluster);
+    rows.kept.push_back(kept);
+    rows.offsets.push_back(rows.members.size());
+  }
+  return rows;
+}
+
 }  // namespace neardup

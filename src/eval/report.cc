@@ -1,11 +1,12 @@
 // Copyright 2026 The neardup Authors.
 //
-// report.md, results.csv and gnuplot plots of an evaluation run.
+// report.md, results.csv, plot data and a gnuplot script of an evaluation run.
+// The library runs no process: drawing the plots is the caller's (the CLI runs
+// gnuplot on the script when it is installed).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -57,31 +58,13 @@ std::string CsvRow(const EvalRow& r) {
   return s.str();
 }
 
-bool HaveGnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-// Runs `script` (written to dir/plots.gp) in dir. Returns a line for report.md.
-std::string RunGnuplot(const std::string& dir, const std::string& script, bool plots) {
-  if (!plots) return "Plots were not requested.\n";
-  if (!HaveGnuplot()) {
-    return "gnuplot is not installed (Debian package `gnuplot-nox`), so this report has no "
-           "plots; the tables above and results.csv hold every number.\n";
-  }
-  if (!WriteText(dir + "/plots.gp", script).ok()) return "Could not write plots.gp.\n";
-  const std::string cmd = "cd " + ShellQuote(dir) + " && gnuplot plots.gp >/dev/null 2>&1";
-  if (std::system(cmd.c_str()) != 0) return "gnuplot failed on plots.gp; no plots.\n";
-  return "";
+// Writes `script` (when it draws anything) as dir/plots.gp and records it in
+// *files.
+Status WritePlotScript(const std::string& dir, const std::string& script, ReportFiles* files) {
+  if (files->plots.empty()) return Status::OK();
+  NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/plots.gp", script));
+  files->plot_scripts.push_back("plots.gp");
+  return Status::OK();
 }
 
 // The row with the best F1 among `rows` (optionally only precision >= min_p).
@@ -104,7 +87,9 @@ std::string BestCells(const EvalRow* r, bool dedup) {
 
 }  // namespace
 
-Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, bool plots) {
+Result<ReportFiles> WriteDocsReport(const DocsEvalReport& report, const std::string& dir) {
+  ReportFiles files;
+  files.dir = dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::filesystem::create_directories(dir + "/data", ec);
@@ -112,8 +97,7 @@ Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, boo
 
   std::string csv = std::string(kResultsCsvHeader) + "\n";
   for (const EvalRow& r : report.rows) csv += CsvRow(r);
-  Status s = WriteText(dir + "/results.csv", csv);
-  if (!s.ok()) return s;
+  NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.results, csv));
 
   // Rows by (edit, method label), in run order.
   std::vector<std::pair<std::string, int>> methods;
@@ -195,12 +179,13 @@ Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, boo
         dat += Num(r->threshold, 2) + " " + Num(r->precision) + " " + Num(r->recall) + " " +
                Num(r->f1) + " " + Num(r->dedup_rate) + "\n";
       }
-      s = WriteText(dir + "/" + file, dat);
-      if (!s.ok()) return s;
+      NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + file, dat));
+      files.data.push_back(file);
       (bits ? series : jac)
           .push_back("'" + file + "' using 1:4 with linespoints title '" + Label(name, bits) + "'");
     }
     if (!series.empty()) {
+      files.plots.push_back("f1_T" + Pct(edit) + ".png");
       gp << "set output 'f1_T" << Pct(edit) << ".png'\nset title 'F1 against k, T = " << Pct(edit)
          << "%'\nset xlabel 'k (Hamming distance)'\nset ylabel 'F1'\n"
          << "set yrange [0:1]\nplot ";
@@ -208,6 +193,7 @@ Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, boo
       gp << "\n";
     }
     if (!jac.empty()) {
+      files.plots.push_back("f1_minhash_T" + Pct(edit) + ".png");
       gp << "set output 'f1_minhash_T" << Pct(edit)
          << ".png'\nset title 'MinHash F1 against the Jaccard threshold, T = " << Pct(edit)
          << "%'\nset xlabel 'Jaccard threshold'\nset ylabel 'F1'\nset yrange [0:1]\nplot " << jac[0]
@@ -227,8 +213,9 @@ Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, boo
              Num(other ? static_cast<double>(h.other[d]) / static_cast<double>(other) : 0, 6) +
              " " + std::to_string(h.duplicate[d]) + " " + std::to_string(h.other[d]) + "\n";
     }
-    s = WriteText(dir + "/data/" + base + ".dat", dat);
-    if (!s.ok()) return s;
+    NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/data/" + base + ".dat", dat));
+    files.data.push_back("data/" + base + ".dat");
+    files.plots.push_back(base + ".png");
     gp << "set output '" << base << ".png'\nset title 'Hamming distances, "
        << Label(h.method, h.bits) << ", T = " << Pct(h.edit)
        << "%'\nset xlabel 'distance'\nset ylabel 'share of pairs'\nset autoscale y\n"
@@ -236,19 +223,26 @@ Status WriteDocsReport(const DocsEvalReport& report, const std::string& dir, boo
        << ".dat' using 1:2 with steps lw 2 title 'variant-original', 'data/" << base
        << ".dat' using 1:3 with steps lw 2 title 'other pairs'\nset autoscale x\n";
   }
-  const std::string note = RunGnuplot(dir, gp.str(), plots);
-  md << "## Plots\n\n" << note;
-  if (note.empty()) {
+  NEARDUP_RETURN_IF_ERROR(WritePlotScript(dir, gp.str(), &files));
+  md << "Every row (each method, bits, threshold, edit ratio) is in `results.csv`.\n\n";
+  // Last, so that AppendReportNote adds to it.
+  md << "## Plots\n\n";
+  if (!files.plot_scripts.empty()) {
+    md << "Drawn by `gnuplot plots.gp` in this directory from `data/`:\n\n";
     for (double edit : o.edits) {
-      md << "- ![F1 against k, T = " << Pct(edit) << "%](f1_T" << Pct(edit) << ".png)\n";
+      const std::string png = "f1_T" + Pct(edit) + ".png";
+      if (std::find(files.plots.begin(), files.plots.end(), png) == files.plots.end()) continue;
+      md << "- ![F1 against k, T = " << Pct(edit) << "%](" << png << ")\n";
     }
     md << "- distance histograms: `hist_<method>_<bits>_T<pct>.png`\n";
   }
-  md << "\nEvery row (each method, bits, threshold, edit ratio) is in `results.csv`.\n";
-  return WriteText(dir + "/report.md", md.str());
+  NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.report, md.str()));
+  return files;
 }
 
-Status WritePairsReport(const PairsEvalReport& report, const std::string& dir, bool plots) {
+Result<ReportFiles> WritePairsReport(const PairsEvalReport& report, const std::string& dir) {
+  ReportFiles files;
+  files.dir = dir;
   std::error_code ec;
   std::filesystem::create_directories(dir + "/data", ec);
   if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
@@ -256,8 +250,7 @@ Status WritePairsReport(const PairsEvalReport& report, const std::string& dir, b
   for (const PairsEvalMethod& m : report.methods) {
     for (const EvalRow& r : m.rows) csv += CsvRow(r);
   }
-  Status s = WriteText(dir + "/results.csv", csv);
-  if (!s.ok()) return s;
+  NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.results, csv));
 
   std::ostringstream md;
   md << "# neardup eval pairs\n\n- source: " << report.source << "\n- pairs: " << report.pairs
@@ -291,21 +284,35 @@ Status WritePairsReport(const PairsEvalReport& report, const std::string& dir, b
              " " + std::to_string(m.positive_hist[d]) + " " + std::to_string(m.negative_hist[d]) +
              "\n";
     }
-    s = WriteText(dir + "/data/" + base + ".dat", dat);
-    if (!s.ok()) return s;
+    NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/data/" + base + ".dat", dat));
+    files.data.push_back("data/" + base + ".dat");
+    files.plots.push_back(base + ".png");
     gp << "set output '" << base << ".png'\nset title 'Hamming distances of labelled pairs, "
        << Label(m.method, m.bits) << "'\nset xlabel 'distance'\nset ylabel 'share of pairs'\n"
        << "set xrange [0:" << m.bits << "]\nplot 'data/" << base
        << ".dat' using 1:2 with steps lw 2 title 'positive (label 1)', 'data/" << base
        << ".dat' using 1:3 with steps lw 2 title 'negative (label 0)'\n";
   }
-  const std::string note = RunGnuplot(dir, gp.str(), plots);
-  md << "\n## Plots\n\n"
-     << (note.empty() ? "Distance histograms of positive and negative pairs: "
-                        "`hist_<method>_<bits>.png`.\n"
-                      : note);
+  NEARDUP_RETURN_IF_ERROR(WritePlotScript(dir, gp.str(), &files));
   md << "\nPrecision and recall at every threshold are in `results.csv`.\n";
-  return WriteText(dir + "/report.md", md.str());
+  // Last, so that AppendReportNote adds to it.
+  md << "\n## Plots\n\n";
+  if (!files.plot_scripts.empty()) {
+    md << "Drawn by `gnuplot plots.gp` in this directory from `data/`: distance histograms of "
+          "positive and negative pairs, `hist_<method>_<bits>.png`.\n";
+  }
+  NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.report, md.str()));
+  return files;
+}
+
+Status AppendReportNote(const ReportFiles& files, std::string_view note) {
+  const std::string path = files.dir + "/" + files.report;
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << "\n" << note;
+  if (!note.empty() && note.back() != '\n') out << "\n";
+  out.close();
+  if (!out) return Status::IOError("cannot append to " + path);
+  return Status::OK();
 }
 
 }  // namespace neardup

@@ -9,7 +9,7 @@
 
 #include <string_view>
 
-#include "neardup/segmenter.h"
+#include "neardup/keywords.h"
 #include "segment/utf8.h"
 
 namespace neardup::features_internal {

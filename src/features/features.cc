@@ -619,18 +619,22 @@ Result<std::unique_ptr<FeatureExtractor>> FeatureExtractor::Create(const Feature
   return std::unique_ptr<FeatureExtractor>(new CharNgramExtractor(options, idf));
 }
 
+FeatureHash HashWeightedFeature(const WeightedFeature& feature, int bits,
+                                FeatureHashAlgorithm algorithm) {
+  FeatureHash h = HashFeature(feature.text, bits, algorithm);
+  if (feature.position >= 0) {
+    const FeatureHash mask = PositionMask(feature.position, bits);
+    h.lo ^= mask.lo;
+    h.hi ^= mask.hi;
+  }
+  return h;
+}
+
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,
                     FeatureHashAlgorithm algorithm) {
   SimHasher hasher(bits);
-  for (const WeightedFeature& f : features) {
-    FeatureHash h = HashFeature(f.text, bits, algorithm);
-    if (f.position >= 0) {
-      const FeatureHash mask = PositionMask(f.position, bits);
-      h.lo ^= mask.lo;
-      h.hi ^= mask.hi;
-    }
-    hasher.Add(h, f.weight);
-  }
+  for (const WeightedFeature& f : features)
+    hasher.Add(HashWeightedFeature(f, bits, algorithm), f.weight);
   return hasher.Finish();
 }
 

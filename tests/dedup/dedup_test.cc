@@ -97,6 +97,29 @@ TEST(DedupClusterTest, KeepLongest) {
   EXPECT_TRUE(r->pairs.empty());  // not collected
 }
 
+TEST(DedupClusterTest, ClusterMembersListsClustersOfTwoOrMore) {
+  // HandMade's cluster {A, B, C, F}, and D with a copy G(6); the empty E and
+  // nothing else are singletons.
+  std::vector<DedupDocument> docs = HandMade();
+  docs.push_back({docs[3].fingerprint, false, 1, std::nullopt});
+  for (const KeepPolicy keep : {KeepPolicy::kFirst, KeepPolicy::kLongest}) {
+    DedupOptions options;
+    options.keep = keep;
+    const Result<DedupResult> result = Dedup(docs, options);
+    ASSERT_TRUE(result.ok());
+    const ClusterRows rows = ClusterMembers(*result);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows.ids, (std::vector<size_t>{0, 3}));
+    // Longest: B (50 bytes, before C) and D (99).
+    EXPECT_EQ(rows.kept, (std::vector<size_t>{keep == KeepPolicy::kFirst ? 0u : 1u, 3u}));
+    EXPECT_EQ(rows.offsets, (std::vector<size_t>{0, 4, 6}));
+    EXPECT_EQ(rows.members, (std::vector<size_t>{0, 1, 2, 5, 3, 6}));
+    EXPECT_EQ(rows.Members(1).size(), 2u);
+    EXPECT_EQ(rows.Members(1)[1], 6u);
+  }
+  EXPECT_EQ(ClusterMembers(DedupResult()).size(), 0u);
+}
+
 TEST(DedupClusterTest, KeepField) {
   const auto docs = HandMade();
   DedupOptions opt;

@@ -135,5 +135,39 @@ TEST(EvalCli, PairsOnPawsxSlice) {
             0);
 }
 
+// The CLI, not the library, runs gnuplot: on the script the library wrote, in
+// the report directory; without gnuplot report.md says it has tables only.
+TEST(EvalCli, RunsGnuplotOnTheLibrarysScripts) {
+  const std::string dir = MakeTempDir("eval_gnuplot_cli");
+  WriteFile(dir + "/pairs.tsv",
+            "sentence1\tsentence2\tlabel\n今天天气很好\t今天天气很好啊\t1\n"
+            "我喜欢吃苹果\t他在北京工作\t0\n");
+  std::filesystem::create_directories(dir + "/bin");
+  WriteFile(dir + "/bin/gnuplot", "#!/bin/sh\necho \"$(pwd -P) $*\" >> '" + dir + "/log'\n");
+  std::filesystem::permissions(dir + "/bin/gnuplot", std::filesystem::perms::owner_all);
+  const char* old = std::getenv("PATH");
+  const std::string old_path = old ? old : "";
+  const std::vector<std::string> args = {
+      "eval", "pairs", dir + "/pairs.tsv", "--methods",    "chargram", "--bits",
+      "64",   "-q",    "--report",         dir + "/report"};
+
+  setenv("PATH", (dir + "/bin:" + old_path).c_str(), 1);
+  const auto drawn = RunCli(args);
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  const std::string one_run = std::filesystem::canonical(dir + "/report").string() + " plots.gp\n";
+  EXPECT_EQ(ReadFile(dir + "/log"), one_run);
+  EXPECT_EQ(ReadFile(dir + "/report/report.md").find("gnuplot is not installed"),
+            std::string::npos);
+
+  setenv("PATH", (dir + "/empty").c_str(), 1);  // no gnuplot
+  const auto tables_only = RunCli(args);
+  setenv("PATH", old_path.c_str(), 1);
+  ASSERT_EQ(tables_only.exit_code, 0) << tables_only.err;
+  EXPECT_NE(ReadFile(dir + "/report/report.md").find("gnuplot is not installed"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/report/plots.gp"));
+  EXPECT_EQ(ReadFile(dir + "/log"), one_run);  // not run again
+}
+
 }  // namespace
 }  // namespace neardup

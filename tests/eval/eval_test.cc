@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -21,6 +23,7 @@ namespace neardup {
 namespace {
 
 using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::ReadFile;
 using ::neardup::testing::WriteFile;
 
 // Plain O(nm) dynamic programme: the oracle of the bit-parallel LCS.
@@ -336,6 +339,80 @@ TEST(Harness, EvaluateDocsOnSyntheticCorpus) {
                               return bad;
                             }())
                    .ok());
+}
+
+// Puts a fake `gnuplot` that records its calls in `log` first on PATH for the
+// scope of the object.
+class FakeGnuplotOnPath {
+ public:
+  FakeGnuplotOnPath(const std::string& dir, const std::string& log) {
+    std::filesystem::create_directories(dir);
+    WriteFile(dir + "/gnuplot", "#!/bin/sh\necho \"$*\" >> '" + log + "'\n");
+    std::filesystem::permissions(dir + "/gnuplot", std::filesystem::perms::owner_all);
+    const char* old = std::getenv("PATH");
+    old_ = old ? old : "";
+    setenv("PATH", (dir + ":" + old_).c_str(), 1);
+  }
+  ~FakeGnuplotOnPath() { setenv("PATH", old_.c_str(), 1); }
+
+ private:
+  std::string old_;
+};
+
+TEST(Report, LibraryWritesPlotScriptsAndRunsNoProcess) {
+  const std::string dir = MakeTempDir("eval_report_lib");
+  FakeGnuplotOnPath fake(dir + "/bin", dir + "/gnuplot.log");
+
+  DocsEvalReport docs;
+  docs.options.edits = {0.1};
+  for (int k = 0; k <= 2; ++k) {
+    EvalRow r;
+    r.method = "chargram";
+    r.bits = 64;
+    r.threshold = k;
+    r.edit = 0.1;
+    r.f1 = 0.5;
+    docs.rows.push_back(r);
+  }
+  docs.histograms.push_back(
+      {"chargram", 64, 0.1, std::vector<uint64_t>(65, 1), std::vector<uint64_t>(65, 2)});
+  auto files = WriteDocsReport(docs, dir + "/docs");
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_EQ(files->dir, dir + "/docs");
+  EXPECT_EQ(files->plot_scripts, std::vector<std::string>{"plots.gp"});
+  EXPECT_EQ(files->plots, (std::vector<std::string>{"f1_T10.png", "hist_chargram_64_T10.png"}));
+  const std::string script = ReadFile(dir + "/docs/plots.gp");
+  for (const std::string& png : files->plots) {
+    EXPECT_NE(script.find("set output '" + png + "'"), std::string::npos) << png;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/docs/" + png)) << png;
+  }
+  for (const std::string& dat : files->data) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/docs/" + dat)) << dat;
+    EXPECT_NE(script.find("'" + dat + "'"), std::string::npos) << dat;
+  }
+  const std::string md = ReadFile(dir + "/docs/report.md");
+  EXPECT_NE(md.find("](f1_T10.png)"), std::string::npos);
+  // The Plots section is last: a note lands in it.
+  ASSERT_TRUE(AppendReportNote(*files, "no plots here").ok());
+  const std::string noted = ReadFile(dir + "/docs/report.md");
+  EXPECT_GT(noted.rfind("no plots here\n"), noted.rfind("## Plots"));
+
+  PairsEvalReport pairs;
+  pairs.methods.push_back({"minhash", 0, 0.5, {}, {}, {}});
+  auto none = WritePairsReport(pairs, dir + "/pairs_none");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->plot_scripts.empty());  // nothing to plot, no script
+  EXPECT_FALSE(std::filesystem::exists(dir + "/pairs_none/plots.gp"));
+  pairs.methods.push_back(
+      {"chargram", 64, 0.9, {}, std::vector<uint64_t>(65, 1), std::vector<uint64_t>(65, 1)});
+  auto some = WritePairsReport(pairs, dir + "/pairs");
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ(some->plot_scripts, std::vector<std::string>{"plots.gp"});
+  EXPECT_EQ(some->plots, std::vector<std::string>{"hist_chargram_64.png"});
+  EXPECT_TRUE(std::filesystem::exists(dir + "/pairs/data/hist_chargram_64.dat"));
+
+  // No gnuplot (nor anything else) was run.
+  EXPECT_FALSE(std::filesystem::exists(dir + "/gnuplot.log"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "neardup/features.h"
+#include "neardup/keywords.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
 #include "neardup/segmenter.h"
@@ -225,6 +226,20 @@ TEST(PositionMaskTest, SimHashMixesThePosition) {
   const FeatureHash h = HashFeature("能力", 64);
   EXPECT_EQ(SimHash(plain, 64).lo(), h.lo);
   EXPECT_EQ(SimHash(ranked, 64).lo(), h.lo ^ PositionMask(3, 64).lo);
+}
+
+TEST(PositionMaskTest, HashWeightedFeatureIsWhatSimHashAccumulates) {
+  for (int bits : {64, 128}) {
+    for (int position : {-1, 0, 7}) {
+      const WeightedFeature f{"学历", 2.5, position};
+      const FeatureHash h = HashWeightedFeature(f, bits);
+      const Fingerprint fp = SimHash(std::vector<WeightedFeature>{f}, bits);
+      for (int j = 0; j < bits; ++j) EXPECT_EQ(h.bit(j), fp.bit(j)) << bits << " " << j;
+      const FeatureHash md5 = HashWeightedFeature(f, bits, FeatureHashAlgorithm::kMd5);
+      EXPECT_EQ(SimHash(std::vector<WeightedFeature>{f}, bits, FeatureHashAlgorithm::kMd5).lo(),
+                md5.lo);
+    }
+  }
 }
 
 TEST_F(WeightsTest, Seed003WordOrderPair) {

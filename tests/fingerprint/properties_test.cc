@@ -3,7 +3,8 @@
 // Properties of real fingerprints on the THUCNews sample (../shared/data):
 // identical text gives distance 0, a 1 % edit of a long document a small
 // distance, and unrelated documents sit near f/2. The distributions are
-// printed so they can be reported (doc/fingerprint.md).
+// printed so they can be reported (doc/pipeline.md, "Measured distance
+// distributions"; the format itself: doc/fingerprint.md).
 
 #include <gtest/gtest.h>
 

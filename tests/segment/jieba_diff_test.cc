@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/keywords.h"
 #include "neardup/segmenter.h"
 #include "neardup/text.h"
 #include "tests/testing/test_util.h"

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "neardup/keywords.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {

@@ -87,15 +87,12 @@ int RunDedup(DedupFlags flags) {
   uint64_t bad_scores = 0;
   const bool keep_lines = !flags.unique_out.empty();
   const auto process = [&](const Document& doc) {
-    const DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text, doc.title);
-    // Packs the fingerprint and feature count for the emitter.
-    return fp.fingerprint.ToHex() + " " + std::to_string(fp.features);
+    return (*pipeline)->Fingerprint(doc.text, doc.title);
   };
-  const auto emit = [&](const Document& doc, std::string& packed) {
-    const size_t space = packed.find(' ');
+  const auto emit = [&](const Document& doc, DocumentFingerprint& fp) {
     DedupDocument d;
-    d.fingerprint = *Fingerprint::FromHex(std::string_view(packed).substr(0, space));
-    d.empty = std::stoull(packed.substr(space + 1)) == 0;
+    d.fingerprint = fp.fingerprint;
+    d.empty = fp.empty();
     d.length = doc.text.size();
     if (!score_field.empty()) {
       const auto f = doc.fields.find(score_field);
@@ -119,7 +116,7 @@ int RunDedup(DedupFlags flags) {
     seen.push_back(std::move(s));
   };
   flags.input.progress = true;
-  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
+  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
   if (!stats.ok()) return Fail(stats.status());
   if (bad_scores > 0) {
     std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
@@ -173,26 +170,14 @@ int RunDedup(DedupFlags flags) {
   if (!flags.clusters_out.empty()) {
     auto clusters = Output::Open(flags.clusters_out, flags.input.inputs);
     if (!clusters.ok()) return Fail(clusters.status());
-    // Members grouped by cluster id (compressed rows, in increasing
-    // position): two words per document, whatever the cluster sizes.
-    const size_t n = docs.size();
-    std::vector<size_t> begin(n + 1, 0);
-    for (const DedupRecord& r : result->records) ++begin[r.cluster + 1];
-    for (size_t c = 0; c < n; ++c) begin[c + 1] += begin[c];
-    std::vector<size_t> members(n);
-    std::vector<size_t> fill(begin.begin(), begin.end() - 1);
-    for (size_t i = 0; i < n; ++i) members[fill[result->records[i].cluster]++] = i;
-    for (size_t cluster = 0; cluster < n; ++cluster) {
-      const size_t size = begin[cluster + 1] - begin[cluster];
-      if (size < 2) continue;
+    const ClusterRows rows = ClusterMembers(*result);
+    for (size_t c = 0; c < rows.size(); ++c) {
       nlohmann::ordered_json ids = nlohmann::ordered_json::array();
-      size_t kept = members[begin[cluster]];
-      for (size_t m = begin[cluster]; m < begin[cluster + 1]; ++m) {
-        ids.push_back(seen[members[m]].id);
-        if (!result->records[members[m]].duplicate) kept = members[m];
-      }
-      nlohmann::ordered_json line = {
-          {"cluster", cluster}, {"size", size}, {"kept", seen[kept].id}, {"members", ids}};
+      for (size_t m : rows.Members(c)) ids.push_back(seen[m].id);
+      nlohmann::ordered_json line = {{"cluster", rows.ids[c]},
+                                     {"size", rows.Members(c).size()},
+                                     {"kept", seen[rows.kept[c]].id},
+                                     {"members", ids}};
       (*clusters)->Write(JsonLine(line));
     }
     closed = (*clusters)->Close();

@@ -2,6 +2,12 @@
 //
 // neardup eval docs | pairs: the evaluation harness (SPEC section 10).
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <sstream>
 
@@ -44,6 +50,60 @@ Result<std::vector<T>> ParseList(const std::string& spec, const char* what) {
   }
   if (out.empty()) return Status::InvalidArgument(std::string("no ") + what + " given");
   return out;
+}
+
+enum class GnuplotRun { kDone, kMissing, kFailed };
+
+// Runs `gnuplot SCRIPT` with `dir` as working directory and its output
+// discarded; no shell, so names need no quoting. kMissing: no gnuplot on PATH.
+GnuplotRun RunGnuplot(const std::string& dir, const std::string& script) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::string program = "gnuplot";
+  std::string argument = script;
+  char* argv[] = {program.data(), argument.data(), nullptr};
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned == ENOENT) return GnuplotRun::kMissing;
+  if (spawned != 0) return GnuplotRun::kFailed;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return GnuplotRun::kFailed;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? GnuplotRun::kDone : GnuplotRun::kFailed;
+}
+
+// Draws the report's plots: runs gnuplot on each script the library wrote, in
+// the report's directory. When plots were not requested, gnuplot is not
+// installed or fails, says so at the end of report.md (the tables and
+// results.csv hold every number) and, unless quiet, on stderr.
+Status DrawPlots(const ReportFiles& files, bool requested, bool quiet) {
+  if (files.plot_scripts.empty()) return Status::OK();
+  std::string note;
+  if (!requested) {
+    note = "Plots were not requested; `gnuplot plots.gp` in this directory draws them.\n";
+  } else {
+    for (const std::string& script : files.plot_scripts) {
+      const GnuplotRun run = RunGnuplot(files.dir, script);
+      if (run == GnuplotRun::kMissing) {
+        note =
+            "gnuplot is not installed (Debian package `gnuplot-nox`), so this report has no "
+            "plots; the tables above and results.csv hold every number.\n";
+        break;
+      }
+      if (run == GnuplotRun::kFailed) {
+        note = "gnuplot failed on " + script + "; no plots.\n";
+        break;
+      }
+    }
+  }
+  if (note.empty()) return Status::OK();
+  if (requested && !quiet) std::fprintf(stderr, "neardup: %s", note.c_str());
+  return AppendReportNote(files, note);
 }
 
 // --bits, --methods and --custom, shared by `eval docs` and `eval pairs`.
@@ -96,7 +156,9 @@ int RunDocs(const EvalFlags& flags) {
   }
   auto report = EvaluateDocs(corpus, options);
   if (!report.ok()) return Fail(report.status());
-  NEARDUP_RETURN_IF_ERROR_CLI(WriteDocsReport(*report, flags.report, !flags.no_plots));
+  auto files = WriteDocsReport(*report, flags.report);
+  if (!files.ok()) return Fail(files.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(DrawPlots(*files, !flags.no_plots, flags.quiet));
   if (!flags.quiet) {
     std::fprintf(stderr,
                  "neardup: %zu originals, %zu variants per edit ratio, %zu result rows; report "
@@ -115,7 +177,9 @@ int RunPairs(const EvalFlags& flags) {
   auto report = EvaluatePairs(*pairs, options);
   if (!report.ok()) return Fail(report.status());
   report->source = flags.pairs_file;
-  NEARDUP_RETURN_IF_ERROR_CLI(WritePairsReport(*report, flags.report, !flags.no_plots));
+  auto files = WritePairsReport(*report, flags.report);
+  if (!files.ok()) return Fail(files.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(DrawPlots(*files, !flags.no_plots, flags.quiet));
   if (!flags.quiet) {
     std::fprintf(stderr, "neardup: %zu pairs (%zu positive), %zu methods; report in %s\n",
                  report->pairs, report->positives, report->methods.size(), flags.report.c_str());

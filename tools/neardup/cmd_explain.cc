@@ -31,19 +31,11 @@ struct ExplainFlags {
   PipelineFlags pipeline;
 };
 
-// +1 / -1 per bit of a feature's hash as SimHash() uses it.
+// +1 / -1 per bit of the hash SimHash() accumulates for `f`.
 std::vector<int> Signs(const WeightedFeature& f, int bits, FeatureHashAlgorithm algorithm) {
-  FeatureHash h = HashFeature(f.text, bits, algorithm);
-  if (f.position >= 0) {
-    const FeatureHash mask = PositionMask(f.position, bits);
-    h.lo ^= mask.lo;
-    h.hi ^= mask.hi;
-  }
+  const FeatureHash h = HashWeightedFeature(f, bits, algorithm);
   std::vector<int> s(static_cast<size_t>(bits));
-  for (int j = 0; j < bits; ++j) {
-    const uint64_t word = j < 64 ? h.lo : h.hi;
-    s[static_cast<size_t>(j)] = ((word >> (j % 64)) & 1u) != 0 ? 1 : -1;
-  }
+  for (int j = 0; j < bits; ++j) s[static_cast<size_t>(j)] = h.bit(j) ? 1 : -1;
   return s;
 }
 

@@ -1,12 +1,12 @@
 // Copyright 2026 The neardup Authors.
 //
 // neardup idf build: trains an IDF table (jieba's idf.txt format) from a
-// corpus with seed 003's or seed 000's formula (include/neardup/idf.h).
+// corpus with seed 003's or seed 000's formula (include/neardup/keywords.h).
 
 #include <iostream>
 
 #include "common.h"
-#include "neardup/idf.h"
+#include "neardup/keywords.h"
 
 namespace neardup::cli {
 namespace {

@@ -85,16 +85,12 @@ Result<InputStats> ReadFingerprints(
   }
   const int bits = method.pipeline.bits;
   uint64_t bad = 0;
-  const auto process = [&](const Document& doc) -> std::string {
-    if (pipeline) {
-      const DocumentFingerprint fp = pipeline->Fingerprint(doc.text, doc.title);
-      return fp.fingerprint.ToHex() + " " + std::to_string(fp.features);
-    }
-    return doc.text + " 1";
+  // With --fingerprints the document's text is the fingerprint: parsed here.
+  const auto process = [&](const Document& doc) {
+    return pipeline ? pipeline->Fingerprint(doc.text, doc.title) : DocumentFingerprint{};
   };
-  const auto emit = [&](const Document& doc, std::string& packed) {
-    const size_t space = packed.find(' ');
-    auto fp = Fingerprint::FromHex(std::string_view(packed).substr(0, space));
+  const auto emit = [&](const Document& doc, DocumentFingerprint& computed) {
+    auto fp = pipeline ? Result<Fingerprint>(computed.fingerprint) : Fingerprint::FromHex(doc.text);
     if (!fp.ok() || fp->bits() != bits) {
       ++bad;
       std::cerr << "neardup: skipped: " << doc.source << ":" << doc.line << ": "
@@ -104,9 +100,9 @@ Result<InputStats> ReadFingerprints(
                 << "\n";
       return;
     }
-    sink(doc.id, DocumentFingerprint{*fp, std::stoull(packed.substr(space + 1))});
+    sink(doc.id, pipeline ? computed : DocumentFingerprint{*fp, 1});
   };
-  auto stats = ForEachDocument(flags.input, *read_options, process, emit);
+  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
   if (!stats.ok()) return stats.status();
   stats->malformed += bad;
   return stats;

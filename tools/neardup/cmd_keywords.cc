@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "neardup/keywords.h"
 
 namespace neardup::cli {
 namespace {

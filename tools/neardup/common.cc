@@ -173,7 +173,8 @@ Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
     }
   }
   // tw2sp, not t2s: on the manpages-zh zh_CN/zh_TW pairs it puts 55 % of the
-  // pairs within k = 3, t2s only 17 % (doc/normalization.md).
+  // pairs within k = 3, t2s only 17 % (doc/pipeline.md, "Normalization";
+  // doc/manpages.md).
   if (flags.t2s && n.t2s.empty()) n.t2s = "tw2sp";
   return n;
 }
@@ -330,6 +331,13 @@ Result<ReadOptions> MakeReadOptions(const InputFlags& flags) {
 
 Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
                                    const ProcessFn& process, const EmitFn& emit) {
+  return ForEachDocumentAs<std::string>(flags, base, process, emit);
+}
+
+template <typename T>
+Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions& base,
+                                     const std::function<T(const Document&)>& process,
+                                     const std::function<void(const Document&, T&)>& emit) {
   NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(flags.inputs, {}));
   ReadOptions options = base;
   options.on_issue = [](const InputIssue& issue) {
@@ -346,7 +354,7 @@ Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& b
   constexpr size_t kBatchDocs = 512;
   constexpr size_t kBatchBytes = size_t{8} << 20;
   std::vector<Document> batch;
-  std::vector<std::string> results;
+  std::vector<T> results;
   const bool progress = flags.progress && !flags.quiet && isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   uint64_t done_docs = 0, done_bytes = 0;
@@ -364,7 +372,7 @@ Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& b
       bytes += doc.text.size();
       batch.push_back(std::move(doc));
     }
-    results.assign(batch.size(), std::string());
+    results.assign(batch.size(), T());
     const int workers = std::min<int>(threads, static_cast<int>(batch.size()));
     if (workers <= 1) {
       for (size_t i = 0; i < batch.size(); ++i) results[i] = process(batch[i]);
@@ -409,6 +417,14 @@ Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& b
   if (!flags.quiet) std::cerr << SummaryLine(stats) << "\n";
   return stats;
 }
+
+template Result<InputStats> ForEachDocumentAs<std::string>(
+    const InputFlags&, const ReadOptions&, const std::function<std::string(const Document&)>&,
+    const std::function<void(const Document&, std::string&)>&);
+template Result<InputStats> ForEachDocumentAs<DocumentFingerprint>(
+    const InputFlags&, const ReadOptions&,
+    const std::function<DocumentFingerprint(const Document&)>&,
+    const std::function<void(const Document&, DocumentFingerprint&)>&);
 
 int InputExitCode(const InputFlags& flags, const InputStats& stats) {
   return flags.strict && stats.problems() > 0 ? kExitBadInput : kExitOk;

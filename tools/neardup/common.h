@@ -137,6 +137,13 @@ using ProcessFn = std::function<std::string(const Document&)>;
 using EmitFn = std::function<void(const Document&, std::string&)>;
 Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
                                    const ProcessFn& process, const EmitFn& emit);
+// The same with a typed worker result (a value-initialized T for each
+// document before `process`). Instantiated for std::string and
+// DocumentFingerprint.
+template <typename T>
+Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions& base,
+                                     const std::function<T(const Document&)>& process,
+                                     const std::function<void(const Document&, T&)>& emit);
 
 Result<ReadOptions> MakeReadOptions(const InputFlags& flags);
 

@@ -1,11 +1,10 @@
 // Copyright 2026 The neardup Authors.
 
-#include "neardup/idf.h"
-
 #include <cmath>
 #include <unordered_set>
 
 #include "features/candidates.h"
+#include "neardup/keywords.h"
 
 namespace neardup {
 

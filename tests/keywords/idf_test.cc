@@ -3,13 +3,11 @@
 // IDF training: document frequencies, both seeds' formulas by hand, the
 // round trip through idf.txt, and a corrupt file's error.
 
-#include "neardup/idf.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "neardup/segmenter.h"
+#include "neardup/keywords.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {

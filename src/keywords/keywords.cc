@@ -3,6 +3,8 @@
 // IdfTable (jieba.analyse.tfidf.IDFLoader) and KeywordExtractor
 // (jieba.analyse.tfidf.TFIDF.extract_tags with withWeight=True).
 
+#include "neardup/keywords.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "neardup/segmenter.h"
 #include "segment/data_error.h"
 #include "segment/utf8.h"
 
