@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
-#include "neardup/segmenter.h"
+#include "neardup/keywords.h"
 
 namespace {
 
