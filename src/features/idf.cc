@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "features/candidates.h"
+#include "segment/keyword_candidate.h"
 
 namespace neardup {
 
@@ -34,7 +34,7 @@ void DistinctTerms(const Segmenter& segmenter, std::string_view text,
   segmenter.Cut(text, &tokens);
   std::unordered_set<std::string_view> seen;
   for (std::string_view t : tokens) {
-    if (!features_internal::IsKeywordCandidate(t)) continue;
+    if (!segment::IsKeywordCandidate(t)) continue;
     if (seen.insert(t).second) out->push_back(t);
   }
 }
