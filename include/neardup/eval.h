@@ -50,7 +50,9 @@ namespace neardup {
 
 // ---------------------------------------------------------------- edit ratio
 
-// UTF-8 <-> code points. Invalid bytes decode to U+FFFD.
+// UTF-8 <-> code points. Decoding is strict (no overlong forms, surrogates or
+// code points above U+10FFFF): every byte outside a valid sequence decodes to
+// U+FFFD.
 std::u32string DecodeUtf8(std::string_view text);
 std::string EncodeUtf8(std::u32string_view text);
 

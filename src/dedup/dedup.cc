@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "dedup/union_find.h"
 #include "neardup/index.h"
+#include "util/union_find.h"
 
 namespace neardup {
 namespace {
@@ -182,7 +182,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     report("join", 0, 1);
   }
   report("join", 1, 1);
-  dedup_internal::UnionFind uf(n);
+  UnionFind uf(n);
   for (size_t g = 0; g < groups.size(); ++g) {
     const std::span<const size_t> m = groups.Members(g);
     for (size_t x : m.subspan(1)) uf.Union(m.front(), x);

@@ -16,20 +16,19 @@
 #include <numeric>
 #include <sstream>
 
-#include "dedup/union_find.h"
 #include "eval/random.h"
-#include "index/parallel.h"
 #include "neardup/eval.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
 #include "neardup/segmenter.h"
 #include "neardup/text.h"
+#include "util/thread_pool.h"
+#include "util/union_find.h"
 
 namespace neardup {
 namespace {
 
-using index_internal::ParallelFor;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The fingerprints of one method over a list of texts, reduced to what the
@@ -237,7 +236,7 @@ Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector
                const std::vector<size_t>& group, int threads) {
   const size_t n = fp.size();
   const int dmax = fp.max_distance();
-  const int workers = index_internal::ResolveThreads(threads);
+  const int workers = ResolveThreadCount(threads);
   std::vector<Scan> part(workers);
   for (Scan& s : part) {
     s.duplicate.assign(dmax + 1, 0);
@@ -465,7 +464,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
     shingles[i] = minhasher.Shingles((*normalizer)->Normalize(texts[i]));
     sigs[i] = minhasher.Signature(shingles[i]);
   });
-  dedup_internal::UnionFind groups(n);
+  UnionFind groups(n);
   for (const auto& [a, b] : LshCandidates(sigs, 32)) {
     if (ExactJaccard(shingles[a], shingles[b]) >= options.natural_jaccard) {
       groups.Union(a, b);

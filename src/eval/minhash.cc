@@ -8,12 +8,10 @@
 #include <limits>
 #include <unordered_map>
 
-#include "eval/random.h"
 #include "neardup/eval.h"
+#include "util/random.h"
 
 namespace neardup {
-
-using eval_internal::SplitMix64;
 
 MinHasher::MinHasher(const MinHashOptions& options) : options_(options) {
   seeds_.reserve(static_cast<size_t>(std::max(options_.permutations, 0)));

@@ -12,6 +12,7 @@
 #include "eval/random.h"
 #include "neardup/eval.h"
 #include "neardup/features.h"
+#include "util/utf8.h"
 
 namespace neardup {
 namespace {
@@ -99,41 +100,10 @@ bool IsAsciiAlnum(char32_t c) {
 std::u32string DecodeUtf8(std::string_view text) {
   std::u32string out;
   out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    int len = 0;
-    char32_t cp = 0;
-    if (c < 0x80) {
-      len = 1;
-      cp = c;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    }
-    bool ok = len > 0 && i + len <= text.size();
-    for (int k = 1; ok && k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(text[i + k]);
-      if ((cc & 0xC0) != 0x80) {
-        ok = false;
-      } else {
-        cp = (cp << 6) | (cc & 0x3F);
-      }
-    }
-    if (!ok) {
-      out.push_back(U'\uFFFD');
-      ++i;
-      continue;
-    }
-    out.push_back(cp);
-    i += len;
-  }
+  utf8::ForEachCodePoint(text, [&out](uint32_t c) {
+    out.push_back(c < utf8::kInvalidBase ? static_cast<char32_t>(c) : U'\uFFFD');
+    return true;
+  });
   return out;
 }
 

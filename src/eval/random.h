@@ -9,14 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace neardup::eval_internal {
+#include "util/random.h"
 
-inline uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+namespace neardup::eval_internal {
 
 // xoshiro256** seeded by SplitMix64 of the mixed seed words.
 class Rng {

@@ -15,7 +15,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "features/candidates.h"
+#include "segment/char_class.h"
+#include "segment/keyword_candidate.h"
+#include "util/ordered_string_index.h"
+#include "util/random.h"
 
 namespace neardup {
 namespace {
@@ -117,13 +120,6 @@ std::string_view Trim(std::string_view s) {
   return s.substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
 }
 
-uint64_t Mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 class WordFeatureExtractor final : public FeatureExtractor {
  public:
   WordFeatureExtractor(const FeatureOptions& options, const Segmenter* segmenter,
@@ -181,26 +177,13 @@ class WordFeatureExtractor final : public FeatureExtractor {
                                 std::vector<int32_t>* index_of) {
     candidates->clear();
     if (index_of != nullptr) index_of->assign(words.size(), -1);
-    // Open addressing over the candidates (index + 1; 0 = empty), per thread.
-    thread_local std::vector<uint32_t> slots;
-    size_t capacity = 64;
-    while (capacity < words.size() * 2) capacity *= 2;
-    if (slots.size() < capacity) slots.resize(capacity);
-    std::fill(slots.begin(), slots.begin() + static_cast<ptrdiff_t>(capacity), 0u);
-    const size_t mask = capacity - 1;
-    const std::hash<std::string_view> hasher;
+    thread_local OrderedStringIndex index;
+    index.Reset(words.size());
     for (size_t i = 0; i < words.size(); ++i) {
       const std::string_view w = words[i];
-      if (!features_internal::IsKeywordCandidate(w)) continue;
-      size_t slot = hasher(w) & mask;
-      while (slots[slot] != 0 && (*candidates)[slots[slot] - 1].word != w) {
-        slot = (slot + 1) & mask;
-      }
-      if (slots[slot] == 0) {
-        candidates->push_back({w, 0, i, 0});
-        slots[slot] = static_cast<uint32_t>(candidates->size());
-      }
-      const uint32_t c = slots[slot] - 1;
+      if (!segment::IsKeywordCandidate(w)) continue;
+      const auto [c, inserted] = index.Insert(w);
+      if (inserted) candidates->push_back({w, 0, i, 0});
       (*candidates)[c].count += 1;
       if (index_of != nullptr) (*index_of)[i] = static_cast<int32_t>(c);
     }
@@ -224,7 +207,7 @@ class WordFeatureExtractor final : public FeatureExtractor {
     std::vector<size_t> lens(candidates.size());
     size_t min_len = SIZE_MAX, max_len = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {
-      lens[i] = features_internal::CodePointCount(candidates[i].word);
+      lens[i] = utf8::CodePointCount(candidates[i].word);
       min_len = std::min(min_len, lens[i]);
       max_len = std::max(max_len, lens[i]);
     }
@@ -254,7 +237,7 @@ class WordFeatureExtractor final : public FeatureExtractor {
     // The neighbour sequence: every token but those made of white space only.
     words.clear();
     for (std::string_view t : tokens) {
-      if (!features_internal::IsAllWhitespace(t)) words.push_back(t);
+      if (!segment::IsAllPyWhitespace(t)) words.push_back(t);
     }
     CollectCandidates(words, &candidates, &index_of);
     if (candidates.empty()) return;
@@ -435,8 +418,8 @@ double Entropy(std::span<const uint32_t> counts) {
 FeatureHash PositionMask(int rank, int bits) {
   const auto r = static_cast<uint64_t>(static_cast<uint32_t>(rank));
   FeatureHash mask;
-  mask.lo = Mix64(r);
-  mask.hi = bits == 128 ? Mix64(r + (uint64_t{1} << 32)) : 0;
+  mask.lo = SplitMix64(r);
+  mask.hi = bits == 128 ? SplitMix64(r + (uint64_t{1} << 32)) : 0;
   return mask;
 }
 

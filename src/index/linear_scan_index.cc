@@ -6,9 +6,9 @@
 #include <unordered_set>
 
 #include "index/index_file.h"
-#include "index/parallel.h"
 #include "index/word.h"
 #include "neardup/index.h"
+#include "util/thread_pool.h"
 
 namespace neardup {
 namespace {
@@ -84,7 +84,7 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     const size_t chunks = (queries.size() + kChunk - 1) / kChunk;
     std::vector<std::vector<Neighbor>> found(chunks);
     std::vector<std::vector<size_t>> counts(chunks);
-    index_internal::ParallelFor(chunks, threads, [&](size_t c, int) {
+    ParallelFor(chunks, threads, [&](size_t c, int) {
       // Tiled: each block of entries (sized for L2) is scanned by every query
       // of the chunk before moving on, so large indexes stream from memory
       // once per chunk instead of once per query.
@@ -121,7 +121,7 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     constexpr size_t kRowsPerTask = 256;
     const size_t tasks = (n + kRowsPerTask - 1) / kRowsPerTask;
     std::vector<std::vector<IdPair>> found(tasks);
-    index_internal::ParallelFor(tasks, threads, [&](size_t t, int) {
+    ParallelFor(tasks, threads, [&](size_t t, int) {
       for (size_t i = t * kRowsPerTask; i < std::min(n, (t + 1) * kRowsPerTask); ++i) {
         const W x = fps_[i];
         for (size_t j = i + 1; j < n; ++j) {

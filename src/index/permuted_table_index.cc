@@ -30,9 +30,9 @@
 #include <unordered_set>
 
 #include "index/index_file.h"
-#include "index/parallel.h"
 #include "index/word.h"
 #include "neardup/index.h"
+#include "util/thread_pool.h"
 
 namespace neardup {
 namespace {
@@ -316,7 +316,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
     const size_t chunks = (queries.size() + kChunk - 1) / kChunk;
     std::vector<std::vector<Neighbor>> found(chunks);
     std::vector<std::vector<size_t>> counts(chunks);
-    index_internal::ParallelFor(chunks, threads, [&](size_t c, int) {
+    ParallelFor(chunks, threads, [&](size_t c, int) {
       const size_t begin = c * kChunk;
       const size_t end = std::min(queries.size(), begin + kChunk);
       SearchChunk(queries.subspan(begin, end - begin), k, &found[c], &counts[c]);
@@ -339,7 +339,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
       return Status::InvalidArgument("k must be in [0, " + std::to_string(layout_.max_k) +
                                      "], got " + std::to_string(k));
     }
-    const int workers = index_internal::ResolveThreads(threads);
+    const int workers = ResolveThreadCount(threads);
     std::vector<std::vector<IdPair>> found;
     // 1. Pairs inside each segment: (table, directory-slot range) tasks.
     for (const auto& seg : segments_) {
@@ -349,7 +349,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
       const size_t tasks = specs_.size() * pieces;
       const size_t base = found.size();
       found.resize(base + tasks);
-      index_internal::ParallelFor(tasks, workers, [&](size_t task, int) {
+      ParallelFor(tasks, workers, [&](size_t task, int) {
         const size_t t = task / pieces;
         const size_t p = task % pieces;
         JoinTableSlots(s, t, slots * p / pieces, slots * (p + 1) / pieces, k, &found[base + task]);
@@ -364,7 +364,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
       const size_t tasks = (sj.fps.size() + kRows - 1) / kRows;
       const size_t base = found.size();
       found.resize(base + tasks);
-      index_internal::ParallelFor(tasks, workers, [&](size_t task, int) {
+      ParallelFor(tasks, workers, [&](size_t task, int) {
         auto& f = found[base + task];
         for (size_t r = task * kRows; r < std::min(sj.fps.size(), (task + 1) * kRows); ++r) {
           if (sj.is_dead(r)) continue;
@@ -640,7 +640,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
     const size_t nt = specs_.size();
     s->tables.resize(nt - 1);
     s->dirs.resize(nt);
-    index_internal::ParallelFor(nt, options_.build_threads, [&](size_t t, int) {
+    ParallelFor(nt, options_.build_threads, [&](size_t t, int) {
       if (t > 0) {
         std::vector<W>& tab = s->tables[t - 1];
         tab.resize(n);
@@ -696,7 +696,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
     const size_t nt = specs_.size();
     s->tables.resize(nt - 1);
     s->dirs.resize(nt);
-    index_internal::ParallelFor(nt, options_.build_threads, [&](size_t t, int) {
+    ParallelFor(nt, options_.build_threads, [&](size_t t, int) {
       if (t > 0) {
         std::vector<W>& tab = s->tables[t - 1];
         tab.resize(n);

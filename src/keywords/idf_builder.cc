@@ -3,8 +3,8 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "features/candidates.h"
 #include "neardup/keywords.h"
+#include "segment/keyword_candidate.h"
 
 namespace neardup {
 
@@ -33,7 +33,7 @@ void DistinctTerms(const Segmenter& segmenter, std::string_view text,
   segmenter.Cut(text, &tokens);
   std::unordered_set<std::string_view> seen;
   for (std::string_view t : tokens) {
-    if (!features_internal::IsKeywordCandidate(t)) continue;
+    if (!segment::IsKeywordCandidate(t)) continue;
     if (seen.insert(t).second) out->push_back(t);
   }
 }

@@ -13,8 +13,11 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "neardup/segmenter.h"
+#include "segment/char_class.h"
 #include "segment/data_error.h"
-#include "segment/utf8.h"
+#include "segment/keyword_candidate.h"
+#include "util/ordered_string_index.h"
 
 namespace neardup {
 
@@ -61,13 +64,13 @@ std::string_view StripPy(std::string_view s) {
   const auto* p = begin;
   while (p < end) {
     int len;
-    if (!segment::IsPyWhitespace(segment::DecodeOne(p, end, &len))) break;
+    if (!segment::IsPyWhitespace(utf8::Decode(p, end, &len))) break;
     p += len;
   }
   const auto* last_end = p;
   for (const auto* q = p; q < end;) {
     int len;
-    const bool space = segment::IsPyWhitespace(segment::DecodeOne(q, end, &len));
+    const bool space = segment::IsPyWhitespace(utf8::Decode(q, end, &len));
     q += len;
     if (!space) last_end = q;
   }
@@ -106,7 +109,7 @@ Result<IdfTable> IdfTable::Load(const std::string& path) {
     rep.arena = std::move(ss).str();
   }
   const std::string_view text = rep.arena;
-  if (!segment::IsValidUtf8(text)) {
+  if (!utf8::IsValid(text)) {
     return Status::Corruption(path + ": IDF table is not UTF-8");
   }
   size_t pos = 0;
@@ -218,37 +221,18 @@ void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Key
   thread_local std::vector<std::string_view> words;
   segmenter_->Cut(text, &words);
 
-  // freq: insertion-ordered, as Python's dict: entries in first-occurrence
-  // order plus an open-addressing index over them (per-thread, reused).
+  // freq: insertion-ordered, as Python's dict (per-thread, reused).
   thread_local std::vector<std::pair<std::string_view, double>> freq;
-  thread_local std::vector<uint32_t> slots;  // index into freq + 1; 0 = empty
+  thread_local OrderedStringIndex index;
   freq.clear();
-  size_t capacity = 64;
-  while (capacity < words.size() * 2) capacity *= 2;
-  if (slots.size() < capacity) slots.resize(capacity);
-  std::fill(slots.begin(), slots.begin() + static_cast<ptrdiff_t>(capacity), 0u);
-  const size_t mask = capacity - 1;
-  const std::hash<std::string_view> hasher;
-  char lower[8];
+  index.Reset(words.size());
   for (std::string_view w : words) {
-    if (segment::StrippedCodePointCount(w) < 2) continue;
-    // w.lower() in stop_words: the stop words are lower-case ASCII and any
-    // token of two or more characters is ASCII and Han only (or "\r\n"), so
-    // ASCII lower-casing decides membership.
-    if (w.size() <= 5) {
-      for (size_t i = 0; i < w.size(); ++i) {
-        const char c = w[i];
-        lower[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-      }
-      if (IsStopWord(std::string_view(lower, w.size()))) continue;
-    }
-    size_t slot = hasher(w) & mask;
-    while (slots[slot] != 0 && freq[slots[slot] - 1].first != w) slot = (slot + 1) & mask;
-    if (slots[slot] == 0) {
+    if (!segment::IsKeywordCandidate(w)) continue;
+    const auto [entry, inserted] = index.Insert(w);
+    if (inserted) {
       freq.emplace_back(w, 1.0);
-      slots[slot] = static_cast<uint32_t>(freq.size());
     } else {
-      freq[slots[slot] - 1].second += 1.0;
+      freq[entry].second += 1.0;
     }
   }
   double total = 0;  // sum(freq.values())

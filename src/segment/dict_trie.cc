@@ -4,7 +4,7 @@
 
 #include <bit>
 
-#include "segment/utf8.h"
+#include "segment/char_class.h"
 
 namespace neardup::segment {
 
@@ -27,8 +27,8 @@ int32_t DictTrie::FindUtf8(std::string_view word) const {
   int32_t node = 0;
   while (p < end) {
     int len;
-    const uint32_t cp = DecodeOne(p, end, &len);
-    if (cp >= kInvalidBase) return kNone;
+    const uint32_t cp = utf8::Decode(p, end, &len);
+    if (cp >= utf8::kInvalidBase) return kNone;
     node = Child(node, cp);
     if (node == kNone) return kNone;
     p += len;

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "segment/char_class.h"
 #include "segment/data_error.h"
-#include "segment/utf8.h"
 
 namespace neardup::segment {
 namespace {
@@ -164,8 +164,8 @@ class LiteralParser {
       const auto* p = reinterpret_cast<const unsigned char*>(src_.data() + pos_);
       int len;
       const uint32_t cp =
-          DecodeOne(p, reinterpret_cast<const unsigned char*>(src_.data()) + src_.size(), &len);
-      if (cp >= kInvalidBase) return Error("invalid UTF-8 in string");
+          utf8::Decode(p, reinterpret_cast<const unsigned char*>(src_.data()) + src_.size(), &len);
+      if (cp >= utf8::kInvalidBase) return Error("invalid UTF-8 in string");
       out->push_back(static_cast<char32_t>(cp));
       pos_ += len;
     }

@@ -14,20 +14,19 @@
 #include <limits>
 #include <sstream>
 
+#include "segment/char_class.h"
 #include "segment/data_error.h"
 #include "segment/dict_trie.h"
 #include "segment/hmm_model.h"
-#include "segment/utf8.h"
 
 namespace neardup {
 
-using segment::DecodeOne;
 using segment::DictTrie;
 using segment::IsAsciiAlnum;
 using segment::IsAsciiDigit;
 using segment::IsHan;
 using segment::IsHanBlockChar;
-using segment::kInvalidBase;
+using utf8::kInvalidBase;
 
 namespace {
 
@@ -66,7 +65,7 @@ size_t Decode(std::string_view text, Scratch* s) {
       continue;
     }
     int len;
-    cps[n++] = DecodeOne(p, end, &len);
+    cps[n++] = utf8::Decode(p, end, &len);
     p += len;
   }
   offs[n] = text.size();
@@ -109,7 +108,7 @@ std::vector<uint32_t> ToCodePoints(std::string_view word) {
   const auto* end = p + word.size();
   while (p < end) {
     int len;
-    cps.push_back(DecodeOne(p, end, &len));
+    cps.push_back(utf8::Decode(p, end, &len));
     p += len;
   }
   return cps;
@@ -195,7 +194,7 @@ Status Segmenter::Impl::LoadMainDict(const std::string& path) {
                                 std::string(line.substr(0, 80)) + "'; " +
                                 std::string(segment::kInstallHint));
     };
-    if (!segment::IsValidUtf8(line)) return bad("not UTF-8");
+    if (!utf8::IsValid(line)) return bad("not UTF-8");
     const size_t sp1 = line.find(' ');
     if (sp1 == std::string_view::npos) return bad("expected 'word freq [tag]'");
     const std::string_view word = line.substr(0, sp1);
@@ -280,7 +279,7 @@ Status Segmenter::Impl::LoadUserDict(const std::string& path) {
     std::string_view line = StripAscii(std::string_view(text.data() + pos, nl - pos));
     pos = nl + 1;
     ++line_no;
-    if (!segment::IsValidUtf8(line)) {
+    if (!utf8::IsValid(line)) {
       return Status::Corruption(path + ":" + std::to_string(line_no) +
                                 ": user dictionary must be UTF-8");
     }

@@ -8,6 +8,8 @@
 #include <cassert>
 #include <cstring>
 
+#include "util/random.h"
+
 namespace neardup::store_internal {
 namespace {
 
@@ -17,11 +19,8 @@ constexpr std::array<uint64_t, 256> MakeGearTable() {
   std::array<uint64_t, 256> table{};
   uint64_t state = 0x6e65617264757021ULL;  // "neardup!"
   for (uint64_t& entry : table) {
-    state += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    entry = z ^ (z >> 31);
+    entry = SplitMix64(state);
+    state += kSplitMix64Gamma;
   }
   return table;
 }

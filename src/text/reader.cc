@@ -16,6 +16,7 @@
 
 #include "neardup/extract.h"
 #include "neardup/text.h"
+#include "util/utf8.h"
 
 namespace neardup {
 namespace {
@@ -54,34 +55,6 @@ bool LooksLikeRoff(std::string_view text) {
          text.starts_with(".so ") || text.starts_with(".Dd ");
 }
 
-// Length of the valid UTF-8 sequence at s[i] (strict: no overlongs, no
-// surrogates, nothing above U+10FFFF), or 0 when s[i] starts none.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
-  }
-  return len;
-}
-
 // A file name as a document id and issue source: unchanged when it is valid
 // UTF-8; otherwise every byte outside a valid sequence becomes "\xNN" and every
 // backslash "\\", so that two different names never give the same id (and no
@@ -89,7 +62,7 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 std::string NameForId(std::string_view name, bool* escaped) {
   *escaped = false;
   for (size_t i = 0; i < name.size();) {
-    const size_t len = Utf8SequenceLength(name, i);
+    const size_t len = utf8::SequenceLength(name, i);
     if (len == 0) {
       *escaped = true;
       break;
@@ -100,7 +73,7 @@ std::string NameForId(std::string_view name, bool* escaped) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (size_t i = 0; i < name.size();) {
-    const size_t len = Utf8SequenceLength(name, i);
+    const size_t len = utf8::SequenceLength(name, i);
     if (len == 0) {
       const auto b = static_cast<unsigned char>(name[i]);
       out += "\\x";

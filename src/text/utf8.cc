@@ -1,5 +1,7 @@
 // Copyright 2026 The neardup Authors.
 
+#include "util/utf8.h"
+
 #include "neardup/text.h"
 
 namespace neardup {
@@ -11,32 +13,10 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // invalid, *skip is the length of the maximal invalid subpart (at least 1), so
 // that each subpart becomes one U+FFFD (the Unicode "best practice").
 size_t ValidSequence(std::string_view s, size_t i, size_t* skip) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  *skip = 1;
-  if (b0 < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // no overlongs
-    if (b0 == 0xED) hi = 0x9F;  // no surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;  // no overlongs
-    if (b0 == 0xF4) hi = 0x8F;  // <= U+10FFFF
-  } else {
-    return 0;
-  }
-  for (size_t k = 1; k < len; ++k) {
-    if (i + k >= s.size()) return 0;
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    const unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
-    if (b < l || b > h) return 0;
-    *skip = k + 1;
-  }
-  return len;
+  int len, subpart = 1;
+  const bool valid = utf8::DecodeAt(s, i, &len, &subpart) < utf8::kInvalidBase;
+  *skip = static_cast<size_t>(subpart);
+  return valid ? static_cast<size_t>(len) : 0;
 }
 
 }  // namespace

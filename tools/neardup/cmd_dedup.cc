@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "neardup/dedup.h"
+#include "util/thread_pool.h"
 
 namespace neardup::cli {
 namespace {
@@ -56,7 +57,7 @@ int RunDedup(DedupFlags flags) {
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
   DedupOptions options;
   options.k = flags.k >= 0 ? flags.k : flags.pipeline.default_k;
-  options.threads = ThreadCount(flags.input.threads);
+  options.threads = ResolveThreadCount(flags.input.threads);
   if (flags.mode == "cluster") {
     options.mode = DedupMode::kCluster;
   } else if (flags.mode == "stream") {

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "neardup/eval.h"
+#include "util/thread_pool.h"
 
 namespace neardup::cli {
 namespace {
@@ -138,7 +139,7 @@ int RunDocs(const EvalFlags& flags) {
   options.min_chars = flags.min_chars;
   options.share = flags.share;
   options.seed = flags.seed;
-  options.threads = ThreadCount(flags.threads);
+  options.threads = ResolveThreadCount(flags.threads);
   options.dataset_dir = flags.write_dataset;
 
   ReadOptions read;
@@ -171,7 +172,7 @@ int RunDocs(const EvalFlags& flags) {
 int RunPairs(const EvalFlags& flags) {
   PairsEvalOptions options;
   NEARDUP_RETURN_IF_ERROR_CLI(ParseMethodFlags(flags, &options));
-  options.threads = ThreadCount(flags.threads);
+  options.threads = ResolveThreadCount(flags.threads);
   auto pairs = ReadLabelledPairs(flags.pairs_file);
   if (!pairs.ok()) return Fail(pairs.status());
   auto report = EvaluatePairs(*pairs, options);

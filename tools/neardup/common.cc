@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -17,10 +16,10 @@
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <thread>
 
 #include "neardup/method.h"
 #include "neardup/presets.h"
+#include "util/thread_pool.h"
 
 namespace neardup::cli {
 
@@ -193,12 +192,6 @@ Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags) {
   return method->pipeline;
 }
 
-int ThreadCount(int requested) {
-  if (requested > 0) return requested;
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
-
 int Fail(const Status& status) {
   std::cerr << "neardup: error: " << status.message() << "\n";
   return status.IsInvalidArgument() ? kExitUsage : kExitError;
@@ -349,69 +342,34 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
   };
   auto reader = DocumentReader::Open(flags.inputs, options);
   if (!reader.ok()) return reader.status();
-  const int threads = ThreadCount(flags.threads);
-  // Batches bound memory and keep the output in input order.
-  constexpr size_t kBatchDocs = 512;
-  constexpr size_t kBatchBytes = size_t{8} << 20;
-  std::vector<Document> batch;
-  std::vector<T> results;
+  // One pool for the whole run; batches bound memory and keep the output in
+  // input order.
+  ThreadPool pool(flags.threads);
+  if (!pool.start_error().empty()) {
+    // A memory or process limit: go on with the threads there are.
+    std::cerr << "neardup: warning: started " << pool.threads() - 1 << " of "
+              << pool.requested() - 1 << " worker threads (" << pool.start_error()
+              << "); continuing with fewer\n";
+  }
   const bool progress = flags.progress && !flags.quiet && isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   uint64_t done_docs = 0, done_bytes = 0;
-  bool thread_warning_given = false;
-  bool more = true;
-  while (more) {
-    batch.clear();
-    size_t bytes = 0;
-    while (batch.size() < kBatchDocs && bytes < kBatchBytes) {
-      Document doc;
-      if (!(*reader)->Next(&doc)) {
-        more = false;
-        break;
-      }
-      bytes += doc.text.size();
-      batch.push_back(std::move(doc));
-    }
-    results.assign(batch.size(), T());
-    const int workers = std::min<int>(threads, static_cast<int>(batch.size()));
-    if (workers <= 1) {
-      for (size_t i = 0; i < batch.size(); ++i) results[i] = process(batch[i]);
-    } else {
-      std::atomic<size_t> next{0};
-      const auto work = [&] {
-        for (size_t i = next++; i < batch.size(); i = next++) results[i] = process(batch[i]);
-      };
-      std::vector<std::thread> pool;
-      pool.reserve(workers);
-      for (int t = 0; t < workers; ++t) {
-        try {
-          pool.emplace_back(work);
-        } catch (const std::system_error& e) {
-          // A memory or process limit: go on with the threads there are.
-          if (!thread_warning_given) {
-            std::cerr << "neardup: warning: started " << pool.size() << " of " << workers
-                      << " worker threads (" << e.what() << "); continuing with fewer\n";
-            thread_warning_given = true;
-          }
-          break;
+  OrderedParallelMap<Document, T>(
+      &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20},
+      [&](Document* doc) { return (*reader)->Next(doc); },
+      [](const Document& doc) { return doc.text.size(); }, process,
+      [&](Document& doc, T& result) {
+        done_bytes += doc.text.size();
+        emit(doc, result);
+        ++done_docs;
+        if (progress && done_docs % 512 == 0) {
+          const double secs =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::fprintf(stderr, "\r\033[Kneardup: %llu documents, %.1f MB, %.1f MB/s",
+                       static_cast<unsigned long long>(done_docs), done_bytes / 1e6,
+                       secs > 0 ? done_bytes / 1e6 / secs : 0.0);
         }
-      }
-      if (pool.empty()) work();
-      for (std::thread& t : pool) t.join();
-    }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      done_bytes += batch[i].text.size();
-      emit(batch[i], results[i]);
-    }
-    done_docs += batch.size();
-    if (progress) {
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "\r\033[Kneardup: %llu documents, %.1f MB, %.1f MB/s",
-                   static_cast<unsigned long long>(done_docs), done_bytes / 1e6,
-                   secs > 0 ? done_bytes / 1e6 / secs : 0.0);
-    }
-  }
+      });
   if (progress) std::fprintf(stderr, "\r\033[K");
   const InputStats stats = (*reader)->stats();
   if (!flags.quiet) std::cerr << SummaryLine(stats) << "\n";

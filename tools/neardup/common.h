@@ -87,9 +87,6 @@ inline constexpr int kMaxThreads = 1024;
 // usage error).
 void AddThreadsOption(CLI::App* cmd, int* threads);
 
-// `requested` threads; 0: all hardware threads.
-int ThreadCount(int requested);
-
 // Prints "neardup: error: <message>" and returns kExitError.
 int Fail(const Status& status);
 

@@ -1,16 +1,19 @@
 // Copyright 2026 The neardup Authors.
 //
-// Internal: disjoint sets with path compression (halving) and union by size.
+// Internal: disjoint sets with path compression (halving) and union by size,
+// used by dedup and the evaluation harness to group near-duplicates.
+//
+// Thread safety: none; Find compresses paths, so even it mutates.
 
-#ifndef NEARDUP_DEDUP_UNION_FIND_H_
-#define NEARDUP_DEDUP_UNION_FIND_H_
+#ifndef NEARDUP_UTIL_UNION_FIND_H_
+#define NEARDUP_UTIL_UNION_FIND_H_
 
 #include <cstddef>
 #include <numeric>
 #include <utility>
 #include <vector>
 
-namespace neardup::dedup_internal {
+namespace neardup {
 
 class UnionFind {
  public:
@@ -44,6 +47,6 @@ class UnionFind {
   std::vector<size_t> size_;
 };
 
-}  // namespace neardup::dedup_internal
+}  // namespace neardup
 
-#endif  // NEARDUP_DEDUP_UNION_FIND_H_
+#endif  // NEARDUP_UTIL_UNION_FIND_H_
