@@ -81,8 +81,9 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
   if (with_fingerprint_options) {
     cmd->add_option("--method", flags->method,
-                    "Preset: " + PresetNames() + " (default " + std::string(kDefaultMethod) +
-                        "; see doc/methods.md); the options below override it");
+                    "A preset (" + PresetNames() + "; default " + std::string(kDefaultMethod) +
+                        ") or a method's text form, e.g. tfidf,bits=128,topk=10 (method.h, "
+                        "doc/methods.md); the options below override it");
     cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128 (default: the method's)")
         ->check(CLI::IsMember({64, 128}));
     cmd->add_option("--features", flags->features,
