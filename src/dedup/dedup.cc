@@ -42,7 +42,9 @@ Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, in
       return Status::InvalidArgument("documents mix 64- and 128-bit fingerprints");
     }
   }
-  const int max_k = (*bits == 0 ? 64 : *bits) / 4;
+  // Without a non-empty document nothing is compared, so any k >= 0 will do
+  // (an empty corpus is not a usage error whatever the method's k).
+  const int max_k = *bits == 0 ? 128 / 4 : *bits / 4;
   if (opt.k < 0 || opt.k > max_k) {
     return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k) + "], got " +
                                    std::to_string(opt.k));

@@ -104,6 +104,7 @@ TEST(DedupClusterTest, ClusterMembersListsClustersOfTwoOrMore) {
   docs.push_back({docs[3].fingerprint, false, 1, std::nullopt});
   for (const KeepPolicy keep : {KeepPolicy::kFirst, KeepPolicy::kLongest}) {
     DedupOptions options;
+    options.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
     options.keep = keep;
     const Result<DedupResult> result = Dedup(docs, options);
     ASSERT_TRUE(result.ok());
@@ -196,10 +197,10 @@ TEST(DedupTest, RejectsBadOptions) {
   opt.k = -1;
   EXPECT_TRUE(Dedup(docs, opt).status().IsInvalidArgument());
   docs[3].fingerprint = Fingerprint::From128(1, 2);
-  EXPECT_TRUE(Dedup(docs, DedupOptions{}).status().IsInvalidArgument());
+  EXPECT_TRUE(Dedup(docs, DedupOptions{.k = 3}).status().IsInvalidArgument());
   // An empty document's width does not matter.
   docs[3].empty = true;
-  EXPECT_TRUE(Dedup(docs, DedupOptions{}).ok());
+  EXPECT_TRUE(Dedup(docs, DedupOptions{.k = 3}).ok());
 }
 
 TEST(DedupTest, NoDocumentsAndOnlyEmpty) {
