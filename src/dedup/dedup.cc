@@ -174,11 +174,10 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     popt.bits = bits;
     popt.max_k = opt.k;
     popt.build_threads = opt.threads;
-    auto index = PermutedTableIndex::Build(popt, ids, fps);
-    if (!index.ok()) return index.status();
+    NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
     report("index", 1, 1);
     report("join", 0, 1);
-    NEARDUP_RETURN_IF_ERROR((*index)->SelfJoin(opt.k, opt.threads, &group_pairs));
+    NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, &group_pairs));
   } else {
     report("index", 1, 1);
     report("join", 0, 1);
@@ -240,8 +239,7 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   popt.max_k = opt.k;
   popt.expected_size = n;
   popt.build_threads = opt.threads;
-  auto index = PermutedTableIndex::Create(popt);
-  if (!index.ok()) return index.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Create(popt));
   std::vector<Neighbor> hits;
   for (size_t i = 0; i < n; ++i) {
     if (opt.progress && i % 65536 == 0) opt.progress("stream", i, n);
@@ -250,9 +248,9 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
     rec.cluster = i;
     rec.nearest = i;
     if (docs[i].empty) continue;
-    NEARDUP_RETURN_IF_ERROR((*index)->Search(docs[i].fingerprint, opt.k, &hits));
+    NEARDUP_RETURN_IF_ERROR(index->Search(docs[i].fingerprint, opt.k, &hits));
     if (hits.empty()) {
-      NEARDUP_RETURN_IF_ERROR((*index)->Add(i, docs[i].fingerprint));
+      NEARDUP_RETURN_IF_ERROR(index->Add(i, docs[i].fingerprint));
       continue;
     }
     // Sorted by (distance, id): the first hit is the closest, earliest kept one.

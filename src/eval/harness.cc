@@ -93,26 +93,23 @@ class EvalMethod {
     if (name == "exact" || name == "minhash") {
       m->kind =
           name == "exact" ? MethodFingerprints::Kind::kExact : MethodFingerprints::Kind::kMinHash;
-      auto normalizer = Normalizer::Create(NormalizeOptions{});
-      if (!normalizer.ok()) return normalizer.status();
-      m->normalizer_ = std::move(*normalizer);
+      NEARDUP_ASSIGN_OR_RETURN(auto normalizer, Normalizer::Create(NormalizeOptions{}));
+      m->normalizer_ = std::move(normalizer);
       return m;
     }
-    auto preset = FindPreset(name);
-    if (!preset.ok()) return preset.status();
-    return FromPipeline(name, preset->pipeline, bits);
+    NEARDUP_ASSIGN_OR_RETURN(auto preset, FindPreset(name));
+    return FromPipeline(name, preset.pipeline, bits);
   }
 
   // A SimHash method: `options` with its width overridden by `bits`.
   static Result<std::unique_ptr<EvalMethod>> FromPipeline(const std::string& name,
                                                           PipelineOptions options, int bits) {
     options.bits = bits;
-    auto pipeline = Pipeline::Create(options);
-    if (!pipeline.ok()) return pipeline.status();
+    NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(options));
     auto m = std::make_unique<EvalMethod>();
     m->name = name;
     m->bits = bits;
-    m->pipeline_ = std::move(*pipeline);
+    m->pipeline_ = std::move(pipeline);
     return m;
   }
 
@@ -191,9 +188,8 @@ Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(
     const std::vector<int>& bits) {
   std::vector<std::string> list = names;
   if (list.empty() && custom.empty()) {
-    auto all = ParseEvalMethods("all");
-    if (!all.ok()) return all.status();
-    list = *all;
+    NEARDUP_ASSIGN_OR_RETURN(auto all, ParseEvalMethods("all"));
+    list = all;
   }
   for (int b : bits) {
     if (b != 64 && b != 128) return Status::InvalidArgument("bits must be 64 or 128");
@@ -201,22 +197,19 @@ Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(
   std::vector<std::unique_ptr<EvalMethod>> out;
   for (const std::string& name : list) {
     if (name == "exact" || name == "minhash") {
-      auto m = EvalMethod::Create(name, 0);
-      if (!m.ok()) return m.status();
-      out.push_back(std::move(*m));
+      NEARDUP_ASSIGN_OR_RETURN(auto m, EvalMethod::Create(name, 0));
+      out.push_back(std::move(m));
       continue;
     }
     for (int b : bits) {
-      auto m = EvalMethod::Create(name, b);
-      if (!m.ok()) return m.status();
-      out.push_back(std::move(*m));
+      NEARDUP_ASSIGN_OR_RETURN(auto m, EvalMethod::Create(name, b));
+      out.push_back(std::move(m));
     }
   }
   for (const CustomMethod& c : custom) {
     for (int b : bits) {
-      auto m = EvalMethod::CreateCustom(c, b);
-      if (!m.ok()) return m.status();
-      out.push_back(std::move(*m));
+      NEARDUP_ASSIGN_OR_RETURN(auto m, EvalMethod::CreateCustom(c, b));
+      out.push_back(std::move(m));
     }
   }
   return out;
@@ -365,9 +358,8 @@ Result<CustomMethod> ParseCustomMethod(std::string_view spec) {
     text = "tfidf,features=" + std::string(rest.substr(0, s1)) +
            ",weights=" + std::string(rest.substr(s1 + 1, s2 - s1 - 1)) + ",topk=" + topk;
   }
-  auto method = Method::Parse(text);
-  if (!method.ok()) return method.status();
-  m.pipeline = method->pipeline;
+  NEARDUP_ASSIGN_OR_RETURN(auto method, Method::Parse(text));
+  m.pipeline = method.pipeline;
   return m;
 }
 
@@ -426,8 +418,8 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   for (double t : options.edits) {
     if (t <= 0 || t >= 1) return Status::InvalidArgument("edit ratios must be in (0, 1)");
   }
-  auto methods = MakeMethods(options.methods, options.custom, options.bits);
-  if (!methods.ok()) return methods.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto methods,
+                           MakeMethods(options.methods, options.custom, options.bits));
 
   DocsEvalReport report;
   report.options = options;
@@ -456,12 +448,11 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   // Natural duplicates among the originals: LSH candidates (32 bands of 4
   // rows: a pair at Jaccard 0.8 is missed with probability 1e-7), verified
   // with the exact Jaccard of the 3-gram sets.
-  auto normalizer = Normalizer::Create(NormalizeOptions{});
-  if (!normalizer.ok()) return normalizer.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto normalizer, Normalizer::Create(NormalizeOptions{}));
   MinHasher minhasher;
   std::vector<std::vector<uint64_t>> shingles(n), sigs(n);
   ParallelFor(n, options.threads, [&](size_t i, int) {
-    shingles[i] = minhasher.Shingles((*normalizer)->Normalize(texts[i]));
+    shingles[i] = minhasher.Shingles(normalizer->Normalize(texts[i]));
     sigs[i] = minhasher.Signature(shingles[i]);
   });
   UnionFind groups(n);
@@ -475,7 +466,7 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   // Fingerprints of the originals, once per method.
   std::vector<MethodFingerprints> original_fps;
   std::vector<double> original_secs;
-  for (const auto& m : *methods) {
+  for (const auto& m : methods) {
     double secs = 0;
     original_fps.push_back(m->Run(texts, options.threads, &secs));
     original_secs.push_back(secs);
@@ -534,8 +525,8 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
     std::vector<bool> truth(n + variants);
     for (size_t i = 0; i < n + variants; ++i) truth[i] = group_size[group[i]] >= 2;
 
-    for (size_t mi = 0; mi < methods->size(); ++mi) {
-      const EvalMethod& m = *(*methods)[mi];
+    for (size_t mi = 0; mi < methods.size(); ++mi) {
+      const EvalMethod& m = *methods[mi];
       double secs = 0;
       MethodFingerprints all = m.Run(vtexts, options.threads, &secs);
       // The dataset: originals then variants.
@@ -596,8 +587,8 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
 
 Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
                                       const PairsEvalOptions& options) {
-  auto methods = MakeMethods(options.methods, options.custom, options.bits);
-  if (!methods.ok()) return methods.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto methods,
+                           MakeMethods(options.methods, options.custom, options.bits));
   PairsEvalReport report;
   report.pairs = pairs.size();
   std::vector<std::string> left, right;
@@ -609,7 +600,7 @@ Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
     report.positives += p.positive ? 1 : 0;
   }
   const uint64_t positives = report.positives;
-  for (const auto& mp : *methods) {
+  for (const auto& mp : methods) {
     const EvalMethod& m = *mp;
     double s1 = 0, s2 = 0;
     const MethodFingerprints a = m.Run(left, options.threads, &s1);

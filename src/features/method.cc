@@ -172,12 +172,11 @@ Result<std::string> FileDigest(const std::string& path) {
 Method Method::Default() { return *FromPreset(kDefaultMethod); }
 
 Result<Method> Method::FromPreset(std::string_view name) {
-  auto preset = FindPreset(name);
-  if (!preset.ok()) return preset.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto preset, FindPreset(name));
   Method m;
-  m.name = preset->name;
-  m.pipeline = preset->pipeline;
-  m.default_k = preset->default_k;
+  m.name = preset.name;
+  m.pipeline = preset.pipeline;
+  m.default_k = preset.default_k;
   return m;
 }
 
@@ -194,9 +193,8 @@ Result<Method> Method::Parse(std::string_view text,
     start = end + 1;
   }
   const std::string_view name = parts.empty() ? std::string_view() : parts[0];
-  auto base = FromPreset(name.empty() ? kDefaultMethod : name);
-  if (!base.ok()) return base.status();
-  Method m = std::move(*base);
+  NEARDUP_ASSIGN_OR_RETURN(auto base, FromPreset(name.empty() ? kDefaultMethod : name));
+  Method m = std::move(base);
   const Method preset = m;
   PipelineOptions& p = m.pipeline;
   bool topk_given = false, k_given = false, weights_given = false, bits_given = false;
@@ -208,9 +206,8 @@ Result<Method> Method::Parse(std::string_view text,
       return Status::InvalidArgument("method '" + std::string(text) + "': '" + std::string(part) +
                                      "' is not key=value");
     }
-    auto value = Decode(part.substr(eq + 1));
-    if (!value.ok()) return value.status();
-    settings.emplace_back(std::string(part.substr(0, eq)), std::move(*value));
+    NEARDUP_ASSIGN_OR_RETURN(auto value, Decode(part.substr(eq + 1)));
+    settings.emplace_back(std::string(part.substr(0, eq)), std::move(value));
   }
   settings.insert(settings.end(), more.begin(), more.end());
   for (const auto& [key, v] : settings) {
@@ -219,19 +216,16 @@ Result<Method> Method::Parse(std::string_view text,
     } else if (key == "features") {
       NEARDUP_RETURN_IF_ERROR(ParseFeatureKind(v, &p.features));
     } else if (key == "weights") {
-      auto w = ParseWeightScheme(v);
-      if (!w.ok()) return w.status();
-      p.features.weights = *w;
+      NEARDUP_ASSIGN_OR_RETURN(auto w, ParseWeightScheme(v));
+      p.features.weights = w;
       weights_given = true;
     } else if (key == "topk") {
-      auto n = ParseInt(key, v);
-      if (!n.ok()) return n.status();
-      p.features.top_k = *n;
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      p.features.top_k = n;
       topk_given = true;
     } else if (key == "bits") {
-      auto n = ParseInt(key, v);
-      if (!n.ok()) return n.status();
-      p.bits = *n;
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      p.bits = n;
       bits_given = true;
     } else if (key == "hash") {
       if (v == "xxh3") {
@@ -242,9 +236,8 @@ Result<Method> Method::Parse(std::string_view text,
         return Status::InvalidArgument("method key hash: '" + v + "' (expected xxh3 or md5)");
       }
     } else if (key == "entropy_threshold") {
-      auto d = ParseDouble(key, v);
-      if (!d.ok()) return d.status();
-      p.features.entropy_threshold = *d;
+      NEARDUP_ASSIGN_OR_RETURN(auto d, ParseDouble(key, v));
+      p.features.entropy_threshold = d;
     } else if (key == "hmm") {
       if (v != "0" && v != "1") {
         return Status::InvalidArgument("method key hmm: '" + v + "' (expected 1 or 0)");
@@ -257,9 +250,8 @@ Result<Method> Method::Parse(std::string_view text,
     } else if (key == "marker_words") {
       p.marker_words_path = v;
     } else if (key == "k") {
-      auto n = ParseInt(key, v);
-      if (!n.ok()) return n.status();
-      m.default_k = *n;
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      m.default_k = n;
       k_given = true;
     } else if (key.ends_with("_digest") && key.size() > 7) {
       m.digests[key.substr(0, key.size() - 7)] = v;
@@ -361,9 +353,8 @@ Status Method::Resolve() {
   }
   if (p.features.weights == WeightScheme::kImproved) {
     if (p.marker_words_path.empty()) {
-      auto found = FindDataFile(kMarkerWordsFile, p.data_dir);
-      if (!found.ok()) return found.status();
-      p.marker_words_path = *found;
+      NEARDUP_ASSIGN_OR_RETURN(auto found, FindDataFile(kMarkerWordsFile, p.data_dir));
+      p.marker_words_path = found;
     }
     absolute(&p.marker_words_path);
     NEARDUP_RETURN_IF_ERROR(record("marker_words", p.marker_words_path));

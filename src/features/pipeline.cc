@@ -12,37 +12,33 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const PipelineOptions& option
                                    std::to_string(options.bits));
   }
   std::unique_ptr<Pipeline> p(new Pipeline(options));
-  auto normalizer = Normalizer::Create(options.normalize);
-  if (!normalizer.ok()) return normalizer.status();
-  p->normalizer_ = std::move(*normalizer);
+  NEARDUP_ASSIGN_OR_RETURN(auto normalizer, Normalizer::Create(options.normalize));
+  p->normalizer_ = std::move(normalizer);
   if (options.features.kind == FeatureKind::kWords) {
-    auto segmenter = Segmenter::Open(options.segmenter);
-    if (!segmenter.ok()) return segmenter.status();
-    p->segmenter_ = std::move(*segmenter);
+    NEARDUP_ASSIGN_OR_RETURN(auto segmenter, Segmenter::Open(options.segmenter));
+    p->segmenter_ = std::move(segmenter);
   }
   const WeightScheme weights = options.features.weights;
   if (weights == WeightScheme::kTfidf || weights == WeightScheme::kImproved ||
       weights == WeightScheme::kEntropy) {
-    auto idf = options.idf_path.empty() ? IdfTable::LoadDefault(options.segmenter.jieba_dir)
-                                        : IdfTable::Load(options.idf_path);
-    if (!idf.ok()) return idf.status();
-    p->idf_ = std::make_unique<IdfTable>(std::move(*idf));
+    NEARDUP_ASSIGN_OR_RETURN(auto idf, options.idf_path.empty()
+                                           ? IdfTable::LoadDefault(options.segmenter.jieba_dir)
+                                           : IdfTable::Load(options.idf_path));
+    p->idf_ = std::make_unique<IdfTable>(std::move(idf));
   }
   if (weights == WeightScheme::kImproved) {
     std::string path = options.marker_words_path;
     if (path.empty()) {
-      auto found = FindDataFile(kMarkerWordsFile, options.data_dir);
-      if (!found.ok()) return found.status();
-      path = *found;
+      NEARDUP_ASSIGN_OR_RETURN(auto found, FindDataFile(kMarkerWordsFile, options.data_dir));
+      path = found;
     }
-    auto markers = MarkerLexicon::Load(path);
-    if (!markers.ok()) return markers.status();
-    p->markers_ = std::make_unique<MarkerLexicon>(std::move(*markers));
+    NEARDUP_ASSIGN_OR_RETURN(auto markers, MarkerLexicon::Load(path));
+    p->markers_ = std::make_unique<MarkerLexicon>(std::move(markers));
   }
-  auto extractor = FeatureExtractor::Create(options.features, p->segmenter_.get(), p->idf_.get(),
-                                            p->markers_.get());
-  if (!extractor.ok()) return extractor.status();
-  p->extractor_ = std::move(*extractor);
+  NEARDUP_ASSIGN_OR_RETURN(
+      auto extractor, FeatureExtractor::Create(options.features, p->segmenter_.get(), p->idf_.get(),
+                                               p->markers_.get()));
+  p->extractor_ = std::move(extractor);
   return p;
 }
 

@@ -214,9 +214,8 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
     auto ids_text = file::ReadWholeFile(ids_path);
     std::optional<IdsHeader> ids_header;
     if (ids_text.ok()) {
-      auto h = ParseIdsHeader(FirstLine(*ids_text), ids_path);
-      if (!h.ok()) return h.status();
-      ids_header = std::move(*h);
+      NEARDUP_ASSIGN_OR_RETURN(auto h, ParseIdsHeader(FirstLine(*ids_text), ids_path));
+      ids_header = std::move(h);
       if (ids_header->index_checksum == checksum) {
         p.ids_text = std::move(*ids_text);
         p.ids_file = ids_path;
@@ -424,28 +423,27 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     if (!lock.ok()) return lock.status();
     rep->lock = std::move(*lock);
   }
-  auto raw = ReadCommittedPair(path);
-  if (!raw.ok()) return raw.status();
-  auto index = LoadIndexFromMemory(raw->index_bytes, path);
+  NEARDUP_ASSIGN_OR_RETURN(auto raw, ReadCommittedPair(path));
+  auto index = LoadIndexFromMemory(raw.index_bytes, path);
   if (!index.ok()) return index.status();
   rep->index = std::move(*index);
-  NEARDUP_RETURN_IF_ERROR(ParseIds(*raw, *rep->index, &rep->names));
-  if (auto b = raw->header.pipeline.find("bits");
-      b != raw->header.pipeline.end() && *b != rep->index->bits()) {
-    return Bad(raw->ids_file, 1,
+  NEARDUP_RETURN_IF_ERROR(ParseIds(raw, *rep->index, &rep->names));
+  if (auto b = raw.header.pipeline.find("bits");
+      b != raw.header.pipeline.end() && *b != rep->index->bits()) {
+    return Bad(raw.ids_file, 1,
                "says " + b->dump() + " bits, the index has " + std::to_string(rep->index->bits()));
   }
-  rep->header.pipeline_json = raw->header.pipeline.dump();
-  rep->header.fingerprints_input = raw->header.fingerprints_input;
+  rep->header.pipeline_json = raw.header.pipeline.dump();
+  rep->header.fingerprints_input = raw.header.fingerprints_input;
   for (uint64_t n = 0; n < rep->names.size(); ++n) {
     if (rep->names[n]) rep->live.emplace(*rep->names[n], n);
   }
-  rep->file_bytes = static_cast<int64_t>(raw->index_bytes.size());
-  rep->committed_checksum = index_internal::StoredChecksum(raw->index_bytes);
+  rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
+  rep->committed_checksum = index_internal::StoredChecksum(raw.index_bytes);
   if (mode == Mode::kReadWrite) {
-    if (raw->from_pending) {
+    if (raw.from_pending) {
       // Finish the interrupted commit: its commit point had passed.
-      NEARDUP_RETURN_IF_ERROR(file::RenameFile(raw->ids_file, IdsPath(path)));
+      NEARDUP_RETURN_IF_ERROR(file::RenameFile(raw.ids_file, IdsPath(path)));
       NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
     }
     rep->RemoveLeftovers();
@@ -474,8 +472,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
   rep->header = header;
   rep->header.pipeline_json = Json::parse(header.pipeline_json).dump();
   // Validated first so that a bad layout fails before the lock is waited for.
-  auto empty = PermutedTableIndex::Create(options);
-  if (!empty.ok()) return empty.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto empty, PermutedTableIndex::Create(options));
   auto lock = file::FileLock::Acquire(LockPath(path));
   if (!lock.ok()) return lock.status();
   rep->lock = std::move(*lock);
@@ -492,9 +489,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
     rep->names.emplace_back(ids[i]);
     rep->live.emplace(ids[i], i);
   }
-  auto built = PermutedTableIndex::Build(options, numeric, fps);
-  if (!built.ok()) return built.status();
-  rep->index = std::move(*built);
+  NEARDUP_ASSIGN_OR_RETURN(auto built, PermutedTableIndex::Build(options, numeric, fps));
+  rep->index = std::move(built);
   // Leftovers are not removed here: until this index commits, a pending ids
   // file may still belong to the committed index file.
   rep->dirty = true;

@@ -37,8 +37,7 @@ Status Bad(std::string_view name, const std::string& why) {
 
 Status WriteIndexFileContents(const std::string& path, const IndexFileHeader& header,
                               const std::vector<IndexEntry>& entries, uint64_t* checksum) {
-  auto out = file::WritableFile::Create(path);
-  if (!out.ok()) return out.status();
+  NEARDUP_ASSIGN_OR_RETURN(auto out, file::WritableFile::Create(path));
   XXH3_state_t* state = XXH3_createState();
   if (state == nullptr) return Status::ResourceExhausted("XXH3_createState failed");
   XXH3_64bits_reset(state);
@@ -56,7 +55,7 @@ Status WriteIndexFileContents(const std::string& path, const IndexFileHeader& he
   Status status;
   auto flush = [&]() {
     XXH3_64bits_update(state, buf.data(), buf.size());
-    if (status.ok()) status = (*out)->Append(buf);
+    if (status.ok()) status = out->Append(buf);
     buf.clear();
   };
   for (const IndexEntry& e : entries) {
@@ -69,11 +68,11 @@ Status WriteIndexFileContents(const std::string& path, const IndexFileHeader& he
   const uint64_t digest = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   PutU64(&buf, digest);
-  if (status.ok()) status = (*out)->Append(buf);
-  if (status.ok()) status = (*out)->Sync();
-  if (status.ok()) status = (*out)->Close();
+  if (status.ok()) status = out->Append(buf);
+  if (status.ok()) status = out->Sync();
+  if (status.ok()) status = out->Close();
   if (!status.ok()) {
-    out->reset();
+    out.reset();
     (void)file::RemoveFile(path);
     return status;
   }

@@ -13,9 +13,8 @@ namespace neardup {
 
 Result<std::unique_ptr<HammingIndex>> LoadIndexFromMemory(std::string_view bytes,
                                                           std::string_view name) {
-  auto parsed = index_internal::ParseIndexFile(bytes, name);
-  if (!parsed.ok()) return parsed.status();
-  index_internal::IndexFileContents& c = *parsed;
+  NEARDUP_ASSIGN_OR_RETURN(auto parsed, index_internal::ParseIndexFile(bytes, name));
+  index_internal::IndexFileContents& c = parsed;
   if (c.header.type == IndexType::kLinearScan) {
     auto index = LinearScanIndex::Build(c.header.bits, c.ids, c.fps);
     if (!index.ok()) return Status::Corruption(std::string(name) + ": " + index.status().message());

@@ -207,9 +207,8 @@ Result<std::unique_ptr<LinearScanIndex>> LinearScanIndex::Create(int bits) {
 Result<std::unique_ptr<LinearScanIndex>> LinearScanIndex::Build(int bits,
                                                                 std::span<const uint64_t> ids,
                                                                 std::span<const Fingerprint> fps) {
-  auto index = Create(bits);
-  if (!index.ok()) return index.status();
-  NEARDUP_RETURN_IF_ERROR((*index)->AddBatch(ids, fps));
+  NEARDUP_ASSIGN_OR_RETURN(auto index, Create(bits));
+  NEARDUP_RETURN_IF_ERROR(index->AddBatch(ids, fps));
   return index;
 }
 

@@ -779,9 +779,8 @@ Result<std::unique_ptr<PermutedTableIndex>> PermutedTableIndex::Create(
 Result<std::unique_ptr<PermutedTableIndex>> PermutedTableIndex::Build(
     PermutedTableOptions options, std::span<const uint64_t> ids, std::span<const Fingerprint> fps) {
   if (options.expected_size == 0) options.expected_size = std::max<size_t>(fps.size(), 1);
-  auto index = Create(options);
-  if (!index.ok()) return index.status();
-  NEARDUP_RETURN_IF_ERROR((*index)->AddBatch(ids, fps));
+  NEARDUP_ASSIGN_OR_RETURN(auto index, Create(options));
+  NEARDUP_RETURN_IF_ERROR(index->AddBatch(ids, fps));
   return index;
 }
 
