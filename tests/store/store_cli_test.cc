@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <zip.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -29,6 +30,23 @@ std::string MakeDocxFile(const std::string& dir, const std::string& paragraphs_x
   zip_file_add(z, "word/document.xml", src, 0);
   EXPECT_EQ(zip_close(z), 0);
   return path;
+}
+
+TEST(StoreCliTest, LsEscapesControlCharactersInNames) {
+  const std::string dir = testing::MakeTempDir("cli_store_names");
+  const std::string store = dir + "/s.db";
+  // One file whose name holds a newline, a tab and a backslash: `ls` must show
+  // one line for it, not two names.
+  const std::string odd = dir + "/two\nlines\tand\\slash.txt";
+  testing::WriteFile(odd, "内容。");
+  auto r = RunCli({"store", "add", "--store", store, odd});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunCli({"store", "ls", "--store", store});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, dir + "/two\\nlines\\tand\\\\slash.txt\n");
+  r = RunCli({"store", "get", "--store", store, odd});
+  EXPECT_EQ(r.out, "内容。");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(StoreCliTest, AddGetLsStatsVerifyRm) {

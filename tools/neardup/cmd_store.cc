@@ -103,6 +103,30 @@ int RunGet(const StoreArgs& args) {
   return kExitOk;
 }
 
+// A stored name on one line, as `ls -b` shows it: backslash, tab, newline and
+// the other control characters escaped (\\, \t, \n, \xNN), so that a name
+// holding a newline cannot pass for two files.
+std::string EscapeName(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[5];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 int RunLs(const StoreArgs& args) {
   auto store = OpenStore(args, /*create=*/false);
   if (!store.ok()) return Fail(store.status());
@@ -112,7 +136,7 @@ int RunLs(const StoreArgs& args) {
     if (args.long_format) {
       std::cout << f.size << "\t" << f.sha256_hex << "\t" << f.chunker << "\t" << f.entries << "\t";
     }
-    std::cout << f.name << "\n";
+    std::cout << EscapeName(f.name) << "\n";
   }
   return kExitOk;
 }
@@ -210,7 +234,8 @@ void AddStoreCommand(CLI::App& app, ExitCode* exit_code) {
   get->add_option("-o,--output", args->output, "Output file (default: standard output)");
   get->callback([args, exit_code] { exit_code->value = RunGet(*args); });
 
-  CLI::App* ls = store->add_subcommand("ls", "List stored files");
+  CLI::App* ls = store->add_subcommand(
+      "ls", "List stored files, one per line (control characters and \\ in names escaped)");
   add_store_option(ls);
   ls->add_flag("-l,--long", args->long_format, "Show size, SHA-256, chunker and entries");
   ls->callback([args, exit_code] { exit_code->value = RunLs(*args); });
