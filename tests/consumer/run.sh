@@ -2,16 +2,28 @@
 # Installs the build tree into a temporary prefix, builds tests/consumer
 # against it with find_package(neardup COMPONENTS core), checks that its link
 # line names none of the higher layers' libraries, and runs it.
-#   tests/consumer/run.sh BUILD_DIR WORK_DIR
+#   tests/consumer/run.sh BUILD_DIR WORK_DIR [FLAGS]
+# FLAGS (compile and link) are those the library was built with that a program
+# must share, e.g. -fsanitize=address,undefined for a sanitizer build.
 set -euo pipefail
 build=$1
 work=$2
+flags=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$here" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/build" >/dev/null
+log=$work/log.txt
+run() {
+  if ! "$@" >>"$log" 2>&1; then
+    echo "FAIL: $*" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+}
+run cmake --install "$build" --prefix "$work/prefix"
+run cmake -S "$here" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags"
+run cmake --build "$work/build"
 link=$(ninja -C "$work/build" -t commands core_consumer | tail -1)
 for lib in icu opencc poppler sqlite zstd zip pugixml libz neardup_text neardup_nlp neardup_store \
            neardup_eval; do
