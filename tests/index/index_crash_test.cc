@@ -20,7 +20,10 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "neardup/document_index.h"
 #include "tests/testing/test_util.h"
@@ -64,32 +67,48 @@ struct Child {
   rlim_t fsize_limit = RLIM_INFINITY;
 };
 
-// Starts the CLI; returns its pid.
+// Starts the CLI; returns its pid. Everything the child needs (argv, the
+// environment, file names) is built before fork(): a test may fork while
+// another of its threads allocates, and between fork() and exec() the child
+// must not allocate (the allocator's lock may be held by a thread that does
+// not exist in the child: a deadlock seen under ASan).
 pid_t Start(const Child& c) {
+  std::string path = NEARDUP_CLI_PATH;
+  std::vector<std::string> args = c.args;
+  std::vector<char*> argv;
+  argv.push_back(path.data());
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view key = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& [k, v] : c.env) overridden = overridden || k == key;
+    if (!overridden) env.emplace_back(entry);
+  }
+  for (const auto& [k, v] : c.env) env.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t pid = fork();
   if (pid != 0) return pid;
-  const auto redirect = [](const std::string& path, int flags, int fd) {
-    const int f = open(path.c_str(), flags, 0644);
+  // The child: async-signal-safe calls only, up to execve.
+  const auto redirect = [](const char* file, int flags, int fd) {
+    const int f = open(file, flags, 0644);
     if (f < 0) _exit(126);
     dup2(f, fd);
     close(f);
   };
-  redirect(c.stdin_file, O_RDONLY, 0);
-  redirect(c.stdout_file, O_WRONLY | O_CREAT | O_TRUNC, 1);
-  redirect(c.stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 2);
-  for (const auto& [k, v] : c.env) setenv(k.c_str(), v.c_str(), 1);
+  redirect(c.stdin_file.c_str(), O_RDONLY, 0);
+  redirect(c.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 1);
+  redirect(c.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 2);
   if (c.fsize_limit != RLIM_INFINITY) {
     signal(SIGXFSZ, SIG_IGN);  // write(2) fails with EFBIG instead
     const rlimit lim = {c.fsize_limit, c.fsize_limit};
     setrlimit(RLIMIT_FSIZE, &lim);
   }
-  std::vector<char*> argv;
-  std::string path = NEARDUP_CLI_PATH;
-  argv.push_back(path.data());
-  std::vector<std::string> copy = c.args;
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  execv(path.c_str(), argv.data());
+  execve(path.c_str(), argv.data(), envp.data());
   _exit(127);
 }
 
