@@ -162,8 +162,8 @@ TEST(RoffTest, RandomHostilePagesKeepTheirTextLines) {
     size_t pos = 0;
     for (const std::string& line : text_lines) {
       const size_t at = out.find(line + "\n", pos);
-      ASSERT_NE(at, std::string::npos)
-          << "lost text line '" << line << "' of " << ::testing::PrintToString(page) << " -> " << out;
+      ASSERT_NE(at, std::string::npos) << "lost text line '" << line << "' of "
+                                       << ::testing::PrintToString(page) << " -> " << out;
       EXPECT_TRUE(at == 0 || out[at - 1] == '\n') << ::testing::PrintToString(page);
       pos = at + line.size() + 1;
     }
