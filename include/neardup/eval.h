@@ -28,7 +28,7 @@
 //                (a variant, its original, natural duplicates of either) and
 //                predicted a duplicate when it has any predicted partner.
 //
-// Thread safety: the free functions are reentrant; a Perturber or MinHasher
+// Thread safety: the free functions are reentrant; a Perturber
 // is immutable after construction and may be shared between threads.
 
 #ifndef NEARDUP_EVAL_H_
@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "neardup/minhash.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
 
@@ -104,41 +105,14 @@ class Perturber {
 
 // ------------------------------------------------------------------ MinHash
 
-struct MinHashOptions {
-  int permutations = 128;
-  int shingle = 3;  // character n-gram length (code points)
-  uint64_t seed = 0x6e656172647570ULL;
-};
+// The method `minhash` (method.h, minhash.h) is the evaluation's MinHash: the
+// character 3-gram sets of the pipeline, 128 permutations.
 
-// Character-shingle MinHash (seed 000's "Shingle" baseline): every distinct
-// n-gram is hashed with XXH3-64; permutation i maps a hash h to
-// splitmix64(h ^ seed_i); the signature holds each permutation's minimum.
-class MinHasher {
- public:
-  explicit MinHasher(const MinHashOptions& options = {});
-  const MinHashOptions& options() const { return options_; }
-
-  // Sorted distinct XXH3-64 hashes of the character n-grams of `text` (a text
-  // shorter than n gives its whole text as the one shingle; empty: none).
-  std::vector<uint64_t> Shingles(std::string_view text) const;
-  // options().permutations values; all ~0 for an empty set.
-  std::vector<uint64_t> Signature(std::span<const uint64_t> shingles) const;
-
- private:
-  MinHashOptions options_;
-  std::vector<uint64_t> seeds_;
-};
-
-// The share of equal components. REQUIRES: a.size() == b.size()
-double EstimatedJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
-// |A & B| / |A | B| of two sorted distinct sets; 0 when both are empty.
-double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
-
-// LSH banding: signatures split into `bands` bands of permutations/bands rows;
-// every pair (i < j) equal on at least one band, sorted, each once.
-// REQUIRES: every signature has the same size, divisible by bands.
+// LSH banding: signatures split into `bands` bands of size/bands rows
+// (MinHashBandKey); every pair (i < j) equal on at least one band, sorted,
+// each once. REQUIRES: every signature has the same size, divisible by bands.
 std::vector<std::pair<uint32_t, uint32_t>> LshCandidates(
-    const std::vector<std::vector<uint64_t>>& signatures, int bands);
+    const std::vector<std::vector<uint32_t>>& signatures, int bands);
 
 // ------------------------------------------------------------------ metrics
 

@@ -28,6 +28,22 @@
 //                                                             changes it: 3 (64), 10 (128)
 //   *_digest           XXH3-64 of a data file's content       written by Resolve()
 //
+// NAME `minhash` is MinHash over the features (character 3-grams of the
+// normalized text by default, see minhash.h) instead of SimHash. bits, k and
+// entropy_threshold do not apply to it; it has these keys instead:
+//
+//   num_perm           1..1024 permutations                   128
+//   threshold          Jaccard threshold, 0 < t <= 1          0.5
+//   bands, rows        bands x rows <= num_perm               OptimalBandsRows(t, num_perm),
+//                                                             datasketch's choice
+//   recall             0 < R < 1: choose bands and rows so    (not stored: ToString
+//                      that P(candidate at t) >= R             writes bands and rows)
+//   verify             estimate | exact Jaccard               estimate
+//
+// Given num_perm or threshold without bands and rows, they are chosen again;
+// bands alone gives rows = num_perm / bands, rows alone bands = num_perm / rows.
+// These keys are InvalidArgument on a SimHash method, and SimHash's on minhash.
+//
 // Values are percent-encoded where they hold ',', '=' or '%'.
 //
 //   auto method = neardup::Method::Parse("tfidf,bits=128,topk=10");
@@ -55,26 +71,42 @@
 #include <utility>
 #include <vector>
 
+#include "neardup/minhash.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
 
 namespace neardup {
 
+// The name of the MinHash method (not a SimHash preset of presets.h).
+inline constexpr std::string_view kMinHashMethod = "minhash";
+
+enum class MethodKind {
+  kSimHash,
+  kMinHash,
+};
+
 struct Method {
-  // The preset it starts from.
+  // The preset it starts from, or kMinHashMethod.
   std::string name;
+  MethodKind kind = MethodKind::kSimHash;
   // Everything that changes a fingerprint (jieba_dir and data_dir excepted).
   PipelineOptions pipeline;
-  // The Hamming threshold dedup and index queries use when none is given.
+  // The Hamming threshold dedup and index queries use when none is given
+  // (SimHash only).
   int default_k = 0;
+  // MinHash only: permutations, bands, rows, threshold, verification.
+  MinHashOptions minhash;
   // XXH3-64 (16 hex digits) of data files by key: "idf", "marker_words",
   // "user_dict.0", ... Filled by Resolve(); kept by Parse/ToString.
   std::map<std::string, std::string> digests;
 
+  bool is_minhash() const { return kind == MethodKind::kMinHash; }
+
   // The default method: chars5 (character 5-grams by count, 128 bits, k = 24).
   static Method Default();
 
-  // A preset by name; InvalidArgument listing the known names.
+  // A preset by name, or kMinHashMethod; InvalidArgument listing the known
+  // names.
   static Result<Method> FromPreset(std::string_view name);
 
   // The text form above. InvalidArgument names the key and the reason. An
@@ -98,6 +130,8 @@ struct Method {
   // InvalidArgument unless every setting is in range (bits 64/128, 0 <= k <=
   // bits/4, topk >= 0, 1 <= N <= 16, W_t > 0 and finite, sentences only with
   // uniform or tf weights...).
+  // MinHash: 1 <= num_perm <= 1024, 0 < threshold <= 1, bands, rows >= 1
+  // with bands x rows <= num_perm.
   Status Validate() const;
 
   // Makes idf, user_dict and marker_words paths absolute (the marker lexicon is
@@ -114,6 +148,9 @@ struct Method {
   std::string Difference(const Method& other) const;
 
   friend bool operator==(const Method& a, const Method& b) { return a.ToString() == b.ToString(); }
+
+ private:
+  Status Validate(bool bands_rows) const;
 };
 
 // XXH3-64 of a file's content as 16 hex digits; IOError if it cannot be read.

@@ -1,7 +1,8 @@
 // Copyright 2026 The neardup Authors.
 //
 // The whole fingerprinting pipeline in one object:
-//   normalize -> segment -> features + weights -> SimHash.
+//   normalize -> segment -> features + weights -> SimHash
+//                                     \-> feature set -> MinHash (minhash.h)
 //
 //   neardup::PipelineOptions options;          // the default method chars5: NFKC + case
 //                                              // folding, character 5-grams, 128 bits
@@ -10,6 +11,10 @@
 //   if (!pipeline.ok()) { ...pipeline.status()... }
 //   neardup::DocumentFingerprint fp = (*pipeline)->Fingerprint(doc.text);
 //   if (fp.empty()) { /* no features: never a duplicate of anything */ }
+//
+//   neardup::MinHasher hasher(128);             // the method `minhash` (method.h)
+//   std::vector<uint32_t> sig(128);
+//   size_t n = (*pipeline)->MinHashSignature(hasher, doc.text, "", sig.data());
 //
 // Thread safety: a Pipeline is immutable after Create(); Fingerprint() and
 // Features() may be called from any number of threads at once.
@@ -25,6 +30,7 @@
 #include "neardup/features.h"
 #include "neardup/fingerprint.h"
 #include "neardup/keywords.h"
+#include "neardup/minhash.h"
 #include "neardup/segmenter.h"
 #include "neardup/status.h"
 #include "neardup/text.h"
@@ -85,6 +91,17 @@ class Pipeline {
   }
   // The fingerprint of already extracted features (as Features() gives them).
   DocumentFingerprint FingerprintFeatures(const std::vector<WeightedFeature>& features) const;
+
+  // The set MinHash samples: the sorted distinct 64-bit hashes
+  // (HashFeature(text, 64, options().hash).lo) of Features(text, title),
+  // weights ignored.
+  void FeatureSet(std::string_view text, std::string_view title, std::vector<uint64_t>* out) const;
+  // hasher's signature of FeatureSet(text, title), written to
+  // out[0 .. hasher.num_perm()); returns the size of the set (0: an empty
+  // document, never a duplicate of anything). `set`, when given, receives the
+  // set (for exact Jaccard).
+  size_t MinHashSignature(const MinHasher& hasher, std::string_view text, std::string_view title,
+                          uint32_t* out, std::vector<uint64_t>* set = nullptr) const;
 
  private:
   explicit Pipeline(const PipelineOptions& options) : options_(options) {}

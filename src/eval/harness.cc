@@ -39,7 +39,7 @@ class MethodFingerprints {
   Kind kind = Kind::kSimHash;
   int bits = 0;                      // SimHash width; 0 otherwise
   std::vector<uint64_t> hashes;      // exact
-  std::vector<uint64_t> signatures;  // MinHash, permutations per text
+  std::vector<uint32_t> signatures;  // MinHash, permutations per text
   int permutations = 0;
   std::vector<Fingerprint> fps;  // SimHash
   std::vector<char> empty;       // no features / no text: never a duplicate
@@ -63,8 +63,8 @@ class MethodFingerprints {
       case Kind::kExact:
         return hashes[i] == other.hashes[j] ? 0 : 1;
       case Kind::kMinHash: {
-        const uint64_t* a = signatures.data() + i * permutations;
-        const uint64_t* b = other.signatures.data() + j * permutations;
+        const uint32_t* a = signatures.data() + i * permutations;
+        const uint32_t* b = other.signatures.data() + j * permutations;
         int equal = 0;
         for (int p = 0; p < permutations; ++p) equal += a[p] == b[p] ? 1 : 0;
         return permutations - equal;
@@ -90,11 +90,20 @@ class EvalMethod {
   static Result<std::unique_ptr<EvalMethod>> Create(const std::string& name, int bits) {
     auto m = std::make_unique<EvalMethod>();
     m->name = name;
-    if (name == "exact" || name == "minhash") {
-      m->kind =
-          name == "exact" ? MethodFingerprints::Kind::kExact : MethodFingerprints::Kind::kMinHash;
+    if (name == "exact") {
+      m->kind = MethodFingerprints::Kind::kExact;
       NEARDUP_ASSIGN_OR_RETURN(auto normalizer, Normalizer::Create(NormalizeOptions{}));
       m->normalizer_ = std::move(normalizer);
+      return m;
+    }
+    if (name == kMinHashMethod) {
+      // The method `minhash` at its defaults (character 3-grams, 128
+      // permutations); every pair is scored, so its bands do not matter.
+      const Method method = *Method::FromPreset(kMinHashMethod);
+      m->kind = MethodFingerprints::Kind::kMinHash;
+      m->minhasher_ = std::make_unique<MinHasher>(method.minhash.num_perm);
+      NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
+      m->pipeline_ = std::move(pipeline);
       return m;
     }
     NEARDUP_ASSIGN_OR_RETURN(auto preset, FindPreset(name));
@@ -131,14 +140,12 @@ class EvalMethod {
         });
         break;
       case MethodFingerprints::Kind::kMinHash:
-        out.permutations = minhasher_.options().permutations;
+        out.permutations = minhasher_->num_perm();
         out.signatures.assign(texts.size() * out.permutations, 0);
         ParallelFor(texts.size(), threads, [&](size_t i, int) {
-          const std::vector<uint64_t> shingles =
-              minhasher_.Shingles(normalizer_->Normalize(texts[i]));
-          const std::vector<uint64_t> sig = minhasher_.Signature(shingles);
-          std::copy(sig.begin(), sig.end(), out.signatures.begin() + i * out.permutations);
-          out.empty[i] = shingles.empty() ? 1 : 0;
+          const size_t features = pipeline_->MinHashSignature(
+              *minhasher_, texts[i], "", out.signatures.data() + i * out.permutations);
+          out.empty[i] = features == 0 ? 1 : 0;
         });
         break;
       case MethodFingerprints::Kind::kSimHash:
@@ -162,7 +169,7 @@ class EvalMethod {
         out.emplace_back(kNaN, 0);
         break;
       case MethodFingerprints::Kind::kMinHash: {
-        const int p = minhasher_.options().permutations;
+        const int p = minhasher_->num_perm();
         for (double t : jaccard) {
           // estimated J = (p - d) / p >= t  <=>  d <= p - ceil(t p)
           const int need = static_cast<int>(std::ceil(t * p - 1e-9));
@@ -179,7 +186,7 @@ class EvalMethod {
 
  private:
   std::unique_ptr<Normalizer> normalizer_;
-  MinHasher minhasher_;
+  std::unique_ptr<MinHasher> minhasher_;
   std::unique_ptr<Pipeline> pipeline_;
 };
 
@@ -448,12 +455,13 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   // Natural duplicates among the originals: LSH candidates (32 bands of 4
   // rows: a pair at Jaccard 0.8 is missed with probability 1e-7), verified
   // with the exact Jaccard of the 3-gram sets.
-  NEARDUP_ASSIGN_OR_RETURN(auto normalizer, Normalizer::Create(NormalizeOptions{}));
-  MinHasher minhasher;
-  std::vector<std::vector<uint64_t>> shingles(n), sigs(n);
+  const Method minhash = *Method::FromPreset(kMinHashMethod);
+  NEARDUP_ASSIGN_OR_RETURN(auto shingler, Pipeline::Create(minhash.pipeline));
+  const MinHasher minhasher(minhash.minhash.num_perm);
+  std::vector<std::vector<uint64_t>> shingles(n);
+  std::vector<std::vector<uint32_t>> sigs(n, std::vector<uint32_t>(minhasher.num_perm()));
   ParallelFor(n, options.threads, [&](size_t i, int) {
-    shingles[i] = minhasher.Shingles(normalizer->Normalize(texts[i]));
-    sigs[i] = minhasher.Signature(shingles[i]);
+    shingler->MinHashSignature(minhasher, texts[i], "", sigs[i].data(), &shingles[i]);
   });
   UnionFind groups(n);
   for (const auto& [a, b] : LshCandidates(sigs, 32)) {

@@ -134,17 +134,51 @@ std::vector<std::pair<std::string, std::string>> Items(const Method& m) {
       {"features", FeatureKindName(p.features)},
       {"weights", std::string(WeightSchemeName(p.features.weights))},
       {"topk", std::to_string(p.features.top_k)},
-      {"bits", std::to_string(p.bits)},
-      {"hash", p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3"},
-      {"entropy_threshold", FormatDouble(p.features.entropy_threshold)},
-      {"hmm", p.segmenter.hmm ? "1" : "0"},
   };
+  if (!m.is_minhash()) items.emplace_back("bits", std::to_string(p.bits));
+  items.emplace_back("hash", p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3");
+  if (!m.is_minhash()) {
+    items.emplace_back("entropy_threshold", FormatDouble(p.features.entropy_threshold));
+  }
+  items.emplace_back("hmm", p.segmenter.hmm ? "1" : "0");
   if (!p.idf_path.empty()) items.emplace_back("idf", p.idf_path);
   for (const std::string& d : p.segmenter.user_dicts) items.emplace_back("user_dict", d);
   if (!p.marker_words_path.empty()) items.emplace_back("marker_words", p.marker_words_path);
-  items.emplace_back("k", std::to_string(m.default_k));
+  if (m.is_minhash()) {
+    const MinHashOptions& h = m.minhash;
+    items.emplace_back("num_perm", std::to_string(h.num_perm));
+    items.emplace_back("bands", std::to_string(h.bands));
+    items.emplace_back("rows", std::to_string(h.rows));
+    items.emplace_back("threshold", FormatDouble(h.threshold));
+    items.emplace_back("verify", h.exact ? "exact" : "estimate");
+  } else {
+    items.emplace_back("k", std::to_string(m.default_k));
+  }
   for (const auto& [key, digest] : m.digests) items.emplace_back(key + "_digest", digest);
   return items;
+}
+
+bool IsSimHashKey(std::string_view key) {
+  return key == "bits" || key == "k" || key == "entropy_threshold";
+}
+
+bool IsMinHashKey(std::string_view key) {
+  return key == "num_perm" || key == "bands" || key == "rows" || key == "threshold" ||
+         key == "recall" || key == "verify";
+}
+
+// The minhash method's defaults: character 3-grams (the set the evaluation
+// measured, doc/evaluation.md), 128 permutations, threshold 0.5.
+Method MinHashDefault() {
+  Method m;
+  m.name = std::string(kMinHashMethod);
+  m.kind = MethodKind::kMinHash;
+  m.pipeline.features = {
+      .kind = FeatureKind::kCharNgrams, .ngram = 3, .weights = WeightScheme::kUniform, .top_k = 0};
+  const BandsRows br = OptimalBandsRows(m.minhash.threshold, m.minhash.num_perm);
+  m.minhash.bands = br.bands;
+  m.minhash.rows = br.rows;
+  return m;
 }
 
 }  // namespace
@@ -172,6 +206,7 @@ Result<std::string> FileDigest(const std::string& path) {
 Method Method::Default() { return *FromPreset(kDefaultMethod); }
 
 Result<Method> Method::FromPreset(std::string_view name) {
+  if (name == kMinHashMethod) return MinHashDefault();
   NEARDUP_ASSIGN_OR_RETURN(auto preset, FindPreset(name));
   Method m;
   m.name = preset.name;
@@ -198,6 +233,8 @@ Result<Method> Method::Parse(std::string_view text,
   const Method preset = m;
   PipelineOptions& p = m.pipeline;
   bool topk_given = false, k_given = false, weights_given = false, bits_given = false;
+  bool perm_given = false, threshold_given = false, bands_given = false, rows_given = false;
+  double recall = 0;
   std::vector<std::pair<std::string, std::string>> settings;
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string_view part = parts[i];
@@ -211,7 +248,44 @@ Result<Method> Method::Parse(std::string_view text,
   }
   settings.insert(settings.end(), more.begin(), more.end());
   for (const auto& [key, v] : settings) {
-    if (key == "normalize") {
+    if (m.is_minhash() && IsSimHashKey(key)) {
+      return Status::InvalidArgument("method key " + key +
+                                     " does not apply to minhash (it has num_perm, bands, rows, "
+                                     "threshold, recall, verify)");
+    }
+    if (!m.is_minhash() && IsMinHashKey(key)) {
+      return Status::InvalidArgument("method key " + key + " applies to minhash only, not to " +
+                                     m.name);
+    }
+    if (key == "num_perm") {
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      m.minhash.num_perm = n;
+      perm_given = true;
+    } else if (key == "bands") {
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      m.minhash.bands = n;
+      bands_given = true;
+    } else if (key == "rows") {
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      m.minhash.rows = n;
+      rows_given = true;
+    } else if (key == "threshold") {
+      NEARDUP_ASSIGN_OR_RETURN(auto d, ParseDouble(key, v));
+      m.minhash.threshold = d;
+      threshold_given = true;
+    } else if (key == "recall") {
+      NEARDUP_ASSIGN_OR_RETURN(auto d, ParseDouble(key, v));
+      if (!(d > 0 && d < 1)) {
+        return Status::InvalidArgument("method key recall: must be in (0, 1), got '" + v + "'");
+      }
+      recall = d;
+    } else if (key == "verify") {
+      if (v != "estimate" && v != "exact") {
+        return Status::InvalidArgument("method key verify: '" + v +
+                                       "' (expected estimate or exact)");
+      }
+      m.minhash.exact = v == "exact";
+    } else if (key == "normalize") {
       NEARDUP_RETURN_IF_ERROR(ParseNormalize(v, &p.normalize));
     } else if (key == "features") {
       NEARDUP_RETURN_IF_ERROR(ParseFeatureKind(v, &p.features));
@@ -259,7 +333,8 @@ Result<Method> Method::Parse(std::string_view text,
       return Status::InvalidArgument(
           "method '" + std::string(text) + "': unknown key '" + key +
           "' (expected normalize, features, weights, topk, bits, hash, entropy_threshold, hmm, "
-          "idf, user_dict, marker_words, k)");
+          "idf, user_dict, marker_words, k; minhash: num_perm, bands, rows, threshold, recall, "
+          "verify)");
     }
   }
   // The override rules: other weights bring their own top-K, another width
@@ -269,6 +344,28 @@ Result<Method> Method::Parse(std::string_view text,
   }
   if (bits_given && !k_given && p.bits != preset.pipeline.bits) {
     m.default_k = p.bits == 64 ? 3 : 10;
+  }
+  // MinHash: bands and rows follow num_perm and the threshold unless given.
+  if (m.is_minhash()) {
+    MinHashOptions& h = m.minhash;
+    NEARDUP_RETURN_IF_ERROR(m.Validate(/*bands_rows=*/false));
+    if (recall > 0) {
+      if (bands_given || rows_given) {
+        return Status::InvalidArgument(
+            "method: recall chooses bands and rows; give recall or bands/rows, not both");
+      }
+      NEARDUP_ASSIGN_OR_RETURN(auto br, BandsRowsForRecall(h.threshold, h.num_perm, recall));
+      h.bands = br.bands;
+      h.rows = br.rows;
+    } else if (bands_given && !rows_given) {
+      h.rows = h.bands > 0 ? h.num_perm / h.bands : 0;
+    } else if (rows_given && !bands_given) {
+      h.bands = h.rows > 0 ? h.num_perm / h.rows : 0;
+    } else if (!bands_given && (perm_given || threshold_given)) {
+      const BandsRows br = OptimalBandsRows(h.threshold, h.num_perm);
+      h.bands = br.bands;
+      h.rows = br.rows;
+    }
   }
   NEARDUP_RETURN_IF_ERROR(m.Validate());
   return m;
@@ -291,12 +388,32 @@ std::string Method::ShortName() const {
   return ToString();
 }
 
-Status Method::Validate() const {
+Status Method::Validate() const { return Validate(/*bands_rows=*/true); }
+
+Status Method::Validate(bool bands_rows) const {
   const PipelineOptions& p = pipeline;
-  if (p.bits != 64 && p.bits != 128) {
+  if (is_minhash()) {
+    const MinHashOptions& h = minhash;
+    if (h.num_perm < 1 || h.num_perm > kMaxMinHashPermutations) {
+      return Status::InvalidArgument("method: num_perm must be in [1, " +
+                                     std::to_string(kMaxMinHashPermutations) + "], got " +
+                                     std::to_string(h.num_perm));
+    }
+    if (!(h.threshold > 0 && h.threshold <= 1)) {
+      return Status::InvalidArgument("method: threshold must be in (0, 1], got " +
+                                     FormatDouble(h.threshold));
+    }
+    if (bands_rows && (h.bands < 1 || h.rows < 1 ||
+                       static_cast<int64_t>(h.bands) * h.rows > h.num_perm)) {
+      return Status::InvalidArgument(
+          "method: bands and rows must be >= 1 with bands x rows <= num_perm, got " +
+          std::to_string(h.bands) + " x " + std::to_string(h.rows) + " at num_perm " +
+          std::to_string(h.num_perm));
+    }
+  } else if (p.bits != 64 && p.bits != 128) {
     return Status::InvalidArgument("method: bits must be 64 or 128, got " + std::to_string(p.bits));
   }
-  if (default_k < 0 || default_k > p.bits / 4) {
+  if (!is_minhash() && (default_k < 0 || default_k > p.bits / 4)) {
     return Status::InvalidArgument("method: k must be in [0, " + std::to_string(p.bits / 4) +
                                    "] at " + std::to_string(p.bits) + " bits, got " +
                                    std::to_string(default_k));

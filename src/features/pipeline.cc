@@ -2,6 +2,8 @@
 
 #include "neardup/pipeline.h"
 
+#include <algorithm>
+
 namespace neardup {
 
 Pipeline::~Pipeline() = default;
@@ -65,6 +67,27 @@ DocumentFingerprint Pipeline::FingerprintFeatures(
   out.features = features.size();
   out.fingerprint = SimHash(features, options_.bits, options_.hash);
   return out;
+}
+
+void Pipeline::FeatureSet(std::string_view text, std::string_view title,
+                          std::vector<uint64_t>* out) const {
+  thread_local std::vector<WeightedFeature> features;
+  Features(text, title, &features);
+  out->clear();
+  out->reserve(features.size());
+  for (const WeightedFeature& f : features) out->push_back(HashFeature(f.text, 64, options_.hash).lo);
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+}
+
+size_t Pipeline::MinHashSignature(const MinHasher& hasher, std::string_view text,
+                                  std::string_view title, uint32_t* out,
+                                  std::vector<uint64_t>* set) const {
+  thread_local std::vector<uint64_t> local;
+  std::vector<uint64_t>* hashes = set != nullptr ? set : &local;
+  FeatureSet(text, title, hashes);
+  hasher.Signature(*hashes, out);
+  return hashes->size();
 }
 
 }  // namespace neardup

@@ -188,3 +188,108 @@ TEST(MethodTest, DifferenceNamesTheFirstDifferingSetting) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(MinHashMethodTest, DefaultsRoundTripAndChooseBandsRows) {
+  auto m = Method::Parse("minhash");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->is_minhash());
+  EXPECT_EQ(m->minhash.num_perm, 128);
+  EXPECT_EQ(m->minhash.threshold, 0.5);
+  EXPECT_FALSE(m->minhash.exact);
+  EXPECT_EQ((BandsRows{m->minhash.bands, m->minhash.rows}), OptimalBandsRows(0.5, 128));
+  EXPECT_EQ(m->pipeline.features.kind, FeatureKind::kCharNgrams);
+  EXPECT_EQ(m->pipeline.features.ngram, 3);
+  EXPECT_EQ(m->ShortName(), "minhash");
+  const std::string text = m->ToString();
+  EXPECT_TRUE(text.starts_with("minhash,normalize=nfkc,features=chars:3,")) << text;
+  EXPECT_NE(text.find(",num_perm=128,bands="), std::string::npos) << text;
+  EXPECT_NE(text.find(",threshold=0.5,verify=estimate"), std::string::npos) << text;
+  EXPECT_EQ(text.find("bits="), std::string::npos) << text;
+  EXPECT_EQ(text.find(",k="), std::string::npos) << text;
+  auto back = Method::Parse(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, *m);
+  EXPECT_EQ(back->Difference(*m), "");
+  EXPECT_NE(m->Difference(Method::Default()), "");
+}
+
+TEST(MinHashMethodTest, SettingsOverrideAndRoundTrip) {
+  const struct {
+    const char* text;
+    int num_perm, bands, rows;
+    double threshold;
+    bool exact;
+  } cases[] = {
+      {"minhash,num_perm=256,bands=32,rows=8", 256, 32, 8, 0.5, false},
+      {"minhash,num_perm=64,bands=16", 64, 16, 4, 0.5, false},
+      {"minhash,rows=4", 128, 32, 4, 0.5, false},
+      {"minhash,verify=exact,features=chars:5", 128, 0, 0, 0.5, true},
+      {"minhash,threshold=0.8", 128, -1, -1, 0.8, false},
+      {"minhash,num_perm=200,threshold=0.7", 200, -2, -2, 0.7, false},
+  };
+  for (const auto& c : cases) {
+    auto m = Method::Parse(c.text);
+    ASSERT_TRUE(m.ok()) << c.text << ": " << m.status().ToString();
+    EXPECT_EQ(m->minhash.num_perm, c.num_perm) << c.text;
+    EXPECT_EQ(m->minhash.threshold, c.threshold) << c.text;
+    EXPECT_EQ(m->minhash.exact, c.exact) << c.text;
+    if (c.bands > 0) {
+      EXPECT_EQ(m->minhash.bands, c.bands) << c.text;
+      EXPECT_EQ(m->minhash.rows, c.rows) << c.text;
+    } else if (c.bands < 0) {  // chosen again for the new threshold / num_perm
+      EXPECT_EQ((BandsRows{m->minhash.bands, m->minhash.rows}),
+                OptimalBandsRows(c.threshold, c.num_perm))
+          << c.text;
+    }
+    auto back = Method::Parse(m->ToString());
+    ASSERT_TRUE(back.ok()) << m->ToString() << ": " << back.status().ToString();
+    EXPECT_EQ(*back, *m) << c.text;
+    EXPECT_EQ(back->ToString(), m->ToString());
+  }
+  // A target recall chooses bands and rows; the stored form keeps them.
+  auto m = Method::Parse("minhash,threshold=0.7,recall=0.99");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_GE(MinHashCandidateProbability(0.7, m->minhash.bands, m->minhash.rows), 0.99);
+  EXPECT_EQ(m->ToString().find("recall"), std::string::npos);
+  EXPECT_EQ(*Method::Parse(m->ToString()), *m);
+  // Options given after the text (the command line's) see its keys.
+  auto more = Method::Parse("minhash", {{"num_perm", "64"}});
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ((BandsRows{more->minhash.bands, more->minhash.rows}), OptimalBandsRows(0.5, 64));
+}
+
+TEST(MinHashMethodTest, BadSettingsAreNamed) {
+  const struct {
+    const char* text;
+    const char* says;
+  } cases[] = {
+      {"minhash,num_perm=0", "num_perm must be in [1, 1024]"},
+      {"minhash,num_perm=5000", "num_perm must be in [1, 1024]"},
+      {"minhash,threshold=0", "threshold must be in (0, 1]"},
+      {"minhash,threshold=1.5", "threshold must be in (0, 1]"},
+      {"minhash,threshold=nan", "not a finite number"},
+      {"minhash,bands=64,rows=4", "bands x rows <= num_perm"},
+      {"minhash,bands=0,rows=4", "bands and rows must be >= 1"},
+      {"minhash,bands=200", "bands and rows must be >= 1"},
+      {"minhash,recall=1", "recall: must be in (0, 1)"},
+      {"minhash,recall=0.9,bands=8", "give recall or bands/rows, not both"},
+      {"minhash,verify=maybe", "expected estimate or exact"},
+      {"minhash,bits=64", "bits does not apply to minhash"},
+      {"minhash,k=3", "k does not apply to minhash"},
+      {"chars5,num_perm=64", "num_perm applies to minhash only"},
+      {"tfidf,threshold=0.5", "threshold applies to minhash only"},
+  };
+  for (const auto& c : cases) {
+    auto m = Method::Parse(c.text);
+    ASSERT_FALSE(m.ok()) << c.text;
+    EXPECT_TRUE(m.status().IsInvalidArgument()) << c.text;
+    EXPECT_NE(m.status().message().find(c.says), std::string::npos)
+        << c.text << " -> " << m.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace neardup
