@@ -6,8 +6,13 @@
 // caller maps positions back to its own document ids. Two modes:
 //
 //   kCluster  Every pair of non-empty documents at Hamming distance <= k is an
-//             edge (found by a PermutedTableIndex self-join); clusters are the
-//             connected components (union-find). In each cluster one document
+//             edge; clusters are the connected components (union-find). The
+//             pairs are found by an exact PermutedTableIndex self-join or, when
+//             that would be slow (large k and N), by a banded join (bit-sampling
+//             bands, band_join.h) that finds each pair within k with a stated
+//             probability (DedupOptions::recall, default 0.99 at distance k) and
+//             never reports a pair beyond k; DedupOptions::join chooses, and
+//             DedupResult::join says what was used and the guarantee. In each cluster one document
 //             is kept, chosen by the KeepPolicy; every other member is a
 //             duplicate. Clustering is transitive: a member can be farther
 //             than k from the kept document (a -- b -- c chains).
@@ -44,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "neardup/band_join.h"
 #include "neardup/fingerprint.h"
 #include "neardup/status.h"
 
@@ -70,6 +76,13 @@ enum class KeepPolicy {
   kField,    // largest score; ties -> smallest position
 };
 
+// How cluster mode finds the pairs within k.
+enum class DedupJoin {
+  kAuto,    // the cheaper of the two by estimated cost; exact when either is fast
+  kExact,   // PermutedTableIndex self-join: every pair within k
+  kBanded,  // bit-sampling bands: each pair within k with probability >= recall
+};
+
 // One pair of documents within k, by input position; i < j.
 struct DedupPair {
   size_t i = 0;
@@ -89,6 +102,18 @@ struct DedupOptions {
   KeepPolicy keep = KeepPolicy::kFirst;
   // Worker threads for the self-join; 0 = all hardware threads.
   int threads = 0;
+  // Cluster mode's join (stream mode is always exact).
+  DedupJoin join = DedupJoin::kAuto;
+  // Banded join: the probability that a pair at distance exactly k is found
+  // (closer pairs: higher; see doc/banding.md). In (0, 1).
+  double recall = 0.99;
+  // Banded join: the seed that draws the band positions. The same seed and
+  // input give the same result.
+  uint64_t band_seed = kDefaultBandSeed;
+  // Banded join: r (bits per band) and L (bands); 0 = chosen from N, k and
+  // recall by estimated cost. Both or neither.
+  int band_bits = 0;
+  int bands = 0;
   // Fill DedupResult::pairs. Cluster mode: every pair within k. Stream mode:
   // one pair per duplicate (its nearest kept document, the duplicate).
   // Memory: 24 bytes per pair, and cluster mode's pairs grow with the square
@@ -102,7 +127,8 @@ struct DedupOptions {
   std::function<void(const DedupPair&)> pair_sink;
   // Progress for long runs (e.g. a progress bar), called on the calling
   // thread with (phase, done, total). Cluster mode: phases "index" (0 then 1
-  // of 1), "join" (0 then 1 of 1) and "cluster" (documents); stream mode:
+  // of 1), "join" (0 then 1 of 1; banded: "bands", b of L) and "cluster"
+  // (documents); stream mode:
   // phase "stream", every 65,536 documents and at the end. May be empty.
   std::function<void(std::string_view phase, size_t done, size_t total)> progress;
 };
@@ -122,9 +148,10 @@ struct DedupRecord {
   int distance = 0;
   // Cluster mode: the closest kept document within k, if any (ties: the
   // smallest position), and its distance; equal to nearest/distance whenever
-  // that is within k. Stream mode: same as nearest/distance for duplicates.
-  // Unset (and -1) for kept documents and for duplicates with no kept document
-  // within k.
+  // that is within k. (A banded join may miss the pair of a duplicate and
+  // another cluster's kept document within k; then this is unset.) Stream mode: same as
+  // nearest/distance for duplicates. Unset (and -1) for kept documents and for duplicates with no
+  // kept document within k.
   std::optional<size_t> nearest_within_k;
   int distance_within_k = -1;
 };
@@ -138,14 +165,36 @@ struct DedupSummary {
   size_t clusters_with_duplicates = 0;  // clusters of size >= 2
 };
 
+// What cluster mode's join did. Pairs are counted between distinct
+// fingerprints (identical ones are collapsed first).
+struct DedupJoinReport {
+  bool banded = false;
+  // The band layout (r, L, seed) and its guarantee; meaningful when banded.
+  SimHashBands bands;
+  size_t distinct = 0;    // distinct non-empty fingerprints joined
+  size_t candidates = 0;  // banded: pairs sharing a band key (per band)
+  size_t tested = 0;      // banded: exact distance tests
+  size_t confirmed = 0;   // pairs of distinct fingerprints within k
+  size_t large_buckets = 0;
+  // The cost model's one-thread estimates that chose the join.
+  double estimated_exact_seconds = 0;
+  double estimated_banded_seconds = 0;
+  // Wall time per phase.
+  double group_seconds = 0;  // collapsing identical fingerprints
+  double join_seconds = 0;   // the self-join (index build included)
+  double cluster_seconds = 0;
+};
+
 struct DedupResult {
   std::vector<DedupRecord> records;  // one per input document, in input order
   std::vector<DedupPair> pairs;      // sorted by (i, j); see collect_pairs
   DedupSummary summary;
+  DedupJoinReport join;  // cluster mode
 };
 
 // InvalidArgument when k is out of range, the non-empty fingerprints differ in
-// width, or stream mode is asked for a policy other than kFirst.
+// width, recall is not in (0, 1), only one of band_bits and bands is set, or stream mode is asked
+// for a policy other than kFirst.
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options);
 
 // The clusters of two or more documents of a DedupResult with their members,

@@ -3,34 +3,23 @@
 #include "neardup/dedup.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 
+#include "dedup/cluster.h"
+#include "neardup/band_join.h"
 #include "neardup/index.h"
-#include "util/union_find.h"
+#include "util/random.h"
 
 namespace neardup {
 namespace {
 
-// True when document a should be kept in preference to b (a != b).
-bool Better(const DedupDocument& da, size_t a, const DedupDocument& db, size_t b,
-            KeepPolicy policy) {
-  switch (policy) {
-    case KeepPolicy::kFirst:
-      break;
-    case KeepPolicy::kLongest:
-      if (da.length != db.length) return da.length > db.length;
-      break;
-    case KeepPolicy::kField: {
-      const bool ha = da.score.has_value() && !std::isnan(*da.score);
-      const bool hb = db.score.has_value() && !std::isnan(*db.score);
-      if (ha != hb) return ha;
-      if (ha && *da.score != *db.score) return *da.score > *db.score;
-      break;
-    }
-  }
-  return a < b;
+using dedup_internal::Groups;
+
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, int* bits) {
@@ -54,122 +43,73 @@ Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, in
         "stream mode keeps the first document; use cluster mode for "
         "the longest / field policies");
   }
+  if (!(opt.recall > 0 && opt.recall < 1)) {
+    return Status::InvalidArgument("recall must be in (0, 1), got " + std::to_string(opt.recall));
+  }
+  if ((opt.band_bits == 0) != (opt.bands == 0) || opt.band_bits < 0 || opt.bands < 0 ||
+      opt.band_bits > (*bits == 0 ? 128 : *bits)) {
+    return Status::InvalidArgument("band_bits and bands: both 0 (chosen) or both set, r <= bits");
+  }
   return Status::OK();
 }
 
-void Summarize(DedupResult* r) {
-  DedupSummary& s = r->summary;
-  s = DedupSummary{};
-  s.documents = r->records.size();
-  std::vector<size_t> members(r->records.size(), 0);
-  for (const DedupRecord& rec : r->records) {
-    if (rec.empty) ++s.empty;
-    if (rec.duplicate) ++s.duplicates;
-    ++members[rec.cluster];
+// Distances of up to 4,096 random pairs of the distinct fingerprints (a fixed
+// seed): the data's background for the band cost model.
+std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
+  std::vector<int> d;
+  if (fps.size() < 2) return d;
+  uint64_t state = 0x73616d706c65ULL;
+  for (int s = 0; s < 4096; ++s) {
+    state = SplitMix64(state);
+    const size_t i = state % fps.size();
+    state = SplitMix64(state);
+    const size_t j = state % fps.size();
+    if (i != j) d.push_back(HammingDistance(fps[i], fps[j]));
   }
-  s.kept = s.documents - s.duplicates;
-  for (size_t m : members) {
-    if (m > 0) ++s.clusters;
-    if (m > 1) ++s.clusters_with_duplicates;
-  }
+  return d;
 }
 
-// Identical fingerprints, collapsed: the non-empty positions sorted by
-// (fingerprint, position), cut into groups of equal fingerprints. Group g's
-// members are members[begin[g] .. begin[g + 1]), in increasing position.
-struct Groups {
-  std::vector<size_t> members;
-  std::vector<size_t> begin;
-  std::vector<size_t> of;  // per position: its group, or SIZE_MAX when empty
-
-  size_t size() const { return begin.empty() ? 0 : begin.size() - 1; }
-  std::span<const size_t> Members(size_t g) const {
-    return std::span<const size_t>(members).subspan(begin[g], begin[g + 1] - begin[g]);
-  }
-};
-
-Groups GroupIdentical(std::span<const DedupDocument> docs) {
-  Groups g;
-  const size_t n = docs.size();
-  g.of.assign(n, SIZE_MAX);
-  for (size_t i = 0; i < n; ++i) {
-    if (!docs[i].empty) g.members.push_back(i);
-  }
-  std::sort(g.members.begin(), g.members.end(), [&docs](size_t a, size_t b) {
-    const Fingerprint& fa = docs[a].fingerprint;
-    const Fingerprint& fb = docs[b].fingerprint;
-    if (fa.hi() != fb.hi()) return fa.hi() < fb.hi();
-    if (fa.lo() != fb.lo()) return fa.lo() < fb.lo();
-    return a < b;
-  });
-  for (size_t r = 0; r < g.members.size(); ++r) {
-    if (r == 0 || docs[g.members[r]].fingerprint != docs[g.members[r - 1]].fingerprint) {
-      g.begin.push_back(r);
-    }
-    g.of[g.members[r]] = g.begin.size() - 1;
-  }
-  g.begin.push_back(g.members.size());
-  return g;
-}
-
-// Every document pair within k, in (i, j) order, from the groups and the
-// pairs of groups within k: i's pairs are the later members of its own group
-// (distance 0) and the later members of every group within k of its own.
-// Memory: one document's pairs at a time.
-void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
-                       const std::function<void(const DedupPair&)>& sink) {
-  const size_t ng = groups.size();
-  // Adjacency of groups, compressed rows.
-  std::vector<size_t> adj_begin(ng + 1, 0);
-  for (const IdPair& p : group_pairs) {
-    ++adj_begin[p.a + 1];
-    ++adj_begin[p.b + 1];
-  }
-  for (size_t g = 0; g < ng; ++g) adj_begin[g + 1] += adj_begin[g];
-  std::vector<std::pair<size_t, int>> adj(adj_begin[ng]);
-  std::vector<size_t> fill(adj_begin.begin(), adj_begin.end() - 1);
-  for (const IdPair& p : group_pairs) {
-    adj[fill[p.a]++] = {p.b, p.distance};
-    adj[fill[p.b]++] = {p.a, p.distance};
-  }
-  std::vector<DedupPair> mine;
-  for (size_t i = 0; i < groups.of.size(); ++i) {
-    const size_t g = groups.of[i];
-    if (g == SIZE_MAX) continue;
-    mine.clear();
-    auto add_later = [&](size_t group, int distance) {
-      const std::span<const size_t> m = groups.Members(group);
-      for (auto it = std::upper_bound(m.begin(), m.end(), i); it != m.end(); ++it) {
-        mine.push_back({i, *it, distance});
-      }
-    };
-    add_later(g, 0);
-    for (size_t e = adj_begin[g]; e < adj_begin[g + 1]; ++e) add_later(adj[e].first, adj[e].second);
-    std::sort(mine.begin(), mine.end(),
-              [](const DedupPair& a, const DedupPair& b) { return a.j < b.j; });
-    for (const DedupPair& p : mine) sink(p);
-  }
-}
-
-// Memory grows with the documents and the pairs of distinct fingerprints
-// within k, never with the pairs of documents: identical fingerprints are
-// collapsed before the self-join and their documents united directly.
-Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
-                   DedupResult* r) {
-  const size_t n = docs.size();
+// The self-join of the distinct fingerprints: pairs of indexes into fps.
+Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptions& opt,
+                    std::vector<IdPair>* pairs, DedupJoinReport* rep) {
+  const size_t n = fps.size();
   auto report = [&opt](std::string_view phase, size_t done, size_t total) {
     if (opt.progress) opt.progress(phase, done, total);
   };
-  const Groups groups = GroupIdentical(docs);
-  std::vector<IdPair> group_pairs;  // ids are group numbers
-  report("index", 0, 1);
-  if (groups.size() > 0) {
-    std::vector<uint64_t> ids(groups.size());
-    std::vector<Fingerprint> fps(groups.size());
-    for (size_t g = 0; g < groups.size(); ++g) {
-      ids[g] = g;
-      fps[g] = docs[groups.Members(g).front()].fingerprint;
+  rep->distinct = n;
+  if (n < 2) {
+    report("join", 1, 1);
+    return Status::OK();
+  }
+  bool banded = opt.join == DedupJoin::kBanded;
+  if (opt.join != DedupJoin::kExact) {
+    if (opt.bands > 0) {
+      rep->bands.bits = bits;
+      rep->bands.band_bits = opt.band_bits;
+      rep->bands.bands = opt.bands;
+      rep->bands.seed = opt.band_seed;
+      rep->bands.recall_at_k =
+          BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
+      rep->bands.recall_at_k_minus_4 =
+          BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
+    } else {
+      rep->bands =
+          ChooseSimHashBands(n, bits, opt.k, opt.recall, SampleDistances(fps), opt.band_seed);
+      rep->estimated_banded_seconds = rep->bands.estimated_seconds;
     }
+    rep->estimated_exact_seconds = EstimateExactJoinSeconds(n, bits, opt.k);
+    // Exactness is worth a small absolute price: exact when it is cheaper or
+    // estimated under a quarter of a second.
+    if (opt.join == DedupJoin::kAuto) {
+      banded = opt.bands > 0 || (rep->estimated_exact_seconds > 0.25 &&
+                                 rep->estimated_exact_seconds > rep->estimated_banded_seconds);
+    }
+  }
+  rep->banded = banded;
+  if (!banded) {
+    report("index", 0, 1);
+    std::vector<uint64_t> ids(n);
+    for (size_t g = 0; g < n; ++g) ids[g] = g;
     PermutedTableOptions popt;
     popt.bits = bits;
     popt.max_k = opt.k;
@@ -177,56 +117,67 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
     report("index", 1, 1);
     report("join", 0, 1);
-    NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, &group_pairs));
-  } else {
-    report("index", 1, 1);
-    report("join", 0, 1);
+    NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
+    report("join", 1, 1);
+    rep->confirmed = pairs->size();
+    return Status::OK();
   }
-  report("join", 1, 1);
-  UnionFind uf(n);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const std::span<const size_t> m = groups.Members(g);
-    for (size_t x : m.subspan(1)) uf.Union(m.front(), x);
-  }
-  for (const IdPair& p : group_pairs) {
-    uf.Union(groups.Members(p.a).front(), groups.Members(p.b).front());
-  }
+  const auto masks = SimHashBandMasks(rep->bands);
+  const BandKeyFunction keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
+    const uint64_t mhi = masks[static_cast<size_t>(band)].first;
+    const uint64_t mlo = masks[static_cast<size_t>(band)].second;
+    for (size_t i = begin; i < end; ++i) {
+      out[i - begin] = (fps[i].lo() & mlo) ^ SplitMix64(fps[i].hi() & mhi);
+    }
+  };
+  const int k = opt.k;
+  const PairTest test = [&](size_t i, size_t j) {
+    const int d = HammingDistance(fps[i], fps[j]);
+    return d <= k ? d : -1;
+  };
+  BandJoinOptions bopt;
+  bopt.bands = rep->bands.bands;
+  bopt.threads = opt.threads;
+  bopt.progress = opt.progress;
+  BandJoinStats stats;
+  NEARDUP_RETURN_IF_ERROR(BandJoin(n, keys, test, bopt, pairs, &stats));
+  rep->candidates = stats.candidates;
+  rep->tested = stats.tested;
+  rep->confirmed = stats.confirmed;
+  rep->large_buckets = stats.large_buckets;
+  return Status::OK();
+}
 
-  // Per root: first member (cluster id) and kept member.
-  std::vector<size_t> first(n, SIZE_MAX), kept(n, SIZE_MAX);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t root = uf.Find(i);
-    if (first[root] == SIZE_MAX) first[root] = i;
-    if (kept[root] == SIZE_MAX || Better(docs[i], i, docs[kept[root]], kept[root], opt.keep)) {
-      kept[root] = i;
+// Memory grows with the documents and the pairs of distinct fingerprints
+// within k, never with the pairs of documents: identical fingerprints are
+// collapsed before the self-join and their documents united directly.
+Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
+                   DedupResult* r) {
+  auto t = std::chrono::steady_clock::now();
+  const Groups groups = dedup_internal::GroupIdentical(docs);
+  r->join.group_seconds = SecondsSince(t);
+  t = std::chrono::steady_clock::now();
+  std::vector<IdPair> group_pairs;  // ids are group numbers
+  {
+    std::vector<Fingerprint> fps(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      fps[g] = docs[groups.Members(g).front()].fingerprint;
     }
+    NEARDUP_RETURN_IF_ERROR(JoinDistinct(fps, bits, opt, &group_pairs, &r->join));
   }
-  report("cluster", 0, n);
-  r->records.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t root = uf.Find(i);
-    DedupRecord& rec = r->records[i];
-    rec.empty = docs[i].empty;
-    rec.cluster = first[root];
-    rec.nearest = kept[root];
-    rec.duplicate = kept[root] != i;
-    rec.distance =
-        rec.duplicate ? HammingDistance(docs[i].fingerprint, docs[rec.nearest].fingerprint) : 0;
-    // A kept document within k of a duplicate is joined to it by an edge, so
-    // it is in the same cluster: the cluster's kept document is the only one
-    // that can be within k.
-    if (rec.duplicate && rec.distance <= opt.k) {
-      rec.nearest_within_k = rec.nearest;
-      rec.distance_within_k = rec.distance;
-    }
-  }
-  report("cluster", n, n);
-  if (opt.collect_pairs || opt.pair_sink) {
-    EmitDocumentPairs(groups, group_pairs, [&](const DedupPair& p) {
-      if (opt.collect_pairs) r->pairs.push_back(p);
-      if (opt.pair_sink) opt.pair_sink(p);
-    });
-  }
+  r->join.join_seconds = SecondsSince(t);
+  t = std::chrono::steady_clock::now();
+  dedup_internal::AssembleOptions a;
+  a.keep = opt.keep;
+  a.distance = [&docs](size_t i, size_t kept) {
+    return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
+  };
+  a.max_distance = opt.k;
+  a.collect_pairs = opt.collect_pairs;
+  a.pair_sink = opt.pair_sink;
+  a.progress = opt.progress;
+  dedup_internal::AssembleClusters(docs, groups, group_pairs, a, r);
+  r->join.cluster_seconds = SecondsSince(t);
   return Status::OK();
 }
 
@@ -283,8 +234,8 @@ Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupO
     NEARDUP_RETURN_IF_ERROR(ClusterMode(documents, options, bits, &r));
   } else {
     NEARDUP_RETURN_IF_ERROR(StreamMode(documents, options, bits, &r));
+    dedup_internal::Summarize(&r);
   }
-  Summarize(&r);
   return r;
 }
 

@@ -1,0 +1,85 @@
+// Copyright 2026 The neardup Authors.
+//
+// Cluster assembly, shared by every dedup method: documents grouped by an
+// identity key (identical fingerprints, identical signatures), pairs of
+// groups confirmed by a join (exact or banded) -> union-find -> the keep
+// policy -> one DedupRecord per document, the summary, and the document pairs
+// (DedupOptions::collect_pairs / pair_sink).
+//
+//   dedup_internal::Groups groups = dedup_internal::GroupByKey(docs, key);
+//   std::vector<IdPair> group_pairs = ...;       // a < b are group numbers
+//   dedup_internal::AssembleOptions a;
+//   a.keep = options.keep;
+//   a.distance = [&](size_t i, size_t kept) { ... };   // a duplicate's distance
+//   a.max_distance = k;
+//   dedup_internal::AssembleClusters(docs, groups, group_pairs, a, &result);
+//
+// Internal to the library (src/, not installed).
+
+#ifndef NEARDUP_DEDUP_CLUSTER_H_
+#define NEARDUP_DEDUP_CLUSTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "neardup/dedup.h"
+#include "neardup/index.h"
+
+namespace neardup::dedup_internal {
+
+// Documents with equal identity keys, collapsed: the non-empty positions sorted
+// by (key, position), cut into groups of equal keys. Group g's members are
+// members[begin[g] .. begin[g + 1]), in increasing position; groups are in key
+// order.
+struct Groups {
+  std::vector<size_t> members;
+  std::vector<size_t> begin;
+  std::vector<size_t> of;  // per position: its group, or SIZE_MAX when empty
+
+  size_t size() const { return begin.empty() ? 0 : begin.size() - 1; }
+  std::span<const size_t> Members(size_t g) const {
+    return std::span<const size_t>(members).subspan(begin[g], begin[g + 1] - begin[g]);
+  }
+};
+
+// A 128-bit identity key of a non-empty document (hi, lo).
+using IdentityKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)>;
+
+// Groups the non-empty documents (DedupDocument::empty false) by key.
+Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key);
+// GroupByKey on the fingerprints.
+Groups GroupIdentical(std::span<const DedupDocument> docs);
+
+struct AssembleOptions {
+  KeepPolicy keep = KeepPolicy::kFirst;
+  // The distance of a duplicate `i` to its cluster's kept document (it may
+  // exceed max_distance: clusters are transitive). REQUIRES: set.
+  std::function<int(size_t i, size_t kept)> distance;
+  // DedupRecord::nearest_within_k is set when distance <= max_distance.
+  int max_distance = 0;
+  // As DedupOptions: the document pairs (the groups' members expanded).
+  bool collect_pairs = false;
+  std::function<void(const DedupPair&)> pair_sink;
+  // Phase "cluster" (documents).
+  std::function<void(std::string_view phase, size_t done, size_t total)> progress;
+};
+
+// Fills result->records (one per document of `docs`), result->pairs (when
+// collect_pairs) and result->summary. `group_pairs` hold group numbers (a <
+// b), each pair once; their distance is the pairs' emitted distance. Members
+// of a group are at distance 0 of each other.
+void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
+                      std::span<const IdPair> group_pairs, const AssembleOptions& options,
+                      DedupResult* result);
+
+// Recomputes result->summary from result->records.
+void Summarize(DedupResult* result);
+
+}  // namespace neardup::dedup_internal
+
+#endif  // NEARDUP_DEDUP_CLUSTER_H_
