@@ -403,8 +403,8 @@ Status Method::Validate(bool bands_rows) const {
       return Status::InvalidArgument("method: threshold must be in (0, 1], got " +
                                      FormatDouble(h.threshold));
     }
-    if (bands_rows && (h.bands < 1 || h.rows < 1 ||
-                       static_cast<int64_t>(h.bands) * h.rows > h.num_perm)) {
+    if (bands_rows &&
+        (h.bands < 1 || h.rows < 1 || static_cast<int64_t>(h.bands) * h.rows > h.num_perm)) {
       return Status::InvalidArgument(
           "method: bands and rows must be >= 1 with bands x rows <= num_perm, got " +
           std::to_string(h.bands) + " x " + std::to_string(h.rows) + " at num_perm " +

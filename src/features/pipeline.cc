@@ -75,7 +75,8 @@ void Pipeline::FeatureSet(std::string_view text, std::string_view title,
   Features(text, title, &features);
   out->clear();
   out->reserve(features.size());
-  for (const WeightedFeature& f : features) out->push_back(HashFeature(f.text, 64, options_.hash).lo);
+  for (const WeightedFeature& f : features)
+    out->push_back(HashFeature(f.text, 64, options_.hash).lo);
   std::sort(out->begin(), out->end());
   out->erase(std::unique(out->begin(), out->end()), out->end());
 }

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "neardup/features.h"
+#include "neardup/method.h"
 #include "neardup/presets.h"
 #include "tests/testing/test_util.h"
 
@@ -206,45 +207,20 @@ TEST(Metrics, RocAucMatchesPairCounting) {
   EXPECT_NEAR(*RocAuc(scores, labels), wins / total, 1e-12);
 }
 
-TEST(MinHash, EstimateWithinToleranceOfExactJaccard) {
-  std::mt19937_64 rng(99);
-  MinHashOptions o;
-  o.permutations = 256;
-  const MinHasher hasher(o);
-  for (int trial = 0; trial < 40; ++trial) {
-    // Two random sets with a random overlap.
-    const size_t common = rng() % 600, only_a = rng() % 600, only_b = rng() % 600;
-    std::vector<uint64_t> a, b;
-    for (size_t i = 0; i < common; ++i) {
-      const uint64_t x = rng();
-      a.push_back(x);
-      b.push_back(x);
-    }
-    for (size_t i = 0; i < only_a; ++i) a.push_back(rng());
-    for (size_t i = 0; i < only_b; ++i) b.push_back(rng());
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    const double exact = ExactJaccard(a, b);
-    const double expected = static_cast<double>(common) / (common + only_a + only_b);
-    ASSERT_NEAR(exact, expected, 1e-12);
-    // sd = sqrt(J(1-J)/256) <= 0.032; 0.12 is over 3.7 sd.
-    EXPECT_NEAR(EstimatedJaccard(hasher.Signature(a), hasher.Signature(b)), exact, 0.12)
-        << "trial " << trial;
-  }
-}
-
-TEST(MinHash, ShinglesAndCandidates) {
-  const MinHasher hasher;
-  EXPECT_EQ(hasher.Shingles("一二三四").size(), 2u);
-  EXPECT_EQ(hasher.Shingles("一二三一二三").size(), 3u);  // distinct only
-  EXPECT_EQ(hasher.Shingles("一二").size(), 1u);
-  EXPECT_TRUE(hasher.Shingles("").empty());
-  const auto sig = [&](const char* t) { return hasher.Signature(hasher.Shingles(t)); };
+TEST(MinHash, LshCandidatesShareABand) {
+  const Method method = *Method::FromPreset(kMinHashMethod);
+  auto pipeline = Pipeline::Create(method.pipeline);
+  ASSERT_TRUE(pipeline.ok());
+  const MinHasher hasher(128);
+  const auto sig = [&](const std::string& t) {
+    std::vector<uint32_t> out(128);
+    (*pipeline)->MinHashSignature(hasher, t, "", out.data());
+    return out;
+  };
   const std::string base =
       "近似重复检测是搜索引擎和数据清洗中的常见任务，SimHash把文档压缩成指纹。";
-  const std::vector<std::vector<uint64_t>> sigs = {
-      sig(base.c_str()), sig("今天下午北京天气晴朗，气温二十五摄氏度，适合外出散步。"),
-      sig(base.c_str())};
+  const std::vector<std::vector<uint32_t>> sigs = {
+      sig(base), sig("今天下午北京天气晴朗，气温二十五摄氏度，适合外出散步。"), sig(base)};
   EXPECT_DOUBLE_EQ(EstimatedJaccard(sigs[0], sigs[2]), 1.0);
   const auto cands = LshCandidates(sigs, 32);
   EXPECT_NE(std::find(cands.begin(), cands.end(), std::pair<uint32_t, uint32_t>(0, 2)),

@@ -19,6 +19,7 @@ struct CompareFlags {
 int RunCompare(const CompareFlags& flags) {
   auto docs = LoadOperands(flags.operands, "compare");
   if (!docs.ok()) return Fail(docs.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "compare"));
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
   auto pipeline = Pipeline::Create(*pipeline_options);

@@ -1,7 +1,8 @@
 // Copyright 2026 The neardup Authors.
 //
 // neardup dedup: fingerprint every document, find the near-duplicates within
-// k, cluster them and say which copy to keep.
+// k (minhash: at Jaccard >= threshold), cluster them and say which copy to
+// keep.
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "common.h"
 #include "neardup/dedup.h"
+#include "neardup/minhash_dedup.h"
 #include "util/thread_pool.h"
 
 namespace neardup::cli {
@@ -53,10 +55,21 @@ int RunDedup(DedupFlags flags) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
-  auto pipeline_options = MakePipelineOptions(flags.pipeline);
-  if (!pipeline_options.ok()) return Fail(pipeline_options.status());
+  auto method = MakeMethod(flags.pipeline);
+  if (!method.ok()) return Fail(method.status());
+  const bool minhash = method->is_minhash();
+  const MinHashOptions& mh = method->minhash;
+  if (minhash && flags.k >= 0) {
+    return Fail(Status::InvalidArgument(
+        "-k does not apply to the minhash method (set its threshold: --method "
+        "minhash,threshold=T)"));
+  }
+  if (minhash && flags.mode != "cluster") {
+    return Fail(Status::InvalidArgument("the minhash method supports --mode cluster only"));
+  }
+  const PipelineOptions* pipeline_options = &method->pipeline;
   DedupOptions options;
-  options.k = flags.k >= 0 ? flags.k : flags.pipeline.default_k;
+  options.k = minhash ? 0 : flags.k >= 0 ? flags.k : flags.pipeline.default_k;
   options.threads = ResolveThreadCount(flags.input.threads);
   if (flags.mode == "cluster") {
     options.mode = DedupMode::kCluster;
@@ -70,7 +83,7 @@ int RunDedup(DedupFlags flags) {
   const Status keep = ParseKeep(flags.keep, &options, &score_field);
   if (!keep.ok()) return Fail(keep);
   if (!score_field.empty()) read_options->extra_fields.push_back(score_field);
-  if (options.k < 0 || options.k > pipeline_options->bits / 4) {
+  if (!minhash && (options.k < 0 || options.k > pipeline_options->bits / 4)) {
     return Fail(Status::InvalidArgument("-k must be between 0 and " +
                                         std::to_string(pipeline_options->bits / 4)));
   }
@@ -82,18 +95,16 @@ int RunDedup(DedupFlags flags) {
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
-  // Pass 1: fingerprints, in parallel, kept in input order.
+  // Pass 1: fingerprints (minhash: signatures), in parallel, kept in input
+  // order.
   std::vector<DedupDocument> docs;
+  std::vector<uint32_t> signatures;         // minhash: num_perm per document
+  std::vector<std::vector<uint64_t>> sets;  // minhash with exact verification
   std::vector<Seen> seen;
   uint64_t bad_scores = 0;
   const bool keep_lines = !flags.unique_out.empty();
-  const auto process = [&](const Document& doc) {
-    return (*pipeline)->Fingerprint(doc.text, doc.title);
-  };
-  const auto emit = [&](const Document& doc, DocumentFingerprint& fp) {
-    DedupDocument d;
-    d.fingerprint = fp.fingerprint;
-    d.empty = fp.empty();
+  const MinHasher hasher(minhash ? mh.num_perm : 1);
+  const auto add = [&](const Document& doc, DedupDocument d) {
     d.length = doc.text.size();
     if (!score_field.empty()) {
       const auto f = doc.fields.find(score_field);
@@ -117,12 +128,49 @@ int RunDedup(DedupFlags flags) {
     seen.push_back(std::move(s));
   };
   flags.input.progress = true;
-  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
+  Result<InputStats> stats = InputStats();
+  if (minhash) {
+    stats = ForEachDocumentAs<MinHashedDocument>(
+        flags.input, *read_options,
+        [&](const Document& doc) {
+          MinHashedDocument m;
+          m.signature.resize(static_cast<size_t>(mh.num_perm));
+          m.features = (*pipeline)->MinHashSignature(hasher, doc.text, doc.title,
+                                                     m.signature.data(), &m.set);
+          if (!mh.exact) m.set = {};
+          return m;
+        },
+        [&](const Document& doc, MinHashedDocument& m) {
+          signatures.insert(signatures.end(), m.signature.begin(), m.signature.end());
+          if (mh.exact) sets.push_back(std::move(m.set));
+          DedupDocument d;
+          d.empty = m.features == 0;
+          add(doc, d);
+        });
+  } else {
+    stats = ForEachDocumentAs<DocumentFingerprint>(
+        flags.input, *read_options,
+        [&](const Document& doc) { return (*pipeline)->Fingerprint(doc.text, doc.title); },
+        [&](const Document& doc, DocumentFingerprint& fp) {
+          DedupDocument d;
+          d.fingerprint = fp.fingerprint;
+          d.empty = fp.empty();
+          add(doc, d);
+        });
+  }
   if (!stats.ok()) return Fail(stats.status());
   if (bad_scores > 0) {
     std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
               << score_field << "\" field rank below every number\n";
   }
+
+  // A pair's or duplicate's score: SimHash's Hamming distance, or minhash's
+  // Jaccard (6 decimals, as MinHashDistance keeps it).
+  const char* score_key = minhash ? "jaccard" : "distance";
+  const auto score = [minhash](int distance) -> nlohmann::ordered_json {
+    if (!minhash) return distance;
+    return std::round(JaccardOfDistance(distance) * 1e6) / 1e6;
+  };
 
   // Pass 2: pairs, clusters, decisions. Pairs go straight to --pairs-out:
   // a cluster of n identical documents has n (n - 1) / 2 of them.
@@ -133,21 +181,23 @@ int RunDedup(DedupFlags flags) {
     pairs_out = std::move(*pairs);
     options.pair_sink = [&](const DedupPair& p) {
       const nlohmann::ordered_json line = {
-          {"a", seen[p.i].id}, {"b", seen[p.j].id}, {"distance", p.distance}};
+          {"a", seen[p.i].id}, {"b", seen[p.j].id}, {score_key, score(p.distance)}};
       pairs_out->Write(JsonLine(line));
     };
   }
-  auto result = Dedup(docs, options);
+  auto result = minhash ? MinHashDedup(docs, signatures, sets, mh, options) : Dedup(docs, options);
   if (!result.ok()) return Fail(result.status());
   for (size_t i = 0; i < docs.size(); ++i) {
     const DedupRecord& r = result->records[i];
-    nlohmann::ordered_json line = {
-        {"id", seen[i].id},     {"fingerprint", docs[i].fingerprint.ToHex()},
-        {"cluster", r.cluster}, {"duplicate", r.duplicate},
-        {"nearest", nullptr},   {"distance", nullptr}};
+    nlohmann::ordered_json line = {{"id", seen[i].id}};
+    if (!minhash) line["fingerprint"] = docs[i].fingerprint.ToHex();
+    line["cluster"] = r.cluster;
+    line["duplicate"] = r.duplicate;
+    line["nearest"] = nullptr;
+    line[score_key] = nullptr;
     if (r.duplicate) {
       line["nearest"] = seen[r.nearest].id;
-      line["distance"] = r.distance;
+      line[score_key] = score(r.distance);
     }
     if (r.empty) line["empty"] = true;
     (*out)->Write(JsonLine(line));
@@ -189,6 +239,19 @@ int RunDedup(DedupFlags flags) {
   if (!flags.input.quiet) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (minhash) {
+      std::fprintf(stderr,
+                   "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
+                   "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
+                   "the threshold %.4f, %s Jaccard); %zu candidate pairs tested, %zu confirmed; "
+                   "%zu empty; %.2f s\n",
+                   s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
+                   method->ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
+                   MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
+                   mh.exact ? "exact" : "estimated", result->join.tested, result->join.confirmed,
+                   s.empty, secs);
+      return InputExitCode(flags.input, *stats);
+    }
     std::fprintf(stderr,
                  "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
                  "(method %s, k = %d, %d bits, %s mode); %zu empty; %.2f s\n",
@@ -207,7 +270,9 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
       "dedup",
       "Find near-duplicate documents (Hamming distance <= k), cluster them and choose the copy "
       "to keep. One JSON record per document: {\"id\", \"fingerprint\", \"cluster\", "
-      "\"duplicate\", \"nearest\", \"distance\"}.");
+      "\"duplicate\", \"nearest\", \"distance\"}. --method minhash: Jaccard >= the "
+      "method's threshold (banded candidates, verified), {\"id\", \"cluster\", "
+      "\"duplicate\", \"nearest\", \"jaccard\"}.");
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
   cmd->add_option("-k", flags->k,

@@ -56,6 +56,7 @@ std::string Fmt(double v) {
 int RunExplain(const ExplainFlags& flags) {
   auto docs = LoadOperands(flags.operands, "explain");
   if (!docs.ok()) return Fail(docs.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "explain"));
   PipelineFlags resolved = flags.pipeline;
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&resolved));
   auto options = MakePipelineOptions(resolved);

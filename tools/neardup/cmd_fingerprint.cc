@@ -19,6 +19,7 @@ struct FingerprintFlags {
 int RunFingerprint(const FingerprintFlags& flags) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "fingerprint"));
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
   auto pipeline = Pipeline::Create(*pipeline_options);

@@ -128,6 +128,7 @@ Result<InputStats> ReadBatch(const IndexFlags& flags, const Method& method, Batc
 }
 
 int RunBuild(IndexFlags flags) {
+  NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "index"));
   auto method = MakeMethod(flags.pipeline);
   if (!method.ok()) return Fail(method.status());
   auto pipeline_header = PipelineHeader(flags.pipeline);

@@ -82,8 +82,10 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   if (with_fingerprint_options) {
     cmd->add_option("--method", flags->method,
                     "A preset (" + PresetNames() + "; default " + std::string(kDefaultMethod) +
-                        ") or a method's text form, e.g. tfidf,bits=128,topk=10 (method.h, "
-                        "doc/methods.md); the options below override it");
+                        "), minhash (dedup only; keys num_perm, threshold, bands, rows, recall, "
+                        "verify) or a method's text form, e.g. tfidf,bits=128,topk=10 or "
+                        "minhash,threshold=0.7 (method.h, doc/methods.md); the options below "
+                        "override it");
     cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128 (default: the method's)")
         ->check(CLI::IsMember({64, 128}));
     cmd->add_option("--features", flags->features,
@@ -139,10 +141,31 @@ Result<Method> MakeMethod(const PipelineFlags& flags) {
   return method;
 }
 
+Status RequireSimHash(const PipelineFlags& flags, std::string_view command) {
+  auto method = MakeMethod(flags);
+  if (!method.ok()) return method.status();
+  if (!method->is_minhash()) return Status::OK();
+  return Status::NotSupported(std::string(command) +
+                              ": the minhash method is supported by dedup only (it has no "
+                              "fingerprint; use a SimHash method such as " +
+                              std::string(kDefaultMethod) + ")");
+}
+
 Status ResolvePipelineFlags(PipelineFlags* flags) {
   auto method = MakeMethod(*flags);
   if (!method.ok()) return method.status();
   const PipelineOptions& p = method->pipeline;
+  if (method->is_minhash()) {
+    // The text form keeps num_perm, bands, rows...; SimHash's options stay
+    // unset (they do not apply to minhash).
+    flags->method = method->ToString();
+    flags->features = FeatureKindName(p.features);
+    flags->weights = std::string(WeightSchemeName(p.features.weights));
+    flags->top_k = p.features.top_k;
+    flags->hash = p.hash == FeatureHashAlgorithm::kMd5 ? "md5" : "xxh3";
+    flags->default_k = -1;
+    return Status::OK();
+  }
   flags->method = method->name;
   flags->bits = p.bits;
   flags->features = FeatureKindName(p.features);
@@ -384,6 +407,9 @@ template Result<InputStats> ForEachDocumentAs<DocumentFingerprint>(
     const InputFlags&, const ReadOptions&,
     const std::function<DocumentFingerprint(const Document&)>&,
     const std::function<void(const Document&, DocumentFingerprint&)>&);
+template Result<InputStats> ForEachDocumentAs<MinHashedDocument>(
+    const InputFlags&, const ReadOptions&, const std::function<MinHashedDocument(const Document&)>&,
+    const std::function<void(const Document&, MinHashedDocument&)>&);
 
 int InputExitCode(const InputFlags& flags, const InputStats& stats) {
   return flags.strict && stats.problems() > 0 ? kExitBadInput : kExitOk;

@@ -65,7 +65,13 @@ struct PipelineFlags {
 // method.h), overridden by every fingerprint option given.
 Result<Method> MakeMethod(const PipelineFlags& flags);
 
-// Fills every unset field of *flags from MakeMethod(*flags). Idempotent.
+// NotSupported when the flags name the minhash method, which only dedup
+// supports; `command` names the subcommand in the message.
+Status RequireSimHash(const PipelineFlags& flags, std::string_view command);
+
+// Fills every unset field of *flags from MakeMethod(*flags). Idempotent. For
+// minhash, `method` becomes its full text form and bits, entropy_threshold
+// and default_k stay unset.
 Status ResolvePipelineFlags(PipelineFlags* flags);
 
 // Registers INPUT... and the input options on `cmd`.
@@ -134,9 +140,17 @@ using ProcessFn = std::function<std::string(const Document&)>;
 using EmitFn = std::function<void(const Document&, std::string&)>;
 Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
                                    const ProcessFn& process, const EmitFn& emit);
+// A document's MinHash signature (dedup --method minhash) and, for exact
+// verification, its feature set.
+struct MinHashedDocument {
+  std::vector<uint32_t> signature;
+  std::vector<uint64_t> set;
+  size_t features = 0;
+};
+
 // The same with a typed worker result (a value-initialized T for each
-// document before `process`). Instantiated for std::string and
-// DocumentFingerprint.
+// document before `process`). Instantiated for std::string,
+// DocumentFingerprint and MinHashedDocument.
 template <typename T>
 Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions& base,
                                      const std::function<T(const Document&)>& process,
