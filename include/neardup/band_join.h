@@ -128,11 +128,12 @@ struct SimHashBands {
 inline constexpr uint64_t kDefaultBandSeed = 0x6e656172647570ULL;  // "neardup"
 
 // Chooses (r, L) for n fingerprints of f bits, threshold k and target recall
-// at k: among r in [1, f - k], the L that reaches `recall` at d = k and the
-// lowest estimated cost L * (n * key_cost + candidates_per_band * test_cost),
-// where candidates_per_band = n^2 / 2 * mean p(d) over `sample_distances`
-// (distances of random pairs of the data; empty: f / 2 for every pair) plus
-// the pairs of the data within k. L is at most 4096.
+// at k: among r in [1, f - k], the smallest L that reaches `recall` at d = k
+// and 1 - (1 - recall) / 100 at d = k - 4 (0.9999 for 0.99), with the lowest
+// estimated cost L * (n * key_cost + candidates_per_band * test_cost), where
+// candidates_per_band = n^2 / 2 * mean p(d) over `sample_distances`
+// (distances of random pairs of the data; empty: those of independent random
+// fingerprints, Binomial(f, 1/2), whose mean p is 2^-r). L is at most 4096.
 // REQUIRES: f in {64, 128}, 0 <= k < f, 0 < recall < 1.
 SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
                                 const std::vector<int>& sample_distances, uint64_t seed);

@@ -227,24 +227,32 @@ namespace {
 // Cost model, in nanoseconds on one thread of the benchmark machine (see
 // doc/benchmarks.md): per document and band (key, scatter, sort, scan) and per
 // candidate pair (a test of two fingerprints in random places).
-constexpr double kKeyNs = 25.0;
-constexpr double kTestNs = 12.0;
+constexpr double kKeyNs = 35.0;
+constexpr double kTestNs = 18.0;
 // The exact self-join: per unit of PermutedTableIndex::ChooseLayout's query
 // cost (one table probe), per query.
-constexpr double kProbeNs = 110.0;
+constexpr double kProbeNs = 11.0;
 
 }  // namespace
 
 SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
                                 const std::vector<int>& sample_distances, uint64_t seed) {
-  std::vector<int> hist(static_cast<size_t>(f) + 1, 0);
+  // The distance distribution of a random pair: the sample's, or (none)
+  // that of independent random fingerprints, Binomial(f, 1/2).
+  std::vector<double> weight(static_cast<size_t>(f) + 1, 0.0);
   if (sample_distances.empty()) {
-    hist[static_cast<size_t>(f) / 2] = 1;
+    for (int d = 0; d <= f; ++d) {
+      weight[static_cast<size_t>(d)] = std::exp(std::lgamma(f + 1.0) - std::lgamma(d + 1.0) -
+                                                std::lgamma(f - d + 1.0) - f * std::log(2.0));
+    }
   } else {
-    for (int d : sample_distances) ++hist[static_cast<size_t>(std::clamp(d, 0, f))];
+    for (int d : sample_distances) {
+      weight[static_cast<size_t>(std::clamp(d, 0, f))] += 1.0 / sample_distances.size();
+    }
   }
-  const double samples =
-      sample_distances.empty() ? 1.0 : static_cast<double>(sample_distances.size());
+  // Recall at k - 4 is held to 1 - (1 - recall) / 100 (0.9999 for 0.99) too.
+  const double close_target = 1 - (1 - recall) / 100;
+  const int close_d = std::max(k - 4, 0);
   const double nn = static_cast<double>(n);
   SimHashBands best;
   best.bits = f;
@@ -253,16 +261,17 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
   for (int r = 1; r <= f - k; ++r) {
     const double pk = BitSamplingCollision(f, k, r);
     if (pk <= 0) break;
-    const double l = std::ceil(std::log1p(-recall) / std::log1p(-pk));
+    const double pc = BitSamplingCollision(f, close_d, r);
+    const double l = std::max(std::ceil(std::log1p(-recall) / std::log1p(-pk)),
+                              std::ceil(std::log1p(-close_target) / std::log1p(-pc)));
     if (l > 4096) continue;
     const int bands = std::max(1, static_cast<int>(l));
     double mean_p = 0;
     for (int d = 0; d <= f; ++d) {
-      if (hist[static_cast<size_t>(d)] > 0) {
-        mean_p += hist[static_cast<size_t>(d)] * BitSamplingCollision(f, d, r);
+      if (weight[static_cast<size_t>(d)] > 0) {
+        mean_p += weight[static_cast<size_t>(d)] * BitSamplingCollision(f, d, r);
       }
     }
-    mean_p /= samples;
     const double per_band = nn * (nn - 1) / 2 * mean_p;
     const double cost = bands * (nn * kKeyNs + per_band * kTestNs) * 1e-9;
     if (!have || cost < best.estimated_seconds) {
