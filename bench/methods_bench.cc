@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
 
@@ -70,6 +71,40 @@ void BM_Method(benchmark::State& state, const char* method) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c.bytes));
 }
 
+// MinHash signatures (Pipeline::MinHashSignature: normalization, features,
+// the set, num_perm minima) of a method's text form, beside chars5's SimHash
+// fingerprint (the reference of the ratio in doc/benchmarks.md).
+void BM_MinHash(benchmark::State& state, const char* text) {
+  const Corpus& c = LoadCorpus();
+  auto method = neardup::Method::Parse(text);
+  if (!method.ok()) {
+    state.SkipWithError(method.status().ToString().c_str());
+    return;
+  }
+  auto pipeline = neardup::Pipeline::Create(method->pipeline);
+  if (!pipeline.ok()) {
+    state.SkipWithError(pipeline.status().ToString().c_str());
+    return;
+  }
+  const neardup::MinHasher hasher(method->minhash.num_perm);
+  std::vector<uint32_t> sig(static_cast<size_t>(hasher.num_perm()));
+  uint64_t x = 0;
+  for (auto _ : state) {
+    for (const auto& [text, title] : c.docs) {
+      x += (*pipeline)->MinHashSignature(hasher, text, title, sig.data());
+      x ^= sig[0];
+    }
+  }
+  benchmark::DoNotOptimize(x);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c.bytes));
+}
+
+BENCHMARK_CAPTURE(BM_Method, chars5_reference, "chars5")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinHash, minhash, "minhash")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinHash, minhash_chars5, "minhash,features=chars:5")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinHash, minhash_256, "minhash,num_perm=256")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinHash, minhash_64, "minhash,num_perm=64")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Method, classic, "classic")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Method, tfidf, "tfidf")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Method, chargram, "chargram")->Unit(benchmark::kMillisecond);
