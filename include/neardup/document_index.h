@@ -34,8 +34,12 @@
 // previous one's commit. Readers take no lock and are never blocked: they see
 // the last committed state, never a mix of two.
 //
-// Thread safety: const methods may run concurrently from many threads;
-// Add, AddBatch, Remove and Commit require exclusive access.
+// Thread safety: every method may be called from many threads at once. A
+// reader-writer mutex inside makes each call one step: Query, Contains and
+// Stats share it; Add, AddBatch, Remove, Check and Commit hold it
+// exclusively, so a Check's query and its add are atomic with respect to
+// every other call on the same object (a server's many workers share one
+// read-write DocumentIndex).
 
 #ifndef NEARDUP_DOCUMENT_INDEX_H_
 #define NEARDUP_DOCUMENT_INDEX_H_
@@ -70,6 +74,29 @@ struct DocumentMatch {
   std::string id;
   int distance = 0;
   friend bool operator==(const DocumentMatch&, const DocumentMatch&) = default;
+};
+
+// What DocumentIndex::Check does with each document after querying it.
+enum class CheckPolicy {
+  kQueryOnly,  // add nothing (a Query that takes the writer's lock)
+  kAddIfNew,   // add the document when it has no match: "have I seen it?"
+  kAddAlways,  // add every document; its matches are still reported
+};
+
+struct CheckOptions {
+  // Largest distance of a match; -1 = the index's max_k.
+  int k = -1;
+  CheckPolicy policy = CheckPolicy::kAddIfNew;
+  // An id already indexed: an error for the whole batch (false), or the new
+  // document replaces the old entry when it is added (true; the old entry is
+  // then never reported as the document's own match).
+  bool replace = false;
+};
+
+// The outcome of checking one document.
+struct CheckResult {
+  std::vector<DocumentMatch> matches;  // as Query returns them, before any add
+  bool added = false;                  // the document was added
 };
 
 struct DocumentIndexStats {
@@ -130,6 +157,18 @@ class DocumentIndex {
   // *missing when it is not null. Returns the number of documents removed.
   // InvalidArgument in read-only mode.
   Result<size_t> Remove(std::span<const std::string> ids, std::vector<std::string>* missing);
+
+  // For each document in order: its matches within options.k among the
+  // indexed documents (including those added earlier in this batch), then,
+  // by options.policy, adds it. The whole batch is one step under the
+  // writer's lock: two concurrent Checks of near duplicates never both add.
+  // *out gets one CheckResult per document. Validated before anything
+  // changes (nothing is added on error): InvalidArgument when ids.size() !=
+  // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,
+  // an id repeats within the batch, an id is indexed and !options.replace
+  // (only when the policy may add), or a policy that adds in read-only mode.
+  Status Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
+               const CheckOptions& options, std::vector<CheckResult>* out);
 
   // Writes the current state as the new committed state, atomically and
   // durably (doc/index_format.md, "Committing"): on success every later Open

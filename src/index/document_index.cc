@@ -14,8 +14,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -281,6 +283,8 @@ bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep)
 }  // namespace
 
 struct DocumentIndex::Rep {
+  // Shared by Query, Contains and Stats; exclusive for every change.
+  mutable std::shared_mutex mu;
   std::string path;
   Mode mode = Mode::kReadOnly;
   std::unique_ptr<file::FileLock> lock;
@@ -335,6 +339,10 @@ struct DocumentIndex::Rep {
   }
 
   Status Commit();
+  // The public calls' bodies, run with `mu` held.
+  Status AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps, bool replace);
+  Result<size_t> Remove(std::span<const std::string> ids, std::vector<std::string>* missing);
+  Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
 };
 
 namespace {
@@ -504,7 +512,13 @@ Status DocumentIndex::Add(const std::string& id, const Fingerprint& fp, bool rep
 
 Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                                bool replace) {
-  Rep& r = *rep_;
+  std::unique_lock lock(rep_->mu);
+  return rep_->AddBatch(ids, fps, replace);
+}
+
+Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
+                                    std::span<const Fingerprint> fps, bool replace) {
+  Rep& r = *this;
   NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
   if (ids.size() != fps.size()) {
     return Status::InvalidArgument("ids and fingerprints differ in number");
@@ -568,7 +582,13 @@ Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const
 
 Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
                                      std::vector<std::string>* missing) {
-  Rep& r = *rep_;
+  std::unique_lock lock(rep_->mu);
+  return rep_->Remove(ids, missing);
+}
+
+Result<size_t> DocumentIndex::Rep::Remove(std::span<const std::string> ids,
+                                          std::vector<std::string>* missing) {
+  Rep& r = *this;
   NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
   std::vector<uint64_t> numeric;
   for (const std::string& id : ids) {
@@ -589,6 +609,7 @@ Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
 }
 
 Status DocumentIndex::Commit() {
+  std::unique_lock lock(rep_->mu);
   NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
   if (!rep_->dirty) return Status::OK();
   return rep_->Commit();
@@ -649,29 +670,87 @@ Status DocumentIndex::Rep::Commit() {
 }
 
 Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const {
+  std::shared_lock lock(rep_->mu);
+  return rep_->Query(fp, k, out);
+}
+
+Status DocumentIndex::Rep::Query(const Fingerprint& fp, int k,
+                                 std::vector<DocumentMatch>* out) const {
   out->clear();
   std::vector<Neighbor> neighbors;
-  NEARDUP_RETURN_IF_ERROR(rep_->index->Search(fp, k, &neighbors));
+  NEARDUP_RETURN_IF_ERROR(index->Search(fp, k, &neighbors));
   out->reserve(neighbors.size());
   for (const Neighbor& n : neighbors) {
     // Open checked that every entry has a non-null line; kept as a check.
-    if (n.id >= rep_->names.size() || !rep_->names[n.id]) {
-      return Status::Corruption(rep_->path + ": numeric id " + std::to_string(n.id) +
+    if (n.id >= names.size() || !names[n.id]) {
+      return Status::Corruption(path + ": numeric id " + std::to_string(n.id) +
                                 " has no document id");
     }
-    out->push_back(DocumentMatch{*rep_->names[n.id], n.distance});
+    out->push_back(DocumentMatch{*names[n.id], n.distance});
   }
   return Status::OK();
 }
 
-bool DocumentIndex::Contains(const std::string& id) const { return rep_->live.count(id) > 0; }
+Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
+                            const CheckOptions& options, std::vector<CheckResult>* out) {
+  std::unique_lock lock(rep_->mu);
+  Rep& r = *rep_;
+  out->clear();
+  const bool may_add = options.policy != CheckPolicy::kQueryOnly;
+  if (may_add) NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
+  if (ids.size() != fps.size()) {
+    return Status::InvalidArgument("ids and fingerprints differ in number");
+  }
+  const int k = options.k < 0 ? r.index->max_k() : options.k;
+  if (k > r.index->max_k()) {
+    return Status::InvalidArgument("k " + std::to_string(k) + " is larger than the index's max k " +
+                                   std::to_string(r.index->max_k()));
+  }
+  // Validate everything before changing anything.
+  std::unordered_map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (fps[i].bits() != r.index->bits()) {
+      return Status::InvalidArgument("document '" + ids[i] + "': a " +
+                                     std::to_string(fps[i].bits()) + "-bit fingerprint in a " +
+                                     std::to_string(r.index->bits()) + "-bit index");
+    }
+    if (!seen.emplace(ids[i], i).second) {
+      return Status::InvalidArgument("document id '" + ids[i] + "' appears twice in the input");
+    }
+    if (may_add && !options.replace && r.live.count(ids[i]) > 0) {
+      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+    }
+  }
+  out->resize(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    CheckResult& result = (*out)[i];
+    NEARDUP_RETURN_IF_ERROR(r.Query(fps[i], k, &result.matches));
+    // With replace, the entry this document replaces is not its duplicate.
+    std::erase_if(result.matches, [&](const DocumentMatch& m) { return m.id == ids[i]; });
+    result.added = options.policy == CheckPolicy::kAddAlways ||
+                   (options.policy == CheckPolicy::kAddIfNew && result.matches.empty());
+    if (result.added) {
+      NEARDUP_RETURN_IF_ERROR(r.AddBatch(ids.subspan(i, 1), fps.subspan(i, 1), options.replace));
+    }
+  }
+  return Status::OK();
+}
+
+bool DocumentIndex::Contains(const std::string& id) const {
+  std::shared_lock lock(rep_->mu);
+  return rep_->live.count(id) > 0;
+}
 int DocumentIndex::bits() const { return rep_->index->bits(); }
 int DocumentIndex::max_k() const { return rep_->index->max_k(); }
-size_t DocumentIndex::size() const { return rep_->index->size(); }
+size_t DocumentIndex::size() const {
+  std::shared_lock lock(rep_->mu);
+  return rep_->index->size();
+}
 const DocumentIndexHeader& DocumentIndex::header() const { return rep_->header; }
 const std::string& DocumentIndex::path() const { return rep_->path; }
 
 DocumentIndexStats DocumentIndex::Stats() const {
+  std::shared_lock lock(rep_->mu);
   DocumentIndexStats s;
   s.documents = rep_->index->size();
   s.bits = rep_->index->bits();

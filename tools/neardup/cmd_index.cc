@@ -26,6 +26,7 @@ struct IndexFlags {
   std::vector<std::string> remove_ids;
   bool json = false;
   bool replace = false;  // add: replace documents already indexed
+  bool add_new = false;  // check: add the documents that have no match
 };
 
 // The ids file's "pipeline" member: the method's text form (method.h), with
@@ -250,6 +251,72 @@ int RunAdd(const IndexFlags& flags) {
   return InputExitCode(flags.input, *stats);
 }
 
+// Query-or-add: each document's matches, and whether it was added, as one
+// step under the index's lock (DocumentIndex::Check).
+int RunCheck(const IndexFlags& flags) {
+  Method method;
+  const auto mode =
+      flags.add_new ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly;
+  auto index = Open(flags, mode, &method);
+  if (!index.ok()) return Fail(index.status());
+  DocumentIndex& idx = **index;
+  CheckOptions options;
+  options.k = flags.k;
+  options.policy = flags.add_new ? CheckPolicy::kAddIfNew : CheckPolicy::kQueryOnly;
+  options.replace = flags.replace;
+  if (options.k > idx.max_k()) {
+    return Fail(Status::InvalidArgument("-k " + std::to_string(options.k) +
+                                        " is larger than the index's max k " +
+                                        std::to_string(idx.max_k()) + " (rebuild with --max-k)"));
+  }
+  // Every document in input order; the empty ones (no features) are never
+  // checked nor added.
+  std::vector<std::string> all_ids;
+  std::vector<bool> empty;
+  Batch batch;
+  auto stats =
+      ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
+        all_ids.push_back(id);
+        empty.push_back(fp.empty());
+        if (!fp.empty()) {
+          batch.ids.push_back(id);
+          batch.fps.push_back(fp.fingerprint);
+        }
+      });
+  if (!stats.ok()) return Fail(stats.status());
+  std::vector<CheckResult> results;
+  Status checked = idx.Check(batch.ids, batch.fps, options, &results);
+  if (checked.IsInvalidArgument() && flags.add_new && !flags.replace &&
+      checked.message().find("is already in") != std::string::npos) {
+    checked = Status::InvalidArgument(checked.message() + "; --replace replaces it");
+  }
+  NEARDUP_RETURN_IF_ERROR_CLI(checked);
+  if (flags.add_new) NEARDUP_RETURN_IF_ERROR_CLI(idx.Commit());
+  auto out = Output::Open(flags.input.output, flags.input.inputs);
+  if (!out.ok()) return Fail(out.status());
+  size_t next = 0, added = 0;
+  for (size_t i = 0; i < all_ids.size(); ++i) {
+    nlohmann::ordered_json matches = nlohmann::ordered_json::array();
+    bool was_added = false;
+    if (!empty[i]) {
+      const CheckResult& r = results[next++];
+      for (const DocumentMatch& m : r.matches) {
+        matches.push_back({{"id", m.id}, {"distance", m.distance}});
+      }
+      was_added = r.added;
+      added += r.added;
+    }
+    (*out)->Write(JsonLine(nlohmann::ordered_json{
+        {"id", all_ids[i]}, {"matches", std::move(matches)}, {"added", was_added}}));
+  }
+  NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
+  if (!flags.input.quiet && flags.add_new) {
+    std::fprintf(stderr, "neardup: checked %zu documents, added %zu; the index holds %zu\n",
+                 all_ids.size(), added, idx.size());
+  }
+  return InputExitCode(flags.input, *stats);
+}
+
 int RunRemove(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
   if (!index.ok()) return Fail(index.status());
@@ -340,6 +407,26 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
     }
     exit_code->value = RunAdd(*add);
   });
+
+  auto check = std::make_shared<IndexFlags>();
+  CLI::App* c = index->add_subcommand(
+      "check",
+      "Query-or-add: each document's matches within k and whether it was added, JSONL "
+      "{\"id\", \"matches\": [{\"id\", \"distance\"}, ...], \"added\"}; with --add-new the "
+      "documents without a match are added, atomically (under the index's lock)");
+  c->add_option("IDX", check->index_path, "The index")->required();
+  AddInputOptions(c, &check->input);
+  c->add_option("-k", check->k, "Largest distance (default: the index's max k)")
+      ->check(CLI::Range(0, 32));
+  c->add_flag("--add-new", check->add_new,
+              "Add every document that has no match within k (earlier documents of the same run "
+              "count as indexed)");
+  c->add_flag("--replace", check->replace,
+              "With --add-new: a document whose id is indexed replaces it when added (default: "
+              "an error, exit 2)");
+  c->add_flag("--fingerprints", check->fingerprints, "INPUT is `neardup fingerprint` JSONL");
+  c->add_option("--jieba-dir", check->pipeline.jieba_dir, "python3-jieba's data directory");
+  c->callback([check, exit_code] { exit_code->value = RunCheck(*check); });
 
   auto remove = std::make_shared<IndexFlags>();
   CLI::App* r = index->add_subcommand("remove", "Remove documents from the index by id");
