@@ -99,6 +99,21 @@ struct CheckResult {
   bool added = false;                  // the document was added
 };
 
+// How a read-write DocumentIndex persists its changes.
+struct DocumentIndexOptions {
+  // Each change (Add, AddBatch, Remove, the additions of a Check) is
+  // appended to the write-ahead log PATH.log as one record before the call
+  // returns, so nothing acknowledged is lost by a crash; Commit folds the
+  // log into the pair (compaction). Default false: changes stay in memory
+  // until Commit. The log is always replayed on Open, whatever this says.
+  bool log = false;
+  // fsync the log after every record (true) or only in Sync and Commit.
+  bool sync = true;
+  // Commit runs by itself after a logged change once the log is larger than
+  // this fraction of the index file (and at least 1 MiB). 0 = never.
+  double compact_fraction = 0.5;
+};
+
 struct DocumentIndexStats {
   size_t documents = 0;     // indexed documents (live entries)
   int bits = 0;             // fingerprint width
@@ -106,6 +121,8 @@ struct DocumentIndexStats {
   size_t memory_bytes = 0;  // heap bytes of the Hamming index
   TableLayout layout;       // the permuted tables' shape
   int64_t file_bytes = -1;  // size of PATH as opened or last committed; -1 if never written
+  uint64_t log_bytes = 0;   // size of PATH.log (0 when there is none)
+  uint64_t log_records = 0;  // records replayed on Open plus those appended since
 };
 
 class DocumentIndex {
@@ -119,13 +136,17 @@ class DocumentIndex {
   DocumentIndex(const DocumentIndex&) = delete;
   DocumentIndex& operator=(const DocumentIndex&) = delete;
 
-  // Opens the committed index at `path` (and PATH.ids). Both files are read
-  // as hostile input: Corruption or NotSupported with file:line: reason;
-  // NotFound when PATH does not exist. In kReadWrite mode the lock is taken
-  // first, an interrupted commit is completed and leftover temporary files
-  // are removed.
+  // Opens the committed index at `path` (and PATH.ids), then replays the
+  // log PATH.log written for it, if any. All three files are read as hostile
+  // input: Corruption or NotSupported with file:line (file: offset N for the
+  // log): reason; a torn last log record (a crash while it was written, so
+  // never acknowledged) is dropped. NotFound when PATH does not exist. In
+  // kReadWrite mode the lock is taken first, an interrupted commit is
+  // completed, a torn log tail is cut and leftover temporary files and a
+  // stale log are removed.
   static Result<std::unique_ptr<DocumentIndex>> Open(const std::string& path,
-                                                     Mode mode = Mode::kReadOnly);
+                                                     Mode mode = Mode::kReadOnly,
+                                                     const DocumentIndexOptions& options = {});
 
   // A new empty index to be written at `path` (read-write; replaces whatever
   // is there on Commit). options.bits, max_k, blocks, expected_size and
@@ -171,12 +192,17 @@ class DocumentIndex {
                const CheckOptions& options, std::vector<CheckResult>* out);
 
   // Writes the current state as the new committed state, atomically and
-  // durably (doc/index_format.md, "Committing"): on success every later Open
+  // durably (doc/index_format.md, "Committing"), and drops the log, whose
+  // changes it now holds: on success every later Open
   // sees it; on failure (IOError, e.g. a full disk) the previous committed
   // state is intact and this object may Commit again. A no-op when nothing
   // changed since the last Commit or Open (except after Create/Build, which
   // always write). InvalidArgument in read-only mode.
   Status Commit();
+
+  // fsyncs the log (with options.sync == false, what was appended since the
+  // last Sync is not durable before this). OK when there is no log.
+  Status Sync();
 
   // Replaces *out with every indexed document within distance <= k of `fp`,
   // sorted by (distance, insertion order). InvalidArgument when k is outside

@@ -170,8 +170,9 @@ int RunBuild(IndexFlags flags) {
 
 // Opens the index and recovers the method its fingerprints were made with.
 Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
-                                            Method* method) {
-  auto index = DocumentIndex::Open(flags.index_path, mode);
+                                            Method* method,
+                                            const DocumentIndexOptions& options = {}) {
+  auto index = DocumentIndex::Open(flags.index_path, mode, options);
   if (!index.ok()) return index.status();
   if (method != nullptr) {
     // The library checked the members' types, so value() cannot throw.
@@ -257,7 +258,10 @@ int RunCheck(const IndexFlags& flags) {
   Method method;
   const auto mode =
       flags.add_new ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly;
-  auto index = Open(flags, mode, &method);
+  // The additions go to the log (one synced record), not a rewrite of IDX.
+  DocumentIndexOptions log_options;
+  log_options.log = true;
+  auto index = Open(flags, mode, &method, log_options);
   if (!index.ok()) return Fail(index.status());
   DocumentIndex& idx = **index;
   CheckOptions options;
@@ -291,7 +295,6 @@ int RunCheck(const IndexFlags& flags) {
     checked = Status::InvalidArgument(checked.message() + "; --replace replaces it");
   }
   NEARDUP_RETURN_IF_ERROR_CLI(checked);
-  if (flags.add_new) NEARDUP_RETURN_IF_ERROR_CLI(idx.Commit());
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
   size_t next = 0, added = 0;
@@ -334,6 +337,19 @@ int RunRemove(const IndexFlags& flags) {
   return !missing.empty() && flags.input.strict ? kExitBadInput : kExitOk;
 }
 
+int RunCompact(const IndexFlags& flags) {
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  const uint64_t log_bytes = (*index)->Stats().log_bytes;
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
+  if (!flags.input.quiet) {
+    std::fprintf(stderr, "neardup: folded a %llu-byte log into %s; it holds %zu fingerprints\n",
+                 static_cast<unsigned long long>(log_bytes), flags.index_path.c_str(),
+                 (*index)->size());
+  }
+  return kExitOk;
+}
+
 int RunStats(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
   if (!index.ok()) return Fail(index.status());
@@ -345,6 +361,8 @@ int RunStats(const IndexFlags& flags) {
       {"max_k", s.max_k},
       {"memory_bytes", s.memory_bytes},
       {"file_bytes", s.file_bytes},
+      {"log_bytes", s.log_bytes},
+      {"log_records", s.log_records},
       {"pipeline", nlohmann::ordered_json::parse((*index)->header().pipeline_json)}};
   if (s.layout.tables > 0) {
     j["layout"] = {{"blocks", s.layout.blocks},
@@ -435,6 +453,14 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   r->add_flag("--strict", remove->input.strict, "Exit with status 3 if an id is not indexed");
   r->add_flag("-q,--quiet", remove->input.quiet, "Print no summary");
   r->callback([remove, exit_code] { exit_code->value = RunRemove(*remove); });
+
+  auto compact = std::make_shared<IndexFlags>();
+  CLI::App* co = index->add_subcommand(
+      "compact",
+      "Fold the log IDX.log (written by check --add-new and serve) into IDX and IDX.ids");
+  co->add_option("IDX", compact->index_path, "The index")->required();
+  co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
+  co->callback([compact, exit_code] { exit_code->value = RunCompact(*compact); });
 
   auto stats = std::make_shared<IndexFlags>();
   CLI::App* s = index->add_subcommand("stats", "Size, layout, memory and settings of an index");
