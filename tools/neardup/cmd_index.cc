@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "index_open.h"
 #include "neardup/document_index.h"
 
 namespace neardup::cli {
@@ -168,28 +169,10 @@ int RunBuild(IndexFlags flags) {
   return InputExitCode(flags.input, *stats);
 }
 
-// Opens the index and recovers the method its fingerprints were made with.
 Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
                                             Method* method,
                                             const DocumentIndexOptions& options = {}) {
-  auto index = DocumentIndex::Open(flags.index_path, mode, options);
-  if (!index.ok()) return index.status();
-  if (method != nullptr) {
-    // The library checked the members' types, so value() cannot throw.
-    const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
-    auto m = MethodFromHeader(h, flags.pipeline.jieba_dir);
-    if (!m.ok() && m.status().IsCorruption()) {
-      return Status::Corruption(flags.index_path + ".ids: " + m.status().message());
-    }
-    if (!m.ok()) return m.status();
-    *method = std::move(*m);
-    if (method->pipeline.bits != (*index)->bits()) {
-      return Status::Corruption(flags.index_path + ".ids: says " +
-                                std::to_string(method->pipeline.bits) + " bits, the index has " +
-                                std::to_string((*index)->bits()));
-    }
-  }
-  return index;
+  return OpenIndexAndMethod(flags.index_path, flags.pipeline.jieba_dir, mode, method, options);
 }
 
 int RunQuery(const IndexFlags& flags) {
@@ -377,6 +360,29 @@ int RunStats(const IndexFlags& flags) {
 }
 
 }  // namespace
+
+Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& path,
+                                                          const std::string& jieba_dir,
+                                                          DocumentIndex::Mode mode, Method* method,
+                                                          const DocumentIndexOptions& options) {
+  auto index = DocumentIndex::Open(path, mode, options);
+  if (!index.ok()) return index.status();
+  if (method != nullptr) {
+    // The library checked the members' types, so value() cannot throw.
+    const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
+    auto m = MethodFromHeader(h, jieba_dir);
+    if (!m.ok() && m.status().IsCorruption()) {
+      return Status::Corruption(path + ".ids: " + m.status().message());
+    }
+    if (!m.ok()) return m.status();
+    *method = std::move(*m);
+    if (method->pipeline.bits != (*index)->bits()) {
+      return Status::Corruption(path + ".ids: says " + std::to_string(method->pipeline.bits) +
+                                " bits, the index has " + std::to_string((*index)->bits()));
+    }
+  }
+  return index;
+}
 
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* index = app.add_subcommand(
