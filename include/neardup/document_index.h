@@ -34,8 +34,12 @@
 // previous one's commit. Readers take no lock and are never blocked: they see
 // the last committed state, never a mix of two.
 //
-// Thread safety: const methods may run concurrently from many threads;
-// Add, AddBatch, Remove and Commit require exclusive access.
+// Thread safety: every method may be called from many threads at once. A
+// reader-writer mutex inside makes each call one step: Query, Contains and
+// Stats share it; Add, AddBatch, Remove, Check and Commit hold it
+// exclusively, so a Check's query and its add are atomic with respect to
+// every other call on the same object (a server's many workers share one
+// read-write DocumentIndex).
 
 #ifndef NEARDUP_DOCUMENT_INDEX_H_
 #define NEARDUP_DOCUMENT_INDEX_H_
@@ -72,6 +76,44 @@ struct DocumentMatch {
   friend bool operator==(const DocumentMatch&, const DocumentMatch&) = default;
 };
 
+// What DocumentIndex::Check does with each document after querying it.
+enum class CheckPolicy {
+  kQueryOnly,  // add nothing (a Query that takes the writer's lock)
+  kAddIfNew,   // add the document when it has no match: "have I seen it?"
+  kAddAlways,  // add every document; its matches are still reported
+};
+
+struct CheckOptions {
+  // Largest distance of a match; -1 = the index's max_k.
+  int k = -1;
+  CheckPolicy policy = CheckPolicy::kAddIfNew;
+  // An id already indexed: an error for the whole batch (false), or the new
+  // document replaces the old entry when it is added (true; the old entry is
+  // then never reported as the document's own match).
+  bool replace = false;
+};
+
+// The outcome of checking one document.
+struct CheckResult {
+  std::vector<DocumentMatch> matches;  // as Query returns them, before any add
+  bool added = false;                  // the document was added
+};
+
+// How a read-write DocumentIndex persists its changes.
+struct DocumentIndexOptions {
+  // Each change (Add, AddBatch, Remove, the additions of a Check) is
+  // appended to the write-ahead log PATH.log as one record before the call
+  // returns, so nothing acknowledged is lost by a crash; Commit folds the
+  // log into the pair (compaction). Default false: changes stay in memory
+  // until Commit. The log is always replayed on Open, whatever this says.
+  bool log = false;
+  // fsync the log after every record (true) or only in Sync and Commit.
+  bool sync = true;
+  // Commit runs by itself after a logged change once the log is larger than
+  // this fraction of the index file (and at least 1 MiB). 0 = never.
+  double compact_fraction = 0.5;
+};
+
 struct DocumentIndexStats {
   size_t documents = 0;     // indexed documents (live entries)
   int bits = 0;             // fingerprint width
@@ -79,6 +121,8 @@ struct DocumentIndexStats {
   size_t memory_bytes = 0;  // heap bytes of the Hamming index
   TableLayout layout;       // the permuted tables' shape
   int64_t file_bytes = -1;  // size of PATH as opened or last committed; -1 if never written
+  uint64_t log_bytes = 0;   // size of PATH.log (0 when there is none)
+  uint64_t log_records = 0;  // records replayed on Open plus those appended since
 };
 
 class DocumentIndex {
@@ -92,13 +136,17 @@ class DocumentIndex {
   DocumentIndex(const DocumentIndex&) = delete;
   DocumentIndex& operator=(const DocumentIndex&) = delete;
 
-  // Opens the committed index at `path` (and PATH.ids). Both files are read
-  // as hostile input: Corruption or NotSupported with file:line: reason;
-  // NotFound when PATH does not exist. In kReadWrite mode the lock is taken
-  // first, an interrupted commit is completed and leftover temporary files
-  // are removed.
+  // Opens the committed index at `path` (and PATH.ids), then replays the
+  // log PATH.log written for it, if any. All three files are read as hostile
+  // input: Corruption or NotSupported with file:line (file: offset N for the
+  // log): reason; a torn last log record (a crash while it was written, so
+  // never acknowledged) is dropped. NotFound when PATH does not exist. In
+  // kReadWrite mode the lock is taken first, an interrupted commit is
+  // completed, a torn log tail is cut and leftover temporary files and a
+  // stale log are removed.
   static Result<std::unique_ptr<DocumentIndex>> Open(const std::string& path,
-                                                     Mode mode = Mode::kReadOnly);
+                                                     Mode mode = Mode::kReadOnly,
+                                                     const DocumentIndexOptions& options = {});
 
   // A new empty index to be written at `path` (read-write; replaces whatever
   // is there on Commit). options.bits, max_k, blocks, expected_size and
@@ -131,13 +179,30 @@ class DocumentIndex {
   // InvalidArgument in read-only mode.
   Result<size_t> Remove(std::span<const std::string> ids, std::vector<std::string>* missing);
 
+  // For each document in order: its matches within options.k among the
+  // indexed documents (including those added earlier in this batch), then,
+  // by options.policy, adds it. The whole batch is one step under the
+  // writer's lock: two concurrent Checks of near duplicates never both add.
+  // *out gets one CheckResult per document. Validated before anything
+  // changes (nothing is added on error): InvalidArgument when ids.size() !=
+  // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,
+  // an id repeats within the batch, an id is indexed and !options.replace
+  // (only when the policy may add), or a policy that adds in read-only mode.
+  Status Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
+               const CheckOptions& options, std::vector<CheckResult>* out);
+
   // Writes the current state as the new committed state, atomically and
-  // durably (doc/index_format.md, "Committing"): on success every later Open
+  // durably (doc/index_format.md, "Committing"), and drops the log, whose
+  // changes it now holds: on success every later Open
   // sees it; on failure (IOError, e.g. a full disk) the previous committed
   // state is intact and this object may Commit again. A no-op when nothing
   // changed since the last Commit or Open (except after Create/Build, which
   // always write). InvalidArgument in read-only mode.
   Status Commit();
+
+  // fsyncs the log (with options.sync == false, what was appended since the
+  // last Sync is not durable before this). OK when there is no log.
+  Status Sync();
 
   // Replaces *out with every indexed document within distance <= k of `fp`,
   // sorted by (distance, insertion order). InvalidArgument when k is outside

@@ -14,11 +14,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <unordered_map>
 
+#include "index/document_log.h"
 #include "index/index_file.h"
 #include "util/file.h"
 
@@ -49,6 +52,10 @@ std::string PendingIdsPath(const std::string& path, uint64_t checksum) {
   return path + ".ids." + Hex64(checksum);
 }
 std::string LockPath(const std::string& path) { return path + ".lock"; }
+std::string LogPath(const std::string& path) { return path + ".log"; }
+// The log triggers a compaction only past this size, whatever the fraction.
+constexpr uint64_t kMinCompactLogBytes = uint64_t{1} << 20;
+using index_internal::LogOp;
 
 Status Bad(const std::string& file, uint64_t line, const std::string& why) {
   return Status::Corruption(file + ":" + std::to_string(line) + ": " + why);
@@ -281,6 +288,8 @@ bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep)
 }  // namespace
 
 struct DocumentIndex::Rep {
+  // Shared by Query, Contains and Stats; exclusive for every change.
+  mutable std::shared_mutex mu;
   std::string path;
   Mode mode = Mode::kReadOnly;
   std::unique_ptr<file::FileLock> lock;
@@ -295,6 +304,15 @@ struct DocumentIndex::Rep {
   bool dirty = false;
   int64_t file_bytes = -1;
   uint64_t committed_checksum = 0;
+  bool has_committed = false;  // committed_checksum names a pair on disk
+  DocumentIndexOptions options;
+  // The log being appended to; null until the first logged change.
+  std::unique_ptr<index_internal::LogWriter> log;
+  uint64_t log_bytes = 0;
+  uint64_t log_records = 0;
+  // Set when a log append failed: the memory holds a change the log may
+  // lack, so no further change is accepted (reopen the index).
+  Status log_failed;
 
   Status CheckWritable() const {
     if (mode != Mode::kReadWrite) {
@@ -335,6 +353,23 @@ struct DocumentIndex::Rep {
   }
 
   Status Commit();
+  // The public calls' bodies, run with `mu` held. What took effect is
+  // appended to *ops when it is not null.
+  Status AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps, bool replace,
+                  std::vector<LogOp>* ops = nullptr);
+  Result<size_t> Remove(std::span<const std::string> ids, std::vector<std::string>* missing,
+                        std::vector<LogOp>* ops = nullptr);
+  // Replays the log read by Open; Corruption when a change does not apply.
+  Status Replay(const index_internal::ParsedLog& parsed, const std::string& file);
+  // Checks that a change may be made (writable, no earlier log failure).
+  Status CheckChangeable() const {
+    NEARDUP_RETURN_IF_ERROR(CheckWritable());
+    return log_failed;
+  }
+  // Makes `ops` (already applied in memory) durable in the log when logging,
+  // then compacts when the log has grown past its share.
+  Status Persist(const std::vector<LogOp>& ops);
+  Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
 };
 
 namespace {
@@ -413,17 +448,32 @@ Status CheckHeader(const DocumentIndexHeader& header, int bits) {
 DocumentIndex::DocumentIndex(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 DocumentIndex::~DocumentIndex() = default;
 
-Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& path, Mode mode) {
+Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& path, Mode mode,
+                                                           const DocumentIndexOptions& options) {
   auto rep = std::make_unique<Rep>();
   rep->path = path;
   rep->mode = mode;
+  rep->options = options;
   if (mode == Mode::kReadWrite) {
     if (!std::filesystem::exists(path)) return Status::NotFound(path + ": no such index");
     auto lock = file::FileLock::Acquire(LockPath(path));
     if (!lock.ok()) return lock.status();
     rep->lock = std::move(*lock);
   }
-  NEARDUP_ASSIGN_OR_RETURN(auto raw, ReadCommittedPair(path));
+  // The pair, then the log; read again if a writer committed in between
+  // (its commit folded the log into a pair this reader has not read).
+  RawPair raw;
+  std::optional<std::string> log_bytes;
+  for (int attempt = 0;; ++attempt) {
+    const FileId before = IdOf(path);
+    NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path));
+    auto bytes = file::ReadWholeFile(LogPath(path));
+    if (!bytes.ok() && !bytes.status().IsNotFound()) return bytes.status();
+    log_bytes.reset();
+    if (bytes.ok()) log_bytes = std::move(*bytes);
+    if (IdOf(path) == before || attempt + 1 == kOpenAttempts) break;
+    std::this_thread::sleep_for(kRetryDelay);
+  }
   auto index = LoadIndexFromMemory(raw.index_bytes, path);
   if (!index.ok()) return index.status();
   rep->index = std::move(*index);
@@ -440,6 +490,22 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   }
   rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
   rep->committed_checksum = index_internal::StoredChecksum(raw.index_bytes);
+  rep->has_committed = true;
+  // The log applies when it was written for this index file; a log written
+  // for an older one was folded into this one by a commit (stale).
+  std::optional<index_internal::ParsedLog> log;
+  if (log_bytes) {
+    NEARDUP_ASSIGN_OR_RETURN(auto parsed, index_internal::ParseLog(*log_bytes, LogPath(path)));
+    if (parsed.good_bytes > 0 && parsed.base_checksum == rep->committed_checksum) {
+      if (parsed.bits != rep->index->bits()) {
+        return Status::Corruption(LogPath(path) + ": a " + std::to_string(parsed.bits) +
+                                  "-bit log beside a " + std::to_string(rep->index->bits()) +
+                                  "-bit index");
+      }
+      NEARDUP_RETURN_IF_ERROR(rep->Replay(parsed, LogPath(path)));
+      log = std::move(parsed);
+    }
+  }
   if (mode == Mode::kReadWrite) {
     if (raw.from_pending) {
       // Finish the interrupted commit: its commit point had passed.
@@ -447,6 +513,16 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
       NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
     }
     rep->RemoveLeftovers();
+    if (log) {
+      // Appends continue after the last whole record (a torn tail is cut).
+      NEARDUP_ASSIGN_OR_RETURN(rep->log, index_internal::LogWriter::Reopen(
+                                             LogPath(path), log->good_bytes, rep->index->bits()));
+      rep->log_bytes = log->good_bytes;
+    } else if (log_bytes) {
+      NEARDUP_RETURN_IF_ERROR(file::RemoveFile(LogPath(path)));  // stale or empty
+    }
+  } else if (log) {
+    rep->log_bytes = log->good_bytes;
   }
   return std::unique_ptr<DocumentIndex>(new DocumentIndex(std::move(rep)));
 }
@@ -504,8 +580,17 @@ Status DocumentIndex::Add(const std::string& id, const Fingerprint& fp, bool rep
 
 Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                                bool replace) {
-  Rep& r = *rep_;
-  NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
+  std::unique_lock lock(rep_->mu);
+  NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
+  std::vector<LogOp> ops;
+  NEARDUP_RETURN_IF_ERROR(rep_->AddBatch(ids, fps, replace, &ops));
+  return rep_->Persist(ops);
+}
+
+Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
+                                    std::span<const Fingerprint> fps, bool replace,
+                                    std::vector<LogOp>* ops) {
+  Rep& r = *this;
   if (ids.size() != fps.size()) {
     return Status::InvalidArgument("ids and fingerprints differ in number");
   }
@@ -561,6 +646,9 @@ Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const
     if (last[ids[i]] != i) continue;
     r.names.emplace_back(ids[i]);
     r.live.emplace(ids[i], numeric[j++]);
+    if (ops != nullptr) {
+      ops->push_back(LogOp{replace ? LogOp::Type::kAddReplace : LogOp::Type::kAdd, ids[i], fps[i]});
+    }
   }
   if (!ids.empty()) r.dirty = true;
   return Status::OK();
@@ -568,8 +656,18 @@ Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const
 
 Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
                                      std::vector<std::string>* missing) {
-  Rep& r = *rep_;
-  NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
+  std::unique_lock lock(rep_->mu);
+  NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
+  std::vector<LogOp> ops;
+  NEARDUP_ASSIGN_OR_RETURN(const size_t removed, rep_->Remove(ids, missing, &ops));
+  NEARDUP_RETURN_IF_ERROR(rep_->Persist(ops));
+  return removed;
+}
+
+Result<size_t> DocumentIndex::Rep::Remove(std::span<const std::string> ids,
+                                          std::vector<std::string>* missing,
+                                          std::vector<LogOp>* ops) {
+  Rep& r = *this;
   std::vector<uint64_t> numeric;
   for (const std::string& id : ids) {
     auto [begin, end] = r.live.equal_range(id);
@@ -582,6 +680,7 @@ Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
       r.names[it->second] = std::nullopt;
     }
     r.live.erase(begin, end);
+    if (ops != nullptr) ops->push_back(LogOp{LogOp::Type::kRemove, id, Fingerprint()});
   }
   if (numeric.empty()) return size_t{0};
   r.dirty = true;
@@ -589,9 +688,69 @@ Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
 }
 
 Status DocumentIndex::Commit() {
+  std::unique_lock lock(rep_->mu);
   NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
   if (!rep_->dirty) return Status::OK();
   return rep_->Commit();
+}
+
+Status DocumentIndex::Sync() {
+  std::unique_lock lock(rep_->mu);
+  return rep_->log ? rep_->log->Sync() : Status::OK();
+}
+
+Status DocumentIndex::Rep::Replay(const index_internal::ParsedLog& parsed,
+                                  const std::string& file) {
+  for (const index_internal::LogBatch& batch : parsed.batches) {
+    for (const LogOp& op : batch.ops) {
+      Status s;
+      if (op.type == LogOp::Type::kRemove) {
+        s = Remove(std::span<const std::string>(&op.id, 1), nullptr).status();
+      } else {
+        s = AddBatch(std::span<const std::string>(&op.id, 1),
+                     std::span<const Fingerprint>(&op.fingerprint, 1),
+                     op.type == LogOp::Type::kAddReplace);
+      }
+      if (!s.ok()) {
+        return Status::Corruption(file + ": offset " + std::to_string(batch.offset) +
+                                  ": the record does not apply: " + s.message());
+      }
+    }
+    ++log_records;
+  }
+  // Replay changed memory, not the pair: dirty so that Commit folds it in.
+  if (!parsed.batches.empty()) dirty = true;
+  return Status::OK();
+}
+
+Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops) {
+  if (ops.empty() || !options.log || !has_committed) return Status::OK();
+  Status s;
+  if (!log) {
+    auto created =
+        index_internal::LogWriter::Create(LogPath(path), committed_checksum, index->bits());
+    if (created.ok()) {
+      log = std::move(*created);
+    } else {
+      s = created.status();
+    }
+  }
+  if (s.ok()) s = log->Append(ops, options.sync);
+  if (!s.ok()) {
+    log_failed = Status::IOError(path +
+                                 ": the log could not be written, so changes are refused "
+                                 "until the index is reopened: " +
+                                 s.message());
+    return s;
+  }
+  log_bytes = log->bytes();
+  ++log_records;
+  const double limit = std::max<double>(static_cast<double>(kMinCompactLogBytes),
+                                        options.compact_fraction * static_cast<double>(file_bytes));
+  // The change is durable in the log: a compaction that fails (a full disk)
+  // leaves the log in place and is tried again after the next change.
+  if (options.compact_fraction > 0 && static_cast<double>(log_bytes) > limit) (void)Commit();
+  return Status::OK();
 }
 
 // The commit protocol of doc/index_format.md, "Committing".
@@ -633,6 +792,12 @@ Status DocumentIndex::Rep::Commit() {
   // 4. The commit point: from here every reader pairs PATH with `pending`.
   if (Status s = file::RenameFile(tmp, path); !s.ok()) return abandon(s);
   dirty = false;
+  has_committed = true;
+  log_failed = Status::OK();  // the pair holds every change now
+  // The log was written for the previous index file: stale from here on.
+  log.reset();
+  log_bytes = 0;
+  log_records = 0;
   file_bytes =
       static_cast<int64_t>(index_internal::kIndexHeaderSize + index_internal::kIndexFooterSize +
                            entries.size() * (h.bits == 64 ? 16 : 24));
@@ -645,39 +810,102 @@ Status DocumentIndex::Rep::Commit() {
   // completed by the next writer; readers find `pending` meanwhile.
   if (Status s = file::RenameFile(pending, IdsPath(path)); !s.ok()) return after(s);
   if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
+  if (Status s = file::RemoveFile(LogPath(path)); !s.ok()) return after(s);
   return Status::OK();
 }
 
 Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const {
+  std::shared_lock lock(rep_->mu);
+  return rep_->Query(fp, k, out);
+}
+
+Status DocumentIndex::Rep::Query(const Fingerprint& fp, int k,
+                                 std::vector<DocumentMatch>* out) const {
   out->clear();
   std::vector<Neighbor> neighbors;
-  NEARDUP_RETURN_IF_ERROR(rep_->index->Search(fp, k, &neighbors));
+  NEARDUP_RETURN_IF_ERROR(index->Search(fp, k, &neighbors));
   out->reserve(neighbors.size());
   for (const Neighbor& n : neighbors) {
     // Open checked that every entry has a non-null line; kept as a check.
-    if (n.id >= rep_->names.size() || !rep_->names[n.id]) {
-      return Status::Corruption(rep_->path + ": numeric id " + std::to_string(n.id) +
+    if (n.id >= names.size() || !names[n.id]) {
+      return Status::Corruption(path + ": numeric id " + std::to_string(n.id) +
                                 " has no document id");
     }
-    out->push_back(DocumentMatch{*rep_->names[n.id], n.distance});
+    out->push_back(DocumentMatch{*names[n.id], n.distance});
   }
   return Status::OK();
 }
 
-bool DocumentIndex::Contains(const std::string& id) const { return rep_->live.count(id) > 0; }
+Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
+                            const CheckOptions& options, std::vector<CheckResult>* out) {
+  std::unique_lock lock(rep_->mu);
+  Rep& r = *rep_;
+  out->clear();
+  const bool may_add = options.policy != CheckPolicy::kQueryOnly;
+  if (may_add) NEARDUP_RETURN_IF_ERROR(r.CheckChangeable());
+  if (ids.size() != fps.size()) {
+    return Status::InvalidArgument("ids and fingerprints differ in number");
+  }
+  const int k = options.k < 0 ? r.index->max_k() : options.k;
+  if (k > r.index->max_k()) {
+    return Status::InvalidArgument("k " + std::to_string(k) + " is larger than the index's max k " +
+                                   std::to_string(r.index->max_k()));
+  }
+  // Validate everything before changing anything.
+  std::unordered_map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (fps[i].bits() != r.index->bits()) {
+      return Status::InvalidArgument("document '" + ids[i] + "': a " +
+                                     std::to_string(fps[i].bits()) + "-bit fingerprint in a " +
+                                     std::to_string(r.index->bits()) + "-bit index");
+    }
+    if (!seen.emplace(ids[i], i).second) {
+      return Status::InvalidArgument("document id '" + ids[i] + "' appears twice in the input");
+    }
+    if (may_add && !options.replace && r.live.count(ids[i]) > 0) {
+      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+    }
+  }
+  out->resize(ids.size());
+  std::vector<LogOp> ops;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    CheckResult& result = (*out)[i];
+    NEARDUP_RETURN_IF_ERROR(r.Query(fps[i], k, &result.matches));
+    // With replace, the entry this document replaces is not its duplicate.
+    std::erase_if(result.matches, [&](const DocumentMatch& m) { return m.id == ids[i]; });
+    result.added = options.policy == CheckPolicy::kAddAlways ||
+                   (options.policy == CheckPolicy::kAddIfNew && result.matches.empty());
+    if (result.added) {
+      NEARDUP_RETURN_IF_ERROR(
+          r.AddBatch(ids.subspan(i, 1), fps.subspan(i, 1), options.replace, &ops));
+    }
+  }
+  return r.Persist(ops);
+}
+
+bool DocumentIndex::Contains(const std::string& id) const {
+  std::shared_lock lock(rep_->mu);
+  return rep_->live.count(id) > 0;
+}
 int DocumentIndex::bits() const { return rep_->index->bits(); }
 int DocumentIndex::max_k() const { return rep_->index->max_k(); }
-size_t DocumentIndex::size() const { return rep_->index->size(); }
+size_t DocumentIndex::size() const {
+  std::shared_lock lock(rep_->mu);
+  return rep_->index->size();
+}
 const DocumentIndexHeader& DocumentIndex::header() const { return rep_->header; }
 const std::string& DocumentIndex::path() const { return rep_->path; }
 
 DocumentIndexStats DocumentIndex::Stats() const {
+  std::shared_lock lock(rep_->mu);
   DocumentIndexStats s;
   s.documents = rep_->index->size();
   s.bits = rep_->index->bits();
   s.max_k = rep_->index->max_k();
   s.memory_bytes = rep_->index->MemoryBytes();
   s.file_bytes = rep_->file_bytes;
+  s.log_bytes = rep_->log_bytes;
+  s.log_records = rep_->log_records;
   if (rep_->index->type() == IndexType::kPermutedTable) {
     s.layout = static_cast<const PermutedTableIndex&>(*rep_->index).layout();
   } else {

@@ -29,6 +29,24 @@ Result<std::unique_ptr<WritableFile>> WritableFile::Create(const std::string& pa
   return std::unique_ptr<WritableFile>(new WritableFile(fd, path));
 }
 
+Result<std::unique_ptr<WritableFile>> WritableFile::OpenForAppend(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+    return Error(path, "cannot open for appending", errno);
+  }
+  return std::unique_ptr<WritableFile>(new WritableFile(fd, path));
+}
+
+Status WritableFile::Truncate(uint64_t size) {
+  if (const int injected = fault::BeforeWriteStep("truncate " + path_)) {
+    return Error(path_, "truncate failed", injected);
+  }
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0)
+    return Error(path_, "truncate failed", errno);
+  return Status::OK();
+}
+
 WritableFile::~WritableFile() {
   if (fd_ >= 0) ::close(fd_);
 }

@@ -23,6 +23,8 @@ namespace neardup::file {
 class WritableFile {
  public:
   static Result<std::unique_ptr<WritableFile>> Create(const std::string& path);
+  // An existing file, opened for appending (O_APPEND); NotFound when absent.
+  static Result<std::unique_ptr<WritableFile>> OpenForAppend(const std::string& path);
   ~WritableFile();
   WritableFile(const WritableFile&) = delete;
   WritableFile& operator=(const WritableFile&) = delete;
@@ -30,6 +32,8 @@ class WritableFile {
   Status Append(std::string_view data);
   // fsync(2): the data is on stable storage when this returns OK.
   Status Sync();
+  // ftruncate(2) to `size` bytes (drops a torn or failed append).
+  Status Truncate(uint64_t size);
   Status Close();
   const std::string& path() const { return path_; }
 

@@ -140,5 +140,56 @@ TEST(IndexCliTest, FromFingerprintJsonl) {
   EXPECT_EQ(ParseJsonLines(r.out)[0]["matches"].size(), 2u);
 }
 
+// index check --add-new: a document is added only when nothing within k is
+// indexed, earlier documents of the run included; without --add-new it is a
+// query that also says "added": false.
+TEST(IndexCliTest, CheckAddsNewDocumentsOnly) {
+  const std::string dir = MakeTempDir("index_check");
+  WriteFile(dir + "/fp.jsonl", "{\"id\": \"x\", \"fingerprint\": \"00000000000000ff\"}\n");
+  auto r = RunCli({"index", "build", "--method", "tfidf", "--fingerprints", dir + "/fp.jsonl", "-o",
+                   dir + "/i.idx", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string input =
+      "{\"id\": \"near-x\", \"fingerprint\": \"00000000000000fe\"}\n"
+      "{\"id\": \"new\", \"fingerprint\": \"f0f0f0f0f0f0f0f0\"}\n"
+      "{\"id\": \"near-new\", \"fingerprint\": \"f0f0f0f0f0f0f0f1\"}\n";
+  r = RunCli({"index", "check", dir + "/i.idx", "--fingerprints", "-", "-k", "2"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = ParseJsonLines(r.out);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["matches"][0]["id"], "x");
+  EXPECT_EQ(lines[1]["added"], false);
+  EXPECT_TRUE(lines[2]["matches"].empty());  // nothing added: "new" is not indexed
+
+  r = RunCli({"index", "check", dir + "/i.idx", "--fingerprints", "-", "-k", "2", "--add-new"},
+             input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  lines = ParseJsonLines(r.out);
+  EXPECT_EQ(lines[0]["added"], false);
+  EXPECT_EQ(lines[1]["added"], true);
+  EXPECT_EQ(lines[2]["added"], false);
+  EXPECT_EQ(lines[2]["matches"][0]["id"], "new");
+  r = RunCli({"index", "stats", dir + "/i.idx", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["fingerprints"], 2);
+
+  // An id already indexed is a usage error unless --replace.
+  r = RunCli({"index", "check", dir + "/i.idx", "--fingerprints", "-", "--add-new"},
+             "{\"id\": \"x\", \"fingerprint\": \"0f0f0f0f0f0f0f0f\"}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--replace"), std::string::npos) << r.err;
+  r = RunCli({"index", "check", dir + "/i.idx", "--fingerprints", "-", "--add-new", "--replace"},
+             "{\"id\": \"x\", \"fingerprint\": \"0f0f0f0f0f0f0f0f\"}\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ParseJsonLines(r.out)[0]["added"], true);
+
+  // The CLI defects of issue 12: -o of add is refused, build -o - is refused.
+  r = RunCli({"index", "add", dir + "/i.idx", "--fingerprints", "-", "-o", dir + "/out"}, input);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunCli({"index", "build", "--fingerprints", dir + "/fp.jsonl", "-o", "-"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = RunCli({"index", "build", "--help"});
+  EXPECT_NE(r.out.find("not -"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace neardup

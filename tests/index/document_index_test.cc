@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "tests/testing/test_util.h"
 
@@ -282,6 +283,143 @@ TEST_F(DocumentIndexTest, ReadersPairFilesByChecksum) {
   EXPECT_TRUE(r.status().IsCorruption());
   EXPECT_NE(r.status().message().find("written for another version"), std::string::npos)
       << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// A fingerprint within `flips` bits of `base` (random positions flipped).
+Fingerprint Near(uint64_t base, int flips, std::mt19937_64& rng) {
+  uint64_t v = base;
+  for (int f = 0; f < flips; ++f) v ^= uint64_t{1} << (rng() % 64);
+  return Fingerprint::From64(v);
+}
+
+TEST_F(DocumentIndexTest, CheckAddsOnlyNewDocumentsAndReportsMatches) {
+  const Docs a = MakeDocs("a", 50, 11);
+  BuildAndCommit(a);
+  auto w = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadWrite);
+  ASSERT_TRUE(w.ok());
+  std::mt19937_64 rng(5);
+  const Fingerprint fresh = Fingerprint::From64(rng());
+  const std::vector<std::string> ids = {"dup-of-a7", "fresh", "near-fresh"};
+  std::vector<Fingerprint> fps = {Near(a.fps[7].lo(), 2, rng), fresh, Near(fresh.lo(), 1, rng)};
+  std::vector<CheckResult> out;
+  ASSERT_TRUE((*w)->Check(ids, fps, CheckOptions{}, &out).ok());
+  ASSERT_EQ(out.size(), 3u);
+  // The oracle: a plain Query before the Check, and the batch's own order.
+  ASSERT_EQ(out[0].matches.size(), 1u);
+  EXPECT_EQ(out[0].matches[0].id, "a7");
+  EXPECT_FALSE(out[0].added);
+  EXPECT_TRUE(out[1].matches.empty());
+  EXPECT_TRUE(out[1].added);
+  ASSERT_EQ(out[2].matches.size(), 1u);  // found the document added before it
+  EXPECT_EQ(out[2].matches[0].id, "fresh");
+  EXPECT_FALSE(out[2].added);
+  EXPECT_TRUE((*w)->Contains("fresh"));
+  EXPECT_FALSE((*w)->Contains("dup-of-a7"));
+  EXPECT_EQ((*w)->size(), 51u);
+
+  // kAddAlways adds duplicates too; kQueryOnly never adds.
+  CheckOptions always;
+  always.policy = CheckPolicy::kAddAlways;
+  ASSERT_TRUE((*w)->Check(std::span(ids).first(1), std::span(fps).first(1), always, &out).ok());
+  EXPECT_TRUE(out[0].added);
+  EXPECT_EQ(out[0].matches.size(), 1u);
+  CheckOptions query_only;
+  query_only.policy = CheckPolicy::kQueryOnly;
+  const std::vector<std::string> q = {"q"};
+  const std::vector<Fingerprint> qf = {Fingerprint::From64(rng())};
+  ASSERT_TRUE((*w)->Check(q, qf, query_only, &out).ok());
+  EXPECT_FALSE(out[0].added);
+  EXPECT_FALSE((*w)->Contains("q"));
+
+  // Errors change nothing: a present id, a repeated id, a bad k, a width.
+  const std::vector<std::string> present = {"x", "a3"};
+  const std::vector<Fingerprint> two = {Fingerprint::From64(rng()), Fingerprint::From64(rng())};
+  EXPECT_TRUE((*w)->Check(present, two, CheckOptions{}, &out).IsInvalidArgument());
+  EXPECT_FALSE((*w)->Contains("x"));
+  const std::vector<std::string> twice = {"y", "y"};
+  EXPECT_TRUE((*w)->Check(twice, two, CheckOptions{}, &out).IsInvalidArgument());
+  CheckOptions big_k;
+  big_k.k = 4;
+  EXPECT_TRUE((*w)->Check(q, qf, big_k, &out).IsInvalidArgument());
+  const std::vector<Fingerprint> wide = {Fingerprint::From128(1, 2)};
+  EXPECT_TRUE((*w)->Check(q, wide, CheckOptions{}, &out).IsInvalidArgument());
+
+  // replace: a present id is re-checked without its own old entry.
+  CheckOptions replace;
+  replace.replace = true;
+  const std::vector<std::string> a3 = {"a3"};
+  const std::vector<Fingerprint> moved = {Fingerprint::From64(rng())};
+  ASSERT_TRUE((*w)->Check(a3, moved, replace, &out).ok());
+  EXPECT_TRUE(out[0].matches.empty());
+  EXPECT_TRUE(out[0].added);
+  std::vector<DocumentMatch> m;
+  ASSERT_TRUE((*w)->Query(moved[0], 0, &m).ok());
+  EXPECT_EQ(m, (std::vector<DocumentMatch>{{"a3", 0}}));
+  ASSERT_TRUE((*w)->Query(a.fps[3], 0, &m).ok());
+  EXPECT_TRUE(m.empty());
+  ASSERT_TRUE((*w)->Commit().ok());
+
+  auto r = DocumentIndex::Open(path_);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE((*r)->Check(q, qf, CheckOptions{}, &out).IsInvalidArgument());  // read-only
+  ASSERT_TRUE((*r)->Check(q, qf, query_only, &out).ok());
+}
+
+// Eight threads check overlapping near-duplicate groups in shuffled orders:
+// each group is added exactly once, and every other member reports a match.
+TEST_F(DocumentIndexTest, ConcurrentChecksAddEachGroupOnce) {
+  constexpr int kGroups = 200;
+  constexpr int kThreads = 8;
+  DocumentIndexHeader h;
+  h.pipeline_json = kPipeline;
+  auto w = DocumentIndex::Create(path_, h, Options());
+  ASSERT_TRUE(w.ok());
+  std::mt19937_64 rng(17);
+  // Group bases far apart: random 64-bit values (distance > 6 with
+  // overwhelming probability, checked below); members within 1 bit.
+  std::vector<uint64_t> bases(kGroups);
+  for (uint64_t& b : bases) b = rng();
+  for (int i = 0; i < kGroups; ++i) {
+    for (int j = 0; j < i; ++j) ASSERT_GT(__builtin_popcountll(bases[i] ^ bases[j]), 6);
+  }
+  std::vector<std::vector<std::pair<std::string, Fingerprint>>> work(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int g = 0; g < kGroups; ++g) {
+      work[t].emplace_back("g" + std::to_string(g) + "-t" + std::to_string(t),
+                           Near(bases[g], 1, rng));
+    }
+    std::shuffle(work[t].begin(), work[t].end(), rng);
+  }
+  std::vector<std::vector<std::string>> added(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<CheckResult> out;
+      for (const auto& [id, fp] : work[t]) {
+        const std::vector<std::string> ids = {id};
+        const std::vector<Fingerprint> fps = {fp};
+        if (!(*w)->Check(ids, fps, CheckOptions{}, &out).ok()) return;
+        if (out[0].added) added[t].push_back(id);
+        if (!out[0].added && out[0].matches.empty()) added[t].push_back("ERROR " + id);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<int> per_group(kGroups, 0);
+  for (const auto& list : added) {
+    for (const std::string& id : list) {
+      ASSERT_EQ(id.rfind("ERROR", 0), std::string::npos) << id;
+      ++per_group[std::stoi(id.substr(1, id.find('-') - 1))];
+    }
+  }
+  for (int g = 0; g < kGroups; ++g) EXPECT_EQ(per_group[g], 1) << "group " << g;
+  EXPECT_EQ((*w)->size(), size_t{kGroups});
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "index_open.h"
 #include "neardup/document_index.h"
 
 namespace neardup::cli {
@@ -26,6 +27,7 @@ struct IndexFlags {
   std::vector<std::string> remove_ids;
   bool json = false;
   bool replace = false;  // add: replace documents already indexed
+  bool add_new = false;  // check: add the documents that have no match
 };
 
 // The ids file's "pipeline" member: the method's text form (method.h), with
@@ -168,27 +170,10 @@ int RunBuild(IndexFlags flags) {
   return InputExitCode(flags.input, *stats);
 }
 
-// Opens the index and recovers the method its fingerprints were made with.
 Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
-                                            Method* method) {
-  auto index = DocumentIndex::Open(flags.index_path, mode);
-  if (!index.ok()) return index.status();
-  if (method != nullptr) {
-    // The library checked the members' types, so value() cannot throw.
-    const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
-    auto m = MethodFromHeader(h, flags.pipeline.jieba_dir);
-    if (!m.ok() && m.status().IsCorruption()) {
-      return Status::Corruption(flags.index_path + ".ids: " + m.status().message());
-    }
-    if (!m.ok()) return m.status();
-    *method = std::move(*m);
-    if (method->pipeline.bits != (*index)->bits()) {
-      return Status::Corruption(flags.index_path + ".ids: says " +
-                                std::to_string(method->pipeline.bits) + " bits, the index has " +
-                                std::to_string((*index)->bits()));
-    }
-  }
-  return index;
+                                            Method* method,
+                                            const DocumentIndexOptions& options = {}) {
+  return OpenIndexAndMethod(flags.index_path, flags.pipeline.jieba_dir, mode, method, options);
 }
 
 int RunQuery(const IndexFlags& flags) {
@@ -251,6 +236,74 @@ int RunAdd(const IndexFlags& flags) {
   return InputExitCode(flags.input, *stats);
 }
 
+// Query-or-add: each document's matches, and whether it was added, as one
+// step under the index's lock (DocumentIndex::Check).
+int RunCheck(const IndexFlags& flags) {
+  Method method;
+  const auto mode =
+      flags.add_new ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly;
+  // The additions go to the log (one synced record), not a rewrite of IDX.
+  DocumentIndexOptions log_options;
+  log_options.log = true;
+  auto index = Open(flags, mode, &method, log_options);
+  if (!index.ok()) return Fail(index.status());
+  DocumentIndex& idx = **index;
+  CheckOptions options;
+  options.k = flags.k;
+  options.policy = flags.add_new ? CheckPolicy::kAddIfNew : CheckPolicy::kQueryOnly;
+  options.replace = flags.replace;
+  if (options.k > idx.max_k()) {
+    return Fail(Status::InvalidArgument("-k " + std::to_string(options.k) +
+                                        " is larger than the index's max k " +
+                                        std::to_string(idx.max_k()) + " (rebuild with --max-k)"));
+  }
+  // Every document in input order; the empty ones (no features) are never
+  // checked nor added.
+  std::vector<std::string> all_ids;
+  std::vector<bool> empty;
+  Batch batch;
+  auto stats =
+      ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
+        all_ids.push_back(id);
+        empty.push_back(fp.empty());
+        if (!fp.empty()) {
+          batch.ids.push_back(id);
+          batch.fps.push_back(fp.fingerprint);
+        }
+      });
+  if (!stats.ok()) return Fail(stats.status());
+  std::vector<CheckResult> results;
+  Status checked = idx.Check(batch.ids, batch.fps, options, &results);
+  if (checked.IsInvalidArgument() && flags.add_new && !flags.replace &&
+      checked.message().find("is already in") != std::string::npos) {
+    checked = Status::InvalidArgument(checked.message() + "; --replace replaces it");
+  }
+  NEARDUP_RETURN_IF_ERROR_CLI(checked);
+  auto out = Output::Open(flags.input.output, flags.input.inputs);
+  if (!out.ok()) return Fail(out.status());
+  size_t next = 0, added = 0;
+  for (size_t i = 0; i < all_ids.size(); ++i) {
+    nlohmann::ordered_json matches = nlohmann::ordered_json::array();
+    bool was_added = false;
+    if (!empty[i]) {
+      const CheckResult& r = results[next++];
+      for (const DocumentMatch& m : r.matches) {
+        matches.push_back({{"id", m.id}, {"distance", m.distance}});
+      }
+      was_added = r.added;
+      added += r.added;
+    }
+    (*out)->Write(JsonLine(nlohmann::ordered_json{
+        {"id", all_ids[i]}, {"matches", std::move(matches)}, {"added", was_added}}));
+  }
+  NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
+  if (!flags.input.quiet && flags.add_new) {
+    std::fprintf(stderr, "neardup: checked %zu documents, added %zu; the index holds %zu\n",
+                 all_ids.size(), added, idx.size());
+  }
+  return InputExitCode(flags.input, *stats);
+}
+
 int RunRemove(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
   if (!index.ok()) return Fail(index.status());
@@ -268,6 +321,19 @@ int RunRemove(const IndexFlags& flags) {
   return !missing.empty() && flags.input.strict ? kExitBadInput : kExitOk;
 }
 
+int RunCompact(const IndexFlags& flags) {
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  const uint64_t log_bytes = (*index)->Stats().log_bytes;
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
+  if (!flags.input.quiet) {
+    std::fprintf(stderr, "neardup: folded a %llu-byte log into %s; it holds %zu fingerprints\n",
+                 static_cast<unsigned long long>(log_bytes), flags.index_path.c_str(),
+                 (*index)->size());
+  }
+  return kExitOk;
+}
+
 int RunStats(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
   if (!index.ok()) return Fail(index.status());
@@ -279,6 +345,8 @@ int RunStats(const IndexFlags& flags) {
       {"max_k", s.max_k},
       {"memory_bytes", s.memory_bytes},
       {"file_bytes", s.file_bytes},
+      {"log_bytes", s.log_bytes},
+      {"log_records", s.log_records},
       {"pipeline", nlohmann::ordered_json::parse((*index)->header().pipeline_json)}};
   if (s.layout.tables > 0) {
     j["layout"] = {{"blocks", s.layout.blocks},
@@ -293,6 +361,29 @@ int RunStats(const IndexFlags& flags) {
 }
 
 }  // namespace
+
+Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& path,
+                                                          const std::string& jieba_dir,
+                                                          DocumentIndex::Mode mode, Method* method,
+                                                          const DocumentIndexOptions& options) {
+  auto index = DocumentIndex::Open(path, mode, options);
+  if (!index.ok()) return index.status();
+  if (method != nullptr) {
+    // The library checked the members' types, so value() cannot throw.
+    const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
+    auto m = MethodFromHeader(h, jieba_dir);
+    if (!m.ok() && m.status().IsCorruption()) {
+      return Status::Corruption(path + ".ids: " + m.status().message());
+    }
+    if (!m.ok()) return m.status();
+    *method = std::move(*m);
+    if (method->pipeline.bits != (*index)->bits()) {
+      return Status::Corruption(path + ".ids: says " + std::to_string(method->pipeline.bits) +
+                                " bits, the index has " + std::to_string((*index)->bits()));
+    }
+  }
+  return index;
+}
 
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* index = app.add_subcommand(
@@ -342,6 +433,26 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
     exit_code->value = RunAdd(*add);
   });
 
+  auto check = std::make_shared<IndexFlags>();
+  CLI::App* c = index->add_subcommand(
+      "check",
+      "Query-or-add: each document's matches within k and whether it was added, JSONL "
+      "{\"id\", \"matches\": [{\"id\", \"distance\"}, ...], \"added\"}; with --add-new the "
+      "documents without a match are added, atomically (under the index's lock)");
+  c->add_option("IDX", check->index_path, "The index")->required();
+  AddInputOptions(c, &check->input);
+  c->add_option("-k", check->k, "Largest distance (default: the index's max k)")
+      ->check(CLI::Range(0, 32));
+  c->add_flag("--add-new", check->add_new,
+              "Add every document that has no match within k (earlier documents of the same run "
+              "count as indexed)");
+  c->add_flag("--replace", check->replace,
+              "With --add-new: a document whose id is indexed replaces it when added (default: "
+              "an error, exit 2)");
+  c->add_flag("--fingerprints", check->fingerprints, "INPUT is `neardup fingerprint` JSONL");
+  c->add_option("--jieba-dir", check->pipeline.jieba_dir, "python3-jieba's data directory");
+  c->callback([check, exit_code] { exit_code->value = RunCheck(*check); });
+
   auto remove = std::make_shared<IndexFlags>();
   CLI::App* r = index->add_subcommand("remove", "Remove documents from the index by id");
   r->add_option("IDX", remove->index_path, "The index")->required();
@@ -349,6 +460,14 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   r->add_flag("--strict", remove->input.strict, "Exit with status 3 if an id is not indexed");
   r->add_flag("-q,--quiet", remove->input.quiet, "Print no summary");
   r->callback([remove, exit_code] { exit_code->value = RunRemove(*remove); });
+
+  auto compact = std::make_shared<IndexFlags>();
+  CLI::App* co = index->add_subcommand(
+      "compact",
+      "Fold the log IDX.log (written by check --add-new and serve) into IDX and IDX.ids");
+  co->add_option("IDX", compact->index_path, "The index")->required();
+  co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
+  co->callback([compact, exit_code] { exit_code->value = RunCompact(*compact); });
 
   auto stats = std::make_shared<IndexFlags>();
   CLI::App* s = index->add_subcommand("stats", "Size, layout, memory and settings of an index");

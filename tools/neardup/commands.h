@@ -30,6 +30,7 @@ void AddStoreCommand(CLI::App& app, ExitCode* exit_code);
 void AddEvalCommand(CLI::App& app, ExitCode* exit_code);
 void AddIdfCommand(CLI::App& app, ExitCode* exit_code);
 void AddExplainCommand(CLI::App& app, ExitCode* exit_code);
+void AddServeCommand(CLI::App& app, ExitCode* exit_code);
 
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddSegmentCommand(app, exit_code);
@@ -42,6 +43,7 @@ inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddEvalCommand(app, exit_code);
   AddIdfCommand(app, exit_code);
   AddExplainCommand(app, exit_code);
+  AddServeCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli

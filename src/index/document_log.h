@@ -1,0 +1,85 @@
+// Copyright 2026 The neardup Authors.
+//
+// Internal: the write-ahead log of a DocumentIndex, IDX.log: batches of adds
+// and removals appended after the committed pair, replayed on open, folded
+// into the pair by the next commit (doc/index_format.md, "The log").
+//
+// Thread safety: a LogWriter is used by one thread at a time; ParseLog is a
+// pure function.
+
+#ifndef NEARDUP_INDEX_DOCUMENT_LOG_H_
+#define NEARDUP_INDEX_DOCUMENT_LOG_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/fingerprint.h"
+#include "neardup/status.h"
+#include "util/file.h"
+
+namespace neardup::index_internal {
+
+inline constexpr size_t kLogHeaderSize = 32;
+inline constexpr size_t kLogRecordHeaderSize = 16;
+
+// One change, as it was applied.
+struct LogOp {
+  enum class Type : uint8_t { kAdd = 1, kAddReplace = 2, kRemove = 3 };
+  Type type = Type::kAdd;
+  std::string id;
+  Fingerprint fingerprint;  // adds only
+};
+
+// One record: the changes of one call, applied together.
+struct LogBatch {
+  uint64_t offset = 0;  // of the record in the file (for messages)
+  std::vector<LogOp> ops;
+};
+
+struct ParsedLog {
+  uint64_t base_checksum = 0;  // the index file the log applies to
+  int bits = 0;
+  std::vector<LogBatch> batches;
+  uint64_t good_bytes = 0;  // header + every complete record
+  bool torn_tail = false;   // bytes after good_bytes were dropped
+};
+
+// Parses a whole log. `bytes` shorter than the header: an empty log with
+// base_checksum 0 (a crash while it was created). A torn last record (short,
+// or failing its checksum and ending exactly at the end of the file) is
+// dropped; anything else is Corruption "FILE: offset N: reason".
+Result<ParsedLog> ParseLog(std::string_view bytes, const std::string& file);
+
+// The bytes of one record holding `ops` (fingerprints of width `bits`).
+std::string EncodeLogRecord(const std::vector<LogOp>& ops, int bits);
+
+// Appends records to a log. Create writes a new log (header for the index
+// file with checksum `base`) and makes its name durable.
+class LogWriter {
+ public:
+  static Result<std::unique_ptr<LogWriter>> Create(const std::string& path, uint64_t base,
+                                                   int bits);
+  // The existing log at `path`, `good_bytes` long after truncating a torn tail.
+  static Result<std::unique_ptr<LogWriter>> Reopen(const std::string& path, uint64_t good_bytes,
+                                                   int bits);
+
+  // Appends one record; synced when `sync`. On failure the log is cut back
+  // to its previous length (best effort) and the error returned.
+  Status Append(const std::vector<LogOp>& ops, bool sync);
+  Status Sync();
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  LogWriter(std::unique_ptr<file::WritableFile> file, uint64_t bytes, int bits)
+      : file_(std::move(file)), bytes_(bytes), bits_(bits) {}
+  std::unique_ptr<file::WritableFile> file_;
+  uint64_t bytes_;
+  int bits_;
+};
+
+}  // namespace neardup::index_internal
+
+#endif  // NEARDUP_INDEX_DOCUMENT_LOG_H_

@@ -1,0 +1,525 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup serve --index IDX: a resident near-duplicate index behind an
+// HTTP/1.1 JSON API (cpp-httplib), for crawlers asking "have I seen
+// something like this page?". The index is opened read-write with the
+// write-ahead log (document_index.h), so every acknowledged change survives
+// a crash; the requests are wired to DocumentIndex::Query, AddBatch, Check
+// and Remove. The API is in doc/serve.md.
+
+#include <httplib.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common.h"
+#include "index_open.h"
+#include "neardup/document_index.h"
+#include "util/file.h"
+
+namespace neardup::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct ServeFlags {
+  std::string index_path;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string token_file;
+  size_t max_body_bytes = size_t{16} << 20;
+  size_t max_batch = 10000;
+  int threads = 8;
+  bool no_sync = false;
+  double compact_fraction = 0.5;
+  int read_timeout_s = 10;
+  std::string jieba_dir;
+};
+
+// An error answer: {"error": {"status": N, "message": "..."}}.
+void SetError(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  const Json j = {{"error", {{"status", status}, {"message", message}}}};
+  res.set_content(j.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+}
+
+void SetJson(httplib::Response& res, const Json& j) {
+  res.status = 200;
+  res.set_content(j.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+}
+
+// The HTTP status for a library error.
+int StatusCodeOf(const Status& s) {
+  if (s.IsInvalidArgument()) {
+    return s.message().find("is already in") != std::string::npos ? 409 : 400;
+  }
+  if (s.IsNotFound()) return 404;
+  return 500;
+}
+
+// A request's documents, fingerprinted, with its options.
+struct Batch {
+  std::vector<std::string> ids;  // every item, in order
+  std::vector<Fingerprint> fps;  // every item; empty ones are not checked
+  std::vector<bool> empty;       // the document had no features
+  int k = -1;
+  bool replace = false;
+};
+
+class Server {
+ public:
+  Server(const ServeFlags& flags, std::unique_ptr<DocumentIndex> index, Method method,
+         std::unique_ptr<Pipeline> pipeline, std::string token)
+      : flags_(flags),
+        index_(std::move(index)),
+        method_(std::move(method)),
+        pipeline_(std::move(pipeline)),
+        token_(std::move(token)) {}
+
+  // Binds, prints the address, serves until Stop. False when it cannot bind.
+  bool Run();
+  void Stop() { http_.stop(); }
+  DocumentIndex& index() { return *index_; }
+
+ private:
+  void Route();
+  // Parses the request body into *batch; false (and an error answer) when
+  // it is not what the endpoint takes. `need_ids`: every item needs an id.
+  bool ParseBatch(const httplib::Request& req, httplib::Response& res, bool need_ids,
+                  Batch* batch) const;
+  void HandleQuery(const httplib::Request& req, httplib::Response& res);
+  void HandleAdd(const httplib::Request& req, httplib::Response& res);
+  void HandleCheck(const httplib::Request& req, httplib::Response& res);
+  void HandleRemove(const httplib::Request& req, httplib::Response& res);
+  void HandleStats(httplib::Response& res);
+  bool Authorized(const httplib::Request& req) const;
+
+  const ServeFlags flags_;
+  std::unique_ptr<DocumentIndex> index_;
+  const Method method_;
+  const std::unique_ptr<Pipeline> pipeline_;
+  const std::string token_;
+  httplib::Server http_;
+  std::mutex log_mu_;  // one access log line at a time
+};
+
+bool Server::Authorized(const httplib::Request& req) const {
+  if (token_.empty()) return true;
+  const std::string header = req.get_header_value("Authorization");
+  const std::string want = "Bearer " + token_;
+  // Constant time in the token's content.
+  if (header.size() != want.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < want.size(); ++i) diff |= static_cast<unsigned char>(header[i] ^ want[i]);
+  return diff == 0;
+}
+
+bool Server::ParseBatch(const httplib::Request& req, httplib::Response& res, bool need_ids,
+                        Batch* batch) const {
+  // nlohmann's parser rejects ill-formed UTF-8 inside strings.
+  const Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) {
+    SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+    return false;
+  }
+  if (!body.is_object()) {
+    SetError(res, 400, "the body must be a JSON object");
+    return false;
+  }
+  if (auto k = body.find("k"); k != body.end()) {
+    if (!k->is_number_integer() || *k < 0 || *k > index_->max_k()) {
+      SetError(
+          res, 400,
+          "k must be an integer from 0 to the index's max k " + std::to_string(index_->max_k()));
+      return false;
+    }
+    batch->k = k->get<int>();
+  }
+  if (auto r = body.find("replace"); r != body.end()) {
+    if (!r->is_boolean()) {
+      SetError(res, 400, "replace must be true or false");
+      return false;
+    }
+    batch->replace = r->get<bool>();
+  }
+  const auto docs = body.find("documents");
+  const auto fps = body.find("fingerprints");
+  if ((docs == body.end()) == (fps == body.end())) {
+    SetError(res, 400, "the body needs exactly one of \"documents\" and \"fingerprints\"");
+    return false;
+  }
+  const bool texts = docs != body.end();
+  const Json& items = texts ? *docs : *fps;
+  const char* name = texts ? "documents" : "fingerprints";
+  if (!items.is_array()) {
+    SetError(res, 400, std::string(name) + " must be an array");
+    return false;
+  }
+  if (items.size() > flags_.max_batch) {
+    SetError(res, 413,
+             std::to_string(items.size()) + " items; at most " + std::to_string(flags_.max_batch) +
+                 " per request (--max-batch)");
+    return false;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Json& item = items[i];
+    const std::string where = std::string(name) + "[" + std::to_string(i) + "]";
+    if (!item.is_object()) {
+      SetError(res, 400, where + " must be an object");
+      return false;
+    }
+    std::string id;
+    if (auto it = item.find("id"); it != item.end()) {
+      if (!it->is_string()) {
+        SetError(res, 400, where + ".id must be a string");
+        return false;
+      }
+      id = it->get<std::string>();
+    } else if (need_ids) {
+      SetError(res, 400, where + " needs an \"id\"");
+      return false;
+    }
+    const char* field = texts ? "text" : "fingerprint";
+    auto value = item.find(field);
+    if (value == item.end() || !value->is_string()) {
+      SetError(res, 400, where + "." + field + " must be a string");
+      return false;
+    }
+    if (texts) {
+      std::string title;
+      if (auto t = item.find("title"); t != item.end()) {
+        if (!t->is_string()) {
+          SetError(res, 400, where + ".title must be a string");
+          return false;
+        }
+        title = t->get<std::string>();
+      }
+      const DocumentFingerprint fp =
+          pipeline_->Fingerprint(value->get_ref<const std::string&>(), title);
+      batch->fps.push_back(fp.fingerprint);
+      batch->empty.push_back(fp.empty());
+    } else {
+      auto fp = Fingerprint::FromHex(value->get_ref<const std::string&>());
+      if (!fp.ok() || fp->bits() != index_->bits()) {
+        SetError(res, 400,
+                 where + ".fingerprint: " +
+                     (fp.ok() ? "a " + std::to_string(fp->bits()) + "-bit fingerprint in a " +
+                                    std::to_string(index_->bits()) + "-bit index"
+                              : fp.status().message()));
+        return false;
+      }
+      batch->fps.push_back(*fp);
+      batch->empty.push_back(false);
+    }
+    batch->ids.push_back(std::move(id));
+  }
+  return true;
+}
+
+Json MatchesJson(const std::vector<DocumentMatch>& matches) {
+  Json a = Json::array();
+  for (const DocumentMatch& m : matches) a.push_back({{"id", m.id}, {"distance", m.distance}});
+  return a;
+}
+
+// Runs Check with `policy` over the non-empty items and answers
+// {"results": [{"id", "matches", "added"}...]} in request order.
+void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy,
+                    httplib::Response& res) {
+  std::vector<std::string> ids;
+  std::vector<Fingerprint> fps;
+  for (size_t i = 0; i < batch.ids.size(); ++i) {
+    if (batch.empty[i]) continue;
+    ids.push_back(batch.ids[i]);
+    fps.push_back(batch.fps[i]);
+  }
+  CheckOptions options;
+  options.k = batch.k;
+  options.policy = policy;
+  options.replace = batch.replace;
+  std::vector<CheckResult> results;
+  const Status s = index.Check(ids, fps, options, &results);
+  if (!s.ok()) {
+    SetError(res, StatusCodeOf(s), s.message());
+    return;
+  }
+  Json out = Json::array();
+  size_t next = 0;
+  for (size_t i = 0; i < batch.ids.size(); ++i) {
+    Json r = {{"id", batch.ids[i]}};
+    if (batch.empty[i]) {
+      r["matches"] = Json::array();
+      r["empty"] = true;  // no features: never a near duplicate, never added
+      if (policy != CheckPolicy::kQueryOnly) r["added"] = false;
+    } else {
+      r["matches"] = MatchesJson(results[next].matches);
+      if (policy != CheckPolicy::kQueryOnly) r["added"] = results[next].added;
+      ++next;
+    }
+    out.push_back(std::move(r));
+  }
+  SetJson(res, Json{{"results", std::move(out)}});
+}
+
+void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
+  Batch batch;
+  if (!ParseBatch(req, res, /*need_ids=*/false, &batch)) return;
+  // A query takes the readers' side of the lock only: Query, not Check.
+  const int k = batch.k < 0 ? index_->max_k() : batch.k;
+  Json out = Json::array();
+  std::vector<DocumentMatch> matches;
+  for (size_t i = 0; i < batch.ids.size(); ++i) {
+    matches.clear();
+    if (!batch.empty[i]) {
+      const Status s = index_->Query(batch.fps[i], k, &matches);
+      if (!s.ok()) return SetError(res, StatusCodeOf(s), s.message());
+    }
+    out.push_back({{"id", batch.ids[i]}, {"matches", MatchesJson(matches)}});
+  }
+  SetJson(res, Json{{"results", std::move(out)}});
+}
+
+void Server::HandleAdd(const httplib::Request& req, httplib::Response& res) {
+  Batch batch;
+  if (!ParseBatch(req, res, /*need_ids=*/true, &batch)) return;
+  CheckAndAnswer(*index_, batch, CheckPolicy::kAddAlways, res);
+}
+
+void Server::HandleCheck(const httplib::Request& req, httplib::Response& res) {
+  Batch batch;
+  if (!ParseBatch(req, res, /*need_ids=*/true, &batch)) return;
+  CheckAndAnswer(*index_, batch, CheckPolicy::kAddIfNew, res);
+}
+
+void Server::HandleRemove(const httplib::Request& req, httplib::Response& res) {
+  const Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+  const auto ids = body.is_object() ? body.find("ids") : body.end();
+  if (ids == body.end() || !ids->is_array()) {
+    return SetError(res, 400, "the body must be an object with \"ids\": an array of strings");
+  }
+  if (ids->size() > flags_.max_batch) {
+    return SetError(res, 413,
+                    std::to_string(ids->size()) + " ids; at most " +
+                        std::to_string(flags_.max_batch) + " per request (--max-batch)");
+  }
+  std::vector<std::string> list;
+  for (const Json& id : *ids) {
+    if (!id.is_string()) return SetError(res, 400, "ids must be strings");
+    list.push_back(id.get<std::string>());
+  }
+  std::vector<std::string> missing;
+  auto removed = index_->Remove(list, &missing);
+  if (!removed.ok())
+    return SetError(res, StatusCodeOf(removed.status()), removed.status().message());
+  SetJson(res, Json{{"removed", *removed}, {"missing", missing}});
+}
+
+void Server::HandleStats(httplib::Response& res) {
+  const DocumentIndexStats s = index_->Stats();
+  SetJson(res, Json{{"path", flags_.index_path},
+                    {"documents", s.documents},
+                    {"bits", s.bits},
+                    {"max_k", s.max_k},
+                    {"memory_bytes", s.memory_bytes},
+                    {"file_bytes", s.file_bytes},
+                    {"log_bytes", s.log_bytes},
+                    {"log_records", s.log_records},
+                    {"method", method_.ToString()}});
+}
+
+void Server::Route() {
+  http_.Post("/v1/query", [this](const auto& req, auto& res) { HandleQuery(req, res); });
+  http_.Post("/v1/add", [this](const auto& req, auto& res) { HandleAdd(req, res); });
+  http_.Post("/v1/check", [this](const auto& req, auto& res) { HandleCheck(req, res); });
+  http_.Post("/v1/remove", [this](const auto& req, auto& res) { HandleRemove(req, res); });
+  http_.Get("/v1/stats", [this](const auto&, auto& res) { HandleStats(res); });
+  http_.Get("/healthz", [](const auto&, auto& res) { SetJson(res, Json{{"status", "ok"}}); });
+
+  // Before routing: the token (every path but /healthz) and the start time
+  // for the access log.
+  http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.path != "/healthz" && !Authorized(req)) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      SetError(res, 401, "a valid \"Authorization: Bearer TOKEN\" header is required");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Errors httplib produces itself (no route, body too large): JSON too. A
+  // known path asked with another method is 405.
+  http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;  // a handler's own error answer
+    static const char* const kPosts[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
+    static const char* const kGets[] = {"/v1/stats", "/healthz"};
+    if (res.status == 404) {
+      for (const char* p : kPosts) {
+        if (req.path == p) {
+          res.set_header("Allow", "POST");
+          return SetError(res, 405, req.method + " " + req.path + ": only POST is allowed");
+        }
+      }
+      for (const char* p : kGets) {
+        if (req.path == p) {
+          res.set_header("Allow", "GET");
+          return SetError(res, 405, req.method + " " + req.path + ": only GET is allowed");
+        }
+      }
+      return SetError(res, 404, "no endpoint " + req.path);
+    }
+    if (res.status == 413) return SetError(res, 413, "the body is larger than --max-body-bytes");
+    SetError(res, res.status, "HTTP error " + std::to_string(res.status));
+  });
+  http_.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what += std::string(": ") + e.what();
+        } catch (...) {
+        }
+        SetError(res, 500, what);
+      });
+  // One JSON line per request on stderr.
+  http_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    const auto now = std::chrono::system_clock::now();
+    const double t = std::chrono::duration<double>(now.time_since_epoch()).count();
+    Json line = {{"ts", t},
+                 {"remote", req.remote_addr},
+                 {"method", req.method},
+                 {"path", req.path},
+                 {"status", res.status},
+                 {"bytes_in", req.body.size()},
+                 {"bytes_out", res.body.size()}};
+    const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    std::lock_guard lock(log_mu_);
+    std::fputs(text.c_str(), stderr);
+  });
+}
+
+bool Server::Run() {
+  Route();
+  http_.set_payload_max_length(flags_.max_body_bytes);
+  http_.set_read_timeout(flags_.read_timeout_s, 0);
+  http_.set_write_timeout(flags_.read_timeout_s, 0);
+  const int threads = flags_.threads;
+  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  int port = flags_.port;
+  if (port == 0) {
+    port = http_.bind_to_any_port(flags_.host);
+    if (port < 0) return false;
+  } else if (!http_.bind_to_port(flags_.host, port)) {
+    return false;
+  }
+  // The address on standard output (a test or script reads the port).
+  std::printf("neardup: serving %s on http://%s:%d\n", flags_.index_path.c_str(),
+              flags_.host.c_str(), port);
+  std::fflush(stdout);
+  return http_.listen_after_bind();
+}
+
+int RunServe(const ServeFlags& flags) {
+  if (flags.max_batch == 0 || flags.max_body_bytes == 0 || flags.threads <= 0) {
+    return Fail(Status::InvalidArgument("--max-batch, --max-body-bytes and --threads must be > 0"));
+  }
+  std::string token;
+  if (!flags.token_file.empty()) {
+    auto text = file::ReadWholeFile(flags.token_file);
+    if (!text.ok()) return Fail(text.status());
+    token = *text;
+    while (!token.empty() &&
+           (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
+      token.pop_back();
+    }
+    if (token.empty()) return Fail(Status::InvalidArgument(flags.token_file + ": empty token"));
+  }
+  // SIGTERM and SIGINT are taken by a thread of their own (sigwait), so the
+  // server stops between requests; blocked before any thread starts so that
+  // every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  DocumentIndexOptions options;
+  options.log = true;
+  options.sync = !flags.no_sync;
+  options.compact_fraction = flags.compact_fraction;
+  Method method;
+  auto index = OpenIndexAndMethod(flags.index_path, flags.jieba_dir,
+                                  DocumentIndex::Mode::kReadWrite, &method, options);
+  if (!index.ok()) return Fail(index.status());
+  auto pipeline = Pipeline::Create(method.pipeline);
+  if (!pipeline.ok()) return Fail(pipeline.status());
+  Server server(flags, std::move(*index), std::move(method), std::move(*pipeline),
+                std::move(token));
+
+  std::thread waiter([&server, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig == SIGTERM || sig == SIGINT) server.Stop();
+  });
+  const bool served = server.Run();
+  if (!served) {
+    // Bind failed: wake the waiter, then report.
+    pthread_kill(waiter.native_handle(), SIGTERM);
+  }
+  waiter.join();
+  if (!served) {
+    return Fail(
+        Status::IOError("cannot listen on " + flags.host + ":" + std::to_string(flags.port)));
+  }
+  // Graceful shutdown: every acknowledged change is in the log; make it
+  // durable when it was not synced per request.
+  NEARDUP_RETURN_IF_ERROR_CLI(server.index().Sync());
+  std::fprintf(stderr, "neardup: stopped; %zu documents in %s\n", server.index().size(),
+               flags.index_path.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* s = app.add_subcommand(
+      "serve",
+      "Serve an index over HTTP/1.1 JSON: POST /v1/query, /v1/add, /v1/check (query-or-add), "
+      "/v1/remove; GET /v1/stats, /healthz (doc/serve.md)");
+  s->add_option("--index", flags->index_path, "The index (IDX; changes go to IDX.log)")->required();
+  s->add_option("--host", flags->host, "Address to listen on (default 127.0.0.1)");
+  s->add_option("--port", flags->port,
+                "Port (default 8080; 0 = any free port, printed on standard output)")
+      ->check(CLI::Range(0, 65535));
+  s->add_option("--token-file", flags->token_file,
+                "Require \"Authorization: Bearer TOKEN\" with the token in this file "
+                "(every endpoint but /healthz)");
+  s->add_option("--max-body-bytes", flags->max_body_bytes,
+                "Largest request body; larger is 413 (default 16 MiB)");
+  s->add_option("--max-batch", flags->max_batch,
+                "Most documents, fingerprints or ids per request; more is 413 (default 10000)");
+  s->add_option("--threads", flags->threads, "Worker threads (default 8)");
+  s->add_option("--read-timeout", flags->read_timeout_s,
+                "Seconds a client may take to send a request (default 10)")
+      ->check(CLI::Range(1, 3600));
+  s->add_flag("--no-sync", flags->no_sync,
+              "Do not fsync the log per request (faster; a power loss may lose acknowledged "
+              "changes, a killed process does not); synced on shutdown");
+  s->add_option("--compact-fraction", flags->compact_fraction,
+                "Fold the log into the index once it exceeds this fraction of the index file "
+                "(default 0.5; 0 = only by `neardup index compact`)")
+      ->check(CLI::Range(0.0, 1000.0));
+  s->add_option("--jieba-dir", flags->jieba_dir, "python3-jieba's data directory");
+  s->callback([flags, exit_code] { exit_code->value = RunServe(*flags); });
+}
+
+}  // namespace neardup::cli

@@ -1,0 +1,28 @@
+// Copyright 2026 The neardup Authors.
+//
+// Opening a DocumentIndex together with the method its fingerprints were made
+// with (shared by `neardup index` and `neardup serve`).
+
+#ifndef NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
+#define NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
+
+#include <memory>
+#include <string>
+
+#include "neardup/document_index.h"
+#include "neardup/method.h"
+
+namespace neardup::cli {
+
+// Opens the index at `path`; when `method` is not null, recovers the stored
+// method (its data files verified; `jieba_dir` overrides the dictionary
+// directory) into *method. Corruption when the stored method is unreadable or
+// its width differs from the index's.
+Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& path,
+                                                          const std::string& jieba_dir,
+                                                          DocumentIndex::Mode mode, Method* method,
+                                                          const DocumentIndexOptions& options = {});
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
