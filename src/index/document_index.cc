@@ -665,6 +665,15 @@ Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMa
 }
 
 bool DocumentIndex::Contains(const std::string& id) const { return rep_->live.count(id) > 0; }
+
+Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint& fp, int k,
+                                       std::vector<DocumentMatch>* out) {
+  NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
+  NEARDUP_RETURN_IF_ERROR(Query(fp, k, out));
+  if (!out->empty()) return false;
+  NEARDUP_RETURN_IF_ERROR(Add(id, fp));
+  return true;
+}
 int DocumentIndex::bits() const { return rep_->index->bits(); }
 int DocumentIndex::max_k() const { return rep_->index->max_k(); }
 size_t DocumentIndex::size() const { return rep_->index->size(); }

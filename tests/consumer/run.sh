@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix, builds tests/consumer
 # against it with find_package(neardup COMPONENTS core), checks that its link
-# line names none of the higher layers' libraries, and runs it.
+# line names none of the higher layers' libraries, and runs it; then builds
+# pkgconfig_main.cc with `pkg-config --cflags --libs neardup` alone (the
+# relocated neardup.pc) and runs it.
 #   tests/consumer/run.sh BUILD_DIR WORK_DIR [FLAGS]
 # FLAGS (compile and link) are those the library was built with that a program
 # must share, e.g. -fsanitize=address,undefined for a sanitizer build.
@@ -35,3 +37,16 @@ for lib in icu opencc poppler sqlite zstd zip pugixml libz neardup_text neardup_
 done
 "$work/build/core_consumer"
 echo "core consumer: built and linked with neardup::core alone"
+
+pc_dir=$(dirname "$(find "$work/prefix" -name neardup.pc | head -1)")
+export PKG_CONFIG_PATH=$pc_dir
+pc_flags=$(pkg-config --cflags --libs neardup)
+# shellcheck disable=SC2086  # pkg-config's output is a list of flags
+run "${CXX:-c++}" -std=c++20 $flags "$here/pkgconfig_main.cc" -o "$work/pkgconfig_consumer" $pc_flags
+"$work/pkgconfig_consumer"
+core_flags=$(pkg-config --libs neardup-core)
+if grep -qiE -- 'icu|poppler|sqlite|opencc' <<<"$core_flags"; then
+  echo "FAIL: pkg-config --libs neardup-core: $core_flags" >&2
+  exit 1
+fi
+echo "pkg-config consumer: built with pkg-config neardup alone"
