@@ -38,27 +38,34 @@ def main():
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--methods", nargs="+", default=["chars5", "tfidf"])
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--copies", type=int, default=5,
+                   help="the corpus this many times over (CLI: the file named as many times), "
+                        "so that process start and the pipeline's loading weigh less")
     args = p.parse_args()
     with open(args.corpus, encoding="utf-8") as f:
-        texts = [json.loads(line)["text"] for line in f]
+        texts = [json.loads(line)["text"] for line in f] * args.copies
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-    print("corpus: %s, %d documents, %.2f MB of text" % (args.corpus, len(texts), mb))
+    print("corpus: %s x %d, %d documents, %.2f MB of text"
+          % (args.corpus, args.copies, len(texts), mb))
     print("| method | threads | CLI MB/s | fingerprint_batch MB/s | ratio | Python end to end MB/s |")
     print("|---|---|---|---|---|---|")
     end_to_end = (
         "import json, sys, neardup\n"
-        "texts = [json.loads(l)['text'] for l in open(sys.argv[1], encoding='utf-8')]\n"
+        "texts = [json.loads(l)['text'] for l in open(sys.argv[1], encoding='utf-8')]"
+        " * int(sys.argv[4])\n"
         "neardup.fingerprint_batch(texts, method=sys.argv[2], threads=int(sys.argv[3]))\n")
     for method in args.methods:
         neardup.fingerprint_batch(texts[:1], method=method)  # builds the pipeline
         for threads in args.threads:
             cli = best(lambda: subprocess.run(
                 [args.cli, "fingerprint", "--quiet", "--method", method, "--threads",
-                 str(threads), args.corpus, "-o", "/dev/null"], check=True), args.repeat)
+                 str(threads), *[args.corpus] * args.copies, "-o", "/dev/null"], check=True),
+                       args.repeat)
             py = best(lambda: neardup.fingerprint_batch(texts, method=method, threads=threads),
                       args.repeat)
             e2e = best(lambda: subprocess.run(
-                [sys.executable, "-c", end_to_end, args.corpus, method, str(threads)],
+                [sys.executable, "-c", end_to_end, args.corpus, method, str(threads),
+                 str(args.copies)],
                 check=True), args.repeat)
             print("| %s | %d | %.1f | %.1f | %.2f | %.1f |"
                   % (method, threads, mb / cli, mb / py, cli / py, mb / e2e))

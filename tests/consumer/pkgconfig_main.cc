@@ -1,8 +1,9 @@
 // Copyright 2026 The neardup Authors.
 //
 // Fingerprints two near-identical texts with the default method: built by
-// tests/consumer/run.sh with `pkg-config --cflags --libs neardup` alone, so
-// every library the static layers need must be in neardup.pc.
+// tests/consumer/run.sh with neardup::neardup and with `pkg-config --cflags
+// --libs neardup` alone, so every library the static layers need must be
+// found by neardupConfig.cmake and listed in neardup.pc.
 
 #include <cstdio>
 
@@ -18,6 +19,6 @@ int main() {
   const auto a = (*pipeline)->Fingerprint("新浪体育讯北京时间4月12日，在和马刺的比赛中，拜纳姆倒下");
   const auto b = (*pipeline)->Fingerprint("新浪体育讯北京时间4月12日，在和马刺的比赛中，拜纳姆倒地");
   const int d = neardup::HammingDistance(a.fingerprint, b.fingerprint);
-  std::printf("pkg-config consumer: distance %d of %d bits\n", d, a.fingerprint.bits());
+  std::printf("consumer: distance %d of %d bits\n", d, a.fingerprint.bits());
   return a.empty() || d > 24 ? 1 : 0;
 }

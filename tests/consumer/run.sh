@@ -2,8 +2,9 @@
 # Installs the build tree into a temporary prefix, builds tests/consumer
 # against it with find_package(neardup COMPONENTS core), checks that its link
 # line names none of the higher layers' libraries, and runs it; then builds
-# pkgconfig_main.cc with `pkg-config --cflags --libs neardup` alone (the
-# relocated neardup.pc) and runs it.
+# and runs pkgconfig_main.cc twice: with find_package(neardup) and
+# neardup::neardup, and with `pkg-config --cflags --libs neardup` alone (the
+# relocated neardup.pc).
 #   tests/consumer/run.sh BUILD_DIR WORK_DIR [FLAGS]
 # FLAGS (compile and link) are those the library was built with that a program
 # must share, e.g. -fsanitize=address,undefined for a sanitizer build.
@@ -37,6 +38,12 @@ for lib in icu opencc poppler sqlite zstd zip pugixml libz neardup_text neardup_
 done
 "$work/build/core_consumer"
 echo "core consumer: built and linked with neardup::core alone"
+
+run cmake -S "$here" -B "$work/build-all" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DNEARDUP_CONSUMER_ALL=ON -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags"
+run cmake --build "$work/build-all"
+"$work/build-all/all_consumer"
+echo "all consumer: built with find_package(neardup) and neardup::neardup"
 
 pc_dir=$(dirname "$(find "$work/prefix" -name neardup.pc | head -1)")
 export PKG_CONFIG_PATH=$pc_dir
