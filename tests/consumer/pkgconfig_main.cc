@@ -16,8 +16,10 @@ int main() {
     std::fprintf(stderr, "%s\n", pipeline.status().ToString().c_str());
     return 1;
   }
-  const auto a = (*pipeline)->Fingerprint("新浪体育讯北京时间4月12日，在和马刺的比赛中，拜纳姆倒下");
-  const auto b = (*pipeline)->Fingerprint("新浪体育讯北京时间4月12日，在和马刺的比赛中，拜纳姆倒地");
+  const auto a =
+      (*pipeline)->Fingerprint("新浪体育讯北京时间4月12日，在和马刺的比赛中，拜纳姆倒下");
+  const auto b =
+      (*pipeline)->Fingerprint("新浪体育讯北京时间4月12日，在和马刺的比赛中，拜纳姆倒地");
   const int d = neardup::HammingDistance(a.fingerprint, b.fingerprint);
   std::printf("consumer: distance %d of %d bits\n", d, a.fingerprint.bits());
   return a.empty() || d > 24 ? 1 : 0;
