@@ -21,6 +21,11 @@ PACKAGES=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-jieba  # the reference segmenter; also neardup's default dictionary data
+  # the Python module (python/): pybind11 and Python's headers to build it,
+  # pytest for its tests, numpy (optional at run time) for fingerprint_batch's arrays
+  pybind11-dev python3-dev python3-pytest python3-numpy
+  # the .deb (cpack -G DEB): dpkg-shlibdeps computes its library dependencies
+  dpkg-dev
   # the default corpus of the quick start
   manpages-zh
   # plots of `neardup eval` reports (F1 against k, distance histograms); optional at run time

@@ -211,6 +211,14 @@ class DocumentIndex {
   // True when `id` is indexed.
   bool Contains(const std::string& id) const;
 
+  // Query-or-add, the streaming dedup step: replaces *out with the indexed
+  // documents within distance <= k of `fp` (as Query); when there are none,
+  // adds `id` with `fp` (as Add, without replace) and returns true. Returns
+  // false, adding nothing, when a near duplicate is indexed. Errors: those of
+  // Query and Add (read-only mode, a present id, k or width out of range).
+  Result<bool> CheckOrAdd(const std::string& id, const Fingerprint& fp, int k,
+                          std::vector<DocumentMatch>* out);
+
   int bits() const;
   int max_k() const;
   size_t size() const;

@@ -887,6 +887,18 @@ bool DocumentIndex::Contains(const std::string& id) const {
   std::shared_lock lock(rep_->mu);
   return rep_->live.count(id) > 0;
 }
+
+Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint& fp, int k,
+                                       std::vector<DocumentMatch>* out) {
+  CheckOptions options;
+  options.k = k;
+  options.policy = CheckPolicy::kAddIfNew;
+  std::vector<CheckResult> results;
+  NEARDUP_RETURN_IF_ERROR(Check(std::span<const std::string>(&id, 1),
+                                std::span<const Fingerprint>(&fp, 1), options, &results));
+  *out = std::move(results[0].matches);
+  return results[0].added;
+}
 int DocumentIndex::bits() const { return rep_->index->bits(); }
 int DocumentIndex::max_k() const { return rep_->index->max_k(); }
 size_t DocumentIndex::size() const {

@@ -285,6 +285,46 @@ TEST_F(DocumentIndexTest, ReadersPairFilesByChecksum) {
       << r.status().ToString();
 }
 
+// CheckOrAdd over a stream with planted near copies keeps exactly what a
+// linear scan over the kept fingerprints keeps, and reports the same matches.
+TEST_F(DocumentIndexTest, CheckOrAddMatchesLinearScan) {
+  DocumentIndexHeader h;
+  h.pipeline_json = kPipeline;
+  auto index = DocumentIndex::Create(path_, h, Options());
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  std::mt19937_64 rng(17);
+  std::vector<Fingerprint> kept;
+  std::vector<DocumentMatch> found;
+  for (int i = 0; i < 400; ++i) {
+    uint64_t v = rng();
+    if (i > 0 && rng() % 2 == 0) {  // a near copy of an earlier kept one
+      v = kept[rng() % kept.size()].lo() ^ (uint64_t{1} << (rng() % 64)) ^
+          (uint64_t{1} << (rng() % 64));
+    }
+    const Fingerprint fp = Fingerprint::From64(v);
+    std::vector<DocumentMatch> expected;
+    for (size_t j = 0; j < kept.size(); ++j) {
+      const int d = HammingDistance(fp, kept[j]);
+      if (d <= 3) expected.push_back(DocumentMatch{"d" + std::to_string(j), d});
+    }
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const auto& a, const auto& b) { return a.distance < b.distance; });
+    auto added = (*index)->CheckOrAdd("d" + std::to_string(kept.size()), fp, 3, &found);
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    EXPECT_EQ(*added, expected.empty()) << "document " << i;
+    EXPECT_EQ(found, expected) << "document " << i;
+    if (*added) kept.push_back(fp);
+  }
+  EXPECT_EQ((*index)->size(), kept.size());
+  EXPECT_LT(kept.size(), 400u);
+  ASSERT_TRUE((*index)->Commit().ok());
+  auto reader = DocumentIndex::Open(path_);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->size(), kept.size());
+  // Read-only: an error, not a silent query.
+  EXPECT_TRUE((*reader)->CheckOrAdd("x", kept[0], 3, &found).status().IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace neardup
 
