@@ -183,7 +183,8 @@ class LiteralParser {
     char* stop = nullptr;
     errno = 0;
     const double v = std::strtod(token.c_str(), &stop);
-    if (stop != token.c_str() + token.size()) return Error("bad number '" + utf8::Excerpt(token) + "'");
+    if (stop != token.c_str() + token.size())
+      return Error("bad number '" + utf8::Excerpt(token) + "'");
     *out = v;
     pos_ = end;
     return Status::OK();

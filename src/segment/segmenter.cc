@@ -192,8 +192,7 @@ Status Segmenter::Impl::LoadMainDict(const std::string& path) {
     const std::string_view line = StripAscii(raw);
     auto bad = [&](const char* why) {
       return Status::Corruption(path + ":" + std::to_string(line_no) + ": " + why + ": '" +
-                                utf8::Excerpt(line) + "'; " +
-                                std::string(segment::kInstallHint));
+                                utf8::Excerpt(line) + "'; " + std::string(segment::kInstallHint));
     };
     if (!utf8::IsValid(line)) return bad("not UTF-8");
     const size_t sp1 = line.find(' ');

@@ -78,9 +78,8 @@ int RunDedup(DedupFlags flags) {
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
   NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
-      flags.input.inputs,
-      {flags.input.output, flags.unique_out, flags.duplicates_out, flags.pairs_out,
-       flags.clusters_out}));
+      flags.input.inputs, {flags.input.output, flags.unique_out, flags.duplicates_out,
+                           flags.pairs_out, flags.clusters_out}));
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
@@ -157,9 +156,9 @@ int RunDedup(DedupFlags flags) {
   for (const bool duplicates : {false, true}) {
     const std::string& path = duplicates ? flags.duplicates_out : flags.unique_out;
     if (path.empty()) continue;
-    NEARDUP_RETURN_IF_ERROR_CLI(WriteRecords(
-        path, flags.input.inputs, docs.size(), record,
-        [&](size_t i) { return result->records[i].duplicate == duplicates; }));
+    NEARDUP_RETURN_IF_ERROR_CLI(
+        WriteRecords(path, flags.input.inputs, docs.size(), record,
+                     [&](size_t i) { return result->records[i].duplicate == duplicates; }));
   }
   if (pairs_out) {
     closed = pairs_out->Close();

@@ -84,7 +84,8 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   cmd->add_option("--jieba-dir", flags->jieba_dir,
                   "python3-jieba's data directory (default: $NEARDUP_JIEBA_DIR, else "
                   "/usr/lib/python3/dist-packages/jieba)");
-  cmd->add_option("--user-dict", flags->user_dicts, "jieba-format user dictionary (repeatable)");
+  cmd->add_option("--user-dict", flags->user_dicts, "jieba-format user dictionary (repeatable)")
+      ->allow_extra_args(false);  // one value per --user-dict: what follows is an input
   cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
   cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
   if (with_fingerprint_options) {
@@ -440,8 +441,8 @@ int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
   return InputExitCode(flags, *stats);
 }
 
-Status WriteRecords(const std::string& path, const std::vector<std::string>& inputs,
-                    size_t count, const std::function<const std::string&(size_t)>& record,
+Status WriteRecords(const std::string& path, const std::vector<std::string>& inputs, size_t count,
+                    const std::function<const std::string&(size_t)>& record,
                     const std::function<bool(size_t)>& keep) {
   auto out = Output::Open(path, inputs);
   if (!out.ok()) return out.status();
@@ -510,8 +511,8 @@ Result<std::vector<Document>> LoadById(const OperandFlags& flags, std::string_vi
   for (int i = 0; i < 2; ++i) {
     if (!found[i]) {
       return Status::NotFound("no document with id \"" + flags.ids[static_cast<size_t>(i)] +
-                              "\" in the input (" +
-                              std::to_string((*reader)->stats().documents) + " documents read)");
+                              "\" in the input (" + std::to_string((*reader)->stats().documents) +
+                              " documents read)");
     }
   }
   return docs;
@@ -525,7 +526,8 @@ void AddOperandOptions(CLI::App* cmd, OperandFlags* flags) {
                   "directories or - (default: -)");
   cmd->add_flag("--text", flags->text, "The operands are texts, not files");
   cmd->add_option("--id", flags->ids,
-                  "Twice (--id A --id B): compare the documents with these ids of one corpus");
+                  "Twice (--id A --id B): compare the documents with these ids of one corpus")
+      ->allow_extra_args(false);  // one value per --id: what follows is an operand
   cmd->add_flag("--json", flags->json, "Print one JSON object");
   AddRecordOptions(cmd, &flags->input);
 }

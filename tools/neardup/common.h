@@ -177,8 +177,8 @@ int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
 // Writes the records for which keep(i) holds, i < count, to `path` (after
 // CheckInputsAndOutputs), each followed by '\n': --unique-out and
 // --duplicates-out.
-Status WriteRecords(const std::string& path, const std::vector<std::string>& inputs,
-                    size_t count, const std::function<const std::string&(size_t)>& record,
+Status WriteRecords(const std::string& path, const std::vector<std::string>& inputs, size_t count,
+                    const std::function<const std::string&(size_t)>& record,
                     const std::function<bool(size_t)>& keep);
 
 // The two operands of compare / explain and how to read them.
