@@ -140,7 +140,12 @@ struct Method {
   Status Resolve();
 
   // NotFound or InvalidArgument ("idf: /x/idf.txt has changed since ...")
-  // when a data file recorded by Resolve() is missing or differs.
+  // when a data file recorded by Resolve() is missing or differs, and
+  // InvalidArgument when a data file path (idf, user_dict, marker_words) has
+  // no recorded digest at all. Call it before a stored method (an index
+  // header) opens any file it names: an untrusted header could name any path
+  // on the machine, and only a file whose content matches the digest is
+  // opened. It reads no more than a digest of each file.
   Status VerifyDataFiles() const;
 
   // "" when both give the same fingerprints; else the first differing key and
@@ -153,7 +158,8 @@ struct Method {
   Status Validate(bool bands_rows) const;
 };
 
-// XXH3-64 of a file's content as 16 hex digits; IOError if it cannot be read.
+// XXH3-64 of a file's content as 16 hex digits; IOError if it cannot be read,
+// InvalidArgument when it is not a regular file (a FIFO, a device).
 Result<std::string> FileDigest(const std::string& path);
 
 }  // namespace neardup

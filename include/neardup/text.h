@@ -55,13 +55,20 @@ struct Document {
   // strings unquoted, numbers and other values as their JSON text; a number
   // too large for a double, alone or nested, as a string of its text).
   std::map<std::string, std::string> fields;
+  // With ReadOptions::keep_records, the input record this document came
+  // from, byte for byte: a JSONL or lines line without its '\n' (a '\r'
+  // before it is kept; a UTF-8 byte order mark opening the file is not), or,
+  // for a one-document file, its path as given. Empty otherwise.
+  std::string record;
 };
 
 enum class InputFormat {
   kAuto,   // by extension and content: .jsonl/.ndjson -> JSONL; man pages (.1 ... .9, .n,
-           // optionally .gz) or text starting with a roff request -> roff; .gz decompressed;
-           // .docx / .pdf -> extracted text (extract.h); standard input starting with '{' -> JSONL;
-           // anything else -> one document per file
+           // optionally .gz / .zst) or text starting with a roff request -> roff;
+           // .docx / .pdf -> extracted text (extract.h); standard input starting with '{' ->
+           // JSONL, empty or blank standard input -> no document; anything else -> one
+           // document per file. In every format, gzip and zstd content is decompressed,
+           // recognized by its first bytes (whatever the name)
   kJsonl,  // one JSON object per line
   kText,   // one document per file
   kLines,  // one document per non-empty line
@@ -75,7 +82,7 @@ Result<InputFormat> ParseInputFormat(std::string_view name);
 struct InputIssue {
   enum class Kind {
     kUnreadable,     // missing file, no permission, read error, corrupt archive, truncated
-                     // gzip stream, a named device, over max_document_bytes
+                     // gzip or zstd stream, a named device, over max_document_bytes
     kMalformedLine,  // a JSONL line that is not a JSON object (or nests deeper than
                      // kMaxJsonNesting)
     kMissingField,   // the text field is absent or not a string
@@ -123,6 +130,11 @@ inline constexpr size_t kMaxJsonNesting = 256;
 
 struct ReadOptions {
   InputFormat format = InputFormat::kAuto;
+  // JSONL fields. A name is the key of a top-level field; when the object has
+  // no such key and the name holds dots, it is a path through nested objects
+  // ("meta.body" reads {"meta":{"body":"..."}}). A record without its text
+  // field is reported (kMissingField) and counted; without its id field, the
+  // document gets the default id.
   std::string id_field = "id";
   std::string text_field = "text";
   std::string title_field = "title";
@@ -132,9 +144,12 @@ struct ReadOptions {
   bool title_from_first_line = false;
   // More JSONL fields to copy into Document::fields (e.g. a score for --keep field:NAME).
   std::vector<std::string> extra_fields;
-  // Largest file or line accepted (after gzip decompression); larger ones are
+  // Fill Document::record with the original input record.
+  bool keep_records = false;
+  // Largest file or line accepted (after decompression); larger ones are
   // reported as unreadable. Checked before memory is allocated, so it also
-  // bounds what a gzip bomb or an endless stream can take.
+  // bounds what a gzip bomb or an endless stream can take. A JSONL or lines
+  // line past it ends its file (the rest is not read: an endless line ends).
   uint64_t max_document_bytes = kDefaultMaxDocumentBytes;
   // Called for every issue, in input order. May be empty.
   std::function<void(const InputIssue&)> on_issue;

@@ -184,6 +184,12 @@ Method MinHashDefault() {
 }  // namespace
 
 Result<std::string> FileDigest(const std::string& path) {
+  // Only a regular file has a digest: a FIFO would block, a device never end.
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!ec && !fs::is_regular_file(status)) {
+    return Status::InvalidArgument(path + ": not a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(path + ": " + std::strerror(errno));
   XXH3_state_t* state = XXH3_createState();
@@ -483,6 +489,20 @@ Status Method::Resolve() {
 
 Status Method::VerifyDataFiles() const {
   const PipelineOptions& p = pipeline;
+  // A path without a digest is refused before anything opens it: a stored
+  // method may come from anywhere, and its paths could name any file.
+  const auto named = [this](const std::string& key, const std::string& path) -> Status {
+    if (path.empty() || digests.count(key) > 0) return Status::OK();
+    return Status::InvalidArgument(
+        key + ": the method names " + path +
+        " without its digest; a stored method's data files must verify by digest (rebuild the "
+        "index, which records them)");
+  };
+  NEARDUP_RETURN_IF_ERROR(named("idf", p.idf_path));
+  NEARDUP_RETURN_IF_ERROR(named("marker_words", p.marker_words_path));
+  for (size_t i = 0; i < p.segmenter.user_dicts.size(); ++i) {
+    NEARDUP_RETURN_IF_ERROR(named("user_dict." + std::to_string(i), p.segmenter.user_dicts[i]));
+  }
   for (const auto& [key, digest] : digests) {
     std::string path;
     if (key == "idf") {
@@ -510,7 +530,7 @@ Status Method::VerifyDataFiles() const {
     }
     if (*now != digest) {
       return Status::InvalidArgument(key + ": " + path + " has changed since the method was " +
-                                     "recorded (digest " + *now + ", recorded " + digest +
+                                     "recorded (its digest differs from the recorded " + digest +
                                      "); fingerprints would differ: restore it or rebuild");
     }
   }

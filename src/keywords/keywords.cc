@@ -18,6 +18,7 @@
 #include "segment/data_error.h"
 #include "segment/keyword_candidate.h"
 #include "util/ordered_string_index.h"
+#include "util/utf8.h"
 
 namespace neardup {
 
@@ -126,14 +127,13 @@ Result<IdfTable> IdfTable::Load(const std::string& path) {
     if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos ||
         !ParseDouble(line.substr(sp + 1), &idf)) {
       return Status::Corruption(path + ":" + std::to_string(line_no) +
-                                ": expected 'word idf', got '" + std::string(line.substr(0, 80)) +
-                                "'");
+                                ": expected 'word idf', got '" + utf8::Excerpt(line) + "'");
     }
     // jieba would take "nan" or "inf" too, and one such value turns every
     // weight, and so every fingerprint, into nonsense.
     if (!std::isfinite(idf) || std::fabs(idf) > IdfTable::kMaxAbsIdf) {
       return Status::Corruption(path + ":" + std::to_string(line_no) + ": idf value '" +
-                                std::string(line.substr(sp + 1, 40)) +
+                                utf8::Excerpt(line.substr(sp + 1)) +
                                 "' is not a finite number in [-1e6, 1e6]");
     }
     rep.Add(line.substr(0, sp), idf);

@@ -10,6 +10,7 @@
 
 #include "segment/char_class.h"
 #include "segment/data_error.h"
+#include "util/utf8.h"
 
 namespace neardup::segment {
 namespace {
@@ -182,7 +183,8 @@ class LiteralParser {
     char* stop = nullptr;
     errno = 0;
     const double v = std::strtod(token.c_str(), &stop);
-    if (stop != token.c_str() + token.size()) return Error("bad number '" + token + "'");
+    if (stop != token.c_str() + token.size())
+      return Error("bad number '" + utf8::Excerpt(token) + "'");
     *out = v;
     pos_ = end;
     return Status::OK();

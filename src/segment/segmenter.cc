@@ -18,6 +18,7 @@
 #include "segment/data_error.h"
 #include "segment/dict_trie.h"
 #include "segment/hmm_model.h"
+#include "util/utf8.h"
 
 namespace neardup {
 
@@ -191,8 +192,7 @@ Status Segmenter::Impl::LoadMainDict(const std::string& path) {
     const std::string_view line = StripAscii(raw);
     auto bad = [&](const char* why) {
       return Status::Corruption(path + ":" + std::to_string(line_no) + ": " + why + ": '" +
-                                std::string(line.substr(0, 80)) + "'; " +
-                                std::string(segment::kInstallHint));
+                                utf8::Excerpt(line) + "'; " + std::string(segment::kInstallHint));
     };
     if (!utf8::IsValid(line)) return bad("not UTF-8");
     const size_t sp1 = line.find(' ');

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -275,13 +276,35 @@ std::string JsonErrorReason(const nlohmann::json::exception& e) {
   return NameForId(at == std::string::npos ? what : what.substr(at + 2), &escaped);
 }
 
-// A file opened through zlib: gzread reads gzip and plain files alike.
-class GzFile {
+// The value of field `name` in a JSON object: its key `name` when there is
+// one, else, when `name` holds dots, the value at that path through nested
+// objects ("meta.body": object["meta"]["body"]). Null when absent.
+const nlohmann::json* FindField(const nlohmann::json& object, const std::string& name) {
+  const auto it = object.find(name);
+  if (it != object.end()) return &*it;
+  const nlohmann::json* value = &object;
+  size_t pos = 0;
+  for (;;) {
+    const size_t dot = name.find('.', pos);
+    if (dot == std::string::npos && pos == 0) return nullptr;  // no dots: just absent
+    if (!value->is_object()) return nullptr;
+    const auto f = value->find(name.substr(pos, dot == std::string::npos ? dot : dot - pos));
+    if (f == value->end()) return nullptr;
+    value = &*f;
+    if (dot == std::string::npos) return value;
+    pos = dot + 1;
+  }
+}
+
+// A file whose content is decoded by its first bytes, not its name: gzip
+// (1F 8B), zstd (28 B5 2F FD), else plain. Concatenated gzip members and zstd
+// frames are read one after the other; a stream cut short is an error.
+class InputFile {
  public:
-  GzFile() = default;
-  GzFile(const GzFile&) = delete;
-  GzFile& operator=(const GzFile&) = delete;
-  ~GzFile() { Close(); }
+  InputFile() = default;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() { Close(); }
 
   // Returns an empty string on success, else the reason. `walked`: the path
   // was found by walking a directory, and anything but a regular file is
@@ -317,18 +340,22 @@ class GzFile {
       return refused;
     }
     if (walked) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    file_ = gzdopen(fd, "rb");
-    if (file_ == nullptr) {
-      ::close(fd);
-      return "cannot open (out of memory)";
-    }
-    gzbuffer(file_, 1 << 17);
-    return "";
+    fd_ = fd;
+    return Sniff();
   }
 
   void Close() {
-    if (file_ != nullptr) gzclose(file_);
-    file_ = nullptr;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (inflating_) inflateEnd(&zs_);
+    inflating_ = false;
+    if (zstd_ != nullptr) ZSTD_freeDCtx(zstd_);
+    zstd_ = nullptr;
+    codec_ = Codec::kPlain;
+    in_.clear();
+    in_pos_ = 0;
+    in_eof_ = false;
+    in_frame_ = false;
     buffer_.clear();
     start_ = 0;
     eof_ = false;
@@ -336,36 +363,49 @@ class GzFile {
     dropped_partial_line_ = false;
   }
 
-  // Reads one line without its '\n' (and without a final '\r') into *line.
+  // Reads one line without its '\n' (a final '\r' is kept) into *line.
   // Returns false at the end of the file; *error is set on a read error (then
   // an incomplete last line is not returned: dropped_partial_line()). A line
-  // longer than `max_bytes` is consumed and reported as *too_long.
+  // longer than `max_bytes` sets *too_long and returns true as soon as the
+  // limit is passed: no more than `max_bytes` of it is held, and the rest of
+  // it is not read (an endless line must not keep the reader busy forever).
   bool ReadLine(std::string* line, size_t max_bytes, bool* too_long, std::string* error) {
     line->clear();
     *too_long = false;
     for (;;) {
       const size_t nl = buffer_.find('\n', start_);
-      if (nl != std::string::npos) {
-        AppendBounded(line, std::string_view(buffer_).substr(start_, nl - start_), max_bytes,
-                      too_long);
-        start_ = nl + 1;
-        if (!line->empty() && line->back() == '\r') line->pop_back();
+      const size_t end = nl == std::string::npos ? buffer_.size() : nl;
+      if (!AppendWithinLimit(line, std::string_view(buffer_).substr(start_, end - start_),
+                             max_bytes)) {
+        *too_long = true;
+        line->clear();
+        line->shrink_to_fit();
         return true;
       }
-      AppendBounded(line, std::string_view(buffer_).substr(start_), max_bytes, too_long);
+      if (nl != std::string::npos) {
+        start_ = nl + 1;
+        return true;
+      }
       buffer_.clear();
       start_ = 0;
       if (!Fill()) {
         if (!error_.empty()) {
           *error = error_;
-          dropped_partial_line_ = !line->empty() || *too_long;
+          dropped_partial_line_ = !line->empty();
           line->clear();
           return false;
         }
-        if (!line->empty() && line->back() == '\r') line->pop_back();
-        return !line->empty() || *too_long;
+        return !line->empty();
       }
     }
+  }
+
+  // True when the whole file was decoded without an error and nothing
+  // is left in the buffer but white space.
+  bool AtCleanEnd() const {
+    return eof_ && error_.empty() &&
+           std::string_view(buffer_).substr(start_).find_first_not_of(" \t\r\n") ==
+               std::string_view::npos;
   }
 
   // True when the last ReadLine failed in the middle of a line.
@@ -411,34 +451,111 @@ class GzFile {
   }
 
  private:
-  static void AppendBounded(std::string* line, std::string_view piece, size_t max_bytes,
-                            bool* too_long) {
-    if (*too_long) return;
-    if (!AppendWithinLimit(line, piece, max_bytes)) {
-      *too_long = true;
-      line->clear();
-      line->shrink_to_fit();
+  enum class Codec { kPlain, kGzip, kZstd };
+
+  // Reads the first bytes and picks the codec by them.
+  std::string Sniff() {
+    while (in_.size() < 4 && ReadInput()) {
     }
+    if (!error_.empty()) return error_;
+    const std::string_view head(in_);
+    if (head.starts_with("\x1f\x8b")) {
+      codec_ = Codec::kGzip;
+      zs_ = z_stream{};
+      // 16 + 15: gzip framing, the largest window.
+      if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) return "cannot open (out of memory)";
+      inflating_ = true;
+    } else if (head.starts_with("\x28\xb5\x2f\xfd")) {
+      codec_ = Codec::kZstd;
+      zstd_ = ZSTD_createDCtx();
+      if (zstd_ == nullptr) return "cannot open (out of memory)";
+      // The window a frame may ask for bounds the memory it takes: 128 MiB.
+      ZSTD_DCtx_setParameter(zstd_, ZSTD_d_windowLogMax, 27);
+    }
+    return "";
   }
 
-  // Reads up to `size` bytes; 0 at the end of the file, where error_ tells
-  // whether the end is an error: a read error, corrupt data, or a gzip
-  // stream cut short (zlib's Z_BUF_ERROR once the file is exhausted).
+  // Appends raw bytes of the file to in_ (dropping what is consumed); false
+  // at its end or on an error (error_ set).
+  bool ReadInput() {
+    if (in_eof_) return false;
+    in_.erase(0, in_pos_);
+    in_pos_ = 0;
+    const size_t old = in_.size();
+    in_.resize(old + (1 << 17));
+    ssize_t n;
+    do {
+      n = ::read(fd_, in_.data() + old, 1 << 17);
+    } while (n < 0 && errno == EINTR);
+    in_.resize(old + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+    if (n < 0) error_ = std::strerror(errno);
+    if (n <= 0) in_eof_ = true;
+    return n > 0;
+  }
+
+  // Reads up to `size` decoded bytes; 0 at the end of the file, where error_
+  // tells whether the end is an error: a read error, corrupt data, or a
+  // compressed stream cut short.
   size_t ReadChunk(char* dst, size_t size) {
     if (eof_) return 0;
-    const int n = gzread(file_, dst, static_cast<unsigned>(size));
-    int errnum = Z_OK;
-    if (n < 0) {
-      error_ = gzerror(file_, &errnum);
-      eof_ = true;
+    size_t n = 0;
+    for (;;) {
+      if (in_pos_ == in_.size() && !ReadInput()) {
+        if (error_.empty() && in_frame_) {
+          error_ = codec_ == Codec::kGzip ? "truncated gzip stream (unexpected end of file)"
+                                          : "truncated zstd stream (unexpected end of file)";
+        }
+        break;
+      }
+      if (codec_ == Codec::kPlain) {
+        n = std::min(size, in_.size() - in_pos_);
+        std::memcpy(dst, in_.data() + in_pos_, n);
+        in_pos_ += n;
+      } else if (codec_ == Codec::kGzip) {
+        n = Inflate(dst, size);
+      } else {
+        n = Unzstd(dst, size);
+      }
+      if (n > 0 || !error_.empty()) break;
+    }
+    if (n == 0) eof_ = true;
+    return n;
+  }
+
+  size_t Inflate(char* dst, size_t size) {
+    if (!in_frame_ && !std::string_view(in_).substr(in_pos_).starts_with("\x1f")) {
+      // After a member: only another member may follow.
+      error_ = "data after the end of the gzip stream";
       return 0;
     }
-    if (n == 0) {
-      eof_ = true;
-      gzerror(file_, &errnum);
-      if (errnum == Z_BUF_ERROR) error_ = "truncated gzip stream (unexpected end of file)";
+    in_frame_ = true;
+    zs_.next_in = reinterpret_cast<Bytef*>(in_.data() + in_pos_);
+    zs_.avail_in = static_cast<uInt>(in_.size() - in_pos_);
+    zs_.next_out = reinterpret_cast<Bytef*>(dst);
+    zs_.avail_out = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+    const int rc = inflate(&zs_, Z_NO_FLUSH);
+    in_pos_ = in_.size() - zs_.avail_in;
+    const size_t n = static_cast<size_t>(reinterpret_cast<char*>(zs_.next_out) - dst);
+    if (rc == Z_STREAM_END) {
+      in_frame_ = false;
+      inflateReset(&zs_);
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      error_ = std::string("corrupt gzip data: ") + (zs_.msg != nullptr ? zs_.msg : "error");
     }
-    return static_cast<size_t>(n);
+    return n;
+  }
+
+  size_t Unzstd(char* dst, size_t size) {
+    ZSTD_inBuffer in{in_.data() + in_pos_, in_.size() - in_pos_, 0};
+    ZSTD_outBuffer out{dst, size, 0};
+    const size_t rc = ZSTD_decompressStream(zstd_, &out, &in);
+    in_pos_ += in.pos;
+    if (ZSTD_isError(rc)) {
+      error_ = std::string("corrupt zstd data: ") + ZSTD_getErrorName(rc);
+      return 0;
+    }
+    in_frame_ = rc != 0;  // 0: a frame ended here
+    return out.pos;
   }
 
   // Appends the next block of the file to what is not consumed yet; false at
@@ -453,7 +570,15 @@ class GzFile {
     return n > 0;
   }
 
-  gzFile file_ = nullptr;
+  int fd_ = -1;
+  Codec codec_ = Codec::kPlain;
+  z_stream zs_{};
+  bool inflating_ = false;
+  ZSTD_DCtx* zstd_ = nullptr;
+  std::string in_;  // raw bytes read from fd_; in_[in_pos_..] not decoded yet
+  size_t in_pos_ = 0;
+  bool in_eof_ = false;
+  bool in_frame_ = false;  // inside a gzip member or zstd frame
   std::string buffer_;
   size_t start_ = 0;
   bool eof_ = false;
@@ -565,6 +690,7 @@ class DocumentReaderImpl final : public DocumentReader {
     ++stats_.files;
     file_open_ = true;
     source_ = name;
+    path_ = p.path;
     line_ = 0;
     format_ = ResolveFormat(p.path);
     if (escaped) {
@@ -578,7 +704,10 @@ class DocumentReaderImpl final : public DocumentReader {
     if (options_.format != InputFormat::kAuto) return options_.format;
     if (path == "-") return InputFormat::kAuto;  // decided by content on the first read
     std::string name = Lower(fs::path(path).filename().string());
+    // A compressed file's format is its inner name's (the content decides
+    // the codec, whatever the name).
     if (EndsWith(name, ".gz")) name.resize(name.size() - 3);
+    if (EndsWith(name, ".zst")) name.resize(name.size() - 4);
     if (EndsWith(name, ".jsonl") || EndsWith(name, ".ndjson")) return InputFormat::kJsonl;
     if (LooksLikeManPageName(name)) return InputFormat::kRoff;
     return InputFormat::kText;  // may still turn out to be roff by content
@@ -593,10 +722,13 @@ class DocumentReaderImpl final : public DocumentReader {
     if (format_ == InputFormat::kAuto) {
       // Standard input with --input-format auto: JSONL if it starts with '{',
       // read line by line like a file (never the whole stream at once).
-      if (file_.PeekNonBlank(options_.max_document_bytes) == '{') {
+      const int first = file_.PeekNonBlank(options_.max_document_bytes);
+      if (first == '{') {
         format_ = InputFormat::kJsonl;
         return ReadLineDocument(doc);
       }
+      if (first < 0 && file_.AtCleanEnd()) return false;  // empty (or blank): no document
+
       format_ = InputFormat::kText;
     }
     // One document per file (text or roff).
@@ -627,6 +759,8 @@ class DocumentReaderImpl final : public DocumentReader {
     doc->fields.clear();
     doc->source = source_;
     doc->line = 0;
+    doc->record.clear();
+    if (options_.keep_records) doc->record = path_;
     if (format_ == InputFormat::kRoff ||
         (options_.format == InputFormat::kAuto && LooksLikeRoff(content))) {
       FinishText(RoffToText(content, &doc->title), doc);
@@ -652,15 +786,23 @@ class DocumentReaderImpl final : public DocumentReader {
     while (file_.ReadLine(&line, options_.max_document_bytes, &too_long, &error)) {
       ++line_;
       if (too_long) {
+        // The rest of the line is not read, so neither is the rest of the
+        // file: where the next line starts is unknown.
         Report(InputIssue::Kind::kUnreadable, source_, line_,
                "line longer than the limit of " + std::to_string(options_.max_document_bytes) +
-                   " bytes (max_document_bytes)");
-        continue;
+                   " bytes (max_document_bytes); the rest of the file is not read");
+        return false;
       }
       if (line_ == 1 && std::string_view(line).starts_with(kUtf8Bom)) {
         line.erase(0, kUtf8Bom.size());
       }
-      if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank line
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
+      if (options_.keep_records) {
+        doc->record = line;
+      } else {
+        doc->record.clear();
+      }
+      if (line.back() == '\r') line.pop_back();
       if (format_ == InputFormat::kLines) {
         doc->id = source_ + ":" + std::to_string(line_);
         doc->title.clear();
@@ -719,11 +861,11 @@ class DocumentReaderImpl final : public DocumentReader {
       }
       return false;
     };
-    const auto text = object.find(options_.text_field);
-    if (text == object.end() || !text->is_string() || overflowed(options_.text_field, *text)) {
+    const nlohmann::json* text = FindField(object, options_.text_field);
+    if (text == nullptr || !text->is_string() || overflowed(options_.text_field, *text)) {
       Report(
           InputIssue::Kind::kMissingField, source_, line_,
-          text == object.end() ? "no \"" + options_.text_field + "\" field"
+          text == nullptr ? "no \"" + options_.text_field + "\" field"
           : text->is_string()
               ? "field \"" + options_.text_field + "\" is a number out of range, not a string"
               : "field \"" + options_.text_field + "\" is " + text->type_name() + ", not a string");
@@ -732,19 +874,19 @@ class DocumentReaderImpl final : public DocumentReader {
     doc->source = source_;
     doc->line = line_;
     doc->id = source_ + ":" + std::to_string(line_);
-    const auto id = object.find(options_.id_field);
-    if (id != object.end() && !id->is_null()) {
+    const nlohmann::json* id = FindField(object, options_.id_field);
+    if (id != nullptr && !id->is_null()) {
       doc->id = id->is_string() ? id->get<std::string>() : id->dump();
     }
     doc->title.clear();
-    const auto title = object.find(options_.title_field);
-    if (title != object.end() && title->is_string() && !overflowed(options_.title_field, *title)) {
+    const nlohmann::json* title = FindField(object, options_.title_field);
+    if (title != nullptr && title->is_string() && !overflowed(options_.title_field, *title)) {
       doc->title = title->get<std::string>();
     }
     doc->fields.clear();
     for (const std::string& name : options_.extra_fields) {
-      const auto f = object.find(name);
-      if (f == object.end() || f->is_null()) continue;
+      const nlohmann::json* f = FindField(object, name);
+      if (f == nullptr || f->is_null()) continue;
       doc->fields[name] = f->is_string() ? f->get<std::string>() : f->dump();
     }
     FinishText(text->get<std::string>(), doc, replaced);
@@ -774,9 +916,10 @@ class DocumentReaderImpl final : public DocumentReader {
   ReadOptions options_;
   InputStats stats_;
   std::deque<Pending> pending_;
-  GzFile file_;
+  InputFile file_;
   bool file_open_ = false;
   std::string source_;
+  std::string path_;  // source_ as given, not escaped
   uint64_t line_ = 0;
   InputFormat format_ = InputFormat::kText;
 };

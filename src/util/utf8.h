@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace neardup::utf8 {
@@ -104,6 +105,41 @@ inline size_t CodePointCount(std::string_view s) {
   size_t n = 0;
   ForEachCodePoint(s, [&n](uint32_t) { return ++n, true; });
   return n;
+}
+
+// What an error message may show of data it did not write itself (a line of
+// a data file, a token): at most `max_bytes` bytes of `s`, printable and on
+// one line. A backslash becomes "\\", a control character or an invalid byte
+// "\xNN"; valid multi-byte characters stay; "..." marks a cut. Messages quote
+// no more than this, so that a data file named by an untrusted source (an
+// index header) does not have its content echoed.
+inline std::string Excerpt(std::string_view s, size_t max_bytes = 24) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  size_t used = 0;
+  while (p < end) {
+    int len;
+    const uint32_t cp = Decode(p, end, &len);
+    if (used + static_cast<size_t>(len) > max_bytes) {
+      out += "...";
+      break;
+    }
+    used += static_cast<size_t>(len);
+    if (cp == '\\') {
+      out += "\\\\";
+    } else if (cp < 0x20 || cp == 0x7f || cp >= kInvalidBase) {
+      const unsigned char b = p[0];
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    } else {
+      out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
+    }
+    p += len;
+  }
+  return out;
 }
 
 }  // namespace neardup::utf8

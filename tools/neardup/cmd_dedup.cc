@@ -25,6 +25,7 @@ struct DedupFlags {
   std::string mode = "cluster";
   std::string keep = "first";
   std::string unique_out;
+  std::string duplicates_out;
   std::string pairs_out;
   std::string clusters_out;
 };
@@ -32,7 +33,7 @@ struct DedupFlags {
 // What dedup keeps of each document while reading.
 struct Seen {
   std::string id;
-  std::string line;  // the unique-output line (only with --unique-out)
+  std::string record;  // the input record (only with --unique-out or --duplicates-out)
 };
 
 Status ParseKeep(const std::string& keep, DedupOptions* options, std::string* field) {
@@ -90,8 +91,8 @@ int RunDedup(DedupFlags flags) {
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
   NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
-      flags.input.inputs,
-      {flags.input.output, flags.unique_out, flags.pairs_out, flags.clusters_out}));
+      flags.input.inputs, {flags.input.output, flags.unique_out, flags.duplicates_out,
+                           flags.pairs_out, flags.clusters_out}));
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
@@ -102,7 +103,8 @@ int RunDedup(DedupFlags flags) {
   std::vector<std::vector<uint64_t>> sets;  // minhash with exact verification
   std::vector<Seen> seen;
   uint64_t bad_scores = 0;
-  const bool keep_lines = !flags.unique_out.empty();
+  const bool keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
+  read_options->keep_records = keep_records;
   const MinHasher hasher(minhash ? mh.num_perm : 1);
   const auto add = [&](const Document& doc, DedupDocument d) {
     d.length = doc.text.size();
@@ -119,13 +121,7 @@ int RunDedup(DedupFlags flags) {
       }
     }
     docs.push_back(d);
-    Seen s{doc.id, ""};
-    if (keep_lines) {
-      nlohmann::ordered_json j = {{"id", doc.id}, {"text", doc.text}};
-      if (!doc.title.empty()) j["title"] = doc.title;
-      s.line = JsonLine(j);
-    }
-    seen.push_back(std::move(s));
+    seen.push_back(Seen{doc.id, doc.record});
   };
   flags.input.progress = true;
   Result<InputStats> stats = InputStats();
@@ -205,14 +201,14 @@ int RunDedup(DedupFlags flags) {
   Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
 
-  if (keep_lines) {
-    auto unique = Output::Open(flags.unique_out, flags.input.inputs);
-    if (!unique.ok()) return Fail(unique.status());
-    for (size_t i = 0; i < docs.size(); ++i) {
-      if (!result->records[i].duplicate) (*unique)->Write(seen[i].line);
-    }
-    closed = (*unique)->Close();
-    if (!closed.ok()) return Fail(closed);
+  // --unique-out / --duplicates-out: the input records as they were read.
+  const auto record = [&](size_t i) -> const std::string& { return seen[i].record; };
+  for (const bool duplicates : {false, true}) {
+    const std::string& path = duplicates ? flags.duplicates_out : flags.unique_out;
+    if (path.empty()) continue;
+    NEARDUP_RETURN_IF_ERROR_CLI(
+        WriteRecords(path, flags.input.inputs, docs.size(), record,
+                     [&](size_t i) { return result->records[i].duplicate == duplicates; }));
   }
   if (pairs_out) {
     closed = pairs_out->Close();
@@ -287,7 +283,11 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
                   "Which copy a cluster keeps: first | longest | field:NAME (largest number)")
       ->capture_default_str();
   cmd->add_option("--unique-out", flags->unique_out,
-                  "Write the kept documents as JSONL {id, text, title} (held in memory)");
+                  "Write the input records of the kept documents, byte for byte: JSONL lines, "
+                  "lines (--input-format lines) or file paths, one per line (held in memory)");
+  cmd->add_option("--duplicates-out", flags->duplicates_out,
+                  "Write the input records of the near-duplicates (the documents not kept), as "
+                  "--unique-out does");
   cmd->add_option("--pairs-out", flags->pairs_out,
                   "Write every pair within k as JSONL {a, b, distance}");
   cmd->add_option("--clusters-out", flags->clusters_out,

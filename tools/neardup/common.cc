@@ -37,17 +37,7 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
                     "(default: -); a named input that is missing or cannot be read ends the "
                     "run with status 1 before anything is written");
   }
-  cmd->add_option("--input-format", flags->format,
-                  "auto|jsonl|text|lines|roff (auto: by extension and content)")
-      ->capture_default_str();
-  cmd->add_option("--id-field", flags->id_field, "JSONL field holding the document id")
-      ->capture_default_str();
-  cmd->add_option("--text-field", flags->text_field, "JSONL field holding the text")
-      ->capture_default_str();
-  cmd->add_option("--title-field", flags->title_field, "JSONL field holding the title")
-      ->capture_default_str();
-  cmd->add_flag("--title-first-line", flags->title_first_line,
-                "Plain text files: the first line is the document's title (improved weights)");
+  AddRecordOptions(cmd, flags);
   cmd->add_flag("--strict", flags->strict,
                 "Exit with status 3 if any input was bad (malformed, unreadable, truncated, too "
                 "large, invalid UTF-8)");
@@ -56,9 +46,27 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
   cmd->add_option("-o,--output", flags->output,
                   "Output file (- = standard output); never one of the inputs")
       ->capture_default_str();
+}
+
+void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
+  cmd->add_option("--input-format", flags->format,
+                  "auto|jsonl|text|lines|roff (auto: by extension and content; gzip and zstd "
+                  "content is decompressed in every format)")
+      ->capture_default_str();
+  cmd->add_option("--id-field", flags->id_field,
+                  "JSONL field holding the document id (a.b.c: a nested field)")
+      ->capture_default_str();
+  cmd->add_option("--text-field", flags->text_field,
+                  "JSONL field holding the text (a.b.c: a nested field)")
+      ->capture_default_str();
+  cmd->add_option("--title-field", flags->title_field,
+                  "JSONL field holding the title (a.b.c: a nested field)")
+      ->capture_default_str();
+  cmd->add_flag("--title-first-line", flags->title_first_line,
+                "Plain text files: the first line is the document's title (improved weights)");
   cmd->add_option("--max-document-bytes", flags->max_document_bytes,
-                  "Largest file or JSONL line read, after decompression; larger ones are "
-                  "reported and skipped")
+                  "Largest file or line read, after decompression: a larger file is reported "
+                  "and skipped, a longer line reported and the rest of its file not read")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 }
@@ -76,7 +84,8 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   cmd->add_option("--jieba-dir", flags->jieba_dir,
                   "python3-jieba's data directory (default: $NEARDUP_JIEBA_DIR, else "
                   "/usr/lib/python3/dist-packages/jieba)");
-  cmd->add_option("--user-dict", flags->user_dicts, "jieba-format user dictionary (repeatable)");
+  cmd->add_option("--user-dict", flags->user_dicts, "jieba-format user dictionary (repeatable)")
+      ->allow_extra_args(false);  // one value per --user-dict: what follows is an input
   cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
   cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
   if (with_fingerprint_options) {
@@ -458,29 +467,43 @@ int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
   return InputExitCode(flags, *stats);
 }
 
+Status WriteRecords(const std::string& path, const std::vector<std::string>& inputs, size_t count,
+                    const std::function<const std::string&(size_t)>& record,
+                    const std::function<bool(size_t)>& keep) {
+  auto out = Output::Open(path, inputs);
+  if (!out.ok()) return out.status();
+  for (size_t i = 0; i < count; ++i) {
+    if (!keep(i)) continue;
+    (*out)->Write(record(i));
+    (*out)->Write("\n");
+  }
+  return (*out)->Close();
+}
+
 namespace {
 
-Result<Document> LoadOperand(const std::string& operand, bool is_text, const std::string& format,
-                             bool title_first_line) {
+void PrintIssue(const InputIssue& issue) {
+  std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
+            << "\n";
+}
+
+// The first document of `operand` (a text with --text).
+Result<Document> LoadOperand(const std::string& operand, const OperandFlags& flags) {
   Document doc;
-  if (is_text) {
+  if (flags.text) {
     doc.id = "text";
     doc.text = operand;
     RepairUtf8(&doc.text);
     return doc;
   }
-  ReadOptions options;
-  auto parsed = ParseInputFormat(format);
-  if (!parsed.ok()) return parsed.status();
-  options.format = *parsed;
-  options.title_from_first_line = title_first_line;
+  auto options = MakeReadOptions(flags.input);
+  if (!options.ok()) return options.status();
   std::string problem;
-  options.on_issue = [&problem](const InputIssue& issue) {
+  options->on_issue = [&problem](const InputIssue& issue) {
     if (issue.dropped() && problem.empty()) problem = issue.ToString();
-    std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
-              << "\n";
+    PrintIssue(issue);
   };
-  auto reader = DocumentReader::Open({operand}, options);
+  auto reader = DocumentReader::Open({operand}, *options);
   if (!reader.ok()) return reader.status();
   if (!(*reader)->Next(&doc)) {
     return Status::InvalidArgument(problem.empty() ? operand + ": no document" : problem);
@@ -488,26 +511,63 @@ Result<Document> LoadOperand(const std::string& operand, bool is_text, const std
   return doc;
 }
 
+// The documents with ids flags.ids[0] and flags.ids[1] in the corpus.
+Result<std::vector<Document>> LoadById(const OperandFlags& flags, std::string_view command) {
+  if (flags.ids.size() != 2 || flags.text) {
+    return Status::InvalidArgument(std::string(command) +
+                                   " takes --id twice (--id A --id B), without --text");
+  }
+  NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(flags.operands, {}));
+  auto options = MakeReadOptions(flags.input);
+  if (!options.ok()) return options.status();
+  options->on_issue = PrintIssue;
+  auto reader = DocumentReader::Open(flags.operands, *options);
+  if (!reader.ok()) return reader.status();
+  std::vector<Document> docs(2);
+  bool found[2] = {false, false};
+  Document doc;
+  while (!(found[0] && found[1]) && (*reader)->Next(&doc)) {
+    for (int i = 0; i < 2; ++i) {
+      if (!found[i] && doc.id == flags.ids[static_cast<size_t>(i)]) {
+        docs[static_cast<size_t>(i)] = doc;
+        found[i] = true;
+      }
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (!found[i]) {
+      return Status::NotFound("no document with id \"" + flags.ids[static_cast<size_t>(i)] +
+                              "\" in the input (" + std::to_string((*reader)->stats().documents) +
+                              " documents read)");
+    }
+  }
+  return docs;
+}
+
 }  // namespace
 
 void AddOperandOptions(CLI::App* cmd, OperandFlags* flags) {
-  cmd->add_option("A B", flags->operands, "Two files (or two texts with --text)")->expected(2);
+  cmd->add_option("A B", flags->operands,
+                  "Two files (or two texts with --text); with --id, the corpus: files, "
+                  "directories or - (default: -)");
   cmd->add_flag("--text", flags->text, "The operands are texts, not files");
+  cmd->add_option("--id", flags->ids,
+                  "Twice (--id A --id B): compare the documents with these ids of one corpus")
+      ->allow_extra_args(false);  // one value per --id: what follows is an operand
   cmd->add_flag("--json", flags->json, "Print one JSON object");
-  cmd->add_option("--input-format", flags->format, "auto|jsonl|text|lines|roff")
-      ->capture_default_str();
-  cmd->add_flag("--title-first-line", flags->title_first_line,
-                "Plain text files: the first line is the document's title (improved weights)");
+  AddRecordOptions(cmd, &flags->input);
 }
 
 Result<std::vector<Document>> LoadOperands(const OperandFlags& flags, std::string_view command) {
+  if (!flags.ids.empty()) return LoadById(flags, command);
   if (flags.operands.size() != 2) {
     return Status::InvalidArgument(std::string(command) +
-                                   " takes exactly two files (or two texts with --text)");
+                                   " takes exactly two files (or two texts with --text, or "
+                                   "--id A --id B and a corpus)");
   }
   std::vector<Document> docs;
   for (const std::string& operand : flags.operands) {
-    auto doc = LoadOperand(operand, flags.text, flags.format, flags.title_first_line);
+    auto doc = LoadOperand(operand, flags);
     if (!doc.ok()) return doc.status();
     docs.push_back(std::move(*doc));
   }

@@ -76,6 +76,10 @@ Status ResolvePipelineFlags(PipelineFlags* flags);
 
 // Registers INPUT... and the input options on `cmd`.
 void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional = true);
+// Registers only how records are read (--input-format, --id-field,
+// --text-field, --title-field, --title-first-line, --max-document-bytes):
+// part of AddInputOptions, and all of it that compare and explain take.
+void AddRecordOptions(CLI::App* cmd, InputFlags* flags);
 // Registers the pipeline options; `normalize_default` is "none" for the
 // inspection commands and "nfkc" for everything that fingerprints.
 void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& normalize_default,
@@ -184,22 +188,31 @@ Result<std::unique_ptr<Normalizer>> MakeNormalizer(const PipelineFlags& flags);
 int WriteLinePerDocument(const InputFlags& flags, const ReadOptions& options,
                          const ProcessFn& process);
 
+// Writes the records for which keep(i) holds, i < count, to `path` (after
+// CheckInputsAndOutputs), each followed by '\n': --unique-out and
+// --duplicates-out.
+Status WriteRecords(const std::string& path, const std::vector<std::string>& inputs, size_t count,
+                    const std::function<const std::string&(size_t)>& record,
+                    const std::function<bool(size_t)>& keep);
+
 // The two operands of compare / explain and how to read them.
 struct OperandFlags {
   std::vector<std::string> operands;
   bool text = false;  // the operands are texts, not files
   bool json = false;
-  std::string format = "auto";
-  bool title_first_line = false;
+  std::vector<std::string> ids;  // --id A --id B: two documents of the corpus `operands`
+  InputFlags input;              // the AddRecordOptions part
 };
 
-// Registers A B, --text, --json, --input-format and --title-first-line.
+// Registers A B, --text, --json, --id and the record options.
 void AddOperandOptions(CLI::App* cmd, OperandFlags* flags);
 
-// Both operands: the first document of each file (read with flags.format),
-// or, with --text, documents whose text is the operand (invalid UTF-8
-// replaced). InvalidArgument unless there are exactly two. Problems are
-// printed to stderr.
+// Both operands: the first document of each file, or, with --text,
+// documents whose text is the operand (invalid UTF-8 replaced); or, with
+// --id A --id B, the documents with these ids among all those of the
+// operands (files, directories or -; default -). InvalidArgument unless there
+// are exactly two; NotFound for an id no document has. Problems are printed
+// to stderr.
 Result<std::vector<Document>> LoadOperands(const OperandFlags& flags, std::string_view command);
 
 }  // namespace neardup::cli
