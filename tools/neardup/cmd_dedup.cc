@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "boilerplate_pass.h"
 #include "common.h"
 #include "neardup/dedup.h"
 #include "util/thread_pool.h"
@@ -25,6 +26,7 @@ struct DedupFlags {
   std::string unique_out;
   std::string pairs_out;
   std::string clusters_out;
+  BoilerplateFlags boilerplate;
 };
 
 // What dedup keeps of each document while reading.
@@ -55,6 +57,7 @@ int RunDedup(DedupFlags flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
+  NEARDUP_RETURN_IF_ERROR_CLI(BoilerplatePass::ApplyFlags(flags.boilerplate, &*pipeline_options));
   DedupOptions options;
   options.k = flags.k >= 0 ? flags.k : flags.pipeline.default_k;
   options.threads = ResolveThreadCount(flags.input.threads);
@@ -82,12 +85,21 @@ int RunDedup(DedupFlags flags) {
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
+  // Pass 0 (boilerplate lines): count the lines of the corpus.
+  BoilerplatePass boilerplate;
+  NEARDUP_RETURN_IF_ERROR_CLI(
+      boilerplate.Count(flags.input, *read_options, pipeline_options->boilerplate));
+  if (!flags.boilerplate.stats_out.empty()) {
+    NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
+  }
+
   // Pass 1: fingerprints, in parallel, kept in input order.
   std::vector<DedupDocument> docs;
   std::vector<Seen> seen;
   uint64_t bad_scores = 0;
   const bool keep_lines = !flags.unique_out.empty();
   const auto process = [&](const Document& doc) {
+    if (boilerplate.on()) return (*pipeline)->Fingerprint(boilerplate.Strip(doc.text), doc.title);
     return (*pipeline)->Fingerprint(doc.text, doc.title);
   };
   const auto emit = [&](const Document& doc, DocumentFingerprint& fp) {
@@ -117,7 +129,7 @@ int RunDedup(DedupFlags flags) {
     seen.push_back(std::move(s));
   };
   flags.input.progress = true;
-  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
+  auto stats = boilerplate.ForEach(flags.input, *read_options, process, emit);
   if (!stats.ok()) return Fail(stats.status());
   if (bad_scores > 0) {
     std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
@@ -191,10 +203,10 @@ int RunDedup(DedupFlags flags) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr,
                  "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
-                 "(method %s, k = %d, %d bits, %s mode); %zu empty; %.2f s\n",
+                 "(method %s, k = %d, %d bits, %s mode); %zu empty%s; %.2f s\n",
                  s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                  flags.pipeline.method.c_str(), options.k, pipeline_options->bits,
-                 flags.mode.c_str(), s.empty, secs);
+                 flags.mode.c_str(), s.empty, boilerplate.Summary().c_str(), secs);
   }
   return InputExitCode(flags.input, *stats);
 }
@@ -210,6 +222,7 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
       "\"duplicate\", \"nearest\", \"distance\"}.");
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
+  AddBoilerplateOptions(cmd, &flags->boilerplate);
   cmd->add_option("-k", flags->k,
                   "Largest Hamming distance of a near-duplicate, 0 to bits/4 (default: the "
                   "method's)")
