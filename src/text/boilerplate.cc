@@ -14,6 +14,10 @@ namespace {
 
 constexpr char kMagic[8] = {'N', 'D', 'L', 'I', 'N', 'E', 'S', '1'};
 constexpr size_t kEntryBytes = 12;  // u64 key, u32 count
+// Strip() leaves out at most 90 % of a document's (canonical) line text,
+// i.e. at most this many times what it keeps; beyond it the document is
+// fingerprinted whole.
+constexpr size_t kMaxLeftOutPerKept = 9;
 
 // The length of the white space character at s[i] (ASCII space and controls
 // \t \n \v \f \r, U+00A0, U+3000), or 0.
@@ -252,18 +256,22 @@ std::string BoilerplateFilter::Strip(std::string_view text, size_t* dropped) con
   const uint32_t min_docs = static_cast<uint32_t>(std::max(options_.min_docs, 1));
   std::string out;
   std::string scratch;
-  size_t left_out = 0, kept = 0;
+  size_t left_out = 0, left_out_bytes = 0, kept_bytes = 0;
   ForEachLine(text, [&](std::string_view line, size_t start, size_t end) {
     const uint64_t key = LineKey(line, &scratch);
     if (key != 0 && stats_.Count(key) >= min_docs) {
       ++left_out;
+      left_out_bytes += scratch.size();
       return;
     }
-    kept += key != 0;
+    kept_bytes += scratch.size();
     out.append(text.substr(start, std::min(end + 1, text.size()) - start));
   });
-  // Nothing of its own: a reprint of a frequent document, not a template.
-  if (left_out == 0 || kept == 0) return std::string(text);
+  // Little or nothing of its own: a reprint of a frequent document (with a
+  // line or two added), not a template.
+  if (left_out == 0 || left_out_bytes > kMaxLeftOutPerKept * kept_bytes) {
+    return std::string(text);
+  }
   if (dropped != nullptr) *dropped += left_out;
   return out;
 }

@@ -13,8 +13,8 @@ void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags) {
   cmd->add_option("--boilerplate", flags->mode,
                   "Leave lines shared by many documents out of the fingerprints (never out of "
                   "the output): lines = a counting pass first, then every line found in >= "
-                  "--boilerplate-min-docs documents is ignored; off (default: the method's, "
-                  "off unless it says boilerplate=lines)")
+                  "--boilerplate-min-docs documents is ignored; off: every line counts "
+                  "(default: lines, unless --method says boilerplate=...)")
       ->check(CLI::IsMember({"off", "lines"}));
   cmd->add_option("--boilerplate-min-docs", flags->min_docs,
                   "With --boilerplate lines: a line in at least this many documents is "
@@ -25,16 +25,23 @@ void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags) {
                   "checksum) here");
 }
 
-Status BoilerplatePass::ApplyFlags(const BoilerplateFlags& flags, PipelineOptions* options) {
+Result<BoilerplateOptions> BoilerplatePass::Options(const BoilerplateFlags& flags,
+                                                    const PipelineFlags& pipeline) {
+  NEARDUP_ASSIGN_OR_RETURN(auto method, MakeMethod(pipeline));
+  BoilerplateOptions options = method.pipeline.boilerplate;
+  // The default: lines, unless --method names a boilerplate mode itself.
+  if (flags.mode.empty() && pipeline.method.find("boilerplate=") == std::string::npos) {
+    options.mode = BoilerplateMode::kLines;
+  }
   if (!flags.mode.empty()) {
     NEARDUP_ASSIGN_OR_RETURN(auto mode, ParseBoilerplateMode(flags.mode));
-    options->boilerplate.mode = mode;
+    options.mode = mode;
   }
-  if (flags.min_docs > 0) options->boilerplate.min_docs = flags.min_docs;
-  if (!flags.stats_out.empty() && options->boilerplate.mode == BoilerplateMode::kOff) {
+  if (flags.min_docs > 0) options.min_docs = flags.min_docs;
+  if (!flags.stats_out.empty() && options.mode == BoilerplateMode::kOff) {
     return Status::InvalidArgument("--boilerplate-stats-out needs --boilerplate lines");
   }
-  return Status::OK();
+  return options;
 }
 
 Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_options,
@@ -48,8 +55,8 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   if (held_) {
     r.on_issue = [](const InputIssue& issue) {
       if (issue.kind == InputIssue::Kind::kSkipped) return;
-      std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ")
-                << issue.ToString() << "\n";
+      std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
+                << "\n";
     };
   } else {
     r.on_issue = [](const InputIssue&) {};
@@ -90,9 +97,10 @@ Result<InputStats> BoilerplatePass::ForEach(
 
 std::string BoilerplatePass::Summary() const {
   if (!on()) return "";
-  return "; boilerplate: " + std::to_string(flagged_lines()) + " distinct lines in >= " +
-         std::to_string(options_.min_docs) + " of " + std::to_string(stats_.documents()) +
-         " documents, " + std::to_string(dropped_lines()) + " line occurrences left out";
+  return "; boilerplate: " + std::to_string(flagged_lines()) +
+         " distinct lines in >= " + std::to_string(options_.min_docs) + " of " +
+         std::to_string(stats_.documents()) + " documents, " + std::to_string(dropped_lines()) +
+         " line occurrences left out";
 }
 
 }  // namespace neardup::cli

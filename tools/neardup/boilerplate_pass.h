@@ -20,8 +20,8 @@
 namespace neardup::cli {
 
 struct BoilerplateFlags {
-  std::string mode;    // "": the method's; else off | lines
-  int min_docs = 0;    // 0: the method's
+  std::string mode;       // "": the method's; else off | lines
+  int min_docs = 0;       // 0: the method's
   std::string stats_out;  // write the line statistics here
 };
 
@@ -30,8 +30,10 @@ void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags);
 
 class BoilerplatePass {
  public:
-  // Applies the flags to *options (the method's boilerplate settings).
-  static Status ApplyFlags(const BoilerplateFlags& flags, PipelineOptions* options);
+  // The method's boilerplate settings (from --method, before
+  // ResolvePipelineFlags; lines when it names none) overridden by the flags.
+  static Result<BoilerplateOptions> Options(const BoilerplateFlags& flags,
+                                            const PipelineFlags& pipeline);
 
   // Counts the lines of every input document when options.mode is not off.
   Status Count(const InputFlags& input, const ReadOptions& read_options,
@@ -43,9 +45,10 @@ class BoilerplatePass {
 
   // The fingerprint pass: like ForEachDocumentAs, over the held documents
   // when standard input was read, else over the input again.
-  Result<InputStats> ForEach(const InputFlags& input, const ReadOptions& read_options,
-                             const std::function<DocumentFingerprint(const Document&)>& process,
-                             const std::function<void(const Document&, DocumentFingerprint&)>& emit);
+  Result<InputStats> ForEach(
+      const InputFlags& input, const ReadOptions& read_options,
+      const std::function<DocumentFingerprint(const Document&)>& process,
+      const std::function<void(const Document&, DocumentFingerprint&)>& emit);
 
   size_t flagged_lines() const { return filter_ ? filter_->flagged_lines() : 0; }
   size_t dropped_lines() const { return dropped_.load(); }

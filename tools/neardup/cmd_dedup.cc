@@ -54,10 +54,13 @@ int RunDedup(DedupFlags flags) {
   const auto start = std::chrono::steady_clock::now();
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
+  // Before ResolvePipelineFlags, which keeps only the preset of --method.
+  auto boilerplate_options = BoilerplatePass::Options(flags.boilerplate, flags.pipeline);
+  if (!boilerplate_options.ok()) return Fail(boilerplate_options.status());
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
   auto pipeline_options = MakePipelineOptions(flags.pipeline);
   if (!pipeline_options.ok()) return Fail(pipeline_options.status());
-  NEARDUP_RETURN_IF_ERROR_CLI(BoilerplatePass::ApplyFlags(flags.boilerplate, &*pipeline_options));
+  pipeline_options->boilerplate = *boilerplate_options;
   DedupOptions options;
   options.k = flags.k >= 0 ? flags.k : flags.pipeline.default_k;
   options.threads = ResolveThreadCount(flags.input.threads);
