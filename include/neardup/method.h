@@ -24,6 +24,10 @@
 //   idf                an IDF file (jieba idf.txt format)     jieba's analyse/idf.txt
 //   user_dict          a jieba user dictionary (repeatable)   none
 //   marker_words       the improved weights' lexicon          data/marker_words.txt
+//   boilerplate        off | lines (boilerplate.h)              off
+//   boilerplate_min_docs  N >= 2: lines in >= N documents      5
+//                      are boilerplate (both keys written
+//                      only when boilerplate is not off)
 //   k                  0 <= k <= bits/4                       the preset's; when `bits`
 //                                                             changes it: 3 (64), 10 (128)
 //   *_digest           XXH3-64 of a data file's content       written by Resolve()

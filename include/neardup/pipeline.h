@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "neardup/boilerplate.h"
 #include "neardup/features.h"
 #include "neardup/fingerprint.h"
 #include "neardup/keywords.h"
@@ -55,6 +56,10 @@ struct PipelineOptions {
       .kind = FeatureKind::kCharNgrams, .ngram = 5, .weights = WeightScheme::kTf, .top_k = 0};
   int bits = 128;  // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
+  // Corpus boilerplate removal (boilerplate.h). The Pipeline itself never
+  // strips: a caller with corpus statistics strips with a BoilerplateFilter
+  // before Fingerprint(), so one document alone fingerprints as without it.
+  BoilerplateOptions boilerplate;
 };
 
 struct DocumentFingerprint {

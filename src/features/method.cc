@@ -144,6 +144,11 @@ std::vector<std::pair<std::string, std::string>> Items(const Method& m) {
   if (!p.idf_path.empty()) items.emplace_back("idf", p.idf_path);
   for (const std::string& d : p.segmenter.user_dicts) items.emplace_back("user_dict", d);
   if (!p.marker_words_path.empty()) items.emplace_back("marker_words", p.marker_words_path);
+  // Only when on, so that the text form of every existing method stays as it was.
+  if (p.boilerplate.mode != BoilerplateMode::kOff) {
+    items.emplace_back("boilerplate", BoilerplateModeName(p.boilerplate.mode));
+    items.emplace_back("boilerplate_min_docs", std::to_string(p.boilerplate.min_docs));
+  }
   if (m.is_minhash()) {
     const MinHashOptions& h = m.minhash;
     items.emplace_back("num_perm", std::to_string(h.num_perm));
@@ -329,6 +334,12 @@ Result<Method> Method::Parse(std::string_view text,
       p.segmenter.user_dicts.push_back(v);
     } else if (key == "marker_words") {
       p.marker_words_path = v;
+    } else if (key == "boilerplate") {
+      NEARDUP_ASSIGN_OR_RETURN(auto mode, ParseBoilerplateMode(v));
+      p.boilerplate.mode = mode;
+    } else if (key == "boilerplate_min_docs") {
+      NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
+      p.boilerplate.min_docs = n;
     } else if (key == "k") {
       NEARDUP_ASSIGN_OR_RETURN(auto n, ParseInt(key, v));
       m.default_k = n;
@@ -339,8 +350,8 @@ Result<Method> Method::Parse(std::string_view text,
       return Status::InvalidArgument(
           "method '" + std::string(text) + "': unknown key '" + key +
           "' (expected normalize, features, weights, topk, bits, hash, entropy_threshold, hmm, "
-          "idf, user_dict, marker_words, k; minhash: num_perm, bands, rows, threshold, recall, "
-          "verify)");
+          "idf, user_dict, marker_words, boilerplate, boilerplate_min_docs, k; minhash: "
+          "num_perm, bands, rows, threshold, recall, verify)");
     }
   }
   // The override rules: other weights bring their own top-K, another width
@@ -435,6 +446,10 @@ Status Method::Validate(bool bands_rows) const {
   }
   if (!(p.features.entropy_threshold > 0) || !std::isfinite(p.features.entropy_threshold)) {
     return Status::InvalidArgument("method: entropy_threshold must be a positive number");
+  }
+  if (p.boilerplate.min_docs < 2) {
+    return Status::InvalidArgument("method: boilerplate_min_docs must be >= 2, got " +
+                                   std::to_string(p.boilerplate.min_docs));
   }
   return Status::OK();
 }

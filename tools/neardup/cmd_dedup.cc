@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "boilerplate_pass.h"
 #include "common.h"
 #include "neardup/dedup.h"
 #include "neardup/minhash_dedup.h"
@@ -28,6 +29,7 @@ struct DedupFlags {
   std::string duplicates_out;
   std::string pairs_out;
   std::string clusters_out;
+  BoilerplateFlags boilerplate;
 };
 
 // What dedup keeps of each document while reading.
@@ -55,9 +57,13 @@ int RunDedup(DedupFlags flags) {
   const auto start = std::chrono::steady_clock::now();
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
+  // Before ResolvePipelineFlags, which keeps only the preset of --method.
+  auto boilerplate_options = BoilerplatePass::Options(flags.boilerplate, flags.pipeline);
+  if (!boilerplate_options.ok()) return Fail(boilerplate_options.status());
   NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
   auto method = MakeMethod(flags.pipeline);
   if (!method.ok()) return Fail(method.status());
+  method->pipeline.boilerplate = *boilerplate_options;
   const bool minhash = method->is_minhash();
   const MinHashOptions& mh = method->minhash;
   if (minhash && flags.k >= 0) {
@@ -96,6 +102,14 @@ int RunDedup(DedupFlags flags) {
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
+  // Pass 0 (boilerplate lines): count the lines of the corpus.
+  BoilerplatePass boilerplate;
+  NEARDUP_RETURN_IF_ERROR_CLI(
+      boilerplate.Count(flags.input, *read_options, pipeline_options->boilerplate));
+  if (!flags.boilerplate.stats_out.empty()) {
+    NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
+  }
+
   // Pass 1: fingerprints (minhash: signatures), in parallel, kept in input
   // order.
   std::vector<DedupDocument> docs;
@@ -126,13 +140,15 @@ int RunDedup(DedupFlags flags) {
   flags.input.progress = true;
   Result<InputStats> stats = InputStats();
   if (minhash) {
-    stats = ForEachDocumentAs<MinHashedDocument>(
+    stats = boilerplate.ForEach<MinHashedDocument>(
         flags.input, *read_options,
         [&](const Document& doc) {
           MinHashedDocument m;
           m.signature.resize(static_cast<size_t>(mh.num_perm));
-          m.features = (*pipeline)->MinHashSignature(hasher, doc.text, doc.title,
-                                                     m.signature.data(), &m.set);
+          const std::string stripped = boilerplate.on() ? boilerplate.Strip(doc.text) : "";
+          m.features = (*pipeline)->MinHashSignature(
+              hasher, boilerplate.on() ? std::string_view(stripped) : std::string_view(doc.text),
+              doc.title, m.signature.data(), &m.set);
           if (!mh.exact) m.set = {};
           return m;
         },
@@ -144,9 +160,14 @@ int RunDedup(DedupFlags flags) {
           add(doc, d);
         });
   } else {
-    stats = ForEachDocumentAs<DocumentFingerprint>(
+    stats = boilerplate.ForEach<DocumentFingerprint>(
         flags.input, *read_options,
-        [&](const Document& doc) { return (*pipeline)->Fingerprint(doc.text, doc.title); },
+        [&](const Document& doc) {
+          if (boilerplate.on()) {
+            return (*pipeline)->Fingerprint(boilerplate.Strip(doc.text), doc.title);
+          }
+          return (*pipeline)->Fingerprint(doc.text, doc.title);
+        },
         [&](const Document& doc, DocumentFingerprint& fp) {
           DedupDocument d;
           d.fingerprint = fp.fingerprint;
@@ -240,20 +261,20 @@ int RunDedup(DedupFlags flags) {
                    "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
                    "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
                    "the threshold %.4f, %s Jaccard); %zu candidate pairs tested, %zu confirmed; "
-                   "%zu empty; %.2f s\n",
+                   "%zu empty%s; %.2f s\n",
                    s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                    method->ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
                    MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
                    mh.exact ? "exact" : "estimated", result->join.tested, result->join.confirmed,
-                   s.empty, secs);
+                   s.empty, boilerplate.Summary().c_str(), secs);
       return InputExitCode(flags.input, *stats);
     }
     std::fprintf(stderr,
                  "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
-                 "(method %s, k = %d, %d bits, %s mode); %zu empty; %.2f s\n",
+                 "(method %s, k = %d, %d bits, %s mode); %zu empty%s; %.2f s\n",
                  s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                  flags.pipeline.method.c_str(), options.k, pipeline_options->bits,
-                 flags.mode.c_str(), s.empty, secs);
+                 flags.mode.c_str(), s.empty, boilerplate.Summary().c_str(), secs);
   }
   return InputExitCode(flags.input, *stats);
 }
@@ -271,6 +292,7 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
       "\"duplicate\", \"nearest\", \"jaccard\"}.");
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
+  AddBoilerplateOptions(cmd, &flags->boilerplate);
   cmd->add_option("-k", flags->k,
                   "Largest Hamming distance of a near-duplicate, 0 to bits/4 (default: the "
                   "method's)")

@@ -1,0 +1,143 @@
+// Copyright 2026 The neardup Authors.
+//
+// Boilerplate removal: lines that many documents of a corpus share (a page
+// footer, a licence notice, section headings) say nothing about which
+// documents are copies of each other, yet they make two otherwise different
+// short pages look alike. A counting pass records, for each line, in how many
+// documents it occurs; the fingerprint pass then leaves out of the features
+// every line found in at least `min_docs` documents. The output text of a
+// document is never changed: only what is fingerprinted.
+//
+//   neardup::LineCounter counter;
+//   for (const Document& d : corpus) counter.Add(d.text);   // pass 1
+//   neardup::LineStats stats = std::move(counter).Finish();
+//   neardup::BoilerplateFilter filter(stats, {.mode = BoilerplateMode::kLines});
+//   for (const Document& d : corpus) {                     // pass 2
+//     const std::string kept = filter.Strip(d.text, nullptr);
+//     auto fp = pipeline->Fingerprint(kept, d.title);
+//   }
+//
+// Lines are compared after a cheap canonical form (CanonicalLine): leading
+// and trailing white space removed, runs of white space collapsed to one
+// space, ASCII letters lower-cased. Stripping works on the raw text, before
+// normalization, so that the (slow) normalizer runs once per document and
+// only over what is kept; the price is that one line in two scripts (zh_CN
+// and zh_TW) counts as two lines, each of which is counted on its own.
+//
+// A document of which more than 90 % of the line text (canonical bytes)
+// would be left out is fingerprinted whole: that is a reprint of a document
+// that occurs many times (perhaps with a line of its own added), not a page
+// made of a template and its own text. On the Chinese man pages no document
+// reaches that share; at 80 % six would, and cross-page pairs rise from 20 to
+// 27 (doc/evaluation.md).
+//
+// Thread safety: LineCounter is used by one thread at a time (count in
+// several and Merge()); LineStats and BoilerplateFilter are immutable and may
+// be shared by any number of threads.
+
+#ifndef NEARDUP_BOILERPLATE_H_
+#define NEARDUP_BOILERPLATE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/status.h"
+
+namespace neardup {
+
+enum class BoilerplateMode {
+  kOff,    // every line is fingerprinted
+  kLines,  // lines in >= min_docs documents of the corpus are left out
+};
+
+struct BoilerplateOptions {
+  BoilerplateMode mode = BoilerplateMode::kOff;
+  // A line found in at least this many documents is boilerplate (>= 2).
+  int min_docs = 5;
+};
+
+// "off" / "lines"; InvalidArgument for anything else.
+Result<BoilerplateMode> ParseBoilerplateMode(std::string_view name);
+const char* BoilerplateModeName(BoilerplateMode mode);
+
+// The canonical form of a line that counting compares (see above).
+std::string CanonicalLine(std::string_view line);
+
+// The 64-bit key of each distinct non-blank line of `text`, sorted, each
+// once: what a document contributes to the counts.
+std::vector<uint64_t> DocumentLineKeys(std::string_view text);
+
+// Per distinct line (by key), the number of documents containing it, and the
+// number of documents counted.
+class LineStats {
+ public:
+  LineStats() = default;
+
+  uint64_t documents() const { return documents_; }
+  size_t distinct_lines() const { return size_; }
+  // Documents containing the line with this key (0 when never seen).
+  uint32_t Count(uint64_t key) const;
+  // Distinct lines found in at least `min_docs` documents.
+  size_t LinesAtLeast(uint32_t min_docs) const;
+
+  // A small binary file: magic, documents, the (key, count) entries sorted by
+  // key, and an XXH3-64 checksum of all that. Load() rejects a truncated,
+  // corrupt or foreign file with Corruption naming the path.
+  std::string Serialize() const;
+  static Result<LineStats> Deserialize(std::string_view bytes, std::string_view name);
+  Status Save(const std::string& path) const;
+  static Result<LineStats> Load(const std::string& path);
+
+ private:
+  friend class LineCounter;
+  void Increment(uint64_t key, uint32_t by);
+  void Grow();
+
+  // Open addressing, linear probing; a slot with key 0 is free (real keys
+  // are never 0: see DocumentLineKeys).
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> counts_;
+  size_t size_ = 0;
+  uint64_t documents_ = 0;
+};
+
+class LineCounter {
+ public:
+  // Counts one document's lines (each distinct line once).
+  void Add(std::string_view text) { AddKeys(DocumentLineKeys(text)); }
+  // The same from DocumentLineKeys(text), computed elsewhere (another thread).
+  void AddKeys(const std::vector<uint64_t>& keys);
+  // Adds the counts of `other` (the same corpus split among threads).
+  void Merge(const LineStats& other);
+  LineStats Finish() && { return std::move(stats_); }
+  const LineStats& stats() const { return stats_; }
+
+ private:
+  LineStats stats_;
+};
+
+class BoilerplateFilter {
+ public:
+  // `stats` must outlive the filter. With mode off, Strip() returns the text.
+  BoilerplateFilter(const LineStats& stats, const BoilerplateOptions& options);
+
+  // `text` without its boilerplate lines (the kept lines joined by '\n');
+  // the whole text when more than 90 % would be left out (above). Adds the
+  // number of line occurrences left out to *dropped when non-null.
+  std::string Strip(std::string_view text, size_t* dropped) const;
+
+  // Distinct lines the filter leaves out.
+  size_t flagged_lines() const { return flagged_; }
+
+ private:
+  const LineStats& stats_;
+  BoilerplateOptions options_;
+  size_t flagged_ = 0;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_BOILERPLATE_H_

@@ -1,0 +1,324 @@
+// Copyright 2026 The neardup Authors.
+//
+// Boilerplate removal (boilerplate.h): the line counts against a brute-force
+// count on random corpora, the filter against a direct computation, the
+// statistics file, the method keys, and what it does to fingerprints.
+
+#include "neardup/boilerplate.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "neardup/method.h"
+#include "neardup/pipeline.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using ::neardup::testing::MakeTempDir;
+using ::neardup::testing::ReadFile;
+using ::neardup::testing::WriteFile;
+
+// The key DocumentLineKeys gives one line.
+uint64_t KeyOf(const std::string& line) {
+  const std::vector<uint64_t> keys = DocumentLineKeys(line);
+  EXPECT_EQ(keys.size(), 1u) << line;
+  return keys.empty() ? 0 : keys[0];
+}
+
+// A random corpus: each document a few lines drawn from a small pool, written
+// with random extra white space and case so that canonical forms coincide.
+std::vector<std::string> RandomCorpus(std::mt19937_64& rng, size_t docs) {
+  const std::vector<std::string> pool = {"Copyright 2026 the authors",
+                                         "本页面中文版由中文 man 手册页计划提供。",
+                                         "SEE ALSO",
+                                         "a",
+                                         "报告错误",
+                                         "line six of the pool",
+                                         "第七行",
+                                         "Eight",
+                                         "nine nine",
+                                         "ten"};
+  std::vector<std::string> corpus;
+  for (size_t d = 0; d < docs; ++d) {
+    std::string text;
+    const int lines = static_cast<int>(rng() % 8);
+    for (int l = 0; l < lines; ++l) {
+      if (rng() % 5 == 0) {
+        text += rng() % 2 ? "\n" : "  \t\n";  // blank lines
+        continue;
+      }
+      std::string line = pool[rng() % pool.size()];
+      if (rng() % 3 == 0) {
+        for (char& c : line) {
+          if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+        }
+      }
+      if (rng() % 3 == 0) line = "  " + line + "\t ";
+      if (rng() % 4 == 0) {
+        const size_t sp = line.find(' ');
+        if (sp != std::string::npos) line.replace(sp, 1, "\xE3\x80\x80  ");  // U+3000
+      }
+      if (rng() % 10 == 0) line = "unique " + std::to_string(rng());
+      text += line;
+      if (l + 1 < lines || rng() % 2) text += '\n';
+    }
+    corpus.push_back(text);
+  }
+  return corpus;
+}
+
+// The oracle's canonical form, written independently: split into words at
+// white space, join with one space, lower-case ASCII.
+std::string OracleCanonical(std::string line) {
+  size_t p;
+  while ((p = line.find("\xE3\x80\x80")) != std::string::npos) line.replace(p, 3, " ");
+  std::istringstream words(line);
+  std::string word, out;
+  while (words >> word) out += (out.empty() ? "" : " ") + word;
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+TEST(BoilerplateTest, CanonicalLine) {
+  EXPECT_EQ(CanonicalLine("  Hello \t  World\r"), "hello world");
+  EXPECT_EQ(CanonicalLine("\xE3\x80\x80中文\xC2\xA0 ABC"), "中文 abc");
+  EXPECT_EQ(CanonicalLine(" \t "), "");
+  EXPECT_TRUE(DocumentLineKeys("\n  \n\t\n").empty());
+  EXPECT_EQ(DocumentLineKeys("a\nA\n  a  \nb").size(), 2u);
+}
+
+TEST(BoilerplateTest, CountsMatchBruteForceOnRandomCorpora) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 30; ++round) {
+    const std::vector<std::string> corpus = RandomCorpus(rng, 1 + rng() % 60);
+    std::map<std::string, int> oracle;  // canonical line -> documents
+    for (const std::string& text : corpus) {
+      std::set<std::string> lines;
+      for (const std::string& l : SplitLines(text)) {
+        const std::string c = OracleCanonical(l);
+        if (!c.empty()) lines.insert(c);
+      }
+      for (const std::string& c : lines) ++oracle[c];
+    }
+    // Counted in one counter, and in two merged.
+    LineCounter one, first, second;
+    for (size_t i = 0; i < corpus.size(); ++i) {
+      one.Add(corpus[i]);
+      (i % 2 ? first : second).Add(corpus[i]);
+    }
+    first.Merge(second.stats());
+    for (const LineStats* stats : {&one.stats(), &first.stats()}) {
+      EXPECT_EQ(stats->documents(), corpus.size());
+      EXPECT_EQ(stats->distinct_lines(), oracle.size());
+      for (const auto& [line, count] : oracle) {
+        EXPECT_EQ(stats->Count(KeyOf(line)), static_cast<uint32_t>(count)) << line;
+      }
+      EXPECT_EQ(stats->Count(KeyOf("never seen")), 0u);
+      for (uint32_t t = 1; t <= 8; ++t) {
+        size_t expected = 0;
+        for (const auto& [line, count] : oracle) expected += count >= static_cast<int>(t);
+        EXPECT_EQ(stats->LinesAtLeast(t), expected) << t;
+      }
+    }
+    // The filter: every non-blank line in >= min_docs documents left out,
+    // unless that leaves out nothing or more than 90 % of the line text.
+    const LineStats& stats = one.stats();
+    for (int min_docs : {2, 3, 5}) {
+      const BoilerplateFilter filter(stats,
+                                     {.mode = BoilerplateMode::kLines, .min_docs = min_docs});
+      size_t flagged = 0;
+      for (const auto& [line, count] : oracle) flagged += count >= min_docs;
+      EXPECT_EQ(filter.flagged_lines(), flagged);
+      size_t dropped_total = 0, expected_total = 0;
+      for (const std::string& text : corpus) {
+        std::string kept_text;
+        size_t dropped = 0, dropped_bytes = 0, kept_bytes = 0;
+        size_t start = 0;
+        while (start < text.size()) {
+          size_t end = text.find('\n', start);
+          const bool newline = end != std::string::npos;
+          if (!newline) end = text.size();
+          const std::string line = text.substr(start, end - start);
+          const std::string c = OracleCanonical(line);
+          if (!c.empty() && oracle[c] >= min_docs) {
+            ++dropped;
+            dropped_bytes += c.size();
+          } else {
+            kept_bytes += c.size();
+            kept_text += line + (newline ? "\n" : "");
+          }
+          start = end + 1;
+        }
+        const bool whole = dropped == 0 || 10 * dropped_bytes > 9 * (dropped_bytes + kept_bytes);
+        if (!whole) expected_total += dropped;
+        EXPECT_EQ(filter.Strip(text, &dropped_total), whole ? text : kept_text) << text;
+      }
+      EXPECT_EQ(dropped_total, expected_total);
+    }
+  }
+}
+
+TEST(BoilerplateTest, OffLeavesTextAlone) {
+  LineCounter counter;
+  for (int i = 0; i < 10; ++i) counter.Add("footer\nbody " + std::to_string(i));
+  const LineStats stats = std::move(counter).Finish();
+  const BoilerplateFilter off(stats, {.mode = BoilerplateMode::kOff, .min_docs = 2});
+  EXPECT_EQ(off.flagged_lines(), 0u);
+  size_t dropped = 0;
+  EXPECT_EQ(off.Strip("footer\nbody 3", &dropped), "footer\nbody 3");
+  EXPECT_EQ(dropped, 0u);
+  const BoilerplateFilter lines(stats, {.mode = BoilerplateMode::kLines, .min_docs = 10});
+  EXPECT_EQ(lines.Strip("footer\nbody 3", &dropped), "body 3");
+  EXPECT_EQ(dropped, 1u);
+  EXPECT_EQ(lines.Strip("footer", &dropped), "footer");  // nothing of its own: kept whole
+  EXPECT_EQ(dropped, 1u);
+  // Up to 90 % of the line text is left out ("footer" 6 bytes, "xy" 2)...
+  EXPECT_EQ(lines.Strip("footer\nxy", &dropped), "xy");
+  EXPECT_EQ(dropped, 2u);
+  // ...more is a reprint with a line added, kept whole (54 > 9 * 5).
+  const std::string reprint = "footer\nfooter footer footer footer footer footer footer\nfive5";
+  LineCounter many;
+  for (int i = 0; i < 10; ++i) many.Add(reprint.substr(0, reprint.rfind('\n')));
+  const LineStats many_stats = std::move(many).Finish();
+  const BoilerplateFilter filter(many_stats, {.mode = BoilerplateMode::kLines, .min_docs = 10});
+  EXPECT_EQ(filter.Strip(reprint, &dropped), reprint);
+  EXPECT_EQ(filter.Strip(reprint + "6", &dropped), "five56");  // 54 <= 9 * 6
+  EXPECT_EQ(dropped, 4u);
+}
+
+TEST(BoilerplateTest, SaveLoadRoundTripAndCorruptFiles) {
+  std::mt19937_64 rng(5);
+  LineCounter counter;
+  for (const std::string& text : RandomCorpus(rng, 200)) counter.Add(text);
+  const LineStats stats = std::move(counter).Finish();
+  const std::string dir = MakeTempDir("boilerplate");
+  const std::string path = dir + "/lines.bin";
+  ASSERT_TRUE(stats.Save(path).ok());
+  auto loaded = LineStats::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->documents(), stats.documents());
+  EXPECT_EQ(loaded->distinct_lines(), stats.distinct_lines());
+  EXPECT_EQ(loaded->Serialize(), stats.Serialize());
+  EXPECT_EQ(loaded->Count(KeyOf("SEE ALSO")), stats.Count(KeyOf("see also")));
+  EXPECT_GT(stats.Count(KeyOf("see also")), 0u);
+
+  const std::string bytes = ReadFile(path);
+  // Every single flipped byte and every truncation is caught.
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0x20);
+    const auto r = LineStats::Deserialize(bad, "flipped");
+    EXPECT_FALSE(r.ok()) << i;
+  }
+  for (size_t n = 0; n < bytes.size(); n += 7) {
+    const auto r = LineStats::Deserialize(std::string_view(bytes).substr(0, n), "cut");
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_NE(r.status().message().find("cut"), std::string::npos) << r.status().message();
+  }
+  WriteFile(dir + "/other.bin", "not a statistics file at all");
+  const auto foreign = LineStats::Load(dir + "/other.bin");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_TRUE(foreign.status().IsInvalidArgument()) << foreign.status().message();
+  std::string tail = bytes;
+  tail[tail.size() - 1] ^= 1;
+  WriteFile(dir + "/bad.bin", tail);
+  const auto corrupt = LineStats::Load(dir + "/bad.bin");
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_NE(corrupt.status().message().find("checksum"), std::string::npos);
+  EXPECT_FALSE(LineStats::Load(dir + "/missing.bin").ok());
+  // An empty corpus round-trips too.
+  EXPECT_TRUE(LineStats::Deserialize(LineStats().Serialize(), "empty").ok());
+}
+
+TEST(BoilerplateTest, MethodKeys) {
+  auto m = Method::Parse("chars5,boilerplate=lines,boilerplate_min_docs=7");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->pipeline.boilerplate.mode, BoilerplateMode::kLines);
+  EXPECT_EQ(m->pipeline.boilerplate.min_docs, 7);
+  auto again = Method::Parse(m->ToString());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *m);
+  EXPECT_EQ(again->pipeline.boilerplate.min_docs, 7);
+  EXPECT_NE(m->Difference(Method::Default()).find("boilerplate"), std::string::npos);
+  // Off is not written: the text form of every method without it is unchanged.
+  EXPECT_EQ(Method::Default().ToString().find("boilerplate"), std::string::npos);
+  EXPECT_EQ(*Method::Parse("chars5,boilerplate=off"), Method::Default());
+  EXPECT_FALSE(Method::Parse("chars5,boilerplate=pages").ok());
+  EXPECT_FALSE(Method::Parse("chars5,boilerplate=lines,boilerplate_min_docs=1").ok());
+}
+
+// Random "page-specific" text of `n` characters from a small alphabet of
+// Chinese characters.
+std::string RandomBody(std::mt19937_64& rng, int n) {
+  static const char* kChars[] = {"的", "文", "件", "目", "录", "显", "示", "输", "出", "行",
+                                 "选", "项", "参", "数", "列", "表", "名", "称", "用", "法"};
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    s += kChars[rng() % 20];
+    if (i % 40 == 39) s += '\n';
+  }
+  return s;
+}
+
+TEST(BoilerplateTest, FrequentFooterNoLongerMakesPagesNearDuplicates) {
+  auto pipeline = Pipeline::Create(PipelineOptions{});
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+  const int k = Method::Default().default_k;
+  std::mt19937_64 rng(3);
+  std::string footer;
+  for (int i = 0; i < 12; ++i)
+    footer += "\n本页面中文版由中文 man 手册页计划提供。第 " + std::to_string(i) + " 行";
+  // 30 short pages with one long footer; page 0 has a near copy.
+  std::vector<std::string> pages;
+  for (int i = 0; i < 30; ++i) pages.push_back(RandomBody(rng, 60) + footer);
+  std::string copy = pages[0];
+  copy.replace(0, 3, "名");  // one character changed
+  pages.push_back(copy);
+
+  LineCounter counter;
+  for (const std::string& p : pages) counter.Add(p);
+  const LineStats stats = std::move(counter).Finish();
+  const BoilerplateFilter off(stats, {.mode = BoilerplateMode::kOff});
+  const BoilerplateFilter lines(stats, {.mode = BoilerplateMode::kLines, .min_docs = 5});
+  EXPECT_EQ(lines.flagged_lines(), 12u);
+  const auto fp = [&](const BoilerplateFilter& f, const std::string& text) {
+    return (*pipeline)->Fingerprint(f.Strip(text, nullptr)).fingerprint;
+  };
+  // Off: the same fingerprints as without any filter, and the footer makes
+  // different pages near-duplicates.
+  for (const std::string& p : pages) {
+    EXPECT_EQ(fp(off, p), (*pipeline)->Fingerprint(p).fingerprint);
+  }
+  EXPECT_LE(HammingDistance(fp(off, pages[1]), fp(off, pages[2])), k);
+  // Lines: different pages are far apart; the true near copy stays within k.
+  int within = 0;
+  for (int i = 1; i < 30; ++i) {
+    for (int j = i + 1; j < 30; ++j)
+      within += HammingDistance(fp(lines, pages[i]), fp(lines, pages[j])) <= k;
+  }
+  EXPECT_EQ(within, 0);
+  EXPECT_LE(HammingDistance(fp(lines, pages[0]), fp(lines, pages[30])), k);
+}
+
+}  // namespace
+}  // namespace neardup
