@@ -6,6 +6,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -25,6 +26,100 @@ namespace {
 
 // True for the code points that carry content: letters (Han included) and digits.
 bool IsContentCodePoint(UChar32 c) { return u_isalnum(c) != 0; }
+
+// IsContentCodePoint for the BMP as a bitmap, built once from u_isalnum.
+class ContentTable {
+ public:
+  ContentTable() {
+    for (UChar32 c = 0; c < 0x10000; ++c) {
+      if (IsContentCodePoint(c)) bits_[static_cast<size_t>(c) / 64] |= uint64_t{1} << (c % 64);
+    }
+  }
+  bool Contains(UChar32 c) const {
+    if (c >= 0x10000) return IsContentCodePoint(c);
+    return ((bits_[static_cast<size_t>(c) / 64] >> (c % 64)) & 1u) != 0;
+  }
+  static const ContentTable& Get() {
+    static const ContentTable* table = new ContentTable();
+    return *table;
+  }
+
+ private:
+  std::array<uint64_t, 0x10000 / 64> bits_{};
+};
+
+// The content code points of `text` (valid UTF-8; invalid bytes are skipped)
+// compacted into *content, with the byte offset of each in *starts followed
+// by content->size().
+void CollectContent(std::string_view text, std::string* content, std::vector<uint32_t>* starts) {
+  const ContentTable& table = ContentTable::Get();
+  content->clear();
+  starts->clear();
+  content->reserve(text.size());
+  int32_t i = 0;
+  const auto n = static_cast<int32_t>(text.size());
+  while (i < n) {
+    const int32_t start = i;
+    UChar32 c;
+    U8_NEXT(text.data(), i, n, c);
+    if (c < 0 || !table.Contains(c)) continue;
+    starts->push_back(static_cast<uint32_t>(content->size()));
+    content->append(text.data() + start, static_cast<size_t>(i - start));
+  }
+  starts->push_back(static_cast<uint32_t>(content->size()));
+}
+
+// The distinct n-grams of one document: open addressing on the feature
+// hash, keyed by the n-gram's index and compared byte for byte, so the count
+// is exact even if two n-grams' hashes collide. Reused across documents by
+// one thread (a stamp marks the slots in use) so that it allocates only when
+// a document has more n-grams than any before.
+class GramTable {
+ public:
+  // Empties the table for up to `max_keys` keys.
+  void Reset(size_t max_keys) {
+    size_t capacity = 64;
+    while (capacity < 2 * max_keys) capacity *= 2;
+    if (capacity > slots_.size()) {
+      slots_.assign(capacity, Slot{});
+      stamp_ = 0;
+    }
+    mask_ = capacity - 1;
+    if (++stamp_ == 0) {
+      for (Slot& slot : slots_) slot.stamp = 0;
+      stamp_ = 1;
+    }
+  }
+  // Inserts n-gram `gram` (content bytes [starts[gram], starts[gram + n]))
+  // with hash `key`; false when an equal n-gram is already there.
+  bool Insert(uint64_t key, uint32_t gram, std::string_view content,
+              const std::vector<uint32_t>& starts, size_t n) {
+    const std::string_view text = GramText(gram, content, starts, n);
+    for (size_t i = static_cast<size_t>(key) & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (slot.stamp != stamp_) {
+        slot = {key, gram, stamp_};
+        return true;
+      }
+      if (slot.key == key && GramText(slot.gram, content, starts, n) == text) return false;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t gram = 0;
+    uint32_t stamp = 0;
+  };
+  static std::string_view GramText(uint32_t gram, std::string_view content,
+                                   const std::vector<uint32_t>& starts, size_t n) {
+    return content.substr(starts[gram], starts[gram + n] - starts[gram]);
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  uint32_t stamp_ = 0;
+};
 
 bool HasContent(std::string_view token) {
   int32_t i = 0;
@@ -302,33 +397,59 @@ class CharNgramExtractor final : public FeatureExtractor {
   void DoExtract(std::string_view text, std::string_view /*title*/,
                  std::vector<WeightedFeature>* out) const override {
     out->clear();
-    // Byte offsets of the content code points, compacted into one string.
-    std::string content;
-    std::vector<uint32_t> starts;
-    content.reserve(text.size());
-    int32_t i = 0;
-    const auto n = static_cast<int32_t>(text.size());
-    while (i < n) {
-      const int32_t start = i;
-      UChar32 c;
-      U8_NEXT(text.data(), i, n, c);
-      if (c < 0 || !IsContentCodePoint(c)) continue;
-      starts.push_back(static_cast<uint32_t>(content.size()));
-      content.append(text.substr(static_cast<size_t>(start), static_cast<size_t>(i - start)));
-    }
-    if (starts.empty()) return;
-    starts.push_back(static_cast<uint32_t>(content.size()));
-    const size_t grams = starts.size() - 1;
-    const size_t n_chars = static_cast<size_t>(options().ngram);
+    thread_local std::string content;
+    thread_local std::vector<uint32_t> starts;
+    CollectContent(text, &content, &starts);
+    const size_t chars = starts.size() - 1;
+    if (chars == 0) return;
+    const size_t n = static_cast<size_t>(options().ngram);
     FeatureCounter counter;
-    if (grams < n_chars) {
+    if (chars < n) {
       counter.Add(content);
     } else {
-      for (size_t g = 0; g + n_chars <= grams; ++g) {
-        counter.Add(std::string_view(content).substr(starts[g], starts[g + n_chars] - starts[g]));
+      for (size_t g = 0; g + n <= chars; ++g) {
+        counter.Add(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]));
       }
     }
     ApplyCountWeights(options(), idf_, &counter, out);
+  }
+
+  Fingerprint DoSimHashOf(std::string_view text, std::string_view title, int bits,
+                          FeatureHashAlgorithm algorithm, size_t* num_features) const override {
+    const WeightScheme weights = options().weights;
+    if ((weights != WeightScheme::kUniform && weights != WeightScheme::kTf) ||
+        options().top_k != 0 || algorithm != FeatureHashAlgorithm::kXxh3) {
+      return FeatureExtractor::DoSimHashOf(text, title, bits, algorithm, num_features);
+    }
+    // Uniform: each distinct n-gram adds its hash once. tf: an n-gram seen c
+    // times adds c times its hash, i.e. every occurrence adds its hash once.
+    thread_local std::string content;
+    thread_local std::vector<uint32_t> starts;
+    thread_local GramTable table;
+    CollectContent(text, &content, &starts);
+    UnitSimHasher hasher(bits);
+    const size_t chars = starts.size() - 1;
+    const size_t n = static_cast<size_t>(options().ngram);
+    *num_features = 0;
+    if (chars == 0) return hasher.Finish();
+    if (chars < n) {
+      hasher.Add(HashFeature(content, bits));
+      *num_features = 1;
+      return hasher.Finish();
+    }
+    const size_t grams = chars - n + 1;
+    table.Reset(grams);
+    const bool every_occurrence = weights == WeightScheme::kTf;
+    size_t distinct = 0;
+    for (size_t g = 0; g < grams; ++g) {
+      const FeatureHash h =
+          HashFeature(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]), bits);
+      const bool fresh = table.Insert(h.lo, static_cast<uint32_t>(g), content, starts, n);
+      distinct += fresh ? 1 : 0;
+      if (fresh || every_occurrence) hasher.Add(h);
+    }
+    *num_features = distinct;
+    return hasher.Finish();
   }
 
  private:
@@ -611,6 +732,15 @@ FeatureHash HashWeightedFeature(const WeightedFeature& feature, int bits,
     h.hi ^= mask.hi;
   }
   return h;
+}
+
+Fingerprint FeatureExtractor::DoSimHashOf(std::string_view text, std::string_view title, int bits,
+                                          FeatureHashAlgorithm algorithm,
+                                          size_t* num_features) const {
+  thread_local std::vector<WeightedFeature> features;
+  DoExtract(text, title, &features);
+  *num_features = features.size();
+  return SimHash(features, bits, algorithm);
 }
 
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,
