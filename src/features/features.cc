@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -53,72 +54,81 @@ class ContentTable {
 // by content->size().
 void CollectContent(std::string_view text, std::string* content, std::vector<uint32_t>* starts) {
   const ContentTable& table = ContentTable::Get();
-  content->clear();
-  starts->clear();
-  content->reserve(text.size());
+  // Sized for the worst case (every byte a content character, 4 bytes of
+  // slack for the fixed-size copy below), shrunk at the end.
+  content->resize(text.size() + 4);
+  starts->resize(text.size() + 1);
+  char* out = content->data();
+  uint32_t* start_out = starts->data();
+  uint32_t size = 0;
+  size_t count = 0;
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
   int32_t i = 0;
   const auto n = static_cast<int32_t>(text.size());
   while (i < n) {
     const int32_t start = i;
-    UChar32 c;
-    U8_NEXT(text.data(), i, n, c);
-    if (c < 0 || !table.Contains(c)) continue;
-    starts->push_back(static_cast<uint32_t>(content->size()));
-    content->append(text.data() + start, static_cast<size_t>(i - start));
+    UChar32 c = s[i];
+    if (c < 0x80) {
+      ++i;
+    } else {
+      U8_NEXT(s, i, n, c);
+      if (c < 0) continue;
+    }
+    if (!table.Contains(c)) continue;
+    start_out[count++] = size;
+    // Copies 4 bytes (one load and store) when the text has them; only the
+    // code point's own bytes are kept.
+    uint32_t bytes = 0;
+    std::memcpy(&bytes, s + start, n - start >= 4 ? 4 : static_cast<size_t>(i - start));
+    std::memcpy(out + size, &bytes, 4);
+    size += static_cast<uint32_t>(i - start);
   }
-  starts->push_back(static_cast<uint32_t>(content->size()));
+  start_out[count++] = size;
+  starts->resize(count);
+  content->resize(size);
 }
 
 // The distinct n-grams of one document: open addressing on the feature
-// hash, keyed by the n-gram's index and compared byte for byte, so the count
-// is exact even if two n-grams' hashes collide. Reused across documents by
-// one thread (a stamp marks the slots in use) so that it allocates only when
-// a document has more n-grams than any before.
+// hash, each slot the hash's high 32 bits and the n-gram's index + 1 (0:
+// empty); a matching slot is confirmed byte for byte, so the count is exact
+// even if two n-grams' hashes collide. 8-byte slots keep a document's table
+// in L1/L2; one thread reuses it across documents.
 class GramTable {
  public:
   // Empties the table for up to `max_keys` keys.
   void Reset(size_t max_keys) {
     size_t capacity = 64;
     while (capacity < 2 * max_keys) capacity *= 2;
-    if (capacity > slots_.size()) {
-      slots_.assign(capacity, Slot{});
-      stamp_ = 0;
-    }
+    slots_.assign(capacity, 0);
     mask_ = capacity - 1;
-    if (++stamp_ == 0) {
-      for (Slot& slot : slots_) slot.stamp = 0;
-      stamp_ = 1;
-    }
   }
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&slots_[key & mask_]); }
   // Inserts n-gram `gram` (content bytes [starts[gram], starts[gram + n]))
   // with hash `key`; false when an equal n-gram is already there.
-  bool Insert(uint64_t key, uint32_t gram, std::string_view content,
-              const std::vector<uint32_t>& starts, size_t n) {
-    const std::string_view text = GramText(gram, content, starts, n);
-    for (size_t i = static_cast<size_t>(key) & mask_;; i = (i + 1) & mask_) {
-      Slot& slot = slots_[i];
-      if (slot.stamp != stamp_) {
-        slot = {key, gram, stamp_};
+  bool Insert(uint64_t key, uint32_t gram, std::string_view content, const uint32_t* starts,
+              size_t n) {
+    const uint64_t tag = key >> 32 << 32;
+    for (size_t i = key & mask_;; i = (i + 1) & mask_) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) {
+        slots_[i] = tag | (gram + 1);
         return true;
       }
-      if (slot.key == key && GramText(slot.gram, content, starts, n) == text) return false;
+      if ((slot >> 32 << 32) == tag && GramText(static_cast<uint32_t>(slot) - 1, content, starts,
+                                                n) == GramText(gram, content, starts, n)) {
+        return false;
+      }
     }
   }
 
  private:
-  struct Slot {
-    uint64_t key = 0;
-    uint32_t gram = 0;
-    uint32_t stamp = 0;
-  };
-  static std::string_view GramText(uint32_t gram, std::string_view content,
-                                   const std::vector<uint32_t>& starts, size_t n) {
+  static std::string_view GramText(uint32_t gram, std::string_view content, const uint32_t* starts,
+                                   size_t n) {
     return content.substr(starts[gram], starts[gram + n] - starts[gram]);
   }
 
-  std::vector<Slot> slots_;
+  std::vector<uint64_t> slots_;
   size_t mask_ = 0;
-  uint32_t stamp_ = 0;
 };
 
 bool HasContent(std::string_view token) {
@@ -438,15 +448,27 @@ class CharNgramExtractor final : public FeatureExtractor {
       return hasher.Finish();
     }
     const size_t grams = chars - n + 1;
-    table.Reset(grams);
+    // Hash every n-gram first (tf adds each occurrence right away), then
+    // count the distinct ones with the table's slots prefetched a few ahead.
+    thread_local std::vector<FeatureHash> hashes;
+    hashes.resize(grams);
     const bool every_occurrence = weights == WeightScheme::kTf;
-    size_t distinct = 0;
     for (size_t g = 0; g < grams; ++g) {
       const FeatureHash h =
           HashFeature(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]), bits);
-      const bool fresh = table.Insert(h.lo, static_cast<uint32_t>(g), content, starts, n);
+      hashes[g] = h;
+      if (every_occurrence) hasher.Add(h);
+    }
+    table.Reset(grams);
+    constexpr size_t kAhead = 8;
+    for (size_t g = 0; g < std::min(grams, kAhead); ++g) table.Prefetch(hashes[g].lo);
+    size_t distinct = 0;
+    for (size_t g = 0; g < grams; ++g) {
+      if (g + kAhead < grams) table.Prefetch(hashes[g + kAhead].lo);
+      const bool fresh =
+          table.Insert(hashes[g].lo, static_cast<uint32_t>(g), content, starts.data(), n);
       distinct += fresh ? 1 : 0;
-      if (fresh || every_occurrence) hasher.Add(h);
+      if (fresh && !every_occurrence) hasher.Add(hashes[g]);
     }
     *num_features = distinct;
     return hasher.Finish();
