@@ -6,10 +6,10 @@
 #include <unicode/utf8.h>
 
 #include <exception>
-#include <opencc/SimpleConverter.hpp>
 #include <vector>
 
 #include "neardup/text.h"
+#include "text/t2s_converter.h"
 
 namespace neardup {
 namespace {
@@ -176,7 +176,7 @@ class NfkcCasefoldTable {
 class NormalizerImpl final : public Normalizer {
  public:
   NormalizerImpl(NormalizeOptions options, const icu::Normalizer2* nfkc_cf,
-                 std::unique_ptr<opencc::SimpleConverter> converter)
+                 std::unique_ptr<text::T2sConverter> converter)
       : options_(std::move(options)),
         nfkc_cf_(nfkc_cf),
         nfkc_table_(nfkc_cf != nullptr ? &NfkcCasefoldTable::Get(nfkc_cf) : nullptr),
@@ -191,7 +191,7 @@ class NormalizerImpl final : public Normalizer {
     }
     if (converter_ != nullptr && !IsAscii(out)) {
       try {
-        out = converter_->Convert(out.data(), out.size());
+        out = converter_->Convert(out);
       } catch (const std::exception&) {
         // OpenCC only throws on broken dictionaries, which Create() has already
         // exercised; keep the unconverted text rather than lose the document.
@@ -232,7 +232,7 @@ class NormalizerImpl final : public Normalizer {
   NormalizeOptions options_;
   const icu::Normalizer2* nfkc_cf_;  // owned by ICU; thread-safe
   const NfkcCasefoldTable* nfkc_table_;
-  std::unique_ptr<opencc::SimpleConverter> converter_;
+  std::unique_ptr<text::T2sConverter> converter_;
 };
 
 }  // namespace
@@ -247,7 +247,7 @@ Result<std::unique_ptr<Normalizer>> Normalizer::Create(const NormalizeOptions& o
                                   u_errorName(status));
     }
   }
-  std::unique_ptr<opencc::SimpleConverter> converter;
+  std::unique_ptr<text::T2sConverter> converter;
   if (!options.t2s.empty()) {
     std::string config = options.t2s;
     if (config.find('/') == std::string::npos) {
@@ -262,12 +262,17 @@ Result<std::unique_ptr<Normalizer>> Normalizer::Create(const NormalizeOptions& o
       }
       config = base + ".json";
     }
-    try {
-      converter = std::make_unique<opencc::SimpleConverter>(config);
-      converter->Convert(std::string("測試"));
-    } catch (const std::exception& e) {
-      return Status::NotFound("cannot load OpenCC configuration '" + config + "': " + e.what() +
+    auto created = text::T2sConverter::Create(config);
+    if (!created.ok()) {
+      if (!created.status().IsNotFound()) return created.status();
+      return Status::NotFound(created.status().message() +
                               " (install Debian's libopencc-data: apt-get install libopencc-data)");
+    }
+    converter = std::move(*created);
+    try {
+      converter->Convert("測試");
+    } catch (const std::exception& e) {
+      return Status::NotFound("cannot use OpenCC configuration '" + config + "': " + e.what());
     }
   }
   return std::unique_ptr<Normalizer>(new NormalizerImpl(options, nfkc_cf, std::move(converter)));
