@@ -20,6 +20,7 @@ PACKAGES=(
   libpoppler-cpp-dev  # .pdf text extraction
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  libfaiss-dev        # benchmark only: the index anchor of bench/compare_anchors.sh
   python3 python3-jieba  # the reference segmenter; also neardup's default dictionary data
   # the default corpus of the quick start
   manpages-zh
