@@ -111,6 +111,7 @@ BENCHMARK_CAPTURE(BM_Method, chargram, "chargram")->Unit(benchmark::kMillisecond
 BENCHMARK_CAPTURE(BM_Method, improved, "improved")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Method, esimhash, "esimhash")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Method, sentence, "sentence")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Method, chars5, "chars5")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -20,6 +20,7 @@ PACKAGES=(
   libpoppler-cpp-dev  # .pdf text extraction
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  libfaiss-dev        # benchmark only: the index anchor of bench/compare_anchors.sh
   python3 python3-jieba  # the reference segmenter; also neardup's default dictionary data
   # the Python module (python/): pybind11 and Python's headers to build it,
   # pytest for its tests, numpy (optional at run time) for fingerprint_batch's arrays

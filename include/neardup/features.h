@@ -210,10 +210,23 @@ class FeatureExtractor {
     DoExtract(text, std::string_view(), out);
   }
 
+  // SimHash(features, bits, algorithm) of the features Extract() gives, and
+  // their number in *num_features. chars:N with uniform or tf weights, top_k 0
+  // and XXH3 hashes computes it without building the features: each n-gram
+  // is hashed once, counted in a flat table and added to a UnitSimHasher.
+  // REQUIRES: bits == 64 || bits == 128
+  Fingerprint SimHashOf(std::string_view text, std::string_view title, int bits,
+                        FeatureHashAlgorithm algorithm, size_t* num_features) const {
+    return DoSimHashOf(text, title, bits, algorithm, num_features);
+  }
+
  protected:
   explicit FeatureExtractor(const FeatureOptions& options) : options_(options) {}
   virtual void DoExtract(std::string_view text, std::string_view title,
                          std::vector<WeightedFeature>* out) const = 0;
+  // Default: Extract(), then SimHash().
+  virtual Fingerprint DoSimHashOf(std::string_view text, std::string_view title, int bits,
+                                  FeatureHashAlgorithm algorithm, size_t* num_features) const;
 
  private:
   FeatureOptions options_;

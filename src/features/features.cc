@@ -6,9 +6,11 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -25,6 +27,109 @@ namespace {
 
 // True for the code points that carry content: letters (Han included) and digits.
 bool IsContentCodePoint(UChar32 c) { return u_isalnum(c) != 0; }
+
+// IsContentCodePoint for the BMP as a bitmap, built once from u_isalnum.
+class ContentTable {
+ public:
+  ContentTable() {
+    for (UChar32 c = 0; c < 0x10000; ++c) {
+      if (IsContentCodePoint(c)) bits_[static_cast<size_t>(c) / 64] |= uint64_t{1} << (c % 64);
+    }
+  }
+  bool Contains(UChar32 c) const {
+    if (c >= 0x10000) return IsContentCodePoint(c);
+    return ((bits_[static_cast<size_t>(c) / 64] >> (c % 64)) & 1u) != 0;
+  }
+  static const ContentTable& Get() {
+    static const ContentTable* table = new ContentTable();
+    return *table;
+  }
+
+ private:
+  std::array<uint64_t, 0x10000 / 64> bits_{};
+};
+
+// The content code points of `text` (valid UTF-8; invalid bytes are skipped)
+// compacted into *content, with the byte offset of each in *starts followed
+// by content->size().
+void CollectContent(std::string_view text, std::string* content, std::vector<uint32_t>* starts) {
+  const ContentTable& table = ContentTable::Get();
+  // Sized for the worst case (every byte a content character, 4 bytes of
+  // slack for the fixed-size copy below), shrunk at the end.
+  content->resize(text.size() + 4);
+  starts->resize(text.size() + 1);
+  char* out = content->data();
+  uint32_t* start_out = starts->data();
+  uint32_t size = 0;
+  size_t count = 0;
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  int32_t i = 0;
+  const auto n = static_cast<int32_t>(text.size());
+  while (i < n) {
+    const int32_t start = i;
+    UChar32 c = s[i];
+    if (c < 0x80) {
+      ++i;
+    } else {
+      U8_NEXT(s, i, n, c);
+      if (c < 0) continue;
+    }
+    if (!table.Contains(c)) continue;
+    start_out[count++] = size;
+    // Copies 4 bytes (one load and store) when the text has them; only the
+    // code point's own bytes are kept.
+    uint32_t bytes = 0;
+    std::memcpy(&bytes, s + start, n - start >= 4 ? 4 : static_cast<size_t>(i - start));
+    std::memcpy(out + size, &bytes, 4);
+    size += static_cast<uint32_t>(i - start);
+  }
+  start_out[count++] = size;
+  starts->resize(count);
+  content->resize(size);
+}
+
+// The distinct n-grams of one document: open addressing on the feature
+// hash, each slot the hash's high 32 bits and the n-gram's index + 1 (0:
+// empty); a matching slot is confirmed byte for byte, so the count is exact
+// even if two n-grams' hashes collide. 8-byte slots keep a document's table
+// in L1/L2; one thread reuses it across documents.
+class GramTable {
+ public:
+  // Empties the table for up to `max_keys` keys.
+  void Reset(size_t max_keys) {
+    size_t capacity = 64;
+    while (capacity < 2 * max_keys) capacity *= 2;
+    slots_.assign(capacity, 0);
+    mask_ = capacity - 1;
+  }
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&slots_[key & mask_]); }
+  // Inserts n-gram `gram` (content bytes [starts[gram], starts[gram + n]))
+  // with hash `key`; false when an equal n-gram is already there.
+  bool Insert(uint64_t key, uint32_t gram, std::string_view content, const uint32_t* starts,
+              size_t n) {
+    const uint64_t tag = key >> 32 << 32;
+    for (size_t i = key & mask_;; i = (i + 1) & mask_) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) {
+        slots_[i] = tag | (gram + 1);
+        return true;
+      }
+      if ((slot >> 32 << 32) == tag && GramText(static_cast<uint32_t>(slot) - 1, content, starts,
+                                                n) == GramText(gram, content, starts, n)) {
+        return false;
+      }
+    }
+  }
+
+ private:
+  static std::string_view GramText(uint32_t gram, std::string_view content, const uint32_t* starts,
+                                   size_t n) {
+    return content.substr(starts[gram], starts[gram + n] - starts[gram]);
+  }
+
+  std::vector<uint64_t> slots_;
+  size_t mask_ = 0;
+};
 
 bool HasContent(std::string_view token) {
   int32_t i = 0;
@@ -302,33 +407,71 @@ class CharNgramExtractor final : public FeatureExtractor {
   void DoExtract(std::string_view text, std::string_view /*title*/,
                  std::vector<WeightedFeature>* out) const override {
     out->clear();
-    // Byte offsets of the content code points, compacted into one string.
-    std::string content;
-    std::vector<uint32_t> starts;
-    content.reserve(text.size());
-    int32_t i = 0;
-    const auto n = static_cast<int32_t>(text.size());
-    while (i < n) {
-      const int32_t start = i;
-      UChar32 c;
-      U8_NEXT(text.data(), i, n, c);
-      if (c < 0 || !IsContentCodePoint(c)) continue;
-      starts.push_back(static_cast<uint32_t>(content.size()));
-      content.append(text.substr(static_cast<size_t>(start), static_cast<size_t>(i - start)));
-    }
-    if (starts.empty()) return;
-    starts.push_back(static_cast<uint32_t>(content.size()));
-    const size_t grams = starts.size() - 1;
-    const size_t n_chars = static_cast<size_t>(options().ngram);
+    thread_local std::string content;
+    thread_local std::vector<uint32_t> starts;
+    CollectContent(text, &content, &starts);
+    const size_t chars = starts.size() - 1;
+    if (chars == 0) return;
+    const size_t n = static_cast<size_t>(options().ngram);
     FeatureCounter counter;
-    if (grams < n_chars) {
+    if (chars < n) {
       counter.Add(content);
     } else {
-      for (size_t g = 0; g + n_chars <= grams; ++g) {
-        counter.Add(std::string_view(content).substr(starts[g], starts[g + n_chars] - starts[g]));
+      for (size_t g = 0; g + n <= chars; ++g) {
+        counter.Add(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]));
       }
     }
     ApplyCountWeights(options(), idf_, &counter, out);
+  }
+
+  Fingerprint DoSimHashOf(std::string_view text, std::string_view title, int bits,
+                          FeatureHashAlgorithm algorithm, size_t* num_features) const override {
+    const WeightScheme weights = options().weights;
+    if ((weights != WeightScheme::kUniform && weights != WeightScheme::kTf) ||
+        options().top_k != 0 || algorithm != FeatureHashAlgorithm::kXxh3) {
+      return FeatureExtractor::DoSimHashOf(text, title, bits, algorithm, num_features);
+    }
+    // Uniform: each distinct n-gram adds its hash once. tf: an n-gram seen c
+    // times adds c times its hash, i.e. every occurrence adds its hash once.
+    thread_local std::string content;
+    thread_local std::vector<uint32_t> starts;
+    thread_local GramTable table;
+    CollectContent(text, &content, &starts);
+    UnitSimHasher hasher(bits);
+    const size_t chars = starts.size() - 1;
+    const size_t n = static_cast<size_t>(options().ngram);
+    *num_features = 0;
+    if (chars == 0) return hasher.Finish();
+    if (chars < n) {
+      hasher.Add(HashFeature(content, bits));
+      *num_features = 1;
+      return hasher.Finish();
+    }
+    const size_t grams = chars - n + 1;
+    // Hash every n-gram first (tf adds each occurrence right away), then
+    // count the distinct ones with the table's slots prefetched a few ahead.
+    thread_local std::vector<FeatureHash> hashes;
+    hashes.resize(grams);
+    const bool every_occurrence = weights == WeightScheme::kTf;
+    for (size_t g = 0; g < grams; ++g) {
+      const FeatureHash h =
+          HashFeature(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]), bits);
+      hashes[g] = h;
+      if (every_occurrence) hasher.Add(h);
+    }
+    table.Reset(grams);
+    constexpr size_t kAhead = 8;
+    for (size_t g = 0; g < std::min(grams, kAhead); ++g) table.Prefetch(hashes[g].lo);
+    size_t distinct = 0;
+    for (size_t g = 0; g < grams; ++g) {
+      if (g + kAhead < grams) table.Prefetch(hashes[g + kAhead].lo);
+      const bool fresh =
+          table.Insert(hashes[g].lo, static_cast<uint32_t>(g), content, starts.data(), n);
+      distinct += fresh ? 1 : 0;
+      if (fresh && !every_occurrence) hasher.Add(hashes[g]);
+    }
+    *num_features = distinct;
+    return hasher.Finish();
   }
 
  private:
@@ -611,6 +754,15 @@ FeatureHash HashWeightedFeature(const WeightedFeature& feature, int bits,
     h.hi ^= mask.hi;
   }
   return h;
+}
+
+Fingerprint FeatureExtractor::DoSimHashOf(std::string_view text, std::string_view title, int bits,
+                                          FeatureHashAlgorithm algorithm,
+                                          size_t* num_features) const {
+  thread_local std::vector<WeightedFeature> features;
+  DoExtract(text, title, &features);
+  *num_features = features.size();
+  return SimHash(features, bits, algorithm);
 }
 
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,

@@ -56,9 +56,15 @@ void Pipeline::Features(std::string_view text, std::string_view title,
 }
 
 DocumentFingerprint Pipeline::Fingerprint(std::string_view text, std::string_view title) const {
-  thread_local std::vector<WeightedFeature> features;
-  Features(text, title, &features);
-  return FingerprintFeatures(features);
+  const std::string normalized = normalizer_->Normalize(text);
+  std::string normalized_title;
+  if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
+    normalized_title = normalizer_->Normalize(title);
+  }
+  DocumentFingerprint out;
+  out.fingerprint = extractor_->SimHashOf(normalized, normalized_title, options_.bits,
+                                          options_.hash, &out.features);
+  return out;
 }
 
 DocumentFingerprint Pipeline::FingerprintFeatures(
