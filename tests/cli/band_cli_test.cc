@@ -60,8 +60,8 @@ TEST(BandCliTest, SummaryJsonReportsTheJoinAndItsGuarantee) {
 }
 
 TEST(BandCliTest, BadJoinOptionsAreUsageErrors) {
-  EXPECT_EQ(RunCli({"dedup", "-", "--exact", "--banded"}, "").exit_code, 1);
-  EXPECT_EQ(RunCli({"dedup", "-", "--recall", "1"}, "").exit_code, 1);
+  EXPECT_EQ(RunCli({"dedup", "-", "--exact", "--banded"}, "").exit_code, 2);
+  EXPECT_EQ(RunCli({"dedup", "-", "--recall", "1"}, "").exit_code, 2);
   EXPECT_EQ(RunCli({"dedup", "-", "--recall", "x"}, "").exit_code, 2);
   const auto help = RunCli({"dedup", "--help"});
   for (const char* flag : {"--exact", "--banded", "--recall", "--band-seed", "--summary-json"}) {
