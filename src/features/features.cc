@@ -131,6 +131,21 @@ class GramTable {
   size_t mask_ = 0;
 };
 
+// The n-gram extractors' per-thread buffers, in one thread_local object: one
+// TLS destructor registration per thread (glibc allocates for each, and a
+// failed allocation there aborts; see CliThreadsTest.RefusedThreadsAreNotFatal).
+struct NgramScratch {
+  std::string content;
+  std::vector<uint32_t> starts;
+  std::vector<FeatureHash> hashes;
+  GramTable table;
+};
+
+NgramScratch& Scratch() {
+  thread_local NgramScratch scratch;
+  return scratch;
+}
+
 bool HasContent(std::string_view token) {
   int32_t i = 0;
   const auto n = static_cast<int32_t>(token.size());
@@ -407,9 +422,10 @@ class CharNgramExtractor final : public FeatureExtractor {
   void DoExtract(std::string_view text, std::string_view /*title*/,
                  std::vector<WeightedFeature>* out) const override {
     out->clear();
-    thread_local std::string content;
-    thread_local std::vector<uint32_t> starts;
-    CollectContent(text, &content, &starts);
+    NgramScratch& scratch = Scratch();
+    const std::string& content = scratch.content;
+    const std::vector<uint32_t>& starts = scratch.starts;
+    CollectContent(text, &scratch.content, &scratch.starts);
     const size_t chars = starts.size() - 1;
     if (chars == 0) return;
     const size_t n = static_cast<size_t>(options().ngram);
@@ -433,10 +449,11 @@ class CharNgramExtractor final : public FeatureExtractor {
     }
     // Uniform: each distinct n-gram adds its hash once. tf: an n-gram seen c
     // times adds c times its hash, i.e. every occurrence adds its hash once.
-    thread_local std::string content;
-    thread_local std::vector<uint32_t> starts;
-    thread_local GramTable table;
-    CollectContent(text, &content, &starts);
+    NgramScratch& scratch = Scratch();
+    const std::string& content = scratch.content;
+    const std::vector<uint32_t>& starts = scratch.starts;
+    GramTable& table = scratch.table;
+    CollectContent(text, &scratch.content, &scratch.starts);
     UnitSimHasher hasher(bits);
     const size_t chars = starts.size() - 1;
     const size_t n = static_cast<size_t>(options().ngram);
@@ -450,7 +467,7 @@ class CharNgramExtractor final : public FeatureExtractor {
     const size_t grams = chars - n + 1;
     // Hash every n-gram first (tf adds each occurrence right away), then
     // count the distinct ones with the table's slots prefetched a few ahead.
-    thread_local std::vector<FeatureHash> hashes;
+    std::vector<FeatureHash>& hashes = scratch.hashes;
     hashes.resize(grams);
     const bool every_occurrence = weights == WeightScheme::kTf;
     for (size_t g = 0; g < grams; ++g) {

@@ -82,8 +82,10 @@ void AccumulateBaseline(const uint64_t* words, int num_words, double w, double* 
 }
 
 using AccumulateFn = void (*)(const uint64_t*, int, double, double*);
-const AccumulateFn kAccumulate =
-    __builtin_cpu_supports("avx2") ? AccumulateAvx2 : AccumulateBaseline;
+const AccumulateFn kAccumulate = [] {
+  __builtin_cpu_init();  // this may run before libgcc's own initializer
+  return __builtin_cpu_supports("avx2") ? AccumulateAvx2 : AccumulateBaseline;
+}();
 #else
 constexpr auto kAccumulate = AccumulateBaseline;
 #endif

@@ -17,6 +17,7 @@
 #include <opencc/Lexicon.hpp>
 #include <opencc/MaxMatchSegmentation.hpp>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace neardup::text {
@@ -157,9 +158,10 @@ class FastConverter final : public T2sConverter {
 
   // Appends the segment converted by each conversion of the chain in turn.
   void ConvertSegment(std::string_view segment, std::string* out) const {
-    thread_local std::string a, b;
-    std::string* current = &a;
-    std::string* next = &b;
+    // One thread_local object (one TLS destructor registration per thread).
+    thread_local std::pair<std::string, std::string> buffers;
+    std::string* current = &buffers.first;
+    std::string* next = &buffers.second;
     current->assign(segment);
     for (const Group& group : chain_) {
       next->clear();

@@ -120,7 +120,7 @@ Fingerprint Oracle(const std::vector<FeatureHash>& hashes, int bits) {
 
 TEST(UnitSimHasherTest, MatchesScalarOracleWithUnitWeights) {
   std::mt19937_64 rng(7);
-  for (int round = 0; round < 2000; ++round) {
+  for (int round = 0; round < 800; ++round) {
     const int bits = (round % 2) != 0 ? 128 : 64;
     // Every count around the 16-hash blocks, then larger documents.
     const size_t n = round < 200 ? static_cast<size_t>(round / 2) : rng() % 3000;
