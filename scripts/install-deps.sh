@@ -18,6 +18,7 @@ PACKAGES=(
   libzstd-dev         # compression of stored blocks
   libzip-dev libpugixml-dev  # .docx text extraction
   libpoppler-cpp-dev  # .pdf text extraction
+  libcpp-httplib-dev  # neardup serve's HTTP server (and the client of its tests and load generator)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-jieba  # the reference segmenter; also neardup's default dictionary data
