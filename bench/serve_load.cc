@@ -10,9 +10,10 @@
 //
 // BODIES.jsonl holds one request body per line; client c sends lines c,
 // c + C, c + 2C, ... in turn, with the "id" placeholder ID replaced by a
-// fresh id so that each request is a new document.
+// fresh id (unique across runs) so that each request is a new document.
 
 #include <httplib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -55,7 +56,10 @@ int main(int argc, char** argv) {
         next += static_cast<size_t>(concurrency);
         const size_t at = body.find("\"ID\"");
         if (at != std::string::npos) {
-          body.replace(at, 4, "\"c" + std::to_string(c) + "-" + std::to_string(n++) + "\"");
+          // Unique across runs against the same index: the process id.
+          body.replace(at, 4,
+                       "\"p" + std::to_string(getpid()) + "c" + std::to_string(c) + "-" +
+                           std::to_string(n++) + "\"");
         }
         const auto t0 = std::chrono::steady_clock::now();
         auto res = client.Post("/v1/check", body, "application/json");

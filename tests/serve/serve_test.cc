@@ -326,7 +326,7 @@ TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
 // thread its own member of every group, in its own order) to /v1/check:
 // every group is added exactly once.
 TEST_F(ServeTest, ConcurrentChecksAddEachGroupOnce) {
-  ServerProcess server(idx_, dir_, {"--no-sync"});
+  ServerProcess server(idx_, dir_, {});  // fsync per request: group commit
   ASSERT_GT(server.port(), 0) << server.stderr_text();
   constexpr int kGroups = 100, kThreads = 8;
   std::mt19937_64 rng(9);
