@@ -61,7 +61,7 @@ for mode in "fingerprints sync" "fingerprints no-sync" "documents sync"; do
   [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
   for c in 1 8 64; do
     printf '{"input": "%s", "log": "%s", "n": %d, ' "$1" "$2" "$N"
-    "$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" | sed 's/^{//'
+    "$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" | sed 's/^{//' || true
   done
   kill -TERM $SERVER; wait $SERVER || true
 done
