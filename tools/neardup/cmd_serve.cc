@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -467,12 +468,19 @@ int RunServe(const ServeFlags& flags) {
   Server server(flags, std::move(*index), std::move(method), std::move(*pipeline),
                 std::move(token));
 
-  std::thread waiter([&server, signals] {
+  // A signal that arrives before the server listens must still stop it:
+  // Stop is repeated until Run has returned.
+  std::atomic<bool> done{false};
+  std::thread waiter([&server, &done, signals] {
     int sig = 0;
     sigwait(&signals, &sig);
-    if (sig == SIGTERM || sig == SIGINT) server.Stop();
+    while (!done.load()) {
+      server.Stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   });
   const bool served = server.Run();
+  done = true;
   if (!served) {
     // Bind failed: wake the waiter, then report.
     pthread_kill(waiter.native_handle(), SIGTERM);
