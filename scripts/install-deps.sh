@@ -18,6 +18,7 @@ PACKAGES=(
   libzstd-dev         # compression of stored blocks
   libzip-dev libpugixml-dev  # .docx text extraction
   libpoppler-cpp-dev  # .pdf text extraction
+  libcpp-httplib-dev  # neardup serve's HTTP server (and the client of its tests and load generator)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   libfaiss-dev        # benchmark only: the index anchor of bench/compare_anchors.sh

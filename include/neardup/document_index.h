@@ -24,6 +24,14 @@
 //   NEARDUP_RETURN_IF_ERROR((*writer)->Add("doc-17", fp));
 //   NEARDUP_RETURN_IF_ERROR((*writer)->Commit());
 //
+//   // A crawler's resident index: changes logged (PATH.log), query-or-add.
+//   neardup::DocumentIndexOptions logged;
+//   logged.log = true;
+//   auto live = neardup::DocumentIndex::Open("corpus.idx", DocumentIndex::Mode::kReadWrite,
+//   logged); std::vector<neardup::CheckResult> results; NEARDUP_RETURN_IF_ERROR((*live)->Check(ids,
+//   fps, neardup::CheckOptions{}, &results));
+//   // results[i].added: ids[i] had no match and is now indexed (and durable).
+//
 // Ids are unique: Add of an id that is present is an error unless `replace`
 // is set. Documents with an empty fingerprint (no features) are not stored by
 // callers; they can never be a near duplicate.
@@ -115,13 +123,13 @@ struct DocumentIndexOptions {
 };
 
 struct DocumentIndexStats {
-  size_t documents = 0;     // indexed documents (live entries)
-  int bits = 0;             // fingerprint width
-  int max_k = 0;            // largest query distance
-  size_t memory_bytes = 0;  // heap bytes of the Hamming index
-  TableLayout layout;       // the permuted tables' shape
-  int64_t file_bytes = -1;  // size of PATH as opened or last committed; -1 if never written
-  uint64_t log_bytes = 0;   // size of PATH.log (0 when there is none)
+  size_t documents = 0;      // indexed documents (live entries)
+  int bits = 0;              // fingerprint width
+  int max_k = 0;             // largest query distance
+  size_t memory_bytes = 0;   // heap bytes of the Hamming index
+  TableLayout layout;        // the permuted tables' shape
+  int64_t file_bytes = -1;   // size of PATH as opened or last committed; -1 if never written
+  uint64_t log_bytes = 0;    // size of PATH.log (0 when there is none)
   uint64_t log_records = 0;  // records replayed on Open plus those appended since
 };
 

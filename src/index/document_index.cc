@@ -307,7 +307,7 @@ struct DocumentIndex::Rep {
   bool has_committed = false;  // committed_checksum names a pair on disk
   DocumentIndexOptions options;
   // The log being appended to; null until the first logged change.
-  std::unique_ptr<index_internal::LogWriter> log;
+  std::shared_ptr<index_internal::LogWriter> log;
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
   // Set when a log append failed: the memory holds a change the log may
@@ -366,9 +366,19 @@ struct DocumentIndex::Rep {
     NEARDUP_RETURN_IF_ERROR(CheckWritable());
     return log_failed;
   }
-  // Makes `ops` (already applied in memory) durable in the log when logging,
-  // then compacts when the log has grown past its share.
-  Status Persist(const std::vector<LogOp>& ops);
+  // Appends `ops` (already applied in memory) to the log when logging, then
+  // compacts when the log has grown past its share. With options.sync, sets
+  // *pending to the log bytes the caller must see durable (Await) before it
+  // answers: its own record and every record it may have read (group
+  // commit: the fsync runs after `mu` is released, shared by the callers
+  // waiting meanwhile).
+  struct PendingSync {
+    std::shared_ptr<index_internal::LogWriter> log;
+    uint64_t end = 0;
+  };
+  Status Persist(const std::vector<LogOp>& ops, PendingSync* pending);
+  // Waits for *pending; REQUIRES: `mu` not held.
+  Status Await(const PendingSync& pending);
   Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
 };
 
@@ -580,11 +590,15 @@ Status DocumentIndex::Add(const std::string& id, const Fingerprint& fp, bool rep
 
 Status DocumentIndex::AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                                bool replace) {
-  std::unique_lock lock(rep_->mu);
-  NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
-  std::vector<LogOp> ops;
-  NEARDUP_RETURN_IF_ERROR(rep_->AddBatch(ids, fps, replace, &ops));
-  return rep_->Persist(ops);
+  Rep::PendingSync pending;
+  {
+    std::unique_lock lock(rep_->mu);
+    NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
+    std::vector<LogOp> ops;
+    NEARDUP_RETURN_IF_ERROR(rep_->AddBatch(ids, fps, replace, &ops));
+    NEARDUP_RETURN_IF_ERROR(rep_->Persist(ops, &pending));
+  }
+  return rep_->Await(pending);
 }
 
 Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
@@ -656,11 +670,16 @@ Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
 
 Result<size_t> DocumentIndex::Remove(std::span<const std::string> ids,
                                      std::vector<std::string>* missing) {
-  std::unique_lock lock(rep_->mu);
-  NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
-  std::vector<LogOp> ops;
-  NEARDUP_ASSIGN_OR_RETURN(const size_t removed, rep_->Remove(ids, missing, &ops));
-  NEARDUP_RETURN_IF_ERROR(rep_->Persist(ops));
+  Rep::PendingSync pending;
+  size_t removed = 0;
+  {
+    std::unique_lock lock(rep_->mu);
+    NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
+    std::vector<LogOp> ops;
+    NEARDUP_ASSIGN_OR_RETURN(removed, rep_->Remove(ids, missing, &ops));
+    NEARDUP_RETURN_IF_ERROR(rep_->Persist(ops, &pending));
+  }
+  NEARDUP_RETURN_IF_ERROR(rep_->Await(pending));
   return removed;
 }
 
@@ -723,8 +742,13 @@ Status DocumentIndex::Rep::Replay(const index_internal::ParsedLog& parsed,
   return Status::OK();
 }
 
-Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops) {
-  if (ops.empty() || !options.log || !has_committed) return Status::OK();
+Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* pending) {
+  if (!options.log || !has_committed) return Status::OK();
+  if (ops.empty()) {
+    // Nothing to log, but the answer may rest on records not yet durable.
+    if (options.sync && log) *pending = PendingSync{log, log->bytes()};
+    return Status::OK();
+  }
   Status s;
   if (!log) {
     auto created =
@@ -735,7 +759,7 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops) {
       s = created.status();
     }
   }
-  if (s.ok()) s = log->Append(ops, options.sync);
+  if (s.ok()) s = log->Append(ops, /*sync=*/false);
   if (!s.ok()) {
     log_failed = Status::IOError(path +
                                  ": the log could not be written, so changes are refused "
@@ -745,12 +769,26 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops) {
   }
   log_bytes = log->bytes();
   ++log_records;
+  if (options.sync) *pending = PendingSync{log, log_bytes};
   const double limit = std::max<double>(static_cast<double>(kMinCompactLogBytes),
                                         options.compact_fraction * static_cast<double>(file_bytes));
   // The change is durable in the log: a compaction that fails (a full disk)
   // leaves the log in place and is tried again after the next change.
   if (options.compact_fraction > 0 && static_cast<double>(log_bytes) > limit) (void)Commit();
   return Status::OK();
+}
+
+Status DocumentIndex::Rep::Await(const PendingSync& pending) {
+  if (!pending.log) return Status::OK();
+  const Status s = pending.log->SyncTo(pending.end);
+  if (!s.ok()) {
+    std::unique_lock lock(mu);
+    log_failed = Status::IOError(path +
+                                 ": the log could not be synced, so changes are refused "
+                                 "until the index is reopened: " +
+                                 s.message());
+  }
+  return s;
 }
 
 // The commit protocol of doc/index_format.md, "Committing".
@@ -840,6 +878,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
                             const CheckOptions& options, std::vector<CheckResult>* out) {
   std::unique_lock lock(rep_->mu);
   Rep& r = *rep_;
+  Rep::PendingSync pending;
   out->clear();
   const bool may_add = options.policy != CheckPolicy::kQueryOnly;
   if (may_add) NEARDUP_RETURN_IF_ERROR(r.CheckChangeable());
@@ -880,7 +919,9 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
           r.AddBatch(ids.subspan(i, 1), fps.subspan(i, 1), options.replace, &ops));
     }
   }
-  return r.Persist(ops);
+  if (may_add) NEARDUP_RETURN_IF_ERROR(r.Persist(ops, &pending));
+  lock.unlock();
+  return r.Await(pending);
 }
 
 bool DocumentIndex::Contains(const std::string& id) const {

@@ -176,13 +176,24 @@ Status LogWriter::Append(const std::vector<LogOp>& ops, bool sync) {
   Status s = file_->Append(record);
   if (s.ok() && sync) s = file_->Sync();
   if (!s.ok()) {
-    (void)file_->Truncate(bytes_);  // best effort: a torn tail is dropped on open anyway
+    (void)file_->Truncate(bytes_.load());  // best effort: a torn tail is dropped on open anyway
     return s;
   }
   bytes_ += record.size();
+  if (sync) {
+    std::lock_guard lock(sync_mu_);
+    synced_ = bytes_.load();
+  }
   return Status::OK();
 }
 
-Status LogWriter::Sync() { return file_->Sync(); }
+Status LogWriter::SyncTo(uint64_t end) {
+  std::lock_guard lock(sync_mu_);
+  if (synced_ >= end) return Status::OK();
+  const uint64_t appended = bytes_.load();
+  NEARDUP_RETURN_IF_ERROR(file_->Sync());
+  synced_ = appended;
+  return Status::OK();
+}
 
 }  // namespace neardup::index_internal

@@ -4,14 +4,17 @@
 // and removals appended after the committed pair, replayed on open, folded
 // into the pair by the next commit (doc/index_format.md, "The log").
 //
-// Thread safety: a LogWriter is used by one thread at a time; ParseLog is a
-// pure function.
+// Thread safety: Append is called by one thread at a time (the index's
+// writer); SyncTo, Sync and bytes may run at the same time as Append from
+// other threads (group commit). ParseLog is a pure function.
 
 #ifndef NEARDUP_INDEX_DOCUMENT_LOG_H_
 #define NEARDUP_INDEX_DOCUMENT_LOG_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,15 +72,21 @@ class LogWriter {
   // Appends one record; synced when `sync`. On failure the log is cut back
   // to its previous length (best effort) and the error returned.
   Status Append(const std::vector<LogOp>& ops, bool sync);
-  Status Sync();
-  uint64_t bytes() const { return bytes_; }
+  // Makes the first `end` bytes durable: returns at once when an fsync that
+  // started after they were appended has completed; otherwise fsyncs (which
+  // covers every record appended so far, so concurrent callers share it).
+  Status SyncTo(uint64_t end);
+  Status Sync() { return SyncTo(bytes()); }
+  uint64_t bytes() const { return bytes_.load(); }
 
  private:
   LogWriter(std::unique_ptr<file::WritableFile> file, uint64_t bytes, int bits)
       : file_(std::move(file)), bytes_(bytes), bits_(bits) {}
   std::unique_ptr<file::WritableFile> file_;
-  uint64_t bytes_;
+  std::atomic<uint64_t> bytes_;
   int bits_;
+  std::mutex sync_mu_;
+  uint64_t synced_ = 0;  // guarded by sync_mu_
 };
 
 }  // namespace neardup::index_internal

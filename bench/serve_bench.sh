@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# POST /v1/check throughput and p50/p99 latency of `neardup serve` on
+# loopback, at concurrency 1, 8 and 64, with ~2 KB documents (the default
+# method) and with fingerprints, against an index of N random fingerprints;
+# plus the index's open time and peak RSS (`neardup index stats`).
+#
+#   bash bench/serve_bench.sh BUILD_DIR [N] [SECONDS]
+#
+# Documents come from ../shared/data/zh_thucnews1000.jsonl (cut to 700
+# characters, ~2 KB of UTF-8). Results: JSON lines on standard output.
+set -euo pipefail
+BUILD=${1:?build directory}
+N=${2:-1000000}
+SECONDS_PER_RUN=${3:-5}
+NEARDUP=$BUILD/neardup
+LOAD=$BUILD/bench/neardup_serve_load
+DATA=$(dirname "$0")/../../shared/data/zh_thucnews1000.jsonl
+WORK=$(mktemp -d)
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+SERVER=
+
+python3 - "$N" "$WORK" "$DATA" <<'PY'
+import json, random, sys
+n, work, data = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+rng = random.Random(1)
+with open(f"{work}/index.jsonl", "w") as f:
+    for i in range(n):
+        f.write('{"id":"i%d","fingerprint":"%032x"}\n' % (i, rng.getrandbits(128)))
+with open(f"{work}/fp_bodies.jsonl", "w") as f:
+    for i in range(20000):
+        f.write('{"fingerprints":[{"id":"ID","fingerprint":"%032x"}]}\n' % rng.getrandbits(128))
+with open(f"{work}/doc_bodies.jsonl", "w") as f, open(data, encoding="utf-8") as d:
+    for line in d:
+        text = json.loads(line)["text"][:700]
+        f.write(json.dumps({"documents": [{"id": "ID", "text": text}]}, ensure_ascii=False) + "\n")
+PY
+echo "building an index of $N fingerprints" >&2
+"$NEARDUP" index build --fingerprints "$WORK/index.jsonl" -o "$WORK/i.idx" -q
+ls -l "$WORK/i.idx" "$WORK/i.idx.ids" >&2
+for run in 1 2 3; do
+  /usr/bin/time -f '{"open_and_stats_s": %e, "max_rss_kb": %M}' \
+    "$NEARDUP" index stats "$WORK/i.idx" --json > /dev/null
+done
+
+serve() {  # serve [flags...]: starts the server, sets PORT
+  "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> /dev/null &
+  SERVER=$!
+  for _ in $(seq 600); do
+    grep -q http "$WORK/serve.out" 2>/dev/null && break
+    sleep 0.05
+  done
+  PORT=$(sed 's/.*://' "$WORK/serve.out")
+}
+
+for mode in "fingerprints sync" "fingerprints no-sync" "documents sync"; do
+  set -- $mode
+  flags=()
+  [ "$2" = no-sync ] && flags=(--no-sync)
+  serve --threads 64 "${flags[@]}"
+  bodies=$WORK/fp_bodies.jsonl
+  [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
+  for c in 1 8 64; do
+    printf '{"input": "%s", "log": "%s", "n": %d, ' "$1" "$2" "$N"
+    "$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" | sed 's/^{//' || true
+  done
+  kill -TERM $SERVER; wait $SERVER || true
+done

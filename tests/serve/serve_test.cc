@@ -1,0 +1,416 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup serve end to end, over loopback with cpp-httplib's client: the
+// endpoints against the library's answers, hostile requests (each a JSON
+// error, the server still serving after it), 8 client threads checking
+// overlapping near-duplicate groups (each group added exactly once), and
+// SIGKILL of the server at random moments (every acknowledged document is
+// found after a restart).
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "neardup/document_index.h"
+#include "tests/testing/test_util.h"
+
+extern char** environ;
+
+namespace neardup {
+namespace {
+
+using Json = nlohmann::json;
+using testing::ReadFile;
+using testing::RunCli;
+using testing::WriteFile;
+
+// A running `neardup serve`; killed (SIGKILL) by the destructor if still up.
+class ServerProcess {
+ public:
+  // Starts the server on a free port and waits until it prints its address.
+  ServerProcess(const std::string& idx, const std::string& dir, std::vector<std::string> extra) {
+    std::vector<std::string> args = {NEARDUP_CLI_PATH, "serve", "--index", idx, "--port", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    out_ = dir + "/serve.out";
+    err_ = dir + "/serve.err";
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    for (int i = 0; i < 600 && pid_ > 0 && port_ == 0; ++i) {
+      const std::string text = ReadFile(out_);
+      const size_t colon = text.rfind(':');
+      if (text.find('\n') != std::string::npos && colon != std::string::npos) {
+        port_ = std::stoi(text.substr(colon + 1));
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      Wait();
+    }
+  }
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  std::string stderr_text() const { return ReadFile(err_); }
+  // Sends `sig` and returns the exit status (128 + signal when killed).
+  int Signal(int sig) {
+    kill(pid_, sig);
+    return Wait();
+  }
+
+ private:
+  int Wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string out_, err_;
+};
+
+// The default method's fingerprints are 128 bits: a fixed function of `v` in
+// the high half (unrelated values are ~64 bits apart), `v ^ flip` in the low
+// half (`flip` moves the fingerprint by its popcount).
+std::string Hex(uint64_t v, uint64_t flip = 0) {
+  return Fingerprint::From128(v * 0x9e3779b97f4a7c15ULL, v ^ flip).ToHex();
+}
+
+class ServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("serve");
+    idx_ = dir_ + "/i.idx";
+    // The default method; 100 base fingerprints.
+    std::string fps;
+    std::mt19937_64 rng(1);
+    for (int i = 0; i < 100; ++i) {
+      base_.push_back(rng());
+      fps += "{\"id\":\"base" + std::to_string(i) + "\",\"fingerprint\":\"" + Hex(base_.back()) +
+             "\"}\n";
+    }
+    WriteFile(dir_ + "/fp.jsonl", fps);
+    const auto r =
+        RunCli({"index", "build", "--fingerprints", dir_ + "/fp.jsonl", "-o", idx_, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  void TearDown() override {
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  static Json Post(httplib::Client& c, const std::string& path, const std::string& body,
+                   int* status) {
+    auto res = c.Post(path.c_str(), body, "application/json");
+    if (!res) {
+      *status = -1;
+      return Json();
+    }
+    *status = res->status;
+    return Json::parse(res->body, nullptr, false);
+  }
+
+  std::string dir_;
+  std::string idx_;
+  std::vector<uint64_t> base_;
+};
+
+// The server answers health checks (it is still serving).
+void ExpectHealthy(httplib::Client& c) {
+  auto res = c.Get("/healthz");
+  ASSERT_TRUE(res) << "the server stopped answering";
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST_F(ServeTest, EndpointsAnswerAsTheLibrary) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  ExpectHealthy(c);
+  int status = 0;
+  // Query: base7 at distance 1, nothing added.
+  Json j =
+      Post(c, "/v1/query",
+           R"({"fingerprints":[{"id":"q","fingerprint":")" + Hex(base_[7], 1) + R"("}]})", &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_EQ(j["results"][0]["matches"], Json::parse(R"([{"id":"base7","distance":1}])"));
+  // Check: a near duplicate is not added, a new one is, a later near
+  // duplicate of it in the same batch finds it.
+  const uint64_t fresh = 0x0123456789abcdefULL;
+  j = Post(c, "/v1/check",
+           R"({"fingerprints":[{"id":"n7","fingerprint":")" + Hex(base_[7], 2) +
+               R"("},{"id":"fresh","fingerprint":")" + Hex(fresh) +
+               R"("},{"id":"fresh2","fingerprint":")" + Hex(fresh, 4) + R"("}]})",
+           &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_EQ(j["results"][0]["added"], false);
+  EXPECT_EQ(j["results"][1]["added"], true);
+  EXPECT_EQ(j["results"][2]["added"], false);
+  EXPECT_EQ(j["results"][2]["matches"][0]["id"], "fresh");
+  // Add always adds; an id present is 409 unless replace.
+  j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("}]})",
+           &status);
+  EXPECT_EQ(status, 200) << j;
+  EXPECT_EQ(j["results"][0]["added"], true);
+  j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("}]})",
+           &status);
+  EXPECT_EQ(status, 409) << j;
+  j = Post(
+      c, "/v1/add",
+      R"({"replace":true,"fingerprints":[{"id":"dup","fingerprint":")" + Hex(~fresh) + R"("}]})",
+      &status);
+  EXPECT_EQ(status, 200) << j;
+  // Documents are fingerprinted with the index's method: the same text twice
+  // is a duplicate at distance 0.
+  const std::string doc =
+      R"({"documents":[{"id":"d1","text":"网页去重是搜索引擎的基础工作之一"}]})";
+  j = Post(c, "/v1/check", doc, &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_EQ(j["results"][0]["added"], true);
+  j = Post(c, "/v1/check",
+           R"({"documents":[{"id":"d2","text":"网页去重是搜索引擎的基础工作之一"}]})", &status);
+  EXPECT_EQ(j["results"][0]["matches"], Json::parse(R"([{"id":"d1","distance":0}])"));
+  // Remove.
+  j = Post(c, "/v1/remove", R"({"ids":["base1","nope"]})", &status);
+  EXPECT_EQ(status, 200) << j;
+  EXPECT_EQ(j["removed"], 1);
+  EXPECT_EQ(j["missing"], Json::parse(R"(["nope"])"));
+  auto stats = c.Get("/v1/stats");
+  ASSERT_TRUE(stats);
+  const Json s = Json::parse(stats->body);
+  EXPECT_EQ(s["documents"], 100 + 3 - 1);  // fresh, dup, d1; base1 removed
+  EXPECT_GT(s["log_bytes"].get<int>(), 0);
+  // Graceful shutdown, then the library sees every change.
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+  auto index = DocumentIndex::Open(idx_);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->size(), 102u);
+  EXPECT_TRUE((*index)->Contains("fresh"));
+  EXPECT_TRUE((*index)->Contains("d1"));
+  EXPECT_FALSE((*index)->Contains("base1"));
+  EXPECT_FALSE((*index)->Contains("n7"));
+}
+
+TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
+  WriteFile(dir_ + "/token", "s3cret\n");
+  ServerProcess server(idx_, dir_,
+                       {"--token-file", dir_ + "/token", "--max-body-bytes", "65536", "--max-batch",
+                        "5", "--read-timeout", "1"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_bearer_token_auth("s3cret");
+  const std::string ok_fp =
+      R"({"fingerprints":[{"id":"a","fingerprint":"000000000000000000000000000000ff"}]})";
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"{", 400},
+      {R"({"fingerprints":[{"id":"a","fingerprint":"00)", 400},  // truncated
+      {"", 400},
+      {"[]", 400},
+      {"null", 400},
+      {std::string("{\"documents\":[{\"id\":\"a\",\"text\":\"\xff\xfe\"}]}"), 400},  // bad UTF-8
+      {std::string("{\"documents\":[{\"id\":\"\xc3\",\"text\":\"x\"}]}"), 400},
+      {R"({"fingerprints":[{"id":7,"fingerprint":"000000000000000000000000000000ff"}]})", 400},
+      {R"({"fingerprints":[{"id":"a","fingerprint":255}]})", 400},
+      {R"({"fingerprints":[{"id":"a","fingerprint":"xyz"}]})", 400},
+      {R"({"fingerprints":[{"id":"a","fingerprint":"00000000000000ff"}]})", 400},  // 64 bits
+      {R"({"fingerprints":{"id":"a"}})", 400},
+      {R"({"fingerprints":["a"]})", 400},
+      {R"({"documents":[{"id":"a","text":"x"}],"fingerprints":[]})", 400},
+      {R"({"k":"3","fingerprints":[]})", 400},
+      {R"({"k":99,"fingerprints":[]})", 400},
+      {R"({"k":-1,"fingerprints":[]})", 400},
+      {R"({"replace":"yes","fingerprints":[]})", 400},
+      {R"({"documents":[{"id":"a","text":"x","title":5}]})", 400},
+      {R"({"documents":[{"text":"no id"}]})", 400},
+      {R"({"fingerprints":[{},{},{},{},{},{}]})", 413},  // more than --max-batch
+      {"{\"documents\":[{\"id\":\"big\",\"text\":\"" + std::string(100000, 'x') + "\"}]}", 413},
+  };
+  for (const auto& [body, want] : cases) {
+    int status = 0;
+    const Json j = Post(c, "/v1/check", body, &status);
+    EXPECT_EQ(status, want) << body.substr(0, 80);
+    EXPECT_TRUE(j.is_object() && j.contains("error") && j["error"]["message"].is_string())
+        << body.substr(0, 80) << " -> " << j;
+    ExpectHealthy(c);
+  }
+  int status = 0;
+  // Removals: wrong types.
+  for (const char* body : {R"({"ids":"a"})", R"({"ids":[1]})", "{}", "x"}) {
+    Post(c, "/v1/remove", body, &status);
+    EXPECT_EQ(status, 400) << body;
+  }
+  // Unknown endpoint, wrong method.
+  Json j = Post(c, "/v1/nothing", ok_fp, &status);
+  EXPECT_EQ(status, 404);
+  EXPECT_TRUE(j.contains("error"));
+  auto get = c.Get("/v1/check");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
+  j = Post(c, "/v1/stats", "{}", &status);
+  EXPECT_EQ(status, 405);
+  // No token, a wrong token: 401; /healthz needs none.
+  httplib::Client anonymous("127.0.0.1", server.port());
+  j = Post(anonymous, "/v1/check", ok_fp, &status);
+  EXPECT_EQ(status, 401);
+  EXPECT_TRUE(j.contains("error"));
+  httplib::Client wrong("127.0.0.1", server.port());
+  wrong.set_bearer_token_auth("s3cres");
+  Post(wrong, "/v1/query", ok_fp, &status);
+  EXPECT_EQ(status, 401);
+  ExpectHealthy(anonymous);
+  // Slow clients: connections that send half a request and stall do not
+  // stop the others (read timeout 1 s, 8 workers).
+  std::vector<int> slow;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    const std::string partial =
+        "POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{";
+    ASSERT_EQ(write(fd, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
+    slow.push_back(fd);
+  }
+  j = Post(c, "/v1/check", ok_fp, &status);
+  EXPECT_EQ(status, 200) << j;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past the read timeout
+  for (int fd : slow) close(fd);
+  ExpectHealthy(c);
+  // The access log: one JSON line per request.
+  EXPECT_EQ(server.Signal(SIGINT), 0);
+  int lines = 0;
+  std::istringstream log(server.stderr_text());
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const Json entry = Json::parse(line, nullptr, false);
+    ASSERT_FALSE(entry.is_discarded()) << line;
+    EXPECT_TRUE(entry["status"].is_number_integer() && entry["path"].is_string()) << line;
+    ++lines;
+  }
+  EXPECT_GT(lines, 40);
+}
+
+// Eight client threads send the members of 100 near-duplicate groups (each
+// member 1 bit from its group's base, so members are within k = 2; each
+// thread its own member of every group, in its own order) to /v1/check:
+// every group is added exactly once.
+TEST_F(ServeTest, ConcurrentChecksAddEachGroupOnce) {
+  ServerProcess server(idx_, dir_, {});  // fsync per request: group commit
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  constexpr int kGroups = 100, kThreads = 8;
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> groups(kGroups);
+  for (uint64_t& g : groups) g = rng();
+  std::vector<std::vector<std::pair<int, uint64_t>>> work(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int g = 0; g < kGroups; ++g) work[t].emplace_back(g, uint64_t{1} << (rng() % 64));
+    std::shuffle(work[t].begin(), work[t].end(), rng);
+  }
+  std::vector<int> added(kGroups, 0);
+  std::mutex mu;
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", server.port());
+      for (const auto& [g, fp] : work[t]) {
+        const std::string body = R"({"k":2,"fingerprints":[{"id":"g)" + std::to_string(g) + "-t" +
+                                 std::to_string(t) + R"(","fingerprint":")" + Hex(groups[g], fp) +
+                                 R"("}]})";
+        auto res = c.Post("/v1/check", body, "application/json");
+        if (!res || res->status != 200) {
+          ++errors;
+          continue;
+        }
+        const Json j = Json::parse(res->body);
+        if (j["results"][0]["added"] == true) {
+          std::lock_guard lock(mu);
+          ++added[g];
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  for (int g = 0; g < kGroups; ++g) EXPECT_EQ(added[g], 1) << "group " << g;
+}
+
+// SIGKILL of the server at random moments (seeded) while a client streams
+// check batches, 20 times on the same index: after each restart every
+// document whose request was answered is found, and the index opens.
+TEST_F(ServeTest, KilledAtRandomMomentsLosesNothingAcknowledged) {
+  std::mt19937_64 rng(12);
+  std::set<std::string> acknowledged;
+  int batch_no = 0;
+  for (int round = 0; round < 20; ++round) {
+    ServerProcess server(idx_, dir_, {});
+    ASSERT_GT(server.port(), 0) << "round " << round << ": " << server.stderr_text();
+    std::atomic<bool> stop{false};
+    std::vector<std::string> acked_now;
+    std::thread client([&] {
+      httplib::Client c("127.0.0.1", server.port());
+      c.set_read_timeout(5, 0);
+      while (!stop) {
+        std::string body = R"({"fingerprints":[)";
+        std::vector<std::string> ids;
+        for (int i = 0; i < 10; ++i) {
+          ids.push_back("b" + std::to_string(batch_no) + "-" + std::to_string(i));
+          body += std::string(i ? "," : "") + R"({"id":")" + ids.back() + R"(","fingerprint":")" +
+                  Hex(std::hash<std::string>()(ids.back()) * 0x9e3779b97f4a7c15ULL) + R"("})";
+        }
+        body += "]}";
+        ++batch_no;
+        auto res = c.Post("/v1/add", body, "application/json");
+        if (!res) break;  // killed
+        if (res->status == 200) acked_now.insert(acked_now.end(), ids.begin(), ids.end());
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 300));
+    server.Signal(SIGKILL);
+    stop = true;
+    client.join();
+    acknowledged.insert(acked_now.begin(), acked_now.end());
+    auto index = DocumentIndex::Open(idx_);
+    ASSERT_TRUE(index.ok()) << "round " << round << ": " << index.status().ToString();
+    for (const std::string& id : acknowledged) {
+      ASSERT_TRUE((*index)->Contains(id))
+          << "round " << round << ": acknowledged " << id << " lost";
+    }
+  }
+  EXPECT_GT(acknowledged.size(), 0u);
+  std::printf("serve: 20 SIGKILLs, %zu acknowledged documents all found\n", acknowledged.size());
+}
+
+}  // namespace
+}  // namespace neardup
