@@ -14,7 +14,8 @@ void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags) {
                   "Leave lines shared by many documents out of the fingerprints (never out of "
                   "the output): lines = a counting pass first, then every line found in >= "
                   "--boilerplate-min-docs documents is ignored; off: every line counts "
-                  "(default: lines, unless --method says boilerplate=...)")
+                  "(default: lines, unless --method says boilerplate=...). Files are read "
+                  "twice; standard input is held in memory")
       ->check(CLI::IsMember({"off", "lines"}));
   cmd->add_option("--boilerplate-min-docs", flags->min_docs,
                   "With --boilerplate lines: a line in at least this many documents is "
