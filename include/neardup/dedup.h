@@ -114,7 +114,9 @@ struct DedupOptions {
   // recall by estimated cost. Both or neither.
   int band_bits = 0;
   int bands = 0;
-  // Fill DedupResult::pairs. Cluster mode: every pair within k. Stream mode:
+  // Fill DedupResult::pairs. Cluster mode: every pair within k (banded join:
+  // every pair it found; in a bucket joined against representatives, see
+  // band_join.h, fewer). Stream mode:
   // one pair per duplicate (its nearest kept document, the duplicate).
   // Memory: 24 bytes per pair, and cluster mode's pairs grow with the square
   // of a cluster's size (1M identical documents: 5 * 10^11 pairs). Prefer

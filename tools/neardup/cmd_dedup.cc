@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "neardup/band_join.h"
 #include "neardup/dedup.h"
 #include "neardup/minhash_dedup.h"
 #include "util/thread_pool.h"
@@ -27,7 +28,53 @@ struct DedupFlags {
   std::string unique_out;
   std::string pairs_out;
   std::string clusters_out;
+  bool exact = false;
+  bool banded = false;
+  double recall = 0.99;
+  uint64_t band_seed = kDefaultBandSeed;
+  std::string summary_json;
 };
+
+double Since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The join's report as JSON (--summary-json) and as the summary line's words.
+nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
+  nlohmann::ordered_json o = {{"algorithm", j.banded ? "banded" : "exact"},
+                              {"distinct_fingerprints", j.distinct},
+                              {"pairs_confirmed", j.confirmed}};
+  if (j.banded) {
+    o["band_bits"] = j.bands.band_bits;
+    o["bands"] = j.bands.bands;
+    o["band_seed"] = j.bands.seed;
+    o["recall_at_k"] = j.bands.recall_at_k;
+    o["recall_at_k_minus_4"] = j.bands.recall_at_k_minus_4;
+    o["k_minus_4"] = std::max(k - 4, 0);
+    o["candidates"] = j.candidates;
+    o["tested"] = j.tested;
+    o["large_buckets"] = j.large_buckets;
+  } else {
+    o["recall_at_k"] = 1.0;
+  }
+  o["estimated_exact_seconds"] = j.estimated_exact_seconds;
+  o["estimated_banded_seconds"] = j.estimated_banded_seconds;
+  return o;
+}
+
+std::string JoinWords(const DedupJoinReport& j, int k) {
+  char buf[256];
+  if (!j.banded) {
+    std::snprintf(buf, sizeof buf, "exact join, %zu pairs", j.confirmed);
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "banded join r = %d, L = %d: recall >= %.4f at d = %d, %.6f at d = %d; "
+                  "%zu candidates tested, %zu pairs confirmed",
+                  j.bands.band_bits, j.bands.bands, j.bands.recall_at_k, k,
+                  j.bands.recall_at_k_minus_4, std::max(k - 4, 0), j.tested, j.confirmed);
+  }
+  return buf;
+}
 
 // What dedup keeps of each document while reading.
 struct Seen {
@@ -87,6 +134,22 @@ int RunDedup(DedupFlags flags) {
     return Fail(Status::InvalidArgument("-k must be between 0 and " +
                                         std::to_string(pipeline_options->bits / 4)));
   }
+  if (minhash && (flags.exact || flags.banded)) {
+    return Fail(Status::InvalidArgument(
+        "--exact and --banded choose SimHash's join; the minhash method always joins its bands "
+        "(set their recall with --method minhash,recall=R)"));
+  }
+  if (flags.exact && flags.banded) {
+    return Fail(Status::InvalidArgument("--exact and --banded exclude each other"));
+  }
+  options.join = flags.exact    ? DedupJoin::kExact
+                 : flags.banded ? DedupJoin::kBanded
+                                : DedupJoin::kAuto;
+  options.recall = flags.recall;
+  options.band_seed = flags.band_seed;
+  if (!(flags.recall > 0 && flags.recall < 1)) {
+    return Fail(Status::InvalidArgument("--recall must be between 0 and 1 (exclusive)"));
+  }
   auto pipeline = Pipeline::Create(*pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
   NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
@@ -128,6 +191,7 @@ int RunDedup(DedupFlags flags) {
     seen.push_back(std::move(s));
   };
   flags.input.progress = true;
+  const auto fingerprint_start = std::chrono::steady_clock::now();
   Result<InputStats> stats = InputStats();
   if (minhash) {
     stats = ForEachDocumentAs<MinHashedDocument>(
@@ -185,8 +249,27 @@ int RunDedup(DedupFlags flags) {
       pairs_out->Write(JsonLine(line));
     };
   }
+  const double fingerprint_seconds = Since(fingerprint_start);
+  ProgressLine progress(ProgressEnabled(flags.input));
+  if (progress.enabled()) {
+    options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
+      if (phase == "bands") {
+        progress.Update("join (banded)", static_cast<double>(done), static_cast<double>(total),
+                        "bands");
+      } else if (phase == "cluster") {
+        progress.Update("cluster", static_cast<double>(done), static_cast<double>(total),
+                        "documents");
+      } else if (done == 0) {
+        progress.Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
+      }
+    };
+  }
+  const auto dedup_start = std::chrono::steady_clock::now();
   auto result = minhash ? MinHashDedup(docs, signatures, sets, mh, options) : Dedup(docs, options);
+  progress.Clear();
   if (!result.ok()) return Fail(result.status());
+  const double dedup_seconds = Since(dedup_start);
+  const auto output_start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < docs.size(); ++i) {
     const DedupRecord& r = result->records[i];
     nlohmann::ordered_json line = {{"id", seen[i].id}};
@@ -236,20 +319,67 @@ int RunDedup(DedupFlags flags) {
   }
 
   const DedupSummary& s = result->summary;
+  const DedupJoinReport& j = result->join;
+  const double output_seconds = Since(output_start);
+  const double secs = Since(start);
+  if (!flags.summary_json.empty()) {
+    nlohmann::ordered_json o = {{"documents", s.documents},
+                                {"kept", s.kept},
+                                {"duplicates", s.duplicates},
+                                {"clusters_with_duplicates", s.clusters_with_duplicates},
+                                {"empty", s.empty},
+                                {"method", flags.pipeline.method},
+                                {"k", options.k},
+                                {"bits", pipeline_options->bits},
+                                {"mode", flags.mode}};
+    if (minhash) {
+      o.erase("k");
+      o.erase("bits");
+      o["method"] = method->ToString();
+      o["join"] = {
+          {"algorithm", "minhash bands"},
+          {"distinct_signatures", j.distinct},
+          {"pairs_confirmed", j.confirmed},
+          {"threshold", mh.threshold},
+          {"num_perm", mh.num_perm},
+          {"bands", mh.bands},
+          {"rows", mh.rows},
+          {"recall_at_threshold", MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows)},
+          {"verify", mh.exact ? "exact" : "estimate"},
+          {"candidates", j.candidates},
+          {"tested", j.tested},
+          {"large_buckets", j.large_buckets}};
+    } else if (options.mode == DedupMode::kCluster) {
+      o["join"] = JoinJson(j, options.k);
+    }
+    o["seconds"] = {{"fingerprint", fingerprint_seconds},
+                    {"group", j.group_seconds},
+                    {"join", j.join_seconds},
+                    {"cluster", j.cluster_seconds},
+                    {"dedup", dedup_seconds},
+                    {"output", output_seconds},
+                    {"total", secs}};
+    auto summary = Output::Open(flags.summary_json, flags.input.inputs);
+    if (!summary.ok()) return Fail(summary.status());
+    (*summary)->Write(o.dump(2));
+    closed = (*summary)->Close();
+    if (!closed.ok()) return Fail(closed);
+  }
   if (!flags.input.quiet) {
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (minhash) {
       std::fprintf(stderr,
                    "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
                    "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
-                   "the threshold %.4f, %s Jaccard); %zu candidate pairs tested, %zu confirmed; "
-                   "%zu empty; %.2f s\n",
+                   "the threshold %.4f, %s Jaccard); %zu empty; %.2f s\n",
                    s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                    method->ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
                    MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
-                   mh.exact ? "exact" : "estimated", result->join.tested, result->join.confirmed,
-                   s.empty, secs);
+                   mh.exact ? "exact" : "estimated", s.empty, secs);
+      std::fprintf(stderr,
+                   "neardup: %zu candidate pairs tested, %zu pairs of distinct signatures "
+                   "confirmed; signatures %.2f s, join %.2f s, cluster %.2f s, output %.2f s\n",
+                   j.tested, j.confirmed, fingerprint_seconds, j.group_seconds + j.join_seconds,
+                   j.cluster_seconds, output_seconds);
       return InputExitCode(flags.input, *stats);
     }
     std::fprintf(stderr,
@@ -258,6 +388,13 @@ int RunDedup(DedupFlags flags) {
                  s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                  flags.pipeline.method.c_str(), options.k, pipeline_options->bits,
                  flags.mode.c_str(), s.empty, secs);
+    if (options.mode == DedupMode::kCluster && s.documents > s.empty) {
+      std::fprintf(stderr,
+                   "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "
+                   "%.2f s\n",
+                   JoinWords(j, options.k).c_str(), fingerprint_seconds,
+                   j.group_seconds + j.join_seconds, j.cluster_seconds, output_seconds);
+    }
   }
   return InputExitCode(flags.input, *stats);
 }
@@ -292,6 +429,24 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
                   "Write every pair within k as JSONL {a, b, distance}");
   cmd->add_option("--clusters-out", flags->clusters_out,
                   "Write every cluster of two or more as JSONL {cluster, size, kept, members}");
+  cmd->add_flag("--exact", flags->exact,
+                "Cluster mode: find every pair within k (permuted tables), however long it "
+                "takes. Default: exact where that is cheap, else banded (see --recall)");
+  cmd->add_flag("--banded", flags->banded,
+                "Cluster mode: always use the banded join (bit-sampling bands; pairs verified, "
+                "so never a false pair)");
+  cmd->add_option("--recall", flags->recall,
+                  "Banded join: probability of finding a pair at distance exactly k (closer "
+                  "pairs: higher; 0.99 gives >= 0.9999 at k - 4). SimHash only; minhash: "
+                  "--method minhash,recall=R")
+      ->capture_default_str();
+  cmd->add_option("--band-seed", flags->band_seed,
+                  "Banded join: seed of the sampled bit positions (same seed and input: same "
+                  "result)")
+      ->capture_default_str();
+  cmd->add_option("--summary-json", flags->summary_json,
+                  "Write the run's summary as JSON: counts, the join used (exact or banded r, L, "
+                  "seed, recall guarantee, candidates, pairs) and seconds per phase");
   cmd->callback([flags, exit_code] { exit_code->value = RunDedup(*flags); });
 }
 

@@ -23,6 +23,43 @@
 
 namespace neardup::cli {
 
+bool ProgressEnabled(const InputFlags& flags) { return !flags.quiet && isatty(STDERR_FILENO) != 0; }
+
+void ProgressLine::Update(std::string_view phase, double done, double total,
+                          std::string_view unit) {
+  if (!enabled_) return;
+  const double now =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (phase != phase_) {
+    phase_ = std::string(phase);
+    phase_start_ = now;
+    last_draw_ = -1;
+  }
+  if (last_draw_ >= 0 && now - last_draw_ < 0.1 && done < total) return;
+  last_draw_ = now;
+  shown_ = true;
+  if (total <= 0) {
+    std::fprintf(stderr, "\r\033[Kneardup: %s %.0f %.*s", phase_.c_str(), done,
+                 static_cast<int>(unit.size()), unit.data());
+    return;
+  }
+  const double elapsed = now - phase_start_;
+  const double pct = std::min(100.0, 100.0 * done / total);
+  std::string eta = "";
+  if (done > 0 && done < total && elapsed > 0.5) {
+    eta =
+        ", ETA " + std::to_string(static_cast<long>(elapsed * (total - done) / done + 0.5)) + " s";
+  }
+  std::fprintf(stderr, "\r\033[Kneardup: %s %.0f%% (%.0f of %.0f %.*s)%s", phase_.c_str(), pct,
+               done, total, static_cast<int>(unit.size()), unit.data(), eta.c_str());
+}
+
+void ProgressLine::Clear() {
+  if (!shown_) return;
+  std::fprintf(stderr, "\r\033[K");
+  shown_ = false;
+}
+
 void AddThreadsOption(CLI::App* cmd, int* threads) {
   cmd->add_option("--threads", *threads,
                   "Worker threads: 0 = all cores, at most " + std::to_string(kMaxThreads))
@@ -375,8 +412,21 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
               << pool.requested() - 1 << " worker threads (" << pool.start_error()
               << "); continuing with fewer\n";
   }
-  const bool progress = flags.progress && !flags.quiet && isatty(STDERR_FILENO) != 0;
-  const auto start = std::chrono::steady_clock::now();
+  ProgressLine progress(flags.progress && ProgressEnabled(flags));
+  // The percentage of the fingerprint phase: text bytes against the input
+  // files' sizes, when every input is a regular, uncompressed file (JSON
+  // syntax makes it run a little short of 100 %).
+  double total_bytes = 0;
+  if (progress.enabled()) {
+    for (const std::string& in : flags.inputs) {
+      struct stat st;
+      if (in == "-" || in.ends_with(".gz") || stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        total_bytes = 0;
+        break;
+      }
+      total_bytes += static_cast<double>(st.st_size);
+    }
+  }
   uint64_t done_docs = 0, done_bytes = 0;
   OrderedParallelMap<Document, T>(
       &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20},
@@ -386,15 +436,13 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
         done_bytes += doc.text.size();
         emit(doc, result);
         ++done_docs;
-        if (progress && done_docs % 512 == 0) {
-          const double secs =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          std::fprintf(stderr, "\r\033[Kneardup: %llu documents, %.1f MB, %.1f MB/s",
-                       static_cast<unsigned long long>(done_docs), done_bytes / 1e6,
-                       secs > 0 ? done_bytes / 1e6 / secs : 0.0);
+        if (progress.enabled() && done_docs % 512 == 0) {
+          progress.Update("reading (" + std::to_string(done_docs) + " documents)",
+                          static_cast<double>(done_bytes) / 1e6,
+                          std::max(total_bytes, static_cast<double>(done_bytes)) / 1e6, "MB");
         }
       });
-  if (progress) std::fprintf(stderr, "\r\033[K");
+  progress.Clear();
   const InputStats stats = (*reader)->stats();
   if (!flags.quiet) std::cerr << SummaryLine(stats) << "\n";
   return stats;

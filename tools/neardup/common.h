@@ -131,6 +131,33 @@ class Output {
   bool owned_;
 };
 
+// A progress line on stderr for a long phase: "neardup: PHASE 42% (DONE of
+// TOTAL UNIT), ETA 12 s", redrawn at most ten times a second, the ETA from the
+// phase's own rate so far. Silent unless enabled (stderr a terminal and not
+// --quiet: see ProgressEnabled). Clear() erases the line.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  ~ProgressLine() { Clear(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  bool enabled() const { return enabled_; }
+  // total == 0: no percentage, no ETA.
+  void Update(std::string_view phase, double done, double total, std::string_view unit);
+  void Clear();
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::string phase_;
+  double phase_start_ = 0;
+  double last_draw_ = -1;
+};
+
+// True when progress lines should be drawn: stderr is a terminal and not quiet.
+bool ProgressEnabled(const InputFlags& flags);
+
 // Reads every document of flags.inputs (after CheckInputsAndOutputs on them),
 // calls `process` on worker threads
 // (threads from flags) and `emit` on the calling thread in input order.
