@@ -106,13 +106,8 @@ class Perturber {
 // ------------------------------------------------------------------ MinHash
 
 // The method `minhash` (method.h, minhash.h) is the evaluation's MinHash: the
-// character 3-gram sets of the pipeline, 128 permutations.
-
-// LSH banding: signatures split into `bands` bands of size/bands rows
-// (MinHashBandKey); every pair (i < j) equal on at least one band, sorted,
-// each once. REQUIRES: every signature has the same size, divisible by bands.
-std::vector<std::pair<uint32_t, uint32_t>> LshCandidates(
-    const std::vector<std::vector<uint32_t>>& signatures, int bands);
+// character 3-gram sets of the pipeline, 128 permutations; natural duplicates
+// are found with the band engine (band_join.h).
 
 // ------------------------------------------------------------------ metrics
 

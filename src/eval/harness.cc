@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "eval/random.h"
+#include "neardup/band_join.h"
 #include "neardup/eval.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
@@ -452,8 +453,8 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   std::sort(source.begin(), source.end());
   report.variants = variants;
 
-  // Natural duplicates among the originals: LSH candidates (32 bands of 4
-  // rows: a pair at Jaccard 0.8 is missed with probability 1e-7), verified
+  // Natural duplicates among the originals: band join candidates (32 bands of
+  // 4 rows: a pair at Jaccard 0.8 is missed with probability 1e-7), verified
   // with the exact Jaccard of the 3-gram sets.
   const Method minhash = *Method::FromPreset(kMinHashMethod);
   NEARDUP_ASSIGN_OR_RETURN(auto shingler, Pipeline::Create(minhash.pipeline));
@@ -464,10 +465,27 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
     shingler->MinHashSignature(minhasher, texts[i], "", sigs[i].data(), &shingles[i]);
   });
   UnionFind groups(n);
-  for (const auto& [a, b] : LshCandidates(sigs, 32)) {
-    if (ExactJaccard(shingles[a], shingles[b]) >= options.natural_jaccard) {
-      groups.Union(a, b);
-      report.natural_pairs.emplace_back(ids[a], ids[b]);
+  {
+    constexpr int kRows = 4;
+    BandJoinOptions band_options;
+    band_options.bands = 32;
+    band_options.threads = options.threads;
+    band_options.skip_confirmed = true;
+    std::vector<IdPair> natural;
+    NEARDUP_RETURN_IF_ERROR(BandJoin(
+        n,
+        [&](int band, size_t begin, size_t end, uint64_t* out) {
+          for (size_t i = begin; i < end; ++i)
+            out[i - begin] = MinHashBandKey(sigs[i], band, kRows);
+        },
+        [&](size_t a, size_t b) {
+          const double jaccard = ExactJaccard(shingles[a], shingles[b]);
+          return jaccard >= options.natural_jaccard ? 0 : -1;
+        },
+        band_options, &natural));
+    for (const IdPair& p : natural) {
+      groups.Union(p.a, p.b);
+      report.natural_pairs.emplace_back(ids[p.a], ids[p.b]);
     }
   }
 

@@ -68,7 +68,18 @@ TEST(MinHashCliTest, DedupRecordsPairsAndClusters) {
   EXPECT_EQ(clusters[0]["size"], 3);
   EXPECT_EQ(clusters[0]["kept"], "a");
   EXPECT_EQ(ParseJsonLines(ReadFile(dir + "/unique.jsonl")).size(), 3u);
-  // The summary states the bands and the recall at the threshold.
+  // The summary states the bands and the recall at the threshold; so does
+  // --summary-json.
+  const auto j = RunCli({"dedup", "--method", "minhash,threshold=0.7", "-", "-o", "/dev/null",
+                         "--summary-json", dir + "/summary.json"},
+                        Corpus());
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto summary = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
+  EXPECT_EQ(summary["duplicates"], 2);
+  EXPECT_EQ(summary["join"]["algorithm"], "minhash bands");
+  EXPECT_EQ(summary["join"]["threshold"], 0.7);
+  EXPECT_GT(summary["join"]["recall_at_threshold"].get<double>(), 0.4);
+  EXPECT_FALSE(summary.contains("k"));
   EXPECT_NE(r.err.find("bands x"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("recall at the threshold"), std::string::npos) << r.err;
 }
@@ -83,6 +94,9 @@ TEST(MinHashCliTest, ExactVerificationAndUsageErrors) {
   r = RunCli({"dedup", "--method", "minhash", "--mode", "stream", "-"}, Corpus());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cluster only"), std::string::npos) << r.err;
+  r = RunCli({"dedup", "--method", "minhash", "--exact", "-"}, Corpus());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("minhash,recall=R"), std::string::npos) << r.err;
   r = RunCli({"dedup", "--method", "minhash,bands=100,rows=100", "-"}, Corpus());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bands x rows <= num_perm"), std::string::npos) << r.err;

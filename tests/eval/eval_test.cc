@@ -207,28 +207,6 @@ TEST(Metrics, RocAucMatchesPairCounting) {
   EXPECT_NEAR(*RocAuc(scores, labels), wins / total, 1e-12);
 }
 
-TEST(MinHash, LshCandidatesShareABand) {
-  const Method method = *Method::FromPreset(kMinHashMethod);
-  auto pipeline = Pipeline::Create(method.pipeline);
-  ASSERT_TRUE(pipeline.ok());
-  const MinHasher hasher(128);
-  const auto sig = [&](const std::string& t) {
-    std::vector<uint32_t> out(128);
-    (*pipeline)->MinHashSignature(hasher, t, "", out.data());
-    return out;
-  };
-  const std::string base =
-      "近似重复检测是搜索引擎和数据清洗中的常见任务，SimHash把文档压缩成指纹。";
-  const std::vector<std::vector<uint32_t>> sigs = {
-      sig(base), sig("今天下午北京天气晴朗，气温二十五摄氏度，适合外出散步。"), sig(base)};
-  EXPECT_DOUBLE_EQ(EstimatedJaccard(sigs[0], sigs[2]), 1.0);
-  const auto cands = LshCandidates(sigs, 32);
-  EXPECT_NE(std::find(cands.begin(), cands.end(), std::pair<uint32_t, uint32_t>(0, 2)),
-            cands.end());
-  EXPECT_EQ(std::find(cands.begin(), cands.end(), std::pair<uint32_t, uint32_t>(0, 1)),
-            cands.end());
-}
-
 TEST(Harness, ParseMethodsAndPairs) {
   auto all = ParseEvalMethods("all");
   ASSERT_TRUE(all.ok());

@@ -141,6 +141,11 @@ int RunDedup(DedupFlags flags) {
     return Fail(Status::InvalidArgument("-k must be between 0 and " +
                                         std::to_string(pipeline_options->bits / 4)));
   }
+  if (minhash && (flags.exact || flags.banded)) {
+    return Fail(Status::InvalidArgument(
+        "--exact and --banded choose SimHash's join; the minhash method always joins its bands "
+        "(set their recall with --method minhash,recall=R)"));
+  }
   if (flags.exact && flags.banded) {
     return Fail(Status::InvalidArgument("--exact and --banded exclude each other"));
   }
@@ -345,16 +350,22 @@ int RunDedup(DedupFlags flags) {
                                 {"bits", pipeline_options->bits},
                                 {"mode", flags.mode}};
     if (minhash) {
-      o["join"] = {{"algorithm", "minhash-banded"},
-                   {"num_perm", mh.num_perm},
-                   {"bands", mh.bands},
-                   {"rows", mh.rows},
-                   {"threshold", mh.threshold},
-                   {"recall_at_threshold",
-                    MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows)},
-                   {"verify", mh.exact ? "exact" : "estimate"},
-                   {"tested", j.tested},
-                   {"pairs_confirmed", j.confirmed}};
+      o.erase("k");
+      o.erase("bits");
+      o["method"] = method->ToString();
+      o["join"] = {
+          {"algorithm", "minhash bands"},
+          {"distinct_signatures", j.distinct},
+          {"pairs_confirmed", j.confirmed},
+          {"threshold", mh.threshold},
+          {"num_perm", mh.num_perm},
+          {"bands", mh.bands},
+          {"rows", mh.rows},
+          {"recall_at_threshold", MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows)},
+          {"verify", mh.exact ? "exact" : "estimate"},
+          {"candidates", j.candidates},
+          {"tested", j.tested},
+          {"large_buckets", j.large_buckets}};
     } else if (options.mode == DedupMode::kCluster) {
       o["join"] = JoinJson(j, options.k);
     }
@@ -376,13 +387,16 @@ int RunDedup(DedupFlags flags) {
       std::fprintf(stderr,
                    "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
                    "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
-                   "the threshold %.4f, %s Jaccard); %zu candidate pairs tested, %zu confirmed; "
-                   "%zu empty%s; %.2f s\n",
+                   "the threshold %.4f, %s Jaccard); %zu empty%s; %.2f s\n",
                    s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                    method->ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
                    MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
-                   mh.exact ? "exact" : "estimated", result->join.tested, result->join.confirmed,
-                   s.empty, boilerplate.Summary().c_str(), secs);
+                   mh.exact ? "exact" : "estimated", s.empty, boilerplate.Summary().c_str(), secs);
+      std::fprintf(stderr,
+                   "neardup: %zu candidate pairs tested, %zu pairs of distinct signatures "
+                   "confirmed; signatures %.2f s, join %.2f s, cluster %.2f s, output %.2f s\n",
+                   j.tested, j.confirmed, fingerprint_seconds, j.group_seconds + j.join_seconds,
+                   j.cluster_seconds, output_seconds);
       return InputExitCode(flags.input, *stats);
     }
     std::fprintf(stderr,
@@ -445,7 +459,8 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
                 "so never a false pair)");
   cmd->add_option("--recall", flags->recall,
                   "Banded join: probability of finding a pair at distance exactly k (closer "
-                  "pairs: higher; 0.99 gives >= 0.9999 at k - 4)")
+                  "pairs: higher; 0.99 gives >= 0.9999 at k - 4). SimHash only; minhash: "
+                  "--method minhash,recall=R")
       ->capture_default_str();
   cmd->add_option("--band-seed", flags->band_seed,
                   "Banded join: seed of the sampled bit positions (same seed and input: same "
