@@ -15,7 +15,7 @@ PACKAGES=(
   nlohmann-json3-dev  # JSONL input and output
   libcli11-dev        # the command-line parser
   libsqlite3-dev      # the block store
-  libzstd-dev         # compression of stored blocks
+  libzstd-dev         # compression of stored blocks; zstd-compressed input
   libzip-dev libpugixml-dev  # .docx text extraction
   libpoppler-cpp-dev  # .pdf text extraction
   libcpp-httplib-dev  # neardup serve's HTTP server (and the client of its tests and load generator)

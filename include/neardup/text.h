@@ -124,6 +124,11 @@ struct InputStats {
 // Chinese characters; raise it for larger documents).
 inline constexpr uint64_t kDefaultMaxDocumentBytes = uint64_t{64} << 20;
 
+// A line longer than max_document_bytes is skipped up to its line break
+// when that comes within this many times max_document_bytes; else the rest
+// of its file is not read.
+inline constexpr uint64_t kLongLineSkipFactor = 4;
+
 // JSONL lines nested deeper than this ({"a":[[...]]}) are malformed: no value
 // of unbounded depth reaches a recursive algorithm.
 inline constexpr size_t kMaxJsonNesting = 256;
@@ -149,7 +154,9 @@ struct ReadOptions {
   // Largest file or line accepted (after decompression); larger ones are
   // reported as unreadable. Checked before memory is allocated, so it also
   // bounds what a gzip bomb or an endless stream can take. A JSONL or lines
-  // line past it ends its file (the rest is not read: an endless line ends).
+  // line past it is read past up to its line break (not held) and reported;
+  // one with no line break within kLongLineSkipFactor times the limit ends
+  // its file there (an endless line, /dev/zero, ends).
   uint64_t max_document_bytes = kDefaultMaxDocumentBytes;
   // Called for every issue, in input order. May be empty.
   std::function<void(const InputIssue&)> on_issue;

@@ -366,21 +366,33 @@ class InputFile {
   // Reads one line without its '\n' (a final '\r' is kept) into *line.
   // Returns false at the end of the file; *error is set on a read error (then
   // an incomplete last line is not returned: dropped_partial_line()). A line
-  // longer than `max_bytes` sets *too_long and returns true as soon as the
-  // limit is passed: no more than `max_bytes` of it is held, and the rest of
-  // it is not read (an endless line must not keep the reader busy forever).
-  bool ReadLine(std::string* line, size_t max_bytes, bool* too_long, std::string* error) {
+  // longer than `max_bytes` sets *too_long: no more than `max_bytes` of it is
+  // held, and the rest is read and dropped up to its '\n', but no further
+  // than `skip_bytes` in all: past that *endless is set too and the rest of
+  // the line is not read (an endless line must not keep the reader busy
+  // forever; where the next line starts is then unknown).
+  bool ReadLine(std::string* line, size_t max_bytes, size_t skip_bytes, bool* too_long,
+                bool* endless, std::string* error) {
     line->clear();
     *too_long = false;
+    *endless = false;
+    size_t skipped = 0;
     for (;;) {
       const size_t nl = buffer_.find('\n', start_);
       const size_t end = nl == std::string::npos ? buffer_.size() : nl;
-      if (!AppendWithinLimit(line, std::string_view(buffer_).substr(start_, end - start_),
-                             max_bytes)) {
+      const std::string_view piece = std::string_view(buffer_).substr(start_, end - start_);
+      if (!*too_long && !AppendWithinLimit(line, piece, max_bytes)) {
         *too_long = true;
+        skipped = line->size();
         line->clear();
         line->shrink_to_fit();
-        return true;
+      }
+      if (*too_long) {
+        skipped += piece.size();
+        if (skipped > skip_bytes) {
+          *endless = true;
+          return true;
+        }
       }
       if (nl != std::string::npos) {
         start_ = nl + 1;
@@ -391,11 +403,11 @@ class InputFile {
       if (!Fill()) {
         if (!error_.empty()) {
           *error = error_;
-          dropped_partial_line_ = !line->empty();
+          dropped_partial_line_ = !line->empty() || *too_long;
           line->clear();
           return false;
         }
-        return !line->empty();
+        return !line->empty() || *too_long;
       }
     }
   }
@@ -782,15 +794,26 @@ class DocumentReaderImpl final : public DocumentReader {
 
   bool ReadLineDocument(Document* doc) {
     std::string line, error;
-    bool too_long = false;
-    while (file_.ReadLine(&line, options_.max_document_bytes, &too_long, &error)) {
+    bool too_long = false, endless = false;
+    // A line too long is read past (not held) for this many bytes at most.
+    const uint64_t skip_bytes = options_.max_document_bytes > UINT64_MAX / kLongLineSkipFactor
+                                    ? UINT64_MAX
+                                    : options_.max_document_bytes * kLongLineSkipFactor;
+    while (file_.ReadLine(&line, options_.max_document_bytes, skip_bytes, &too_long, &endless,
+                          &error)) {
       ++line_;
       if (too_long) {
-        // The rest of the line is not read, so neither is the rest of the
-        // file: where the next line starts is unknown.
+        const std::string reason = "line longer than the limit of " +
+                                   std::to_string(options_.max_document_bytes) +
+                                   " bytes (max_document_bytes)";
+        if (!endless) {
+          Report(InputIssue::Kind::kUnreadable, source_, line_, reason);
+          continue;
+        }
+        // Where the next line starts is unknown: the file ends here.
         Report(InputIssue::Kind::kUnreadable, source_, line_,
-               "line longer than the limit of " + std::to_string(options_.max_document_bytes) +
-                   " bytes (max_document_bytes); the rest of the file is not read");
+               reason + " and no line break within " + std::to_string(skip_bytes) +
+                   " bytes; the rest of the file is not read");
         return false;
       }
       if (line_ == 1 && std::string_view(line).starts_with(kUtf8Bom)) {

@@ -182,13 +182,21 @@ TEST(ReaderTest, GzippedManPageIsReadAsRoff) {
 TEST(ReaderTest, LongLineIsReportedNotLoaded) {
   const std::string dir = MakeTempDir("long");
   WriteFile(dir + "/l.jsonl",
-            "{\"text\": \"" + std::string(5000, 'a') + "\"}\n{\"text\": \"short\"}\n");
+            "{\"text\": \"" + std::string(3000, 'a') + "\"}\n{\"text\": \"short\"}\n");
   ReadOptions options;
   options.max_document_bytes = 1000;
-  const ReadAllResult r = ReadAll({dir + "/l.jsonl"}, options);
+  ReadAllResult r = ReadAll({dir + "/l.jsonl"}, options);
   ASSERT_EQ(r.docs.size(), 1u);
   EXPECT_EQ(r.docs[0].line, 2u);
   EXPECT_EQ(r.stats.unreadable, 1u);
+  // No line break within kLongLineSkipFactor times the limit: the file ends.
+  WriteFile(dir + "/l.jsonl",
+            "{\"text\": \"" + std::string(4000, 'a') + "\"}\n{\"text\": \"short\"}\n");
+  r = ReadAll({dir + "/l.jsonl"}, options);
+  EXPECT_EQ(r.docs.size(), 0u);
+  ASSERT_EQ(r.issues.size(), 1u);
+  EXPECT_EQ(r.issues[0].line, 1u);
+  EXPECT_NE(r.issues[0].reason.find("the rest of the file is not read"), std::string::npos);
 }
 
 TEST(ReaderTest, NumberTooLargeForADoubleKeepsTheDocument) {
@@ -393,6 +401,42 @@ TEST(ReaderTest, ParseInputFormat) {
   EXPECT_EQ(*ParseInputFormat("jsonl"), InputFormat::kJsonl);
   EXPECT_EQ(*ParseInputFormat("roff"), InputFormat::kRoff);
   EXPECT_TRUE(ParseInputFormat("xml").status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(ReaderTest, RecordsAreTheInputBytes) {
+  const std::string dir = MakeTempDir("reader_records");
+  const std::string l1 = R"({"id":"a", "text":"x","meta":{"body":"nested","n":1.50}})";
+  const std::string l2 = R"({"text":"y","z":"\u4e2d"})"
+                         "\r";
+  WriteFile(dir + "/a.jsonl", "\xEF\xBB\xBF" + l1 + "\n\n" + l2 + "\n");
+  WriteFile(dir + "/b.txt", "plain");
+  ReadOptions options;
+  options.keep_records = true;
+  ReadAllResult r = ReadAll({dir + "/a.jsonl", dir + "/b.txt"}, options);
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[0].record, l1);
+  EXPECT_EQ(r.docs[1].record, l2);
+  EXPECT_EQ(r.docs[1].text, "y");
+  EXPECT_EQ(r.docs[2].record, dir + "/b.txt");
+  // Off by default.
+  r = ReadAll({dir + "/a.jsonl"});
+  ASSERT_EQ(r.docs.size(), 2u);
+  EXPECT_EQ(r.docs[0].record, "");
+  // Nested paths, for the text and for extra fields.
+  options.text_field = "meta.body";
+  options.extra_fields = {"meta.n", "meta.missing"};
+  r = ReadAll({dir + "/a.jsonl"}, options);
+  ASSERT_EQ(r.docs.size(), 1u);
+  EXPECT_EQ(r.docs[0].text, "nested");
+  EXPECT_EQ(r.docs[0].fields.at("meta.n"), "1.5");
+  EXPECT_EQ(r.docs[0].fields.count("meta.missing"), 0u);
+  EXPECT_EQ(r.stats.missing_field, 1u);
 }
 
 }  // namespace

@@ -64,5 +64,21 @@ TEST(Utf8Test, NeverReadsPastEnd) {
   EXPECT_EQ(Decode(p, p + 3, &len), 0x4E2Du);
 }
 
+TEST(Utf8Test, ExcerptIsShortPrintableAndOneLine) {
+  EXPECT_EQ(Excerpt("word 1.5"), "word 1.5");
+  EXPECT_EQ(Excerpt("a\\b\n\x1b[2J\x7f"), "a\\\\b\\x0a\\x1b[2J\\x7f");
+  EXPECT_EQ(Excerpt("\xff\xE4\xB8"), "\\xff\\xe4\\xb8");
+  // Cut after max_bytes of input, never inside a character.
+  EXPECT_EQ(Excerpt(std::string(100, 'S'), 24), std::string(24, 'S') + "...");
+  EXPECT_EQ(Excerpt("中文字符", 7), "中文...");
+  EXPECT_EQ(Excerpt("", 24), "");
+  // Property: no output byte is a control character, whatever the input.
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  const std::string e = Excerpt(all, all.size());
+  for (char c : e) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f);
+  EXPECT_EQ(e.find("\\x00"), 0u);
+}
+
 }  // namespace
 }  // namespace neardup::utf8

@@ -102,8 +102,8 @@ void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
   cmd->add_flag("--title-first-line", flags->title_first_line,
                 "Plain text files: the first line is the document's title (improved weights)");
   cmd->add_option("--max-document-bytes", flags->max_document_bytes,
-                  "Largest file or line read, after decompression: a larger file is reported "
-                  "and skipped, a longer line reported and the rest of its file not read")
+                  "Largest file or line read, after decompression; larger ones are reported and "
+                  "skipped (a line with no line break within 4 times this ends its file)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 }
