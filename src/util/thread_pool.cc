@@ -19,6 +19,18 @@ ThreadPool::ThreadPool(int threads) : requested_(ResolveThreadCount(threads)) {
       workers_.emplace_back(&ThreadPool::WorkerLoop, this, w);
     } catch (const std::system_error& e) {
       start_error_ = e.what();
+      // Every thread's stack took address space the work will need: give
+      // half of them back.
+      const size_t keep = workers_.size() / 2;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        max_worker_ = static_cast<int>(keep);
+      }
+      wake_.notify_all();
+      while (workers_.size() > keep) {
+        workers_.back().join();
+        workers_.pop_back();
+      }
       break;
     }
   }
@@ -50,8 +62,8 @@ void ThreadPool::WorkerLoop(int worker) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return stop_ || job_ != seen; });
-      if (stop_) return;
+      wake_.wait(lock, [&] { return stop_ || worker > max_worker_ || job_ != seen; });
+      if (stop_ || worker > max_worker_) return;
       seen = job_;
     }
     RunTasks(worker);

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -41,8 +42,9 @@ int ResolveThreadCount(int threads);
 
 class ThreadPool {
  public:
-  // Starts ResolveThreadCount(threads) - 1 workers (fewer when the system
-  // refuses one; see start_error()).
+  // Starts ResolveThreadCount(threads) - 1 workers. When the system refuses
+  // one (out of threads or address space), it keeps half of those started,
+  // so that the work itself still finds memory; see start_error().
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -75,6 +77,7 @@ class ThreadPool {
   std::condition_variable idle_;  // busy_ reached 0
   uint64_t job_ = 0;              // generation of the current job
   bool stop_ = false;
+  int max_worker_ = INT_MAX;  // workers above it leave (after a refused start)
   int busy_ = 0;  // workers still inside the current job
   const std::function<void(size_t, int)>* fn_ = nullptr;
   size_t num_tasks_ = 0;

@@ -104,6 +104,10 @@ int RunDedup(DedupFlags flags) {
   const auto start = std::chrono::steady_clock::now();
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return Fail(read_options.status());
+  // The input records as read, for --unique-out and --duplicates-out (set
+  // before the boilerplate pass, which holds standard input's documents).
+  const bool keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
+  read_options->keep_records = keep_records;
   // Before ResolvePipelineFlags, which keeps only the preset of --method.
   auto boilerplate_options = BoilerplatePass::Options(flags.boilerplate, flags.pipeline);
   if (!boilerplate_options.ok()) return Fail(boilerplate_options.status());
@@ -180,8 +184,6 @@ int RunDedup(DedupFlags flags) {
   std::vector<std::vector<uint64_t>> sets;  // minhash with exact verification
   std::vector<Seen> seen;
   uint64_t bad_scores = 0;
-  const bool keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
-  read_options->keep_records = keep_records;
   const MinHasher hasher(minhash ? mh.num_perm : 1);
   const auto add = [&](const Document& doc, DedupDocument d) {
     d.length = doc.text.size();
