@@ -21,7 +21,7 @@ using ::neardup::testing::ParseJsonLines;
 using ::neardup::testing::ReadFile;
 using ::neardup::testing::RunCli;
 
-bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+using ::neardup::testing::Sanitized;
 
 TEST(BandCliTest, SummaryJsonReportsTheJoinAndItsGuarantee) {
   const std::string dir = MakeTempDir("band_cli");

@@ -19,7 +19,7 @@ using ::neardup::testing::ParseJsonLines;
 using ::neardup::testing::RunCli;
 using ::neardup::testing::WriteFile;
 
-bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+using ::neardup::testing::Sanitized;
 
 TEST(CliTest, HelpForEverySubcommand) {
   for (const char* cmd : {"segment", "keywords", "fingerprint", "compare"}) {

@@ -21,7 +21,7 @@ using ::neardup::testing::ReadFile;
 using ::neardup::testing::RunCli;
 using ::neardup::testing::WriteFile;
 
-bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+using ::neardup::testing::Sanitized;
 
 std::string ShellQuote(const std::string& s) {
   std::string q = "'";

@@ -19,6 +19,7 @@
 
 #include "neardup/dedup.h"
 #include "tests/testing/hamming_oracle.h"
+#include "tests/testing/test_util.h"
 
 namespace neardup {
 namespace {
@@ -27,7 +28,7 @@ using testing::FlipBits;
 using testing::RandomFingerprint;
 using testing::SlowDistance;
 
-bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+using ::neardup::testing::Sanitized;
 
 TEST(BitSamplingTest, CollisionIsTheShareOfSubsetsAvoidingTheDifferences) {
   // Oracle: every r-subset of f = 12 positions; the d differing positions are
@@ -215,7 +216,11 @@ Result<DedupResult> Banded(const std::vector<DedupDocument>& docs, int k, int th
 class RecallTest : public ::testing::TestWithParam<std::pair<int, int>> {};
 
 // The property: measured recall at d = k within 0.01 of the computed
-// guarantee and >= 0.99, >= 0.9999 over d <= k - 4, no pair beyond k.
+// guarantee, which is >= 0.99; >= 0.9999 over d <= k - 4; no pair beyond k.
+// The measured recall at k is a binomial estimate of the guarantee (3,000
+// trials): when the guarantee is 0.9900 it falls below 0.99 for about half of
+// all seeds, so it is held to the guarantee minus four standard deviations
+// (0.0073 at 0.99), never to 0.99 itself.
 // N = 200,000 documents (3,000 planted pairs per distance, the rest random
 // background); under sanitizers (NEARDUP_SANITIZED) the background shrinks to
 // 20,000, the planted pairs stay.
@@ -242,7 +247,8 @@ TEST_P(RecallTest, MeasuredRecallMatchesTheGuarantee) {
   const double at_k = static_cast<double>(hits[static_cast<size_t>(k)]) / per_distance;
   const SimHashBands& b = r->join.bands;
   EXPECT_NEAR(at_k, b.recall_at_k, 0.01) << "r=" << b.band_bits << " L=" << b.bands;
-  EXPECT_GE(at_k, 0.99);
+  const double sigma = std::sqrt(b.recall_at_k * (1 - b.recall_at_k) / per_distance);
+  EXPECT_GE(at_k, b.recall_at_k - 4 * sigma) << "r=" << b.band_bits << " L=" << b.bands;
   size_t close = 0, close_hits = 0;
   for (int d = 0; d <= k - 4; ++d) {
     close += per_distance;

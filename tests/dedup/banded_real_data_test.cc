@@ -23,7 +23,7 @@
 namespace neardup {
 namespace {
 
-bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+using ::neardup::testing::Sanitized;
 
 // Share of documents whose cluster has the same members in a and b.
 double SameClusters(const DedupResult& a, const DedupResult& b) {
@@ -54,7 +54,7 @@ void CheckCorpus(const std::string& path) {
   while (std::getline(in, line) && originals.size() < limit) {
     originals.push_back(nlohmann::json::parse(line)["text"].get<std::string>());
   }
-  ASSERT_GT(originals.size(), 100u);
+  ASSERT_EQ(originals.size(), limit) << path << " has fewer documents than the test needs";
   const Perturber perturber(originals, {});
   std::vector<std::string> texts = originals;
   for (size_t i = 0; i < originals.size(); ++i) {

@@ -22,7 +22,7 @@ using ::neardup::testing::ReadFile;
 using ::neardup::testing::RunCli;
 using ::neardup::testing::WriteFile;
 
-bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+using ::neardup::testing::Sanitized;
 
 // The first `n` lines of `path`, plus the header line when `header`.
 std::string Head(const std::string& path, size_t n) {

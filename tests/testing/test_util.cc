@@ -35,6 +35,8 @@ bool InCi() {
   return env != nullptr && std::string_view(env) == "true";
 }
 
+bool Sanitized() { return std::getenv("NEARDUP_SANITIZED") != nullptr; }
+
 std::string MakeTempDir(const std::string& name) {
   const char* base = std::getenv("TEST_TMPDIR");
   std::filesystem::path dir = std::filesystem::path(base ? base : "/tmp") /

@@ -44,6 +44,10 @@ CommandResult RunCli(const std::vector<std::string>& args, const std::string& st
 // the setup: its absence is a failure, not a reason to skip.
 bool InCi();
 
+// True in the sanitizer build (scripts/test.sh sets NEARDUP_SANITIZED=1):
+// tests scale their sizes down, or skip what sanitizers cannot run.
+bool Sanitized();
+
 }  // namespace neardup::testing
 
 // Declares std::string `var` holding the path of shared data file `relative`
