@@ -41,8 +41,7 @@ int main(int argc, char** argv) {
   std::vector<std::vector<double>> latencies(concurrency);
   std::atomic<long> errors{0};
   std::atomic<long> no_answer{0};  // of the errors: no HTTP answer (connection failed)
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   std::vector<std::thread> threads;
   const auto start = std::chrono::steady_clock::now();
   for (int c = 0; c < concurrency; ++c) {

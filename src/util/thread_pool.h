@@ -78,7 +78,7 @@ class ThreadPool {
   uint64_t job_ = 0;              // generation of the current job
   bool stop_ = false;
   int max_worker_ = INT_MAX;  // workers above it leave (after a refused start)
-  int busy_ = 0;  // workers still inside the current job
+  int busy_ = 0;              // workers still inside the current job
   const std::function<void(size_t, int)>* fn_ = nullptr;
   size_t num_tasks_ = 0;
   std::atomic<size_t> next_{0};

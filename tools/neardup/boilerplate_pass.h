@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common.h"
-#include "util/thread_pool.h"
 #include "neardup/boilerplate.h"
+#include "util/thread_pool.h"
 
 namespace neardup::cli {
 
