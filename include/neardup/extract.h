@@ -27,8 +27,9 @@
 namespace neardup {
 
 struct ExtractOptions {
-  // The most bytes read from a decompressed ZIP member (word/document.xml).
-  // A larger member is refused (ResourceExhausted), which defuses ZIP bombs.
+  // The most bytes read from a decompressed ZIP member (word/document.xml),
+  // and the most bytes a PDF's Flate streams may inflate to together. More
+  // is refused (ResourceExhausted), which defuses ZIP and Flate bombs.
   // Default 256 MiB.
   uint64_t max_uncompressed_bytes = uint64_t{256} << 20;
   // The most bytes of text returned. Default 256 MiB.
@@ -48,6 +49,9 @@ Result<std::string> ExtractDocxText(std::string_view bytes,
 
 // The text layer of a .pdf held in `bytes`. An encrypted PDF gives
 // NotSupported; a PDF whose text is empty gives InvalidArgument "no text layer".
+// A PDF that nests graphics states (q) deeper than 32,768, or whose Flate
+// streams inflate beyond max_uncompressed_bytes, gives ResourceExhausted
+// before poppler reads it (poppler's memory grows with that nesting).
 Result<std::string> ExtractPdfText(std::string_view bytes,
                                    const ExtractOptions& options = ExtractOptions(),
                                    std::string_view origin = "<pdf>");

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "extract/pdf_scan.h"
 #include "neardup/extract.h"
 
 namespace neardup {
@@ -43,6 +44,10 @@ Result<std::string> ExtractPdfText(std::string_view bytes, const ExtractOptions&
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return Status::ResourceExhausted(where + ": PDF larger than 2 GiB");
   }
+  // poppler's memory grows with the nesting of graphics states and has no
+  // bound of its own: refuse such a file before handing it over.
+  NEARDUP_RETURN_IF_ERROR(pdf_internal::ScanPdfStreams(
+      bytes, options.max_uncompressed_bytes, pdf_internal::kMaxGraphicsStateDepth, where));
   SilencePoppler();
   try {
     std::unique_ptr<poppler::document> doc(

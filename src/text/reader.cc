@@ -759,7 +759,11 @@ class DocumentReaderImpl final : public DocumentReader {
                                        ? ExtractDocxText(content, extract, source_)
                                        : ExtractPdfText(content, extract, source_);
         if (!text.ok()) {
-          Report(InputIssue::Kind::kUnreadable, source_, 0, text.status().message());
+          // The extractors name the file first; the issue names it already.
+          std::string_view reason = text.status().message();
+          const std::string prefix = source_ + ": ";
+          if (reason.starts_with(prefix)) reason.remove_prefix(prefix.size());
+          Report(InputIssue::Kind::kUnreadable, source_, 0, std::string(reason));
           return false;
         }
         content = std::move(*text);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include <string>
 #include <vector>
@@ -117,9 +118,11 @@ TEST(DocxTest, ZipBombIsBounded) {
 // A minimal PDF: one page per entry of `page_streams` (content streams), the
 // Helvetica font, an xref table with the right offsets. `extra_trailer` is
 // added to the trailer dictionary; `extra_objects` after the others.
+// `stream_keys` is added to every content stream's dictionary (a /Filter).
 std::string MakePdf(const std::vector<std::string>& page_streams,
                     const std::string& extra_trailer = "",
-                    const std::vector<std::string>& extra_objects = {}) {
+                    const std::vector<std::string>& extra_objects = {},
+                    const std::string& stream_keys = "") {
   std::vector<std::string> objects;  // object i + 1
   const int n_pages = static_cast<int>(page_streams.size());
   objects.push_back("<< /Type /Catalog /Pages 2 0 R >>");
@@ -131,8 +134,8 @@ std::string MakePdf(const std::vector<std::string>& page_streams,
   for (int i = 0; i < n_pages; ++i) {
     objects.push_back("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents " +
                       std::to_string(5 + 2 * i) + " 0 R /Resources << /Font << /F1 3 0 R >> >> >>");
-    objects.push_back("<< /Length " + std::to_string(page_streams[i].size()) + " >>\nstream\n" +
-                      page_streams[i] + "\nendstream");
+    objects.push_back("<< " + stream_keys + "/Length " + std::to_string(page_streams[i].size()) +
+                      " >>\nstream\n" + page_streams[i] + "\nendstream");
   }
   for (const std::string& o : extra_objects) objects.push_back(o);
   std::string pdf = "%PDF-1.4\n";
@@ -199,6 +202,90 @@ TEST(PdfTest, GarbageAndTruncation) {
     EXPECT_NE(text.status().message().find("bad.pdf"), std::string::npos)
         << text.status().ToString();
   }
+}
+
+std::string Deflate(const std::string& data) {
+  uLongf size = compressBound(data.size());
+  std::string out(size, '\0');
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &size,
+                      reinterpret_cast<const Bytef*>(data.data()), data.size(), 9),
+            Z_OK);
+  out.resize(size);
+  return out;
+}
+
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  out.reserve(s.size() * n);
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// poppler keeps a graphics state per open q, with no limit: a 4 KB PDF whose
+// content inflates to a million nested q took 957 MB. Such a file is refused
+// before poppler parses it, compressed or not, in one stream or spread over
+// several pages.
+TEST(PdfTest, DeeplyNestedGraphicsStatesAreRefusedBeforeExtraction) {
+  const std::string text = "BT /F1 24 Tf 72 700 Td (Hello) Tj ET ";
+  const std::string bomb = Repeat("q ", 1000000) + text + Repeat("Q ", 1000000);
+  const std::string half = Repeat("q\n", 20000) + text;  // never closed
+  const std::vector<std::string> pdfs = {
+      MakePdf({Deflate(bomb)}, "", {}, "/Filter /FlateDecode "),
+      MakePdf({bomb}),
+      MakePdf({Deflate(half), Deflate(half)}, "", {}, "/Filter /FlateDecode "),
+      // Stray Q do not take the depth below zero (and so cannot hide q).
+      MakePdf({Deflate(Repeat("Q ", 100000) + Repeat("q ", 40000) + text)}, "", {},
+              "/Filter /FlateDecode "),
+  };
+  EXPECT_LT(pdfs[0].size(), 8000u);  // the compressed bomb is small
+  for (const std::string& pdf : pdfs) {
+    Result<std::string> out = ExtractPdfText(pdf, ExtractOptions(), "deep.pdf");
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), Status::Code::kResourceExhausted);
+    EXPECT_NE(out.status().message().find("deep.pdf"), std::string::npos);
+    EXPECT_NE(out.status().message().find("deeper than 32768"), std::string::npos)
+        << out.status().ToString();
+  }
+}
+
+// Nesting a real file could have, q/Q pairs by the hundred thousand, and q
+// inside strings, names, comments and inline image data are all fine.
+TEST(PdfTest, OrdinaryNestingAndLookalikesAreRead) {
+  const std::string text = "BT /F1 24 Tf 72 700 Td (Hello) Tj ET\n";
+  const std::string lookalikes =
+      "BT /F1 12 Tf 72 600 Td (" + Repeat("q ", 40000) + ") Tj ET\n" +  // a string
+      Repeat("/q ", 40000) + "pop\n" +                                  // names
+      "%" + Repeat(" q", 40000) + "\n" +                                // a comment
+      "q BI /W 4 /H 1 /BPC 8 /CS /G ID " + Repeat(" q ", 20000) + "\nEI Q\n";
+  const std::vector<std::string> streams = {
+      Repeat("q ", 1000) + text + Repeat("Q ", 1000),
+      Repeat("q 1 0 0 1 0 0 cm Q ", 100000) + text,
+      Repeat("q ", 20000) + text,  // deep, never closed, within the limit
+      lookalikes + text,
+  };
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const std::string& stream = streams[i];
+    SCOPED_TRACE("stream " + std::to_string(i));
+    for (const bool flate : {false, true}) {
+      const std::string pdf =
+          flate ? MakePdf({Deflate(stream)}, "", {}, "/Filter /FlateDecode ") : MakePdf({stream});
+      Result<std::string> out = ExtractPdfText(pdf, ExtractOptions(), "ok.pdf");
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      EXPECT_NE(out->find("Hello"), std::string::npos);
+    }
+  }
+}
+
+TEST(PdfTest, FlateBombIsBounded) {
+  const std::string stream = "BT /F1 24 Tf 72 700 Td (Hello) Tj ET\n" + std::string(4 << 20, ' ');
+  const std::string pdf = MakePdf({Deflate(stream)}, "", {}, "/Filter /FlateDecode ");
+  ExtractOptions options;
+  options.max_uncompressed_bytes = 1 << 20;
+  Result<std::string> out = ExtractPdfText(pdf, options, "bomb.pdf");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Status::Code::kResourceExhausted);
+  EXPECT_NE(out.status().message().find("decompress"), std::string::npos);
+  EXPECT_TRUE(ExtractPdfText(pdf).ok());  // under the default limit
 }
 
 TEST(ExtractTextTest, PicksByMagicAndExtension) {
