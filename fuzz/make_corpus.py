@@ -143,6 +143,17 @@ def seeds_pdf():
                                   b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(s) +
                                   s + b"\nendstream")
     put("pdf_fuzz", "flate.pdf", pdf)
+    # Graphics states nested past the scan's limit (refused before poppler),
+    # and q that are not operators: in a string, names, a comment, inline
+    # image data.
+    deep = zlib.compress(b"q " * 40000 + b"BT /F1 18 Tf 72 650 Td (Deep) Tj ET " + b"Q " * 40000)
+    pdf = make_pdf(["X"]).replace(b"<< /Length 1 >>\nstream\nX\nendstream",
+                                  b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(deep) +
+                                  deep + b"\nendstream")
+    put("pdf_fuzz", "nested_q.pdf", pdf)
+    put("pdf_fuzz", "lookalike_q.pdf", make_pdf([
+        "q BT /F1 12 Tf 72 600 Td (q q q \\) q) Tj ET /q /Q % q q\n"
+        "BI /W 2 /H 1 /BPC 8 /CS /G ID  q\nEI Q BT /F1 12 Tf 72 500 Td (after) Tj ET"]))
 
 
 def seeds_index():
@@ -232,8 +243,14 @@ INSERT INTO meta VALUES ('format', 'neardup-store'), ('schema_version', '1'),
 
 
 def main():
-    if os.path.isdir(ROOT):
-        shutil.rmtree(ROOT)
+    # Only the targets this script writes seeds for are rewritten;
+    # index_log_fuzz's seeds are checked in as they are (valid log records,
+    # written by the library).
+    for target in ("jsonl_reader_fuzz", "roff_fuzz", "normalizer_fuzz", "segmenter_fuzz",
+                   "user_dict_fuzz", "idf_fuzz", "gzip_fuzz", "docx_fuzz", "pdf_fuzz",
+                   "index_load_fuzz", "index_ids_fuzz", "store_fuzz"):
+        if os.path.isdir(os.path.join(ROOT, target)):
+            shutil.rmtree(os.path.join(ROOT, target))
     seeds_text()
     seeds_gzip()
     seeds_docx()
