@@ -760,7 +760,8 @@ class DocumentReaderImpl final : public DocumentReader {
                                        : ExtractPdfText(content, extract, source_);
         if (!text.ok()) {
           // The extractors name the file first; the issue names it already.
-          std::string_view reason = text.status().message();
+          const Status status = text.status();  // a copy: message() views into it
+          std::string_view reason = status.message();
           const std::string prefix = source_ + ": ";
           if (reason.starts_with(prefix)) reason.remove_prefix(prefix.size());
           Report(InputIssue::Kind::kUnreadable, source_, 0, std::string(reason));
