@@ -123,30 +123,11 @@ Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptio
     rep->confirmed = pairs->size();
     return Status::OK();
   }
-  const auto masks = SimHashBandMasks(rep->bands);
-  // 16 bytes per fingerprint (a Fingerprint is 24): the tests load two at
-  // random places, so fewer cache lines matter.
-  std::vector<std::pair<uint64_t, uint64_t>> words(n);
-  for (size_t i = 0; i < n; ++i) words[i] = {fps[i].hi(), fps[i].lo()};
-  const BandKeyFunction keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
-    const uint64_t mhi = masks[static_cast<size_t>(band)].first;
-    const uint64_t mlo = masks[static_cast<size_t>(band)].second;
-    for (size_t i = begin; i < end; ++i) {
-      out[i - begin] = (words[i].second & mlo) ^ SplitMix64(words[i].first & mhi);
-    }
-  };
-  const int k = opt.k;
-  const PairTest test = [&](size_t i, size_t j) {
-    const int d = std::popcount(words[i].first ^ words[j].first) +
-                  std::popcount(words[i].second ^ words[j].second);
-    return d <= k ? d : -1;
-  };
   BandJoinOptions bopt;
-  bopt.bands = rep->bands.bands;
   bopt.threads = opt.threads;
   bopt.progress = opt.progress;
   BandJoinStats stats;
-  NEARDUP_RETURN_IF_ERROR(BandJoin(n, keys, test, bopt, pairs, &stats));
+  NEARDUP_RETURN_IF_ERROR(SimHashBandJoin(fps, opt.k, rep->bands, bopt, pairs, &stats));
   rep->candidates = stats.candidates;
   rep->tested = stats.tested;
   rep->confirmed = stats.confirmed;
