@@ -6,8 +6,10 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
+#include "dedup/band_keys.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
 
@@ -286,37 +288,6 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, Prefetche
   return Status::OK();
 }
 
-// Byte tables of one SimHash band: the key (the sampled bits, packed) is the
-// OR of table[j][byte j of the fingerprint] over the bytes j the band samples.
-struct ByteTableBand {
-  int bytes = 0;
-  uint8_t byte[16] = {};
-  uint32_t table[16][256] = {};
-};
-
-ByteTableBand MakeByteTables(uint64_t mhi, uint64_t mlo) {
-  ByteTableBand t;
-  int offset = 0;  // packed position of the byte's lowest sampled bit
-  for (int j = 0; j < 16; ++j) {
-    const auto mb = static_cast<uint32_t>(((j < 8 ? mlo : mhi) >> (8 * (j % 8))) & 0xff);
-    if (mb == 0) continue;
-    const int slot = t.bytes++;
-    t.byte[slot] = static_cast<uint8_t>(j);
-    for (uint32_t v = 0; v < 256; ++v) {
-      uint32_t packed = 0;
-      int rank = 0;
-      for (int bit = 0; bit < 8; ++bit) {
-        if (((mb >> bit) & 1) == 0) continue;
-        packed |= ((v >> bit) & 1) << (offset + rank);
-        ++rank;
-      }
-      t.table[slot][v] = packed;
-    }
-    offset += std::popcount(mb);
-  }
-  return t;
-}
-
 }  // namespace
 
 Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
@@ -346,19 +317,19 @@ Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBan
   opt.bands = layout.bands;
   if (layout.band_bits <= 32) {
     // Packed keys of band_bits bits: buckets are exact, no hashing.
-    std::vector<ByteTableBand> tables;
-    tables.reserve(masks.size());
-    for (const auto& [mhi, mlo] : masks) tables.push_back(MakeByteTables(mhi, mlo));
+    std::vector<std::unique_ptr<dedup_internal::BandByteTables>> tables;
+    const bool pext = dedup_internal::HaveFastPext();
+    if (!pext) {
+      for (const auto& [mhi, mlo] : masks)
+        tables.push_back(dedup_internal::MakeBandByteTables(mhi, mlo));
+    }
     const auto keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
-      const ByteTableBand& t = tables[static_cast<size_t>(band)];
-      for (size_t i = begin; i < end; ++i) {
-        const uint64_t lo = words[i].second, hi = words[i].first;
-        uint32_t key = 0;
-        for (int s = 0; s < t.bytes; ++s) {
-          const int j = t.byte[s];
-          key |= t.table[s][((j < 8 ? lo : hi) >> (8 * (j & 7))) & 0xff];
-        }
-        out[i - begin] = key;
+      const auto b = static_cast<size_t>(band);
+      if (pext) {
+        dedup_internal::PackKeysPext(words.data() + begin, end - begin, masks[b].first,
+                                     masks[b].second, out);
+      } else {
+        dedup_internal::PackKeysTable(*tables[b], words.data() + begin, end - begin, out);
       }
     };
     return Run(n, keys, test, layout.band_bits, prefetch, opt, pairs, stats);
