@@ -11,7 +11,8 @@
 //
 //   neardup_band_join_bench write N corpus.jsonl         # the corpus as JSONL
 //   neardup_band_join_bench fingerprints N fps.bin [T]   # fingerprint it (T threads)
-//   neardup_band_join_bench join fps.bin N exact|banded [T]  # self-join of the first N
+//   neardup_band_join_bench join fps.bin N exact|banded [T [r L]]  # self-join of the first N
+//       (r, L: the bands, else chosen by the cost model)
 //   neardup_band_join_bench synth N fps.bin              # N fingerprints: real ones
 //       (fps.bin) as the first, then random 128-bit ones with 10 % near copies (5-20 bits)
 //
@@ -210,20 +211,22 @@ int Synth(size_t n, const std::string& path) {
   return 0;
 }
 
-int Join(const std::string& path, size_t n, bool banded, int threads) {
+int Join(const std::string& path, size_t n, bool banded, int threads, int r, int bands) {
   const std::vector<DedupDocument> docs = ReadFingerprints(path, n);
   DedupOptions opt;
   opt.k = 24;
   opt.threads = threads;
   opt.join = banded ? DedupJoin::kBanded : DedupJoin::kExact;
+  opt.band_bits = r;
+  opt.bands = bands;
   const double t0 = Now();
-  auto r = Dedup(docs, opt);
+  auto result = Dedup(docs, opt);
   const double secs = Now() - t0;
-  if (!r.ok()) {
-    std::cerr << r.status().ToString() << "\n";
+  if (!result.ok()) {
+    std::cerr << result.status().ToString() << "\n";
     return 1;
   }
-  const DedupJoinReport& j = r->join;
+  const DedupJoinReport& j = result->join;
   std::printf(
       "N=%zu %s threads=%d: %.2f s total (group %.2f, join %.2f, cluster %.2f); distinct %zu, "
       "r=%d L=%d recall(k)=%.4f recall(k-4)=%.6f; candidates %zu, tested %zu, confirmed %zu, "
@@ -232,7 +235,7 @@ int Join(const std::string& path, size_t n, bool banded, int threads) {
       docs.size(), banded ? "banded" : "exact", threads, secs, j.group_seconds, j.join_seconds,
       j.cluster_seconds, j.distinct, j.bands.band_bits, j.bands.bands, j.bands.recall_at_k,
       j.bands.recall_at_k_minus_4, j.candidates, j.tested, j.confirmed, j.large_buckets,
-      r->summary.duplicates, r->summary.clusters_with_duplicates, j.estimated_exact_seconds,
+      result->summary.duplicates, result->summary.clusters_with_duplicates, j.estimated_exact_seconds,
       j.estimated_banded_seconds);
   return 0;
 }
@@ -250,11 +253,12 @@ int main(int argc, char** argv) {
   if (a.size() >= 3 && a[0] == "synth") return neardup::Synth(std::stoul(a[1]), a[2]);
   if (a.size() >= 4 && a[0] == "join") {
     return neardup::Join(a[1], std::stoul(a[2]), a[3] == "banded",
-                         a.size() > 4 ? std::stoi(a[4]) : 2);
+                         a.size() > 4 ? std::stoi(a[4]) : 2, a.size() > 6 ? std::stoi(a[5]) : 0,
+                         a.size() > 6 ? std::stoi(a[6]) : 0);
   }
   std::fprintf(stderr,
                "usage: %s write N out.jsonl | fingerprints N fps.bin [threads] | synth N fps.bin "
-               "| join fps.bin N exact|banded [threads]\n",
+               "| join fps.bin N exact|banded [threads [r L]]\n",
                argv[0]);
   return 2;
 }

@@ -58,6 +58,9 @@ struct TaskOut {
   size_t largest = 0;
 };
 
+// Keys are computed in blocks of this many documents.
+constexpr size_t kKeyBlock = 1024;
+
 // Prefetches the data the test reads for document i (base + i * stride).
 struct Prefetcher {
   const char* base = nullptr;
@@ -113,10 +116,12 @@ uint64_t* SortWords(uint64_t* w, uint64_t* tmp, size_t m, int low) {
 // The engine. Keys: keys(band, begin, end, out); test(a, b) -> score or -1.
 // key_bits 0: any 64-bit keys (hashed; a bucket is a run of 32 + partition
 // bits of the hash, spurious members are rejected by the test); 1..32: keys
-// are below 2^key_bits and a bucket is exactly one key.
+// are below 2^key_bits and a bucket is exactly one key. recompute_keys: keys
+// are cheap, compute them twice rather than keep them (8 bytes per document).
 template <class Keys, class Test>
-Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, Prefetcher prefetch,
-           const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) {
+Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool recompute_keys,
+           Prefetcher prefetch, const BandJoinOptions& options, std::vector<IdPair>* pairs,
+           BandJoinStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   if (options.bands < 1) return Status::InvalidArgument("band join needs at least one band");
   if (n >= (uint64_t{1} << 32)) {
@@ -150,7 +155,7 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, Prefetche
   const size_t parts = size_t{1} << pbits;
   // Key chunks: enough for the workers to balance; histograms per chunk.
   const size_t chunks = std::min(n, workers * 4);
-  std::vector<uint64_t> key(n);
+  std::vector<uint64_t> key(recompute_keys ? 0 : n);
   std::vector<uint64_t> word(n);  // (bucket key bits << 32) | document
   std::vector<uint32_t> hist(chunks * parts);
   std::vector<uint64_t> part_begin(parts + 1);
@@ -171,15 +176,22 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, Prefetche
 
   for (int band = 0; band < bands; ++band) {
     report(static_cast<size_t>(band));
-    // 1. Keys, spread, and per-chunk histograms of their top bits.
+    // 1. Keys, spread, and per-chunk histograms of their top bits. With
+    //    recompute_keys the keys are computed in blocks and not kept (they
+    //    are computed again for the scatter): 8 bytes per document less.
     pool.ParallelFor(chunks, [&](size_t c, int) {
       const size_t begin = n * c / chunks, end = n * (c + 1) / chunks;
-      keys(band, begin, end, key.data() + begin);
       uint32_t* h = hist.data() + c * parts;
       std::fill(h, h + parts, 0);
-      for (size_t i = begin; i < end; ++i) {
-        key[i] = spread(key[i]);
-        ++h[pbits == 0 ? 0 : key[i] >> (64 - pbits)];
+      uint64_t block[kKeyBlock];
+      for (size_t b = begin; b < end; b += kKeyBlock) {
+        const size_t e = std::min(end, b + kKeyBlock);
+        uint64_t* k = recompute_keys ? block : key.data() + b;
+        keys(band, b, e, k);
+        for (size_t i = 0; i < e - b; ++i) {
+          k[i] = spread(k[i]);
+          ++h[pbits == 0 ? 0 : k[i] >> (64 - pbits)];
+        }
       }
     });
     // 2. Scatter into partitions (chunk order within a partition, so that
@@ -199,10 +211,20 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, Prefetche
     pool.ParallelFor(chunks, [&](size_t c, int) {
       const size_t begin = n * c / chunks, end = n * (c + 1) / chunks;
       uint32_t* h = hist.data() + c * parts;
-      for (size_t i = begin; i < end; ++i) {
-        const uint64_t k = key[i];
-        const uint64_t w = ((k << pbits) & ~uint64_t{0xffffffff}) | i;
-        word[h[pbits == 0 ? 0 : k >> (64 - pbits)]++] = w;
+      uint64_t block[kKeyBlock];
+      for (size_t b = begin; b < end; b += kKeyBlock) {
+        const size_t e = std::min(end, b + kKeyBlock);
+        const uint64_t* kb = key.data() + b;
+        if (recompute_keys) {
+          keys(band, b, e, block);
+          for (size_t i = 0; i < e - b; ++i) block[i] = spread(block[i]);
+          kb = block;
+        }
+        for (size_t i = b; i < e; ++i) {
+          const uint64_t k = kb[i - b];
+          const uint64_t w = ((k << pbits) & ~uint64_t{0xffffffff}) | i;
+          word[h[pbits == 0 ? 0 : k >> (64 - pbits)]++] = w;
+        }
       }
     });
     // 3. Sort each partition; buckets are runs of equal upper words.
@@ -292,7 +314,7 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, Prefetche
 
 Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
                 const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) {
-  return Run(n, keys, test, 0, Prefetcher{}, options, pairs, stats);
+  return Run(n, keys, test, 0, false, Prefetcher{}, options, pairs, stats);
 }
 
 Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBands& layout,
@@ -332,7 +354,7 @@ Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBan
         dedup_internal::PackKeysTable(*tables[b], words.data() + begin, end - begin, out);
       }
     };
-    return Run(n, keys, test, layout.band_bits, prefetch, opt, pairs, stats);
+    return Run(n, keys, test, layout.band_bits, true, prefetch, opt, pairs, stats);
   }
   const auto keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
     const uint64_t mhi = masks[static_cast<size_t>(band)].first;
@@ -341,7 +363,7 @@ Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBan
       out[i - begin] = (words[i].second & mlo) ^ SplitMix64(words[i].first & mhi);
     }
   };
-  return Run(n, keys, test, 0, prefetch, opt, pairs, stats);
+  return Run(n, keys, test, 0, false, prefetch, opt, pairs, stats);
 }
 
 // ---------------------------------------------------------------------------
@@ -364,8 +386,8 @@ namespace {
 // Cost model, in nanoseconds on one thread of the benchmark machine (see
 // doc/benchmarks.md): per document and band (key, scatter, sort, scan) and per
 // candidate pair (a test of two fingerprints in random places).
-constexpr double kKeyNs = 35.0;
-constexpr double kTestNs = 18.0;
+constexpr double kKeyNs = 17.0;
+constexpr double kTestNs = 2.4;
 // The exact self-join: per unit of PermutedTableIndex::ChooseLayout's query
 // cost (one table probe), per query.
 constexpr double kProbeNs = 11.0;
