@@ -297,8 +297,9 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       out = TaskOut{};
     }
     // Confirmed pairs recur in most bands: fold them in when the pending ones
-    // outgrow the distinct ones, so memory stays with the distinct pairs.
-    if (options.skip_confirmed || pending.size() > std::max<size_t>(pairs->size(), 1 << 20)) {
+    // outgrow the distinct ones (or n / 8: 3 bytes per document), so memory
+    // stays with the distinct pairs.
+    if (options.skip_confirmed || pending.size() > std::max<size_t>(pairs->size(), n / 8)) {
       MergeUnique(&pending, pairs);
     }
   }
