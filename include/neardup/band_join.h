@@ -17,10 +17,11 @@
 //
 // How it runs: the bands are processed one after another. For one band the
 // keys of all documents are computed (in parallel ranges), hashed, partitioned
-// by their top bits and sorted as (key, document) words in each partition;
-// runs of equal keys are the buckets. Memory per document: 16 bytes while a
-// band runs (an 8-byte key and an 8-byte sort word) plus 24 bytes per distinct
-// confirmed pair; nothing grows with L.
+// by their top bits and radix-sorted as (key, document) words in each
+// partition; runs of equal keys are the buckets. Memory per document: 16 bytes
+// while a band runs (an 8-byte key and an 8-byte sort word) plus 24 bytes per
+// distinct confirmed pair; nothing grows with L. SimHashBandJoin below is the
+// same engine with packed exact keys, an inlined test and prefetching.
 //
 // Candidate pairs are deduplicated in the output: a pair that collides in
 // several bands is reported once. It is tested again in each band where it

@@ -8,11 +8,13 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 
 #include "dedup/cluster.h"
 #include "neardup/band_join.h"
 #include "neardup/index.h"
 #include "util/random.h"
+#include "util/union_find.h"
 
 namespace neardup {
 namespace {
@@ -70,7 +72,8 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
   return d;
 }
 
-// The self-join of the distinct fingerprints: pairs of indexes into fps.
+// The self-join of the distinct fingerprints: pairs of indexes into fps; the
+// exact join keeps only a spanning forest of them when no pairs are requested.
 Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptions& opt,
                     std::vector<IdPair>* pairs, DedupJoinReport* rep) {
   const size_t n = fps.size();
@@ -118,9 +121,30 @@ Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptio
     NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
     report("index", 1, 1);
     report("join", 0, 1);
-    NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
+    if (opt.collect_pairs || opt.pair_sink) {
+      NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
+      rep->confirmed = pairs->size();
+    } else {
+      // Only the clusters are wanted: keep a spanning forest of the pairs
+      // (fewer than n), not all of them (a template with m variants has
+      // m^2 / 2). The clusters are the same.
+      UnionFind forest(n);
+      std::mutex mu;
+      size_t confirmed = 0;
+      NEARDUP_RETURN_IF_ERROR(
+          index->SelfJoinStream(opt.k, opt.threads, [&](std::span<const IdPair> piece) {
+            std::lock_guard<std::mutex> lock(mu);
+            confirmed += piece.size();
+            for (const IdPair& p : piece) {
+              if (forest.Union(p.a, p.b)) pairs->push_back(p);
+            }
+          }));
+      std::sort(pairs->begin(), pairs->end(), [](const IdPair& x, const IdPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+      });
+      rep->confirmed = confirmed;
+    }
     report("join", 1, 1);
-    rep->confirmed = pairs->size();
     return Status::OK();
   }
   BandJoinOptions bopt;
