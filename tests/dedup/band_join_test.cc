@@ -358,7 +358,6 @@ TEST(BandedDedupTest, AutoKeepsTheExactJoinWhereItIsCheap) {
               1e-12);
 }
 
-
 // The packed band keys: pext and byte tables against a bit-by-bit oracle.
 TEST(PackedBandKeysTest, PextAndTablesEqualTheBitByBitPacking) {
   std::mt19937_64 rng(21);
