@@ -11,12 +11,19 @@
 //
 //   neardup_band_join_bench write N corpus.jsonl         # the corpus as JSONL
 //   neardup_band_join_bench fingerprints N fps.bin [T]   # fingerprint it (T threads)
-//   neardup_band_join_bench join fps.bin N exact|banded [T]  # self-join of the first N
-//   neardup_band_join_bench synth N fps.bin              # N fingerprints: real ones
-//       (fps.bin) as the first, then random 128-bit ones with 10 % near copies (5-20 bits)
+//   neardup_band_join_bench join fps.bin N exact|banded [T [r L]]  # self-join of the first N
+//       (r, L: the bands, else chosen by the cost model)
+//   neardup_band_join_bench synth N fps.bin [out.bin]    # N fingerprints: real ones
+//       (fps.bin) as the first, then random 128-bit ones with 10 % near copies (5-20
+//       bits); written to out.bin (default fps.bin.synth)
+//   neardup_band_join_bench selfjoin fps.bin N [T]       # SimHashBandJoin alone: time,
+//       CPU, and the memory it adds per document beyond the fingerprints
 //
 // Not a test: prints times, candidates and pairs; measure memory with
 // /usr/bin/time -v.
+
+#include <malloc.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -28,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/band_join.h"
 #include "neardup/dedup.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
@@ -174,7 +182,7 @@ std::vector<DedupDocument> ReadFingerprints(const std::string& path, size_t n) {
   return docs;
 }
 
-int Synth(size_t n, const std::string& path) {
+int Synth(size_t n, const std::string& path, const std::string& out_path) {
   std::vector<DedupDocument> real = ReadFingerprints(path, n);
   std::mt19937_64 rng(77);
   std::vector<uint64_t> words;
@@ -203,27 +211,29 @@ int Synth(size_t n, const std::string& path) {
       words.push_back(rng());
     }
   }
-  std::ofstream out(path + ".synth", std::ios::binary);
+  std::ofstream out(out_path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(words.data()),
             static_cast<std::streamsize>(words.size() * 8));
-  std::printf("wrote %zu fingerprints (%zu real) to %s.synth\n", n, real.size(), path.c_str());
+  std::printf("wrote %zu fingerprints (%zu real) to %s\n", n, real.size(), out_path.c_str());
   return 0;
 }
 
-int Join(const std::string& path, size_t n, bool banded, int threads) {
+int Join(const std::string& path, size_t n, bool banded, int threads, int r, int bands) {
   const std::vector<DedupDocument> docs = ReadFingerprints(path, n);
   DedupOptions opt;
   opt.k = 24;
   opt.threads = threads;
   opt.join = banded ? DedupJoin::kBanded : DedupJoin::kExact;
+  opt.band_bits = r;
+  opt.bands = bands;
   const double t0 = Now();
-  auto r = Dedup(docs, opt);
+  auto result = Dedup(docs, opt);
   const double secs = Now() - t0;
-  if (!r.ok()) {
-    std::cerr << r.status().ToString() << "\n";
+  if (!result.ok()) {
+    std::cerr << result.status().ToString() << "\n";
     return 1;
   }
-  const DedupJoinReport& j = r->join;
+  const DedupJoinReport& j = result->join;
   std::printf(
       "N=%zu %s threads=%d: %.2f s total (group %.2f, join %.2f, cluster %.2f); distinct %zu, "
       "r=%d L=%d recall(k)=%.4f recall(k-4)=%.6f; candidates %zu, tested %zu, confirmed %zu, "
@@ -232,8 +242,70 @@ int Join(const std::string& path, size_t n, bool banded, int threads) {
       docs.size(), banded ? "banded" : "exact", threads, secs, j.group_seconds, j.join_seconds,
       j.cluster_seconds, j.distinct, j.bands.band_bits, j.bands.bands, j.bands.recall_at_k,
       j.bands.recall_at_k_minus_4, j.candidates, j.tested, j.confirmed, j.large_buckets,
-      r->summary.duplicates, r->summary.clusters_with_duplicates, j.estimated_exact_seconds,
-      j.estimated_banded_seconds);
+      result->summary.duplicates, result->summary.clusters_with_duplicates,
+      j.estimated_exact_seconds, j.estimated_banded_seconds);
+  return 0;
+}
+
+// Resident set size now and at its peak, in bytes (Linux).
+std::pair<size_t, size_t> Rss() {
+  size_t now = 0, peak = 0;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) now = std::stoul(line.substr(6)) * 1024;
+    if (line.rfind("VmHWM:", 0) == 0) peak = std::stoul(line.substr(6)) * 1024;
+  }
+  return {now, peak};
+}
+
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// The join engine alone on the first n fingerprints of path (default method:
+// 128 bits, k = 24, recall 0.99, bands chosen for random fingerprints). The
+// peak RSS reached during the join minus the RSS before it, per document, is
+// what the join needs beyond the fingerprints (24-byte Fingerprints here).
+int SelfJoin(const std::string& path, size_t n, int threads) {
+  std::vector<Fingerprint> fps;
+  {
+    const std::vector<DedupDocument> docs = ReadFingerprints(path, n);
+    fps.reserve(docs.size());
+    for (const DedupDocument& d : docs) fps.push_back(d.fingerprint);
+  }
+  malloc_trim(0);
+  {
+    std::ofstream clear("/proc/self/clear_refs");
+    clear << "5";  // resets the peak RSS (VmHWM) to the current RSS
+  }
+  const SimHashBands layout = ChooseSimHashBands(fps.size(), 128, 24, 0.99, {}, kDefaultBandSeed);
+  const auto [before, peak_before] = Rss();
+  BandJoinOptions opt;
+  opt.threads = threads;
+  std::vector<IdPair> pairs;
+  BandJoinStats stats;
+  const double cpu0 = CpuSeconds(), t0 = Now();
+  const Status s = SimHashBandJoin(fps, 24, layout, opt, &pairs, &stats);
+  const double wall = Now() - t0, cpu = CpuSeconds() - cpu0;
+  if (!s.ok()) {
+    std::cerr << s.ToString() << "\n";
+    return 1;
+  }
+  const auto [after, peak] = Rss();
+  (void)after;
+  const size_t added = peak > before ? peak - before : 0;
+  std::printf(
+      "selfjoin N=%zu threads=%d r=%d L=%d: wall %.2f s, cpu %.2f s; candidates %zu, pairs %zu; "
+      "RSS before %.1f MB (fingerprints 24 B/doc), peak %.1f MB (peak before %.1f MB): %.1f "
+      "bytes/document beyond the fingerprints\n",
+      fps.size(), threads, layout.band_bits, layout.bands, wall, cpu, stats.candidates,
+      pairs.size(), static_cast<double>(before) / 1e6, static_cast<double>(peak) / 1e6,
+      static_cast<double>(peak_before) / 1e6,
+      static_cast<double>(added) / static_cast<double>(fps.size()));
   return 0;
 }
 
@@ -247,14 +319,21 @@ int main(int argc, char** argv) {
   if (a.size() >= 3 && a[0] == "fingerprints") {
     return Fingerprints(std::stoul(a[1]), a[2], a.size() > 3 ? std::stoi(a[3]) : 2);
   }
-  if (a.size() >= 3 && a[0] == "synth") return neardup::Synth(std::stoul(a[1]), a[2]);
+  if (a.size() >= 3 && a[0] == "synth") {
+    return neardup::Synth(std::stoul(a[1]), a[2], a.size() > 3 ? a[3] : a[2] + ".synth");
+  }
+  if (a.size() >= 3 && a[0] == "selfjoin") {
+    return neardup::SelfJoin(a[1], std::stoul(a[2]), a.size() > 3 ? std::stoi(a[3]) : 2);
+  }
   if (a.size() >= 4 && a[0] == "join") {
     return neardup::Join(a[1], std::stoul(a[2]), a[3] == "banded",
-                         a.size() > 4 ? std::stoi(a[4]) : 2);
+                         a.size() > 4 ? std::stoi(a[4]) : 2, a.size() > 6 ? std::stoi(a[5]) : 0,
+                         a.size() > 6 ? std::stoi(a[6]) : 0);
   }
   std::fprintf(stderr,
                "usage: %s write N out.jsonl | fingerprints N fps.bin [threads] | synth N fps.bin "
-               "| join fps.bin N exact|banded [threads]\n",
+               "[out.bin] | selfjoin fps.bin N [threads] "
+               "| join fps.bin N exact|banded [threads [r L]]\n",
                argv[0]);
   return 2;
 }

@@ -46,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -236,6 +237,16 @@ class PermutedTableIndex : public HammingIndex {
   // sequential in memory, relative to a cache-missing probe. Ties go to fewer
   // tables. REQUIRES: bits in {64, 128}, 0 <= k <= bits / 4.
   static TableLayout ChooseLayout(int bits, int k, size_t n, size_t max_bytes_per_fingerprint);
+
+  // SelfJoin without holding the pairs: `sink` receives them in pieces of at
+  // most kSelfJoinPiece pairs, each pair exactly once (a < b by id, as
+  // SelfJoin), in no particular order; it is called concurrently from the
+  // worker threads, so it must be thread-safe. Memory: one piece per thread,
+  // however many pairs there are (SelfJoin holds them all). Same errors as
+  // SelfJoin.
+  static constexpr size_t kSelfJoinPiece = 65536;
+  using PairPieceSink = std::function<void(std::span<const IdPair>)>;
+  virtual Status SelfJoinStream(int k, int threads, const PairPieceSink& sink) const = 0;
 
   virtual const TableLayout& layout() const = 0;
   // Number of sorted segments plus 1 if the insert buffer is not empty.

@@ -6,8 +6,10 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
+#include "dedup/band_keys.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
 
@@ -56,10 +58,70 @@ struct TaskOut {
   size_t largest = 0;
 };
 
-}  // namespace
+// Keys are computed in blocks of this many documents.
+constexpr size_t kKeyBlock = 1024;
 
-Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
-                const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) {
+// Prefetches the data the test reads for document i (base + i * stride).
+struct Prefetcher {
+  const char* base = nullptr;
+  size_t stride = 0;
+  void operator()(uint32_t i) const {
+    if (base != nullptr) __builtin_prefetch(base + static_cast<size_t>(i) * stride);
+  }
+};
+
+// Sorts the sort words w[0, m) by their bits [low, 64) (the bucket key; the
+// bits below, down to 32, are zero or part of it), stable, so that words of
+// equal keys keep their order (increasing document). LSD radix sort with
+// digits of at most 10 bits; tmp holds m words. Returns where the sorted
+// words are (w or tmp).
+uint64_t* SortWords(uint64_t* w, uint64_t* tmp, size_t m, int low) {
+  if (m < 2) return w;
+  if (m <= 32) {
+    // Insertion sort on the whole word: (key, document) order, as the stable
+    // sort of the key gives (documents are increasing in a partition).
+    for (size_t i = 1; i < m; ++i) {
+      const uint64_t v = w[i];
+      size_t j = i;
+      for (; j > 0 && w[j - 1] > v; --j) w[j] = w[j - 1];
+      w[j] = v;
+    }
+    return w;
+  }
+  const int bits = 64 - low;
+  if (bits <= 0) return w;
+  const int passes = (bits + 9) / 10;
+  const int digit = (bits + passes - 1) / passes;
+  uint32_t count[1 << 10];
+  for (int p = 0; p < passes; ++p) {
+    const int shift = low + p * digit;
+    const int width = std::min(digit, 64 - shift);
+    const uint64_t mask = (uint64_t{1} << width) - 1;
+    const size_t buckets = size_t{1} << width;
+    std::fill(count, count + buckets, 0u);
+    for (size_t i = 0; i < m; ++i) ++count[(w[i] >> shift) & mask];
+    if (count[(w[0] >> shift) & mask] == m) continue;  // one digit: nothing moves
+    uint32_t sum = 0;
+    for (size_t b = 0; b < buckets; ++b) {
+      const uint32_t c = count[b];
+      count[b] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < m; ++i) tmp[count[(w[i] >> shift) & mask]++] = w[i];
+    std::swap(w, tmp);
+  }
+  return w;
+}
+
+// The engine. Keys: keys(band, begin, end, out); test(a, b) -> score or -1.
+// key_bits 0: any 64-bit keys (hashed; a bucket is a run of 32 + partition
+// bits of the hash, spurious members are rejected by the test); 1..32: keys
+// are below 2^key_bits and a bucket is exactly one key. recompute_keys: keys
+// are cheap, compute them twice rather than keep them (8 bytes per document).
+template <class Keys, class Test>
+Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool recompute_keys,
+           Prefetcher prefetch, const BandJoinOptions& options, std::vector<IdPair>* pairs,
+           BandJoinStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   if (options.bands < 1) return Status::InvalidArgument("band join needs at least one band");
   if (n >= (uint64_t{1} << 32)) {
@@ -78,12 +140,23 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
   }
   ThreadPool pool(options.threads);
   const size_t workers = static_cast<size_t>(pool.threads());
-  const int pbits = PartitionBits(n);
+  // The bucket key is the top `significant` bits of a 64-bit word h: the
+  // partition's pbits, then up to 32 bits sorted inside the partition.
+  const int significant = key_bits > 0 ? key_bits : 64;
+  const int pbits = std::min(PartitionBits(n), significant);
+  const int low = 64 - std::min(32, significant - pbits);  // lowest sorted bit of a word
+  const uint64_t key_mask = key_bits > 0 && key_bits < 64 ? (uint64_t{1} << key_bits) - 1 : 0;
+  const auto spread = [&](uint64_t key) -> uint64_t {
+    if (key_bits == 0) return SplitMix64(key);
+    // A bijection of the key_bits-bit keys whose top bits depend on every
+    // bit (balanced partitions), placed at the top of the word.
+    return ((key * 0x9e3779b97f4a7c15ULL) & key_mask) << (64 - key_bits);
+  };
   const size_t parts = size_t{1} << pbits;
   // Key chunks: enough for the workers to balance; histograms per chunk.
   const size_t chunks = std::min(n, workers * 4);
-  std::vector<uint64_t> key(n);
-  std::vector<uint64_t> word(n);  // (hashed key's next 32 bits << 32) | document
+  std::vector<uint64_t> key(recompute_keys ? 0 : n);
+  std::vector<uint64_t> word(n);  // (bucket key bits << 32) | document
   std::vector<uint32_t> hist(chunks * parts);
   std::vector<uint64_t> part_begin(parts + 1);
   // Partition tasks: runs of partitions of about equal size.
@@ -92,6 +165,8 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
   std::vector<IdPair> pending;
   const size_t max_bucket = std::max<size_t>(options.max_bucket, 2);
   const size_t max_reps = std::max<size_t>(options.max_representatives, 1);
+  // Radix scratch, one per worker (sized to the largest partition).
+  std::vector<std::vector<uint64_t>> scratch(workers);
 
   auto confirmed_before = [&](uint32_t a, uint32_t b) {
     if (!options.skip_confirmed) return false;
@@ -101,19 +176,28 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
 
   for (int band = 0; band < bands; ++band) {
     report(static_cast<size_t>(band));
-    // 1. Keys, hashed, and per-chunk histograms of their top bits.
+    // 1. Keys, spread, and per-chunk histograms of their top bits. With
+    //    recompute_keys the keys are computed in blocks and not kept (they
+    //    are computed again for the scatter): 8 bytes per document less.
     pool.ParallelFor(chunks, [&](size_t c, int) {
       const size_t begin = n * c / chunks, end = n * (c + 1) / chunks;
-      keys(band, begin, end, key.data() + begin);
       uint32_t* h = hist.data() + c * parts;
       std::fill(h, h + parts, 0);
-      for (size_t i = begin; i < end; ++i) {
-        key[i] = SplitMix64(key[i]);
-        ++h[pbits == 0 ? 0 : key[i] >> (64 - pbits)];
+      uint64_t block[kKeyBlock];
+      for (size_t b = begin; b < end; b += kKeyBlock) {
+        const size_t e = std::min(end, b + kKeyBlock);
+        uint64_t* k = recompute_keys ? block : key.data() + b;
+        keys(band, b, e, k);
+        for (size_t i = 0; i < e - b; ++i) {
+          k[i] = spread(k[i]);
+          ++h[pbits == 0 ? 0 : k[i] >> (64 - pbits)];
+        }
       }
     });
-    // 2. Scatter into partitions (chunk order within a partition).
+    // 2. Scatter into partitions (chunk order within a partition, so that
+    //    documents increase in each partition).
     uint64_t total = 0;
+    size_t largest_part = 0;
     for (size_t p = 0; p < parts; ++p) {
       part_begin[p] = total;
       for (size_t c = 0; c < chunks; ++c) {
@@ -121,31 +205,50 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
         hist[c * parts + p] = static_cast<uint32_t>(total);
         total += count;
       }
+      largest_part = std::max<size_t>(largest_part, total - part_begin[p]);
     }
     part_begin[parts] = total;
     pool.ParallelFor(chunks, [&](size_t c, int) {
       const size_t begin = n * c / chunks, end = n * (c + 1) / chunks;
       uint32_t* h = hist.data() + c * parts;
-      for (size_t i = begin; i < end; ++i) {
-        const uint64_t k = key[i];
-        const uint64_t w = ((k << pbits) & ~uint64_t{0xffffffff}) | i;
-        word[h[pbits == 0 ? 0 : k >> (64 - pbits)]++] = w;
+      uint64_t block[kKeyBlock];
+      for (size_t b = begin; b < end; b += kKeyBlock) {
+        const size_t e = std::min(end, b + kKeyBlock);
+        const uint64_t* kb = key.data() + b;
+        if (recompute_keys) {
+          keys(band, b, e, block);
+          for (size_t i = 0; i < e - b; ++i) block[i] = spread(block[i]);
+          kb = block;
+        }
+        for (size_t i = b; i < e; ++i) {
+          const uint64_t k = kb[i - b];
+          const uint64_t w = ((k << pbits) & ~uint64_t{0xffffffff}) | i;
+          word[h[pbits == 0 ? 0 : k >> (64 - pbits)]++] = w;
+        }
       }
     });
-    // 3. Sort each partition; buckets are runs of equal upper words. Two
-    //    documents whose keys hash alike only in these 32 + pbits bits are a
-    //    spurious candidate, which the test rejects.
-    pool.ParallelFor(part_tasks, [&](size_t t, int) {
+    // 3. Sort each partition; buckets are runs of equal upper words.
+    pool.ParallelFor(part_tasks, [&](size_t t, int worker) {
       TaskOut& out = outs[t];
+      std::vector<uint64_t>& tmp = scratch[static_cast<size_t>(worker)];
+      if (tmp.size() < largest_part) tmp.resize(largest_part);
       const size_t p0 = parts * t / part_tasks, p1 = parts * (t + 1) / part_tasks;
       for (size_t p = p0; p < p1; ++p) {
-        uint64_t* w = word.data() + part_begin[p];
         const size_t m = part_begin[p + 1] - part_begin[p];
-        std::sort(w, w + m);
+        const uint64_t* w = SortWords(word.data() + part_begin[p], tmp.data(), m, low);
+        // Prefetch the test's data some documents ahead of the scan.
+        size_t fetched = 0;
         for (size_t s = 0; s < m;) {
           size_t e = s + 1;
           while (e < m && (w[e] >> 32) == (w[s] >> 32)) ++e;
           const size_t size = e - s;
+          if (size == 1) {
+            s = e;
+            continue;
+          }
+          for (fetched = std::max(fetched, s); fetched < std::min(m, e + 16); ++fetched) {
+            prefetch(static_cast<uint32_t>(w[fetched]));
+          }
           out.largest = std::max(out.largest, size);
           if (size <= max_bucket) {
             out.candidates += size * (size - 1) / 2;
@@ -159,7 +262,7 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
                 if (score >= 0) out.pairs.push_back({a, b, score});
               }
             }
-          } else if (size > 1) {
+          } else {
             ++out.large;
             std::vector<uint32_t> reps{static_cast<uint32_t>(w[s])};
             for (size_t x = s + 1; x < e; ++x) {
@@ -194,8 +297,9 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
       out = TaskOut{};
     }
     // Confirmed pairs recur in most bands: fold them in when the pending ones
-    // outgrow the distinct ones, so memory stays with the distinct pairs.
-    if (options.skip_confirmed || pending.size() > std::max<size_t>(pairs->size(), 1 << 20)) {
+    // outgrow the distinct ones (or n / 8: 3 bytes per document), so memory
+    // stays with the distinct pairs.
+    if (options.skip_confirmed || pending.size() > std::max<size_t>(pairs->size(), n / 8)) {
       MergeUnique(&pending, pairs);
     }
   }
@@ -205,6 +309,62 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (stats != nullptr) *stats = st;
   return Status::OK();
+}
+
+}  // namespace
+
+Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
+                const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) {
+  return Run(n, keys, test, 0, false, Prefetcher{}, options, pairs, stats);
+}
+
+Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBands& layout,
+                       const BandJoinOptions& options, std::vector<IdPair>* pairs,
+                       BandJoinStats* stats) {
+  if (layout.bands < 1 || layout.band_bits < 1 || layout.band_bits > layout.bits) {
+    return Status::InvalidArgument("SimHashBandJoin: bands >= 1 and 1 <= band_bits <= bits");
+  }
+  const size_t n = fps.size();
+  // 16 bytes per fingerprint (a Fingerprint is 24): the tests load two at
+  // random places, so fewer cache lines matter.
+  std::vector<std::pair<uint64_t, uint64_t>> words(n);
+  for (size_t i = 0; i < n; ++i) words[i] = {fps[i].hi(), fps[i].lo()};
+  const auto masks = SimHashBandMasks(layout);
+  const auto test = [&words, k](size_t i, size_t j) {
+    const int d = std::popcount(words[i].first ^ words[j].first) +
+                  std::popcount(words[i].second ^ words[j].second);
+    return d <= k ? d : -1;
+  };
+  const Prefetcher prefetch{reinterpret_cast<const char*>(words.data()), sizeof(words[0])};
+  BandJoinOptions opt = options;
+  opt.bands = layout.bands;
+  if (layout.band_bits <= 32) {
+    // Packed keys of band_bits bits: buckets are exact, no hashing.
+    std::vector<std::unique_ptr<dedup_internal::BandByteTables>> tables;
+    const bool pext = dedup_internal::HaveFastPext();
+    if (!pext) {
+      for (const auto& [mhi, mlo] : masks)
+        tables.push_back(dedup_internal::MakeBandByteTables(mhi, mlo));
+    }
+    const auto keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
+      const auto b = static_cast<size_t>(band);
+      if (pext) {
+        dedup_internal::PackKeysPext(words.data() + begin, end - begin, masks[b].first,
+                                     masks[b].second, out);
+      } else {
+        dedup_internal::PackKeysTable(*tables[b], words.data() + begin, end - begin, out);
+      }
+    };
+    return Run(n, keys, test, layout.band_bits, true, prefetch, opt, pairs, stats);
+  }
+  const auto keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
+    const uint64_t mhi = masks[static_cast<size_t>(band)].first;
+    const uint64_t mlo = masks[static_cast<size_t>(band)].second;
+    for (size_t i = begin; i < end; ++i) {
+      out[i - begin] = (words[i].second & mlo) ^ SplitMix64(words[i].first & mhi);
+    }
+  };
+  return Run(n, keys, test, 0, false, prefetch, opt, pairs, stats);
 }
 
 // ---------------------------------------------------------------------------
@@ -227,8 +387,8 @@ namespace {
 // Cost model, in nanoseconds on one thread of the benchmark machine (see
 // doc/benchmarks.md): per document and band (key, scatter, sort, scan) and per
 // candidate pair (a test of two fingerprints in random places).
-constexpr double kKeyNs = 35.0;
-constexpr double kTestNs = 18.0;
+constexpr double kKeyNs = 17.0;
+constexpr double kTestNs = 2.4;
 // The exact self-join: per unit of PermutedTableIndex::ChooseLayout's query
 // cost (one table probe), per query.
 constexpr double kProbeNs = 11.0;

@@ -8,11 +8,13 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 
 #include "dedup/cluster.h"
 #include "neardup/band_join.h"
 #include "neardup/index.h"
 #include "util/random.h"
+#include "util/union_find.h"
 
 namespace neardup {
 namespace {
@@ -70,7 +72,8 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
   return d;
 }
 
-// The self-join of the distinct fingerprints: pairs of indexes into fps.
+// The self-join of the distinct fingerprints: pairs of indexes into fps; the
+// exact join keeps only a spanning forest of them when no pairs are requested.
 Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptions& opt,
                     std::vector<IdPair>* pairs, DedupJoinReport* rep) {
   const size_t n = fps.size();
@@ -118,35 +121,37 @@ Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptio
     NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
     report("index", 1, 1);
     report("join", 0, 1);
-    NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
+    if (opt.collect_pairs || opt.pair_sink) {
+      NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
+      rep->confirmed = pairs->size();
+    } else {
+      // Only the clusters are wanted: keep a spanning forest of the pairs
+      // (fewer than n), not all of them (a template with m variants has
+      // m^2 / 2). The clusters are the same.
+      UnionFind forest(n);
+      std::mutex mu;
+      size_t confirmed = 0;
+      NEARDUP_RETURN_IF_ERROR(
+          index->SelfJoinStream(opt.k, opt.threads, [&](std::span<const IdPair> piece) {
+            std::lock_guard<std::mutex> lock(mu);
+            confirmed += piece.size();
+            for (const IdPair& p : piece) {
+              if (forest.Union(p.a, p.b)) pairs->push_back(p);
+            }
+          }));
+      std::sort(pairs->begin(), pairs->end(), [](const IdPair& x, const IdPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+      });
+      rep->confirmed = confirmed;
+    }
     report("join", 1, 1);
-    rep->confirmed = pairs->size();
     return Status::OK();
   }
-  const auto masks = SimHashBandMasks(rep->bands);
-  // 16 bytes per fingerprint (a Fingerprint is 24): the tests load two at
-  // random places, so fewer cache lines matter.
-  std::vector<std::pair<uint64_t, uint64_t>> words(n);
-  for (size_t i = 0; i < n; ++i) words[i] = {fps[i].hi(), fps[i].lo()};
-  const BandKeyFunction keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
-    const uint64_t mhi = masks[static_cast<size_t>(band)].first;
-    const uint64_t mlo = masks[static_cast<size_t>(band)].second;
-    for (size_t i = begin; i < end; ++i) {
-      out[i - begin] = (words[i].second & mlo) ^ SplitMix64(words[i].first & mhi);
-    }
-  };
-  const int k = opt.k;
-  const PairTest test = [&](size_t i, size_t j) {
-    const int d = std::popcount(words[i].first ^ words[j].first) +
-                  std::popcount(words[i].second ^ words[j].second);
-    return d <= k ? d : -1;
-  };
   BandJoinOptions bopt;
-  bopt.bands = rep->bands.bands;
   bopt.threads = opt.threads;
   bopt.progress = opt.progress;
   BandJoinStats stats;
-  NEARDUP_RETURN_IF_ERROR(BandJoin(n, keys, test, bopt, pairs, &stats));
+  NEARDUP_RETURN_IF_ERROR(SimHashBandJoin(fps, opt.k, rep->bands, bopt, pairs, &stats));
   rep->candidates = stats.candidates;
   rep->tested = stats.tested;
   rep->confirmed = stats.confirmed;

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <unordered_set>
 
@@ -155,6 +156,30 @@ Status ValidateOptions(const PermutedTableOptions& o) {
 bool ByDistanceThenId(const Neighbor& x, const Neighbor& y) {
   return x.distance != y.distance ? x.distance < y.distance : x.id < y.id;
 }
+// Pairs on their way to a SelfJoinStream sink, handed over in pieces of
+// kSelfJoinPiece (and the rest when it goes out of scope).
+class PairPieces {
+ public:
+  explicit PairPieces(const PermutedTableIndex::PairPieceSink& sink) : sink_(sink) {}
+  PairPieces(const PairPieces&) = delete;
+  PairPieces& operator=(const PairPieces&) = delete;
+  ~PairPieces() { Flush(); }
+
+  void push_back(const IdPair& p) {
+    pairs_.push_back(p);
+    if (pairs_.size() >= PermutedTableIndex::kSelfJoinPiece) Flush();
+  }
+  void Flush() {
+    if (pairs_.empty()) return;
+    sink_(pairs_);
+    pairs_.clear();
+  }
+
+ private:
+  const PermutedTableIndex::PairPieceSink& sink_;
+  std::vector<IdPair> pairs_;
+};
+
 bool ByIds(const IdPair& x, const IdPair& y) {
   if (x.a != y.a) return x.a < y.a;
   return x.b != y.b ? x.b < y.b : x.distance < y.distance;
@@ -335,37 +360,43 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
   }
 
   Status SelfJoin(int k, int threads, std::vector<IdPair>* out) const override {
+    out->clear();
+    std::mutex mu;
+    NEARDUP_RETURN_IF_ERROR(SelfJoinStream(k, threads, [&](std::span<const IdPair> piece) {
+      std::lock_guard<std::mutex> lock(mu);
+      out->insert(out->end(), piece.begin(), piece.end());
+    }));
+    std::sort(out->begin(), out->end(), ByIds);
+    return Status::OK();
+  }
+
+  Status SelfJoinStream(int k, int threads, const PairPieceSink& sink) const override {
     if (k < 0 || k > layout_.max_k) {
       return Status::InvalidArgument("k must be in [0, " + std::to_string(layout_.max_k) +
                                      "], got " + std::to_string(k));
     }
     const int workers = ResolveThreadCount(threads);
-    std::vector<std::vector<IdPair>> found;
     // 1. Pairs inside each segment: (table, directory-slot range) tasks.
     for (const auto& seg : segments_) {
       const Segment<W>& s = *seg;
       const size_t slots = size_t{1} << s.dir_bits;
       const size_t pieces = std::min(slots, static_cast<size_t>(workers) * 16);
       const size_t tasks = specs_.size() * pieces;
-      const size_t base = found.size();
-      found.resize(base + tasks);
       ParallelFor(tasks, workers, [&](size_t task, int) {
         const size_t t = task / pieces;
         const size_t p = task % pieces;
-        JoinTableSlots(s, t, slots * p / pieces, slots * (p + 1) / pieces, k, &found[base + task]);
+        PairPieces out(sink);
+        JoinTableSlots(s, t, slots * p / pieces, slots * (p + 1) / pieces, k, &out);
       });
     }
     // 2. Pairs across segments, and with the insert buffer: query the older
     //    structure with every live entry of the newer one.
-    for (size_t j = 0; j < segments_.size(); ++j) {
+    for (size_t j = 1; j < segments_.size(); ++j) {
       const Segment<W>& sj = *segments_[j];
-      if (j == 0) continue;
       constexpr size_t kRows = 4096;
       const size_t tasks = (sj.fps.size() + kRows - 1) / kRows;
-      const size_t base = found.size();
-      found.resize(base + tasks);
       ParallelFor(tasks, workers, [&](size_t task, int) {
-        auto& f = found[base + task];
+        PairPieces f(sink);
         for (size_t r = task * kRows; r < std::min(sj.fps.size(), (task + 1) * kRows); ++r) {
           if (sj.is_dead(r)) continue;
           const uint64_t id = sj.ids[r];
@@ -376,24 +407,15 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
         }
       });
     }
-    {
-      std::vector<IdPair> f;
-      for (size_t p = 0; p < delta_fps_.size(); ++p) {
-        const uint64_t id = delta_ids_[p];
-        auto emit = [&f, id](uint64_t other, int d) {
-          if (other != id) f.push_back({std::min(id, other), std::max(id, other), d});
-        };
-        for (const auto& s : segments_) QuerySegment(*s, delta_fps_[p], k, emit);
-        ScanDelta(delta_fps_[p], k, p + 1, emit);
-      }
-      found.push_back(std::move(f));
+    PairPieces f(sink);
+    for (size_t p = 0; p < delta_fps_.size(); ++p) {
+      const uint64_t id = delta_ids_[p];
+      auto emit = [&f, id](uint64_t other, int d) {
+        if (other != id) f.push_back({std::min(id, other), std::max(id, other), d});
+      };
+      for (const auto& s : segments_) QuerySegment(*s, delta_fps_[p], k, emit);
+      ScanDelta(delta_fps_[p], k, p + 1, emit);
     }
-    out->clear();
-    size_t total = 0;
-    for (const auto& f : found) total += f.size();
-    out->reserve(total);
-    for (const auto& f : found) out->insert(out->end(), f.begin(), f.end());
-    std::sort(out->begin(), out->end(), ByIds);
     return Status::OK();
   }
 
@@ -545,7 +567,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
 
   // Emits the pairs between the rows holding word a and the rows holding
   // word b of segment s (both original words, a != b), at distance d.
-  void EmitCross(const Segment<W>& s, W a, W b, int d, std::vector<IdPair>* out) const {
+  void EmitCross(const Segment<W>& s, W a, W b, int d, PairPieces* out) const {
     std::vector<uint64_t> ra;
     auto collect = [&ra](uint64_t id, int) { ra.push_back(id); };
     EmitRows(s, a, d, collect);
@@ -560,7 +582,7 @@ class PermutedTableIndexImpl final : public PermutedTableIndex {
 
   // Self-join of table t over directory slots [slot_begin, slot_end).
   void JoinTableSlots(const Segment<W>& s, size_t t, size_t slot_begin, size_t slot_end, int k,
-                      std::vector<IdPair>* out) const {
+                      PairPieces* out) const {
     const std::vector<W>& tab = s.table(t);
     const uint32_t* dir = s.dirs[t].data();
     const size_t end = dir[slot_end];

@@ -16,7 +16,9 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
+#include "dedup/band_keys.h"
 #include "neardup/dedup.h"
 #include "tests/testing/hamming_oracle.h"
 #include "tests/testing/test_util.h"
@@ -354,6 +356,84 @@ TEST(BandedDedupTest, AutoKeepsTheExactJoinWhereItIsCheap) {
   EXPECT_EQ(fixed->join.bands.band_bits, 20);
   EXPECT_NEAR(fixed->join.bands.recall_at_k, BandRecall(BitSamplingCollision(128, 24, 20), 3),
               1e-12);
+}
+
+// The packed band keys: pext and byte tables against a bit-by-bit oracle.
+TEST(PackedBandKeysTest, PextAndTablesEqualTheBitByBitPacking) {
+  std::mt19937_64 rng(21);
+  std::vector<dedup_internal::FingerprintWords> words(500);
+  for (auto& w : words) w = {rng(), rng()};
+  SimHashBands layout;
+  layout.bits = 128;
+  layout.bands = 20;
+  layout.seed = 4;
+  for (int r : {1, 7, 19, 32}) {
+    layout.band_bits = r;
+    for (const auto& [mhi, mlo] : SimHashBandMasks(layout)) {
+      std::vector<uint64_t> want(words.size()), table(words.size()), pext(words.size());
+      for (size_t i = 0; i < words.size(); ++i) {
+        int out = 0;
+        for (int bit = 0; bit < 128; ++bit) {
+          const uint64_t mask = bit < 64 ? mlo : mhi;
+          const uint64_t word = bit < 64 ? words[i].second : words[i].first;
+          if (((mask >> (bit % 64)) & 1) == 0) continue;
+          want[i] |= ((word >> (bit % 64)) & 1) << out++;
+        }
+        ASSERT_EQ(out, r);
+      }
+      dedup_internal::PackKeysTable(*dedup_internal::MakeBandByteTables(mhi, mlo), words.data(),
+                                    words.size(), table.data());
+      EXPECT_EQ(table, want) << "r " << r;
+      if (dedup_internal::HaveFastPext()) {
+        dedup_internal::PackKeysPext(words.data(), words.size(), mhi, mlo, pext.data());
+        EXPECT_EQ(pext, want) << "r " << r;
+      }
+    }
+  }
+}
+
+// SimHashBandJoin: exactly the pairs within k that share a band's sampled
+// bits (all-pairs oracle), the same whatever the thread count, with packed
+// keys (r <= 32) and hashed ones (r > 32).
+TEST(SimHashBandJoinTest, EqualsTheSharedBandOracleWhateverTheThreads) {
+  for (const auto& [bits, k, r] :
+       {std::tuple{128, 24, 12}, std::tuple{128, 10, 40}, std::tuple{64, 6, 9}}) {
+    const Planted corpus = PlantPairs(bits, k, 1500, 20, 17);
+    std::vector<Fingerprint> fps;
+    for (const DedupDocument& d : corpus.docs) fps.push_back(d.fingerprint);
+    SimHashBands layout;
+    layout.bits = bits;
+    layout.band_bits = r;
+    layout.bands = 6;
+    layout.seed = 99;
+    const auto masks = SimHashBandMasks(layout);
+    std::vector<IdPair> oracle;
+    for (size_t i = 0; i < fps.size(); ++i) {
+      for (size_t j = i + 1; j < fps.size(); ++j) {
+        const int d = HammingDistance(fps[i], fps[j]);
+        if (d > k) continue;
+        bool share = false;
+        for (const auto& [mhi, mlo] : masks) {
+          share = share || (((fps[i].hi() ^ fps[j].hi()) & mhi) == 0 &&
+                            ((fps[i].lo() ^ fps[j].lo()) & mlo) == 0);
+        }
+        if (share) oracle.push_back({i, j, d});
+      }
+    }
+    ASSERT_GT(oracle.size(), 50u);
+    for (int threads : {1, 2, 5}) {
+      BandJoinOptions opt;
+      opt.threads = threads;
+      std::vector<IdPair> pairs;
+      BandJoinStats stats;
+      ASSERT_TRUE(SimHashBandJoin(fps, k, layout, opt, &pairs, &stats).ok());
+      EXPECT_EQ(pairs, oracle) << bits << " " << k << " r " << r << " threads " << threads;
+      EXPECT_EQ(stats.confirmed, oracle.size());
+    }
+  }
+  SimHashBands bad;
+  std::vector<IdPair> pairs;
+  EXPECT_TRUE(SimHashBandJoin({}, 3, bad, BandJoinOptions{}, &pairs).IsInvalidArgument());
 }
 
 }  // namespace

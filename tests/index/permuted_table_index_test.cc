@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <tuple>
 
@@ -239,6 +240,64 @@ TEST(PermutedSelfJoinTest, TwentyThousandEqualsBruteForce) {
   ASSERT_TRUE((*index)->SelfJoin(3, 2, &got).ok());
   EXPECT_GT(want.size(), 3000u);
   EXPECT_EQ(got, want);
+}
+
+// SelfJoinStream: the same pairs as the linear scan's SelfJoin (sorted here),
+// in pieces of at most kSelfJoinPiece, across several segments and the insert
+// buffer, whatever the thread count. 600 copies of one fingerprint give
+// 179,700 pairs (several pieces from one task).
+TEST(PermutedSelfJoinTest, StreamGivesEveryPairOnceInBoundedPieces) {
+  std::mt19937_64 rng(31);
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fps;
+  const Fingerprint copy = RandomFingerprint(128, rng);
+  for (uint64_t i = 0; i < 12000; ++i) {
+    ids.push_back(i);
+    fps.push_back(i < 600      ? copy
+                  : i % 3 == 0 ? FlipBits(fps[rng() % i], static_cast<int>(rng() % 8), rng)
+                               : RandomFingerprint(128, rng));
+  }
+  PermutedTableOptions opt;
+  opt.bits = 128;
+  opt.max_k = 6;
+  opt.expected_size = 12000;
+  auto index = PermutedTableIndex::Create(opt);
+  ASSERT_TRUE(index.ok());
+  // Three batches: segments that merge or not, and an insert buffer.
+  for (auto [b, e] : {std::pair{0, 8000}, std::pair{8000, 11000}, std::pair{11000, 12000}}) {
+    ASSERT_TRUE((*index)
+                    ->AddBatch(std::span(ids).subspan(b, e - b), std::span(fps).subspan(b, e - b))
+                    .ok());
+  }
+  const Fingerprint near = FlipBits(copy, 2, rng);
+  ASSERT_TRUE((*index)->Add(12000, near).ok());
+  ids.push_back(12000);
+  fps.push_back(near);
+  auto linear = LinearScanIndex::Build(128, ids, fps);
+  ASSERT_TRUE(linear.ok());
+  std::vector<IdPair> want;
+  ASSERT_TRUE((*linear)->SelfJoin(6, 2, &want).ok());
+  ASSERT_GT(want.size(), 180000u);
+  for (int threads : {1, 2, 4}) {
+    std::mutex mu;
+    std::vector<IdPair> got;
+    size_t pieces = 0;
+    ASSERT_TRUE((*index)
+                    ->SelfJoinStream(6, threads,
+                                     [&](std::span<const IdPair> piece) {
+                                       std::lock_guard<std::mutex> lock(mu);
+                                       EXPECT_LE(piece.size(), PermutedTableIndex::kSelfJoinPiece);
+                                       EXPECT_FALSE(piece.empty());
+                                       ++pieces;
+                                       got.insert(got.end(), piece.begin(), piece.end());
+                                     })
+                    .ok());
+    std::sort(got.begin(), got.end(),
+              [](const IdPair& x, const IdPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+    EXPECT_EQ(got, want) << "threads " << threads;
+    EXPECT_GE(pieces, 3u);
+  }
+  EXPECT_TRUE((*index)->SelfJoinStream(7, 1, [](std::span<const IdPair>) {}).IsInvalidArgument());
 }
 
 TEST(PermutedSelfJoinTest, Wide128K10EqualsBruteForce) {
