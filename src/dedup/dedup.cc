@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "dedup/cluster.h"
 #include "neardup/band_join.h"
@@ -175,6 +176,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   t = std::chrono::steady_clock::now();
   dedup_internal::AssembleOptions a;
   a.keep = opt.keep;
+  a.rule = opt.cluster_rule;
   a.distance = [&docs](size_t i, size_t kept) {
     return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
   };
@@ -231,6 +233,17 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
 }
 
 }  // namespace
+
+Result<ClusterRule> ParseClusterRule(std::string_view name) {
+  if (name == "components") return ClusterRule::kComponents;
+  if (name == "center") return ClusterRule::kCenter;
+  return Status::InvalidArgument("unknown cluster rule '" + std::string(name) +
+                                 "' (expected components or center)");
+}
+
+const char* ClusterRuleName(ClusterRule rule) {
+  return rule == ClusterRule::kCenter ? "center" : "components";
+}
 
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options) {
   int bits = 0;
