@@ -175,8 +175,8 @@ int RunDedup(DedupFlags flags) {
 
   // Pass 0 (boilerplate lines): count the lines of the corpus.
   BoilerplatePass boilerplate;
-  NEARDUP_RETURN_IF_ERROR_CLI(
-      boilerplate.Count(flags.input, *read_options, pipeline_options->boilerplate));
+  NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.Count(
+      flags.input, *read_options, pipeline_options->boilerplate, pipeline_options->normalize));
   if (!flags.boilerplate.stats_out.empty()) {
     NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
   }
