@@ -194,8 +194,7 @@ struct NormalizeOptions {
   // digits and punctuation become their usual forms, letters lower case.
   bool nfkc_casefold = true;
   // OpenCC configuration for Traditional -> Simplified Chinese, applied after
-  // NFKC: "" (off), "t2s", "tw2s", "tw2sp", "hk2s" (with or without ".json"), or
-  // "tw2sp2": tw2sp applied twice (Taiwan phrases converge with mainland text).
+  // NFKC: "" (off), "t2s", "tw2s", "tw2sp", "hk2s" (with or without ".json").
   std::string t2s;
   // Collapse every run of white space into one space and trim the ends.
   bool collapse_whitespace = false;
