@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <unordered_map>
 
 #include "neardup/eval.h"
@@ -135,16 +136,25 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
   }
   const auto jaccard = [&](size_t a, size_t b) { return ExactJaccard(sets[a], sets[b]); };
 
-  // Boilerplate statistics, shared by every method (as dedup counts them).
-  LineCounter counter;
-  if (options.boilerplate.mode != BoilerplateMode::kOff) {
-    for (const std::string& t : texts) counter.Add(t);
-  }
-  const LineStats line_stats = std::move(counter).Finish();
-  const BoilerplateFilter filter(line_stats, options.boilerplate);
-  std::vector<std::string> stripped(texts.size());
-  ParallelFor(texts.size(), options.threads,
-              [&](size_t i, int) { stripped[i] = filter.Strip(texts[i], nullptr); });
+  // Boilerplate removal as dedup does it: lines counted over the corpus,
+  // keyed by their normalized form when the method converts scripts.
+  const auto strip_all =
+      [&](const NormalizeOptions& normalize) -> Result<std::vector<std::string>> {
+    std::unique_ptr<Normalizer> normalizer;
+    if (!normalize.t2s.empty()) {
+      NEARDUP_ASSIGN_OR_RETURN(normalizer, Normalizer::Create(normalize));
+    }
+    LineCounter counter;
+    if (options.boilerplate.mode != BoilerplateMode::kOff) {
+      for (const std::string& t : texts) counter.Add(t, normalizer.get());
+    }
+    const LineStats line_stats = std::move(counter).Finish();
+    const BoilerplateFilter filter(line_stats, options.boilerplate, normalizer.get());
+    std::vector<std::string> out(texts.size());
+    ParallelFor(texts.size(), options.threads,
+                [&](size_t i, int) { out[i] = filter.Strip(texts[i], nullptr); });
+    return out;
+  };
 
   std::vector<std::string> specs = options.methods;
   if (specs.empty()) specs.push_back(Method::Default().ToString());
@@ -152,6 +162,7 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
     NEARDUP_ASSIGN_OR_RETURN(auto method, Method::Parse(spec));
     const auto start = std::chrono::steady_clock::now();
     NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
+    NEARDUP_ASSIGN_OR_RETURN(auto stripped, strip_all(method.pipeline.normalize));
     std::vector<DedupDocument> docs(texts.size());
     DedupOptions dopt;
     dopt.collect_pairs = true;
