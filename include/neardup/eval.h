@@ -20,7 +20,7 @@
 //                (Hamming distance <= k; estimated Jaccard >= t; equal exact
 //                hash). True pairs are variant-original pairs. Predicted pairs
 //                between documents of one natural-duplicate group (originals
-//                with exact character 3-gram Jaccard >= 0.8, and their
+//                with exact character 5-gram Jaccard >= 0.5, and their
 //                variants) that are not a variant-original pair are neither
 //                true nor false positives; they are counted separately.
 //   natural duplicates  two originals whose exact character 5-gram Jaccard
