@@ -2,7 +2,7 @@
 # Quick start: installs what is needed, builds neardup, and deduplicates the
 # Chinese man pages of Debian's manpages-zh (zh_CN and zh_TW: the same pages
 # in Simplified and Traditional script) with Traditional-to-Simplified
-# normalization, at the default settings (method chars5, k = 24, boilerplate
+# normalization (OpenCC tw2sp, applied twice), at the default settings (method chars5, k = 24, boilerplate
 # lines: lines found in >= 5 pages, such as the coreutils footer, are left out
 # of the fingerprints). Results land in out/manpages/.
 set -euo pipefail
@@ -33,7 +33,8 @@ pairs = [(a, b) for a, b in pairs if b in ids]
 same = sum(1 for a, b in pairs if ids[a]["cluster"] == ids[b]["cluster"])
 print(f"zh_CN/zh_TW versions of the same page found as near duplicates: {same} of {len(pairs)}")
 # Precision: a reported pair of two different pages (by name, either script)
-# is a cross-page pair; most are template families (svn*), see doc/evaluation.md.
+# is a cross-page pair; scripts/manpages_cross_pairs.py out/manpages/pairs.jsonl
+# says which share only boilerplate (doc/evaluation.md, "Man pages").
 page = lambda i: i.split("/", 5)[-1]
 cross = total = 0
 for line in open("out/manpages/pairs.jsonl", encoding="utf-8"):

@@ -19,10 +19,17 @@
 //
 // Lines are compared after a cheap canonical form (CanonicalLine): leading
 // and trailing white space removed, runs of white space collapsed to one
-// space, ASCII letters lower-cased. Stripping works on the raw text, before
-// normalization, so that the (slow) normalizer runs once per document and
-// only over what is kept; the price is that one line in two scripts (zh_CN
-// and zh_TW) counts as two lines, each of which is counted on its own.
+// space, ASCII letters lower-cased. Given a Normalizer (the pipeline's, when
+// it converts Traditional to Simplified), a line is keyed by the canonical
+// form of its normalized text, so one line in two scripts (zh_CN and zh_TW)
+// is one line: counted once per document that holds it in either script, and
+// left out of both versions alike. Without one, the two forms are counted
+// apart, and a line found in 3 zh_CN and 2 zh_TW pages (5 in all) is left
+// out of neither; worse, a line found in 5 zh_CN but 4 zh_TW pages is left
+// out of one version of a page and kept in the other, which pulls the two
+// apart (on the man pages CN/TW recall is 0.944 with raw keys and 0.980 with
+// normalized ones, doc/evaluation.md). The price is the normalizer run over
+// the text in the counting pass and again in Strip (OpenCC: 2-4 MB/s).
 //
 // A document of which more than 90 % of the line text (canonical bytes)
 // would be left out is fingerprinted whole: that is a reprint of a document
@@ -45,6 +52,7 @@
 #include <vector>
 
 #include "neardup/status.h"
+#include "neardup/text.h"
 
 namespace neardup {
 
@@ -67,8 +75,10 @@ const char* BoilerplateModeName(BoilerplateMode mode);
 std::string CanonicalLine(std::string_view line);
 
 // The 64-bit key of each distinct non-blank line of `text`, sorted, each
-// once: what a document contributes to the counts.
-std::vector<uint64_t> DocumentLineKeys(std::string_view text);
+// once: what a document contributes to the counts. With `normalizer`, the
+// keys of the normalized lines (above).
+std::vector<uint64_t> DocumentLineKeys(std::string_view text,
+                                       const Normalizer* normalizer = nullptr);
 
 // Per distinct line (by key), the number of documents containing it, and the
 // number of documents counted.
@@ -107,7 +117,9 @@ class LineStats {
 class LineCounter {
  public:
   // Counts one document's lines (each distinct line once).
-  void Add(std::string_view text) { AddKeys(DocumentLineKeys(text)); }
+  void Add(std::string_view text, const Normalizer* normalizer = nullptr) {
+    AddKeys(DocumentLineKeys(text, normalizer));
+  }
   // The same from DocumentLineKeys(text), computed elsewhere (another thread).
   void AddKeys(const std::vector<uint64_t>& keys);
   // Adds the counts of `other` (the same corpus split among threads).
@@ -121,8 +133,11 @@ class LineCounter {
 
 class BoilerplateFilter {
  public:
-  // `stats` must outlive the filter. With mode off, Strip() returns the text.
-  BoilerplateFilter(const LineStats& stats, const BoilerplateOptions& options);
+  // `stats` must outlive the filter, and so must `normalizer` when given (it
+  // must be the one the counts were made with). With mode off, Strip()
+  // returns the text.
+  BoilerplateFilter(const LineStats& stats, const BoilerplateOptions& options,
+                    const Normalizer* normalizer = nullptr);
 
   // `text` without its boilerplate lines (the kept lines joined by '\n');
   // the whole text when more than 90 % would be left out (above). Adds the
@@ -135,6 +150,7 @@ class BoilerplateFilter {
  private:
   const LineStats& stats_;
   BoilerplateOptions options_;
+  const Normalizer* normalizer_ = nullptr;
   size_t flagged_ = 0;
 };
 

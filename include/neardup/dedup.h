@@ -76,6 +76,16 @@ enum class KeepPolicy {
   kField,    // largest score; ties -> smallest position
 };
 
+// How cluster mode groups the pairs within k (see the top of the file).
+enum class ClusterRule {
+  kComponents,  // connected components: transitive, may chain
+  kCenter,      // greedy centres in keep order: every member within k of its kept one
+};
+
+// "components" / "center"; InvalidArgument for anything else.
+Result<ClusterRule> ParseClusterRule(std::string_view name);
+const char* ClusterRuleName(ClusterRule rule);
+
 // How cluster mode finds the pairs within k.
 enum class DedupJoin {
   kAuto,    // the cheaper of the two by estimated cost; exact when either is fast
@@ -100,6 +110,8 @@ struct DedupOptions {
   DedupMode mode = DedupMode::kCluster;
   // kStream accepts only kFirst.
   KeepPolicy keep = KeepPolicy::kFirst;
+  // Cluster mode: connected components or centres (no chaining).
+  ClusterRule cluster_rule = ClusterRule::kComponents;
   // Worker threads for the self-join; 0 = all hardware threads.
   int threads = 0;
   // Cluster mode's join (stream mode is always exact).

@@ -20,9 +20,13 @@
 //                (Hamming distance <= k; estimated Jaccard >= t; equal exact
 //                hash). True pairs are variant-original pairs. Predicted pairs
 //                between documents of one natural-duplicate group (originals
-//                with exact character 3-gram Jaccard >= 0.8, and their
+//                with exact character 5-gram Jaccard >= 0.5, and their
 //                variants) that are not a variant-original pair are neither
 //                true nor false positives; they are counted separately.
+//   natural duplicates  two originals whose exact character 5-gram Jaccard
+//                (sets of the normalized text, NFKC + case folding) is >= 0.5
+//                (DocsEvalOptions::natural_jaccard); found exactly by
+//                JaccardJoin, not estimated.
 //   dedup rate   the share of documents whose status is right: a document is
 //                truly a duplicate when it belongs to a group of two or more
 //                (a variant, its original, natural duplicates of either) and
@@ -37,12 +41,15 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "neardup/boilerplate.h"
+#include "neardup/dedup.h"
 #include "neardup/minhash.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
@@ -178,7 +185,8 @@ struct DocsEvalOptions {
   uint64_t seed = 1;
   int threads = 0;  // 0: all cores
   std::vector<double> jaccard_thresholds = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
-  double natural_jaccard = 0.8;  // exact 3-gram Jaccard of natural duplicates
+  double natural_jaccard = 0.5;  // exact 5-gram Jaccard of natural duplicates
+  int natural_shingle = 5;       // character n-gram length of that Jaccard
   // Non-empty: write originals.jsonl, variants_T<pct>.jsonl and labels there.
   std::string dataset_dir;
 };
@@ -252,6 +260,99 @@ struct PairsEvalReport {
 Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
                                       const PairsEvalOptions& options);
 
+// ------------------------------------------------------- natural duplicates
+
+// The character n-gram set of a text as the evaluation compares documents:
+// normalized (NFKC + case folding), the sorted distinct 64-bit hashes of its
+// n-grams (Pipeline::FeatureSet of `chars:n`). A text shorter than n is one
+// n-gram.
+class ShingleSets {
+ public:
+  // InvalidArgument unless 1 <= n <= 16.
+  static Result<ShingleSets> Create(int n);
+  std::vector<uint64_t> Of(std::string_view text) const;
+  // Of() of every text on `threads` threads.
+  std::vector<std::vector<uint64_t>> OfAll(const std::vector<std::string>& texts,
+                                           int threads) const;
+
+ private:
+  std::shared_ptr<const Pipeline> pipeline_;
+};
+
+// A pair of sets (a < b, positions) and their exact Jaccard.
+struct JaccardPair {
+  size_t a = 0;
+  size_t b = 0;
+  double jaccard = 0;
+  friend bool operator==(const JaccardPair&, const JaccardPair&) = default;
+};
+
+// Every pair of `sets` (each sorted, distinct) with exact Jaccard >= threshold,
+// sorted by (a, b). A prefix-filter join (Chaudhuri et al. 2006; Bayardo et
+// al. 2007): elements ordered by corpus frequency, rarest first; a set of
+// size s indexes its first s - ceil(t s) + 1 elements, and two sets at
+// Jaccard >= t share one of them, so no pair is missed; candidates pass a
+// size filter and are verified exactly. Empty sets pair with nothing.
+// InvalidArgument unless 0 < threshold <= 1.
+Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
+                                             double threshold);
+
+// The natural-duplicates evaluation: a real corpus without synthetic edits,
+// exact Jaccard as the truth, and what each method's dedup reports.
+struct NaturalEvalOptions {
+  // Method text forms (method.h), each run as `neardup dedup` would run it:
+  // SimHash at the method's k (e.g. "chars5", "chars5,k=28"), or "minhash...".
+  // Empty: the default method.
+  std::vector<std::string> methods;
+  int shingle = 5;               // character n-grams of the Jaccard
+  double truth_jaccard = 0.8;    // a true pair: Jaccard >= this
+  double natural_jaccard = 0.5;  // reported pairs in [this, truth): "near", neither true nor false
+  double floor_jaccard = 0.3;    // reported pairs below this are counted on their own
+  // Boilerplate removal before fingerprinting, as dedup's default (lines in
+  // >= 5 documents left out); off: every line.
+  BoilerplateOptions boilerplate{BoilerplateMode::kLines, 5};
+  ClusterRule cluster_rule = ClusterRule::kComponents;
+  int threads = 0;
+};
+
+struct NaturalEvalRow {
+  std::string method;  // as given
+  ClusterRule cluster_rule = ClusterRule::kComponents;
+  uint64_t reported = 0;  // pairs within the method's threshold
+  PairCounts counts;      // true: Jaccard >= truth; false: < natural
+  uint64_t near = 0;      // reported with natural <= Jaccard < truth
+  uint64_t below_floor = 0;
+  double min_jaccard = 1;  // of the reported pairs (1 when none)
+  double precision = 0, recall = 0, f1 = 0;
+  // Clusters of two or more: how many, the largest, and purity: the share
+  // of their duplicates whose exact Jaccard with the cluster's kept document
+  // is >= natural_jaccard.
+  size_t clusters = 0;
+  size_t largest_cluster = 0;
+  double purity = 1;
+  double seconds = 0;  // fingerprints + dedup
+};
+
+struct NaturalEvalReport {
+  NaturalEvalOptions options;
+  size_t documents = 0;
+  uint64_t truth_pairs = 0;    // Jaccard >= truth_jaccard
+  uint64_t natural_pairs = 0;  // Jaccard >= natural_jaccard
+  std::vector<NaturalEvalRow> rows;
+  // The worst reported pairs of each row (lowest Jaccard, up to 5): row
+  // index, ids, Jaccard, distance.
+  struct Example {
+    size_t row = 0;
+    std::string a, b;
+    double jaccard = 0;
+    int distance = 0;
+  };
+  std::vector<Example> worst;
+};
+
+Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpus,
+                                          const NaturalEvalOptions& options);
+
 // What a report writer wrote. Paths are relative to `dir`.
 struct ReportFiles {
   std::string dir;
@@ -272,6 +373,8 @@ struct ReportFiles {
 // they are missing.
 Result<ReportFiles> WriteDocsReport(const DocsEvalReport& report, const std::string& dir);
 Result<ReportFiles> WritePairsReport(const PairsEvalReport& report, const std::string& dir);
+// report.md (one table row per method) and results.csv of EvaluateNatural.
+Result<ReportFiles> WriteNaturalReport(const NaturalEvalReport& report, const std::string& dir);
 
 // Appends `note` (Markdown; a newline is added when it has none) to the end of
 // `files`' report.md.

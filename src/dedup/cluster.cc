@@ -30,26 +30,39 @@ bool Better(const DedupDocument& da, size_t a, const DedupDocument& db, size_t b
   return a < b;
 }
 
+// Adjacency of groups, compressed rows: group g's neighbours (group,
+// distance) are adj[begin[g] .. begin[g + 1]).
+struct GroupAdjacency {
+  std::vector<size_t> begin;
+  std::vector<std::pair<size_t, int>> adj;
+};
+
+GroupAdjacency Adjacency(size_t ng, std::span<const IdPair> group_pairs) {
+  GroupAdjacency a;
+  a.begin.assign(ng + 1, 0);
+  for (const IdPair& p : group_pairs) {
+    ++a.begin[p.a + 1];
+    ++a.begin[p.b + 1];
+  }
+  for (size_t g = 0; g < ng; ++g) a.begin[g + 1] += a.begin[g];
+  a.adj.resize(a.begin[ng]);
+  std::vector<size_t> fill(a.begin.begin(), a.begin.end() - 1);
+  for (const IdPair& p : group_pairs) {
+    a.adj[fill[p.a]++] = {p.b, p.distance};
+    a.adj[fill[p.b]++] = {p.a, p.distance};
+  }
+  return a;
+}
+
 // Every document pair, in (i, j) order, from the groups and the pairs of
 // groups: i's pairs are the later members of its own group (distance 0) and
 // the later members of every group paired with its own. Memory: one
 // document's pairs at a time.
 void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
                        const std::function<void(const DedupPair&)>& sink) {
-  const size_t ng = groups.size();
-  // Adjacency of groups, compressed rows.
-  std::vector<size_t> adj_begin(ng + 1, 0);
-  for (const IdPair& p : group_pairs) {
-    ++adj_begin[p.a + 1];
-    ++adj_begin[p.b + 1];
-  }
-  for (size_t g = 0; g < ng; ++g) adj_begin[g + 1] += adj_begin[g];
-  std::vector<std::pair<size_t, int>> adj(adj_begin[ng]);
-  std::vector<size_t> fill(adj_begin.begin(), adj_begin.end() - 1);
-  for (const IdPair& p : group_pairs) {
-    adj[fill[p.a]++] = {p.b, p.distance};
-    adj[fill[p.b]++] = {p.a, p.distance};
-  }
+  const GroupAdjacency ga = Adjacency(groups.size(), group_pairs);
+  const std::vector<size_t>& adj_begin = ga.begin;
+  const std::vector<std::pair<size_t, int>>& adj = ga.adj;
   std::vector<DedupPair> mine;
   for (size_t i = 0; i < groups.of.size(); ++i) {
     const size_t g = groups.of[i];
@@ -67,6 +80,41 @@ void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs
               [](const DedupPair& a, const DedupPair& b) { return a.j < b.j; });
     for (const DedupPair& p : mine) sink(p);
   }
+}
+
+// ClusterRule::kCenter: per document its centre (kept document), SIZE_MAX for
+// empty documents. Documents are visited in keep order; one not yet assigned
+// becomes a centre and takes every unassigned document within k (its own
+// group and the groups paired with it). A group is scanned whole once, so
+// the work is O(documents + group pairs).
+std::vector<size_t> AssignCenters(std::span<const DedupDocument> docs, const Groups& groups,
+                                  std::span<const IdPair> group_pairs, KeepPolicy keep) {
+  const size_t n = docs.size();
+  const GroupAdjacency ga = Adjacency(groups.size(), group_pairs);
+  std::vector<size_t> order;
+  order.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (groups.of[i] != SIZE_MAX) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return Better(docs[a], a, docs[b], b, keep); });
+  std::vector<size_t> center(n, SIZE_MAX);
+  std::vector<char> done(groups.size(), 0);  // every member assigned
+  const auto take = [&](size_t g, size_t c) {
+    if (done[g]) return;
+    done[g] = 1;
+    for (size_t x : groups.Members(g)) {
+      if (center[x] == SIZE_MAX) center[x] = c;
+    }
+  };
+  for (size_t c : order) {
+    if (center[c] != SIZE_MAX) continue;
+    center[c] = c;
+    const size_t g = groups.of[c];
+    take(g, c);
+    for (size_t e = ga.begin[g]; e < ga.begin[g + 1]; ++e) take(ga.adj[e].first, c);
+  }
+  return center;
 }
 
 }  // namespace
@@ -123,37 +171,50 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
                       std::span<const IdPair> group_pairs, const AssembleOptions& opt,
                       DedupResult* r) {
   const size_t n = docs.size();
-  UnionFind uf(n);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const std::span<const size_t> m = groups.Members(g);
-    for (size_t x : m.subspan(1)) uf.Union(m.front(), x);
-  }
-  for (const IdPair& p : group_pairs) {
-    uf.Union(groups.Members(p.a).front(), groups.Members(p.b).front());
-  }
-  // Per root: first member (cluster id) and kept member.
+  // Per document: the root whose cluster it is in; per root: first member
+  // (cluster id) and kept member.
+  std::vector<size_t> root(n);
   std::vector<size_t> first(n, SIZE_MAX), kept(n, SIZE_MAX);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t root = uf.Find(i);
-    if (first[root] == SIZE_MAX) first[root] = i;
-    if (kept[root] == SIZE_MAX || Better(docs[i], i, docs[kept[root]], kept[root], opt.keep)) {
-      kept[root] = i;
+  if (opt.rule == ClusterRule::kCenter) {
+    const std::vector<size_t> center = AssignCenters(docs, groups, group_pairs, opt.keep);
+    for (size_t i = 0; i < n; ++i) {
+      root[i] = center[i] == SIZE_MAX ? i : center[i];
+      kept[root[i]] = root[i];
+      if (first[root[i]] == SIZE_MAX) first[root[i]] = i;
+    }
+  } else {
+    UnionFind uf(n);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::span<const size_t> m = groups.Members(g);
+      for (size_t x : m.subspan(1)) uf.Union(m.front(), x);
+    }
+    for (const IdPair& p : group_pairs) {
+      uf.Union(groups.Members(p.a).front(), groups.Members(p.b).front());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      root[i] = uf.Find(i);
+      const size_t r = root[i];
+      if (first[r] == SIZE_MAX) first[r] = i;
+      if (kept[r] == SIZE_MAX || Better(docs[i], i, docs[kept[r]], kept[r], opt.keep)) {
+        kept[r] = i;
+      }
     }
   }
   if (opt.progress) opt.progress("cluster", 0, n);
   r->records.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (opt.progress && i > 0 && i % (size_t{1} << 18) == 0) opt.progress("cluster", i, n);
-    const size_t root = uf.Find(i);
     DedupRecord& rec = r->records[i];
     rec.empty = docs[i].empty;
-    rec.cluster = first[root];
-    rec.nearest = kept[root];
-    rec.duplicate = kept[root] != i;
+    rec.cluster = first[root[i]];
+    rec.nearest = kept[root[i]];
+    rec.duplicate = rec.nearest != i;
     rec.distance = rec.duplicate ? opt.distance(i, rec.nearest) : 0;
-    // A kept document within the threshold of a duplicate is joined to it by
-    // an edge, so it is in the same cluster: the cluster's kept document is
-    // the only one that can be within it.
+    // Components: a kept document within the threshold of a duplicate is
+    // joined to it by an edge, so it is in the same cluster: the cluster's
+    // kept document is the only one that can be within it. Centres: the
+    // duplicate is within k of its centre, which is the nearest_within_k
+    // (another centre may be as close; ties are not searched).
     if (rec.duplicate && rec.distance <= opt.max_distance) {
       rec.nearest_within_k = rec.nearest;
       rec.distance_within_k = rec.distance;

@@ -57,6 +57,7 @@ Groups GroupIdentical(std::span<const DedupDocument> docs);
 
 struct AssembleOptions {
   KeepPolicy keep = KeepPolicy::kFirst;
+  ClusterRule rule = ClusterRule::kComponents;
   // The distance of a duplicate `i` to its cluster's kept document (it may
   // exceed max_distance: clusters are transitive). REQUIRES: set.
   std::function<int(size_t i, size_t kept)> distance;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 
 #include "dedup/cluster.h"
 #include "neardup/band_join.h"
@@ -121,11 +122,12 @@ Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptio
     NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
     report("index", 1, 1);
     report("join", 0, 1);
-    if (opt.collect_pairs || opt.pair_sink) {
+    // Centre clustering needs every pair within k, not a forest of them.
+    if (opt.collect_pairs || opt.pair_sink || opt.cluster_rule == ClusterRule::kCenter) {
       NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
       rep->confirmed = pairs->size();
     } else {
-      // Only the clusters are wanted: keep a spanning forest of the pairs
+      // Only connected components are wanted: keep a spanning forest of the pairs
       // (fewer than n), not all of them (a template with m variants has
       // m^2 / 2). The clusters are the same.
       UnionFind forest(n);
@@ -180,6 +182,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   t = std::chrono::steady_clock::now();
   dedup_internal::AssembleOptions a;
   a.keep = opt.keep;
+  a.rule = opt.cluster_rule;
   a.distance = [&docs](size_t i, size_t kept) {
     return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
   };
@@ -236,6 +239,17 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
 }
 
 }  // namespace
+
+Result<ClusterRule> ParseClusterRule(std::string_view name) {
+  if (name == "components") return ClusterRule::kComponents;
+  if (name == "center") return ClusterRule::kCenter;
+  return Status::InvalidArgument("unknown cluster rule '" + std::string(name) +
+                                 "' (expected components or center)");
+}
+
+const char* ClusterRuleName(ClusterRule rule) {
+  return rule == ClusterRule::kCenter ? "center" : "components";
+}
 
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options) {
   int bits = 0;

@@ -109,6 +109,7 @@ Result<DedupResult> MinHashDedup(std::span<const DedupDocument> docs,
   t = std::chrono::steady_clock::now();
   dedup_internal::AssembleOptions a;
   a.keep = opt.keep;
+  a.rule = opt.cluster_rule;
   a.distance = [&](size_t i, size_t kept) { return distance(i, kept).first; };
   a.max_distance = MinHashDistance(
       mh.exact ? mh.threshold : static_cast<double>(need) / static_cast<double>(perm));

@@ -453,37 +453,14 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   std::sort(source.begin(), source.end());
   report.variants = variants;
 
-  // Natural duplicates among the originals: band join candidates (32 bands of
-  // 4 rows: a pair at Jaccard 0.8 is missed with probability 1e-7), verified
-  // with the exact Jaccard of the 3-gram sets.
-  const Method minhash = *Method::FromPreset(kMinHashMethod);
-  NEARDUP_ASSIGN_OR_RETURN(auto shingler, Pipeline::Create(minhash.pipeline));
-  const MinHasher minhasher(minhash.minhash.num_perm);
-  std::vector<std::vector<uint64_t>> shingles(n);
-  std::vector<std::vector<uint32_t>> sigs(n, std::vector<uint32_t>(minhasher.num_perm()));
-  ParallelFor(n, options.threads, [&](size_t i, int) {
-    shingler->MinHashSignature(minhasher, texts[i], "", sigs[i].data(), &shingles[i]);
-  });
+  // Natural duplicates among the originals: every pair with exact character
+  // n-gram Jaccard >= natural_jaccard (prefix-filter join, JaccardJoin).
   UnionFind groups(n);
   {
-    constexpr int kRows = 4;
-    BandJoinOptions band_options;
-    band_options.bands = 32;
-    band_options.threads = options.threads;
-    band_options.skip_confirmed = true;
-    std::vector<IdPair> natural;
-    NEARDUP_RETURN_IF_ERROR(BandJoin(
-        n,
-        [&](int band, size_t begin, size_t end, uint64_t* out) {
-          for (size_t i = begin; i < end; ++i)
-            out[i - begin] = MinHashBandKey(sigs[i], band, kRows);
-        },
-        [&](size_t a, size_t b) {
-          const double jaccard = ExactJaccard(shingles[a], shingles[b]);
-          return jaccard >= options.natural_jaccard ? 0 : -1;
-        },
-        band_options, &natural));
-    for (const IdPair& p : natural) {
+    NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.natural_shingle));
+    const std::vector<std::vector<uint64_t>> sets = shingler.OfAll(texts, options.threads);
+    NEARDUP_ASSIGN_OR_RETURN(auto natural, JaccardJoin(sets, options.natural_jaccard));
+    for (const JaccardPair& p : natural) {
       groups.Union(p.a, p.b);
       report.natural_pairs.emplace_back(ids[p.a], ids[p.b]);
     }

@@ -116,11 +116,13 @@ Status ParseNormalize(std::string_view spec, NormalizeOptions* n) {
       n->nfkc_casefold = true;
     } else if (item == "ws") {
       n->collapse_whitespace = true;
-    } else if (item == "t2s" || item == "tw2s" || item == "tw2sp" || item == "hk2s") {
+    } else if (item == "t2s" || item == "tw2s" || item == "tw2sp" || item == "tw2sp2" ||
+               item == "hk2s") {
       n->t2s = std::string(item);
     } else {
-      return Status::InvalidArgument("unknown normalization '" + std::string(item) +
-                                     "' (expected nfkc, t2s, tw2s, tw2sp, hk2s, ws or none)");
+      return Status::InvalidArgument(
+          "unknown normalization '" + std::string(item) +
+          "' (expected nfkc, t2s, tw2s, tw2sp, tw2sp2, hk2s, ws or none)");
     }
   }
   return Status::OK();

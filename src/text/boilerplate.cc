@@ -111,13 +111,15 @@ std::string CanonicalLine(std::string_view line) {
   return out;
 }
 
-std::vector<uint64_t> DocumentLineKeys(std::string_view text) {
+std::vector<uint64_t> DocumentLineKeys(std::string_view text, const Normalizer* normalizer) {
   std::vector<uint64_t> keys;
   std::string scratch;
-  ForEachLine(text, [&](std::string_view line, size_t, size_t) {
-    const uint64_t key = LineKey(line, &scratch);
-    if (key != 0) keys.push_back(key);
-  });
+  const std::string normalized = normalizer ? normalizer->Normalize(text) : std::string();
+  ForEachLine(normalizer ? std::string_view(normalized) : text,
+              [&](std::string_view line, size_t, size_t) {
+                const uint64_t key = LineKey(line, &scratch);
+                if (key != 0) keys.push_back(key);
+              });
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
@@ -244,8 +246,9 @@ void LineCounter::Merge(const LineStats& other) {
   }
 }
 
-BoilerplateFilter::BoilerplateFilter(const LineStats& stats, const BoilerplateOptions& options)
-    : stats_(stats), options_(options) {
+BoilerplateFilter::BoilerplateFilter(const LineStats& stats, const BoilerplateOptions& options,
+                                     const Normalizer* normalizer)
+    : stats_(stats), options_(options), normalizer_(normalizer) {
   if (options_.mode != BoilerplateMode::kOff) {
     flagged_ = stats_.LinesAtLeast(static_cast<uint32_t>(std::max(options_.min_docs, 1)));
   }
@@ -256,9 +259,30 @@ std::string BoilerplateFilter::Strip(std::string_view text, size_t* dropped) con
   const uint32_t min_docs = static_cast<uint32_t>(std::max(options_.min_docs, 1));
   std::string out;
   std::string scratch;
+  // With a normalizer, line i is keyed by line i of the normalized text when
+  // normalization kept the line count (it keeps '\n'), else line by line.
+  std::vector<std::string_view> normalized_lines;
+  std::string normalized;
+  if (normalizer_ != nullptr) {
+    normalized = normalizer_->Normalize(text);
+    ForEachLine(normalized,
+                [&](std::string_view line, size_t, size_t) { normalized_lines.push_back(line); });
+  }
+  size_t line_count = 0;
+  ForEachLine(text, [&](std::string_view, size_t, size_t) { ++line_count; });
+  const bool aligned = normalized_lines.size() == line_count;
+  size_t index = 0;
   size_t left_out = 0, left_out_bytes = 0, kept_bytes = 0;
   ForEachLine(text, [&](std::string_view line, size_t start, size_t end) {
-    const uint64_t key = LineKey(line, &scratch);
+    uint64_t key = 0;
+    if (normalizer_ == nullptr) {
+      key = LineKey(line, &scratch);
+    } else if (aligned) {
+      key = LineKey(normalized_lines[index], &scratch);
+    } else {
+      key = LineKey(normalizer_->Normalize(line), &scratch);
+    }
+    ++index;
     if (key != 0 && stats_.Count(key) >= min_docs) {
       ++left_out;
       left_out_bytes += scratch.size();

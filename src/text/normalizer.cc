@@ -192,6 +192,11 @@ class NormalizerImpl final : public Normalizer {
     if (converter_ != nullptr && !IsAscii(out)) {
       try {
         out = converter_->Convert(out);
+        // tw2sp2: once more. tw2sp maps Taiwan phrases to mainland ones
+        // (檔案 -> 文件, 文件 -> 文档), so run on Simplified text it changes it
+        // again and one pass leaves a zh_TW page and its zh_CN version apart
+        // (文件 against 文档); a second pass brings both to the same form.
+        if (twice_) out = converter_->Convert(out);
       } catch (const std::exception&) {
         // OpenCC only throws on broken dictionaries, which Create() has already
         // exercised; keep the unconverted text rather than lose the document.
@@ -233,6 +238,7 @@ class NormalizerImpl final : public Normalizer {
   const icu::Normalizer2* nfkc_cf_;  // owned by ICU; thread-safe
   const NfkcCasefoldTable* nfkc_table_;
   std::unique_ptr<text::T2sConverter> converter_;
+  bool twice_ = options_.t2s == "tw2sp2";
 };
 
 }  // namespace
@@ -253,12 +259,13 @@ Result<std::unique_ptr<Normalizer>> Normalizer::Create(const NormalizeOptions& o
     if (config.find('/') == std::string::npos) {
       static constexpr std::string_view kAllowed[] = {"t2s", "tw2s", "tw2sp", "hk2s"};
       std::string base = config;
+      if (base == "tw2sp2") base = "tw2sp";
       if (base.size() > 5 && base.ends_with(".json")) base.resize(base.size() - 5);
       bool known = false;
       for (std::string_view a : kAllowed) known = known || a == base;
       if (!known) {
         return Status::InvalidArgument("unknown Traditional-to-Simplified conversion '" + config +
-                                       "' (expected t2s, tw2s, tw2sp or hk2s)");
+                                       "' (expected t2s, tw2s, tw2sp, tw2sp2 or hk2s)");
       }
       config = base + ".json";
     }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -83,6 +84,29 @@ TEST(DedupCliTest, KeepPolicies) {
   EXPECT_NE(RunCli({"dedup", "--method", "tfidf", "-", "--keep", "biggest"}, Corpus()).exit_code,
             0);
   EXPECT_NE(RunCli({"dedup", "--method", "tfidf", "-", "-k", "17"}, Corpus()).exit_code, 0);
+}
+
+// --cluster center: every duplicate within k of the document it is
+// attributed to, which is kept; an unknown rule is a usage error.
+TEST(DedupCliTest, ClusterCenter) {
+  const auto r =
+      RunCli({"dedup", "--method", "tfidf", "-", "-k", "6", "--cluster", "center", "-q"}, Corpus());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto records = ParseJsonLines(r.out);
+  ASSERT_EQ(records.size(), 5u);
+  std::map<std::string, bool> duplicate;
+  for (const auto& rec : records) duplicate[rec["id"]] = rec["duplicate"];
+  size_t duplicates = 0;
+  for (const auto& rec : records) {
+    if (!rec["duplicate"]) continue;
+    ++duplicates;
+    EXPECT_LE(rec["distance"].get<int>(), 6) << rec.dump();
+    EXPECT_FALSE(duplicate[rec["nearest"]]) << rec.dump();
+  }
+  EXPECT_EQ(duplicates, 2u);  // c and e, of a
+  EXPECT_EQ(records[4]["nearest"], "a");
+  EXPECT_EQ(RunCli({"dedup", "--method", "tfidf", "-", "--cluster", "chain"}, Corpus()).exit_code,
+            2);
 }
 
 TEST(IndexCliTest, BuildQueryAddRemoveStats) {

@@ -280,6 +280,42 @@ std::string RandomBody(std::mt19937_64& rng, int n) {
   return s;
 }
 
+// With a normalizer, a line in Traditional and its Simplified version are one
+// line: 3 zh_CN and 2 zh_TW documents reach min_docs = 5 together, and the
+// line is left out of both scripts alike. Without one, neither count does.
+TEST(BoilerplateTest, NormalizedKeysCountBothScriptsAsOneLine) {
+  NormalizeOptions n;
+  n.t2s = "tw2sp2";
+  auto normalizer = Normalizer::Create(n);
+  ASSERT_TRUE(normalizer.ok()) << normalizer.status().ToString();
+  const std::string cn = "页面由中文 man 手册页计划提供";
+  const std::string tw = "頁面由中文 man 手冊頁計劃提供";
+  ASSERT_NE(DocumentLineKeys(cn), DocumentLineKeys(tw));
+  ASSERT_EQ(DocumentLineKeys(cn, normalizer->get()), DocumentLineKeys(tw, normalizer->get()));
+  std::vector<std::string> docs;
+  for (int i = 0; i < 5; ++i) {
+    docs.push_back("正文 " + std::to_string(i) + "\n" + (i < 3 ? cn : tw));
+  }
+  LineCounter raw, normalized;
+  for (const std::string& d : docs) {
+    raw.Add(d);
+    normalized.Add(d, normalizer->get());
+  }
+  const LineStats raw_stats = std::move(raw).Finish();
+  const LineStats stats = std::move(normalized).Finish();
+  const BoilerplateOptions options{.mode = BoilerplateMode::kLines, .min_docs = 5};
+  const BoilerplateFilter raw_filter(raw_stats, options);
+  const BoilerplateFilter filter(stats, options, normalizer->get());
+  EXPECT_EQ(raw_filter.flagged_lines(), 0u);
+  EXPECT_EQ(filter.flagged_lines(), 1u);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    size_t dropped = 0;
+    EXPECT_EQ(filter.Strip(docs[i], &dropped), "正文 " + std::to_string(i) + "\n");
+    EXPECT_EQ(dropped, 1u);
+    EXPECT_EQ(raw_filter.Strip(docs[i], nullptr), docs[i]);
+  }
+}
+
 TEST(BoilerplateTest, FrequentFooterNoLongerMakesPagesNearDuplicates) {
   auto pipeline = Pipeline::Create(PipelineOptions{});
   ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();

@@ -438,6 +438,8 @@ TEST(PresetsTest, NewPresetsHaveTheirDocumentedSettings) {
        FeatureHashAlgorithm::kMd5, 3},
       {"chars5", FeatureKind::kCharNgrams, WeightScheme::kTf, 0, 128, FeatureHashAlgorithm::kXxh3,
        24, 5},
+      {"chars5u", FeatureKind::kCharNgrams, WeightScheme::kUniform, 0, 128,
+       FeatureHashAlgorithm::kXxh3, 28, 5},
   };
   ASSERT_EQ(Presets().size(), std::size(expected));
   for (const Expected& e : expected) {

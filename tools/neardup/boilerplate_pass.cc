@@ -46,9 +46,13 @@ Result<BoilerplateOptions> BoilerplatePass::Options(const BoilerplateFlags& flag
 }
 
 Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_options,
-                              const BoilerplateOptions& options) {
+                              const BoilerplateOptions& options,
+                              const NormalizeOptions& normalize) {
   options_ = options;
   if (options.mode == BoilerplateMode::kOff) return Status::OK();
+  if (!normalize.t2s.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(normalizer_, Normalizer::Create(normalize));
+  }
   held_ = std::find(input.inputs.begin(), input.inputs.end(), "-") != input.inputs.end();
   ReadOptions r = read_options;
   // Issues are reported by the pass that reads for good: this one only when
@@ -67,12 +71,12 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   LineCounter counter;
   Document doc;
   while (reader->Next(&doc)) {
-    counter.Add(doc.text);
+    counter.Add(doc.text, normalizer_.get());
     if (held_) documents_.push_back(std::move(doc));
   }
   input_stats_ = reader->stats();
   stats_ = std::move(counter).Finish();
-  filter_ = std::make_unique<BoilerplateFilter>(stats_, options_);
+  filter_ = std::make_unique<BoilerplateFilter>(stats_, options_, normalizer_.get());
   return Status::OK();
 }
 

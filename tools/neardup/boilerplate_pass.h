@@ -37,8 +37,10 @@ class BoilerplatePass {
                                             const PipelineFlags& pipeline);
 
   // Counts the lines of every input document when options.mode is not off.
+  // Lines are keyed after `normalize` when it converts Traditional to
+  // Simplified Chinese (boilerplate.h), else raw.
   Status Count(const InputFlags& input, const ReadOptions& read_options,
-               const BoilerplateOptions& options);
+               const BoilerplateOptions& options, const NormalizeOptions& normalize = {});
 
   bool on() const { return filter_ != nullptr; }
   // The text to fingerprint: `text` without its boilerplate lines.
@@ -70,6 +72,7 @@ class BoilerplatePass {
 
   LineStats stats_;
   BoilerplateOptions options_;
+  std::unique_ptr<Normalizer> normalizer_;  // null: raw line keys
   std::unique_ptr<BoilerplateFilter> filter_;
   bool held_ = false;
   std::vector<Document> documents_;  // when held_

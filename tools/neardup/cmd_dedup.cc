@@ -26,6 +26,7 @@ struct DedupFlags {
   int k = -1;  // -1 (not given; -k is >= 0): the method's
   std::string mode = "cluster";
   std::string keep = "first";
+  std::string cluster = "components";
   std::string unique_out;
   std::string duplicates_out;
   std::string pairs_out;
@@ -140,6 +141,9 @@ int RunDedup(DedupFlags flags) {
   std::string score_field;
   const Status keep = ParseKeep(flags.keep, &options, &score_field);
   if (!keep.ok()) return Fail(keep);
+  auto rule = ParseClusterRule(flags.cluster);
+  if (!rule.ok()) return Fail(rule.status());
+  options.cluster_rule = *rule;
   if (!score_field.empty()) read_options->extra_fields.push_back(score_field);
   if (!minhash && (options.k < 0 || options.k > pipeline_options->bits / 4)) {
     return Fail(Status::InvalidArgument("-k must be between 0 and " +
@@ -171,8 +175,8 @@ int RunDedup(DedupFlags flags) {
 
   // Pass 0 (boilerplate lines): count the lines of the corpus.
   BoilerplatePass boilerplate;
-  NEARDUP_RETURN_IF_ERROR_CLI(
-      boilerplate.Count(flags.input, *read_options, pipeline_options->boilerplate));
+  NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.Count(
+      flags.input, *read_options, pipeline_options->boilerplate, pipeline_options->normalize));
   if (!flags.boilerplate.stats_out.empty()) {
     NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
   }
@@ -439,6 +443,11 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
   cmd->add_option("--mode", flags->mode,
                   "cluster: connected components of all pairs within k; stream: keep a document "
                   "only if no kept one lies within k")
+      ->capture_default_str();
+  cmd->add_option("--cluster", flags->cluster,
+                  "Cluster mode's rule: components (connected components of the pairs within "
+                  "k; chains: a member can be far beyond k from the kept copy) | center (each "
+                  "member within k of its cluster's kept copy; no chaining)")
       ->capture_default_str();
   cmd->add_option("--keep", flags->keep,
                   "Which copy a cluster keeps: first | longest | field:NAME (largest number)")

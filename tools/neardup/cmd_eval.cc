@@ -1,6 +1,6 @@
 // Copyright 2026 The neardup Authors.
 //
-// neardup eval docs | pairs: the evaluation harness (SPEC section 10).
+// neardup eval docs | pairs | natural: the evaluation harness (SPEC section 10).
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -33,6 +33,12 @@ struct EvalFlags {
   std::string write_dataset;
   bool no_plots = false;
   bool quiet = false;
+  // eval natural
+  std::vector<std::string> method_specs;
+  std::string cluster = "components";
+  std::string boilerplate = "lines";
+  double truth_jaccard = 0.8;
+  double natural_jaccard = 0.5;
 };
 
 template <typename T>
@@ -129,6 +135,67 @@ Status ParseMethodFlags(const EvalFlags& flags, Options* options) {
   return Status::OK();
 }
 
+// The documents {id, text} of a JSONL corpus; issues on stderr.
+Result<std::vector<EvalDocument>> ReadCorpus(const std::string& path) {
+  ReadOptions read;
+  read.format = InputFormat::kJsonl;
+  read.on_issue = [](const InputIssue& issue) {
+    std::fprintf(stderr, "neardup: %s\n", issue.ToString().c_str());
+  };
+  NEARDUP_ASSIGN_OR_RETURN(auto reader, DocumentReader::Open({path}, read));
+  std::vector<EvalDocument> corpus;
+  Document doc;
+  while (reader->Next(&doc)) corpus.push_back({doc.id, doc.text});
+  if (reader->stats().documents == 0) {
+    return Status::InvalidArgument("no documents read from " + path);
+  }
+  return corpus;
+}
+
+int RunNatural(const EvalFlags& flags) {
+  NaturalEvalOptions options;
+  options.methods = flags.method_specs;
+  options.truth_jaccard = flags.truth_jaccard;
+  options.natural_jaccard = flags.natural_jaccard;
+  options.threads = ResolveThreadCount(flags.threads);
+  auto mode = ParseBoilerplateMode(flags.boilerplate);
+  if (!mode.ok()) return Fail(mode.status());
+  options.boilerplate.mode = *mode;
+  std::vector<ClusterRule> rules;
+  if (flags.cluster == "both") {
+    rules = {ClusterRule::kComponents, ClusterRule::kCenter};
+  } else {
+    auto rule = ParseClusterRule(flags.cluster);
+    if (!rule.ok()) return Fail(rule.status());
+    rules = {*rule};
+  }
+  auto corpus = ReadCorpus(flags.corpus);
+  if (!corpus.ok()) return Fail(corpus.status());
+  NaturalEvalReport all;
+  for (ClusterRule rule : rules) {
+    options.cluster_rule = rule;
+    auto report = EvaluateNatural(*corpus, options);
+    if (!report.ok()) return Fail(report.status());
+    for (auto& w : report->worst) w.row += all.rows.size();
+    if (all.rows.empty()) {
+      all = std::move(*report);
+    } else {
+      all.rows.insert(all.rows.end(), report->rows.begin(), report->rows.end());
+      all.worst.insert(all.worst.end(), report->worst.begin(), report->worst.end());
+    }
+  }
+  auto files = WriteNaturalReport(all, flags.report);
+  if (!files.ok()) return Fail(files.status());
+  if (!flags.quiet) {
+    std::fprintf(stderr,
+                 "neardup: %zu documents, %llu true pairs (Jaccard >= %g), %zu result rows; "
+                 "report in %s\n",
+                 all.documents, static_cast<unsigned long long>(all.truth_pairs),
+                 options.truth_jaccard, all.rows.size(), flags.report.c_str());
+  }
+  return kExitOk;
+}
+
 int RunDocs(const EvalFlags& flags) {
   DocsEvalOptions options;
   auto edits = ParseList<double>(flags.edits, "--edits");
@@ -142,20 +209,9 @@ int RunDocs(const EvalFlags& flags) {
   options.threads = ResolveThreadCount(flags.threads);
   options.dataset_dir = flags.write_dataset;
 
-  ReadOptions read;
-  read.format = InputFormat::kJsonl;
-  read.on_issue = [](const InputIssue& issue) {
-    std::fprintf(stderr, "neardup: %s\n", issue.ToString().c_str());
-  };
-  auto reader = DocumentReader::Open({flags.corpus}, read);
-  if (!reader.ok()) return Fail(reader.status());
-  std::vector<EvalDocument> corpus;
-  Document doc;
-  while ((*reader)->Next(&doc)) corpus.push_back({doc.id, doc.text});
-  if ((*reader)->stats().documents == 0) {
-    return Fail(Status::InvalidArgument("no documents read from " + flags.corpus));
-  }
-  auto report = EvaluateDocs(corpus, options);
+  auto corpus = ReadCorpus(flags.corpus);
+  if (!corpus.ok()) return Fail(corpus.status());
+  auto report = EvaluateDocs(*corpus, options);
   if (!report.ok()) return Fail(report.status());
   auto files = WriteDocsReport(*report, flags.report);
   if (!files.ok()) return Fail(files.status());
@@ -241,6 +297,36 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
   pairs->add_option("FILE", flags->pairs_file, "TSV of labelled pairs")->required();
   AddCommon(pairs, flags.get());
   pairs->callback([flags, exit_code] { exit_code->value = RunPairs(*flags); });
+
+  CLI::App* natural = cmd->add_subcommand(
+      "natural",
+      "Natural duplicates of a JSONL corpus (no synthetic edits): exact character 5-gram "
+      "Jaccard of every pair is the truth; each method's dedup pairs are scored (precision, "
+      "recall, F1, pairs below Jaccard 0.3, cluster purity, largest cluster)");
+  natural->add_option("--corpus", flags->corpus, "JSONL corpus {id, text}")->required();
+  natural->add_option("--method", flags->method_specs,
+                      "A method text as dedup's --method, run at its k (e.g. chars5, "
+                      "chars5,k=28, minhash); repeatable; default: the default method");
+  natural->add_option("--cluster", flags->cluster, "components | center | both")
+      ->capture_default_str();
+  natural
+      ->add_option("--boilerplate", flags->boilerplate,
+                   "lines (dedup's default: lines in >= 5 documents not fingerprinted) | off")
+      ->capture_default_str();
+  natural->add_option("--truth", flags->truth_jaccard, "A true pair: Jaccard >= this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  natural
+      ->add_option("--natural", flags->natural_jaccard,
+                   "Reported pairs with Jaccard in [this, --truth) count as neither true nor "
+                   "false")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  AddThreadsOption(natural, &flags->threads);
+  natural->add_option("--report", flags->report, "Directory for report.md and results.csv")
+      ->required();
+  natural->add_flag("-q,--quiet", flags->quiet, "No summary line");
+  natural->callback([flags, exit_code] { exit_code->value = RunNatural(*flags); });
 }
 
 }  // namespace neardup::cli

@@ -1,0 +1,248 @@
+// Copyright 2026 The neardup Authors.
+//
+// Natural duplicates: exact character n-gram Jaccard (ShingleSets,
+// JaccardJoin) and the evaluation of each method's dedup against it.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <unordered_map>
+
+#include "neardup/eval.h"
+#include "neardup/method.h"
+#include "neardup/minhash_dedup.h"
+#include "util/thread_pool.h"
+
+namespace neardup {
+
+Result<ShingleSets> ShingleSets::Create(int n) {
+  if (n < 1 || n > 16) return Status::InvalidArgument("shingle length must be 1..16");
+  NEARDUP_ASSIGN_OR_RETURN(
+      auto method, Method::Parse("chars5,weights=uniform,features=chars:" + std::to_string(n)));
+  NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
+  ShingleSets s;
+  s.pipeline_ = std::move(pipeline);
+  return s;
+}
+
+std::vector<uint64_t> ShingleSets::Of(std::string_view text) const {
+  std::vector<uint64_t> out;
+  pipeline_->FeatureSet(text, std::string_view(), &out);
+  return out;
+}
+
+std::vector<std::vector<uint64_t>> ShingleSets::OfAll(const std::vector<std::string>& texts,
+                                                      int threads) const {
+  std::vector<std::vector<uint64_t>> out(texts.size());
+  ParallelFor(texts.size(), threads, [&](size_t i, int) { out[i] = Of(texts[i]); });
+  return out;
+}
+
+Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
+                                             double threshold) {
+  if (!(threshold > 0 && threshold <= 1)) {
+    return Status::InvalidArgument("Jaccard threshold must be in (0, 1]");
+  }
+  const size_t n = sets.size();
+  // Element ranks: rarest first (ties by value), so prefixes hold rare
+  // elements and inverted lists stay short.
+  std::unordered_map<uint64_t, uint32_t> frequency;
+  for (const auto& s : sets) {
+    for (uint64_t e : s) ++frequency[e];
+  }
+  std::vector<std::pair<uint32_t, uint64_t>> by_rank;
+  by_rank.reserve(frequency.size());
+  for (const auto& [e, f] : frequency) by_rank.emplace_back(f, e);
+  std::sort(by_rank.begin(), by_rank.end());
+  std::unordered_map<uint64_t, uint32_t> rank;
+  rank.reserve(by_rank.size());
+  for (size_t r = 0; r < by_rank.size(); ++r) rank[by_rank[r].second] = static_cast<uint32_t>(r);
+  std::vector<std::vector<uint32_t>> ranked(n);
+  for (size_t i = 0; i < n; ++i) {
+    ranked[i].reserve(sets[i].size());
+    for (uint64_t e : sets[i]) ranked[i].push_back(rank[e]);
+    std::sort(ranked[i].begin(), ranked[i].end());
+  }
+  // Sets in increasing size: a probe meets only sets no larger than itself.
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sets[a].size() < sets[b].size(); });
+  const auto prefix = [&](size_t size) {
+    const auto need = static_cast<size_t>(std::ceil(threshold * static_cast<double>(size) - 1e-9));
+    return size - std::max<size_t>(need, 1) + 1;
+  };
+  std::vector<std::vector<uint32_t>> lists(by_rank.size());  // rank -> sets (positions)
+  std::vector<size_t> seen(n, SIZE_MAX);
+  std::vector<JaccardPair> out;
+  std::vector<size_t> candidates;
+  for (size_t x : order) {
+    const size_t sx = sets[x].size();
+    if (sx == 0) continue;
+    const size_t px = prefix(sx);
+    candidates.clear();
+    for (size_t p = 0; p < px; ++p) {
+      for (uint32_t y : lists[ranked[x][p]]) {
+        if (seen[y] == x) continue;
+        seen[y] = x;
+        // Size filter: J <= |y| / |x| for |y| <= |x|.
+        if (static_cast<double>(sets[y].size()) < threshold * static_cast<double>(sx) - 1e-9) {
+          continue;
+        }
+        candidates.push_back(y);
+      }
+    }
+    for (size_t y : candidates) {
+      const double j = ExactJaccard(sets[x], sets[y]);
+      if (j >= threshold) out.push_back({std::min(x, y), std::max(x, y), j});
+    }
+    for (size_t p = 0; p < px; ++p) lists[ranked[x][p]].push_back(static_cast<uint32_t>(x));
+  }
+  std::sort(out.begin(), out.end(), [](const JaccardPair& a, const JaccardPair& b) {
+    return a.a != b.a ? a.a < b.a : a.b < b.b;
+  });
+  return out;
+}
+
+namespace {
+
+uint64_t PairKey(size_t a, size_t b) {
+  return (static_cast<uint64_t>(std::min(a, b)) << 32) | static_cast<uint64_t>(std::max(a, b));
+}
+
+}  // namespace
+
+Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpus,
+                                          const NaturalEvalOptions& options) {
+  if (!(options.natural_jaccard > 0 && options.natural_jaccard <= options.truth_jaccard &&
+        options.truth_jaccard <= 1)) {
+    return Status::InvalidArgument("need 0 < natural Jaccard <= truth Jaccard <= 1");
+  }
+  if (corpus.size() >= (size_t{1} << 32)) return Status::InvalidArgument("corpus too large");
+  NaturalEvalReport report;
+  report.options = options;
+  report.documents = corpus.size();
+  std::vector<std::string> texts;
+  texts.reserve(corpus.size());
+  for (const EvalDocument& d : corpus) texts.push_back(d.text);
+
+  NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.shingle));
+  const std::vector<std::vector<uint64_t>> sets = shingler.OfAll(texts, options.threads);
+  NEARDUP_ASSIGN_OR_RETURN(auto natural, JaccardJoin(sets, options.natural_jaccard));
+  for (const JaccardPair& p : natural) {
+    ++report.natural_pairs;
+    if (p.jaccard >= options.truth_jaccard) ++report.truth_pairs;
+  }
+  const auto jaccard = [&](size_t a, size_t b) { return ExactJaccard(sets[a], sets[b]); };
+
+  // Boilerplate removal as dedup does it: lines counted over the corpus,
+  // keyed by their normalized form when the method converts scripts.
+  const auto strip_all =
+      [&](const NormalizeOptions& normalize) -> Result<std::vector<std::string>> {
+    std::unique_ptr<Normalizer> normalizer;
+    if (!normalize.t2s.empty()) {
+      NEARDUP_ASSIGN_OR_RETURN(normalizer, Normalizer::Create(normalize));
+    }
+    LineCounter counter;
+    if (options.boilerplate.mode != BoilerplateMode::kOff) {
+      for (const std::string& t : texts) counter.Add(t, normalizer.get());
+    }
+    const LineStats line_stats = std::move(counter).Finish();
+    const BoilerplateFilter filter(line_stats, options.boilerplate, normalizer.get());
+    std::vector<std::string> out(texts.size());
+    ParallelFor(texts.size(), options.threads,
+                [&](size_t i, int) { out[i] = filter.Strip(texts[i], nullptr); });
+    return out;
+  };
+
+  std::vector<std::string> specs = options.methods;
+  if (specs.empty()) specs.push_back(Method::Default().ToString());
+  for (const std::string& spec : specs) {
+    NEARDUP_ASSIGN_OR_RETURN(auto method, Method::Parse(spec));
+    const auto start = std::chrono::steady_clock::now();
+    NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
+    NEARDUP_ASSIGN_OR_RETURN(auto stripped, strip_all(method.pipeline.normalize));
+    std::vector<DedupDocument> docs(texts.size());
+    DedupOptions dopt;
+    dopt.collect_pairs = true;
+    dopt.cluster_rule = options.cluster_rule;
+    dopt.threads = options.threads;
+    const auto run = [&]() -> Result<DedupResult> {
+      if (method.is_minhash()) {
+        const MinHasher hasher(method.minhash.num_perm);
+        std::vector<uint32_t> sigs(texts.size() * hasher.num_perm());
+        std::vector<std::vector<uint64_t>> fsets(texts.size());
+        ParallelFor(texts.size(), options.threads, [&](size_t i, int) {
+          const size_t f = pipeline->MinHashSignature(
+              hasher, stripped[i], "", sigs.data() + i * hasher.num_perm(), &fsets[i]);
+          docs[i].empty = f == 0;
+        });
+        dopt.k = 0;
+        return MinHashDedup(docs, sigs, fsets, method.minhash, dopt);
+      }
+      ParallelFor(texts.size(), options.threads, [&](size_t i, int) {
+        const DocumentFingerprint fp = pipeline->Fingerprint(stripped[i]);
+        docs[i].fingerprint = fp.fingerprint;
+        docs[i].empty = fp.empty();
+      });
+      dopt.k = method.default_k;
+      dopt.join = DedupJoin::kExact;
+      return Dedup(docs, dopt);
+    };
+    NEARDUP_ASSIGN_OR_RETURN(auto result, run());
+    NaturalEvalRow row;
+    row.method = spec;
+    row.cluster_rule = options.cluster_rule;
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    row.reported = result.pairs.size();
+    std::vector<std::pair<double, const DedupPair*>> scored;
+    for (const DedupPair& p : result.pairs) {
+      const double j = jaccard(p.i, p.j);
+      scored.emplace_back(j, &p);
+      row.min_jaccard = std::min(row.min_jaccard, j);
+      if (j >= options.truth_jaccard) {
+        ++row.counts.true_positives;
+      } else if (j >= options.natural_jaccard) {
+        ++row.near;
+      } else {
+        ++row.counts.false_positives;
+      }
+      if (j < options.floor_jaccard) ++row.below_floor;
+    }
+    row.counts.false_negatives = report.truth_pairs - row.counts.true_positives;
+    row.precision = row.counts.precision();
+    row.recall = row.counts.recall();
+    row.f1 = row.counts.f1();
+    std::sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first
+                 ? x.first < y.first
+                 : PairKey(x.second->i, x.second->j) < PairKey(y.second->i, y.second->j);
+    });
+    for (size_t e = 0; e < scored.size() && e < 5; ++e) {
+      const DedupPair& p = *scored[e].second;
+      report.worst.push_back(
+          {report.rows.size(), corpus[p.i].id, corpus[p.j].id, scored[e].first, p.distance});
+    }
+    // Clusters.
+    std::unordered_map<size_t, size_t> size;
+    for (const DedupRecord& r : result.records) ++size[r.cluster];
+    uint64_t duplicates = 0, pure = 0;
+    for (size_t i = 0; i < result.records.size(); ++i) {
+      const DedupRecord& r = result.records[i];
+      if (!r.duplicate) continue;
+      ++duplicates;
+      if (jaccard(i, r.nearest) >= options.natural_jaccard) ++pure;
+    }
+    for (const auto& [c, s] : size) {
+      if (s < 2) continue;
+      ++row.clusters;
+      row.largest_cluster = std::max(row.largest_cluster, s);
+    }
+    row.purity = duplicates == 0 ? 1.0 : static_cast<double>(pure) / duplicates;
+    report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
+}  // namespace neardup
