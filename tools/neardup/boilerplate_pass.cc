@@ -76,6 +76,24 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   return Status::OK();
 }
 
+Result<LineStats> BoilerplatePass::CountFiles(const InputFlags& input,
+                                              const ReadOptions& read_options) {
+  ReadOptions r = read_options;
+  r.on_issue = [](const InputIssue&) {};  // reported by the fingerprint pass
+  NEARDUP_ASSIGN_OR_RETURN(auto reader, DocumentReader::Open(input.inputs, r));
+  LineCounter counter;
+  Document doc;
+  while (reader->Next(&doc)) counter.Add(doc.text);
+  return std::move(counter).Finish();
+}
+
+void BoilerplatePass::Use(LineStats stats, const BoilerplateOptions& options) {
+  options_ = options;
+  if (options.mode == BoilerplateMode::kOff) return;
+  stats_ = std::move(stats);
+  filter_ = std::make_unique<BoilerplateFilter>(stats_, options_);
+}
+
 std::string BoilerplatePass::Strip(const std::string& text) const {
   size_t dropped = 0;
   std::string out = filter_->Strip(text, &dropped);

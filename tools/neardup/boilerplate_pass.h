@@ -40,6 +40,13 @@ class BoilerplatePass {
   Status Count(const InputFlags& input, const ReadOptions& read_options,
                const BoilerplateOptions& options);
 
+  // A run split over processes (neardup-mpi): the line counts of the files
+  // `input` names (not standard input), to be merged with the other
+  // processes' counts (LineCounter::Merge) ...
+  static Result<LineStats> CountFiles(const InputFlags& input, const ReadOptions& read_options);
+  // ... and used in place of Count(): `stats` are the whole corpus's counts.
+  void Use(LineStats stats, const BoilerplateOptions& options);
+
   bool on() const { return filter_ != nullptr; }
   // The text to fingerprint: `text` without its boilerplate lines.
   std::string Strip(const std::string& text) const;
