@@ -111,15 +111,20 @@ int EndStage(const World& w, const char* stage, const Status& status) {
     std::cerr << "neardup-mpi: rank " << w.rank << ": error in stage " << stage << ": "
               << status.message() << "\n";
   }
-  const std::vector<int> failed = FailedRanks(w, status.ok());
-  if (failed.empty()) return -1;
-  if (w.rank == 0) {
-    std::string ranks;
-    for (int r : failed) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  const int mine = status.ok() ? 0 : status.IsInvalidArgument() ? cli::kExitUsage : cli::kExitError;
+  const std::vector<uint64_t> codes = AllGatherU64(w, static_cast<uint64_t>(mine));
+  std::string ranks;
+  int code = -1;
+  for (size_t r = 0; r < codes.size(); ++r) {
+    if (codes[r] == 0) continue;
+    ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    // Every rank exits with the first failed rank's status.
+    if (code < 0) code = static_cast<int>(codes[r]);
+  }
+  if (code >= 0 && w.rank == 0) {
     std::cerr << "neardup-mpi: stage " << stage << " failed on rank(s) " << ranks << "\n";
   }
-  // Usage errors are the same on every rank.
-  return status.IsInvalidArgument() ? cli::kExitUsage : cli::kExitError;
+  return code;
 }
 
 // Contiguous shares of the inputs cut by size (a directory counts its files'

@@ -109,13 +109,4 @@ int BroadcastInt(const World& world, int value, int root) {
   return value;
 }
 
-std::vector<int> FailedRanks(const World& world, bool ok) {
-  const std::vector<uint64_t> all = AllGatherU64(world, ok ? 1 : 0);
-  std::vector<int> failed;
-  for (size_t r = 0; r < all.size(); ++r) {
-    if (all[r] == 0) failed.push_back(static_cast<int>(r));
-  }
-  return failed;
-}
-
 }  // namespace neardup::mpi

@@ -55,10 +55,6 @@ void BroadcastU64s(const World& world, std::vector<uint64_t>* values, int root);
 // Broadcasts root's int.
 int BroadcastInt(const World& world, int value, int root);
 
-// Ranks agree on how a stage ended: the ranks whose `ok` is false, on every
-// rank (empty when all succeeded).
-std::vector<int> FailedRanks(const World& world, bool ok);
-
 }  // namespace neardup::mpi
 
 #endif  // NEARDUP_TOOLS_NEARDUP_MPI_MPI_COMM_H_
