@@ -40,9 +40,12 @@ using testing::CommandResult;
 CommandResult Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                     const std::string& dir) {
   std::vector<std::string> environment;
-  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  // Open MPI's own allocations are reported as leaks under LeakSanitizer.
-  environment.emplace_back("ASAN_OPTIONS=detect_leaks=0");
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!std::string_view(*e).starts_with("ASAN_OPTIONS=")) environment.emplace_back(*e);
+  }
+  // Open MPI's own allocations (kept to exit) are reported as leaks under
+  // LeakSanitizer: leak checking is off for the MPI processes only.
+  environment.emplace_back("ASAN_OPTIONS=detect_leaks=0:abort_on_error=1");
   for (const std::string& e : env) environment.push_back(e);
   std::vector<char*> envp, args;
   for (std::string& e : environment) envp.push_back(e.data());
