@@ -75,7 +75,8 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
 // within k, never with the pairs of documents: identical fingerprints are
 // collapsed before the self-join and their documents united directly.
 Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, DedupResult* r) {
-  NEARDUP_ASSIGN_OR_RETURN(dedup_internal::SimHashPlan plan, dedup_internal::PlanSimHash(docs, opt));
+  NEARDUP_ASSIGN_OR_RETURN(dedup_internal::SimHashPlan plan,
+                           dedup_internal::PlanSimHash(docs, opt));
   r->join = plan.report;
   const auto t = std::chrono::steady_clock::now();
   std::vector<IdPair> group_pairs;  // ids are group numbers
@@ -257,8 +258,7 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
 }
 
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::span<const IdPair> group_pairs, const DedupOptions& opt,
-                   DedupResult* r) {
+                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
   AssembleOptions a;
   a.keep = opt.keep;
@@ -276,9 +276,10 @@ void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
 void MergePairs(std::vector<IdPair>* pairs) {
   std::sort(pairs->begin(), pairs->end(),
             [](const IdPair& x, const IdPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-  pairs->erase(std::unique(pairs->begin(), pairs->end(),
-                           [](const IdPair& x, const IdPair& y) { return x.a == y.a && x.b == y.b; }),
-               pairs->end());
+  pairs->erase(
+      std::unique(pairs->begin(), pairs->end(),
+                  [](const IdPair& x, const IdPair& y) { return x.a == y.a && x.b == y.b; }),
+      pairs->end());
 }
 
 void AddBandStats(const BandJoinStats& s, DedupJoinReport* report) {

@@ -93,7 +93,8 @@ Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signa
   const auto rep = [&](size_t g) { return plan.groups.Members(g).front(); };
   const BandKeyFunction keys = [&](int band, size_t from, size_t to, uint64_t* out) {
     for (size_t g = from; g < to; ++g) {
-      out[g - from] = MinHashBandKey(signatures.subspan(rep(g) * perm, perm), begin + band, mh.rows);
+      out[g - from] =
+          MinHashBandKey(signatures.subspan(rep(g) * perm, perm), begin + band, mh.rows);
     }
   };
   const PairTest test = [&](size_t a, size_t b) {
@@ -120,8 +121,7 @@ void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
     return PairDistance(i, kept, signatures, sets, mh, plan.need).first;
   };
   a.max_distance = MinHashDistance(
-      mh.exact ? mh.threshold
-               : static_cast<double>(plan.need) / static_cast<double>(mh.num_perm));
+      mh.exact ? mh.threshold : static_cast<double>(plan.need) / static_cast<double>(mh.num_perm));
   a.collect_pairs = opt.collect_pairs;
   a.pair_sink = opt.pair_sink;
   a.progress = opt.progress;

@@ -84,9 +84,9 @@ Result<MinHashPlan> PlanMinHash(std::span<const DedupDocument> docs,
 
 // The pairs of groups confirmed in bands [begin, end) of minhash.bands.
 Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signatures,
-                        std::span<const std::vector<uint64_t>> sets,
-                        const MinHashOptions& minhash, const DedupOptions& options, int begin,
-                        int end, std::vector<IdPair>* pairs, BandJoinStats* stats);
+                        std::span<const std::vector<uint64_t>> sets, const MinHashOptions& minhash,
+                        const DedupOptions& options, int begin, int end, std::vector<IdPair>* pairs,
+                        BandJoinStats* stats);
 
 void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
                    std::span<const uint32_t> signatures,

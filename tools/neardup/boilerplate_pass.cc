@@ -105,11 +105,11 @@ void BoilerplatePass::PrintHeldSummary(const InputFlags& input) const {
   if (!input.quiet) std::cerr << SummaryLine(input_stats_) << "\n";
 }
 
-std::string BoilerplatePass::Summary() const {
+std::string BoilerplatePass::Summary(size_t dropped) const {
   if (!on()) return "";
   return "; boilerplate: " + std::to_string(flagged_lines()) +
          " distinct lines in >= " + std::to_string(options_.min_docs) + " of " +
-         std::to_string(stats_.documents()) + " documents, " + std::to_string(dropped_lines()) +
+         std::to_string(stats_.documents()) + " documents, " + std::to_string(dropped) +
          " line occurrences left out";
 }
 

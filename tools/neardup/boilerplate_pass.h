@@ -70,7 +70,10 @@ class BoilerplatePass {
   size_t dropped_lines() const { return dropped_.load(); }
   const LineStats& stats() const { return stats_; }
   // "; boilerplate: 12 lines in >= 5 of 200 documents, 2,000 occurrences left out", or "".
-  std::string Summary() const;
+  std::string Summary() const { return Summary(dropped_lines()); }
+  // The same with another count of left-out occurrences (the sum over the
+  // processes of a distributed run).
+  std::string Summary(size_t dropped) const;
 
  private:
   void PrintHeldSummary(const InputFlags& input) const;

@@ -583,13 +583,7 @@ int Run::Main() {
     times.dedup = dedup_seconds_;
     times.output = output_seconds_;
     times.total = Since(start_);
-    std::string summary;
-    if (boilerplate_.on()) {
-      summary = "; boilerplate: " + std::to_string(boilerplate_.flagged_lines()) +
-                " distinct lines in >= " + std::to_string(config_->boilerplate.min_docs) + " of " +
-                std::to_string(boilerplate_.stats().documents()) + " documents, " +
-                std::to_string(dropped_) + " line occurrences left out";
-    }
+    const std::string summary = boilerplate_.Summary(static_cast<size_t>(dropped_));
     const Status reported = cli::WriteDedupReport(*config_, result_, times, summary);
     exit_code =
         reported.ok() ? cli::InputExitCode(config_->flags.input, stats_) : cli::Fail(reported);
