@@ -243,6 +243,15 @@ TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
   CompareForRanks("minhash", {"--method", "minhash"});
 }
 
+TEST_F(MpiDedupTest, StreamModeRunsOnRankZeroWithTheSameOutputs) {
+  // Stream mode is sequential: rank 0 runs it on the gathered fingerprints.
+  const std::string single = Single("stream_single", {"--mode", "stream"});
+  const CommandResult r = Mpi("stream", 3, {"--mode", "stream"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectSameOutputs(single, "stream");
+  EXPECT_FALSE(testing::ReadFile(single + "/pairs.jsonl").empty());
+}
+
 TEST_F(MpiDedupTest, SmallExchangeChunksGiveTheSameOutputs) {
   // 4 KiB per rank and round: the fingerprints and ids need many rounds.
   const std::string single = Single("chunk_single", {"--banded"});
