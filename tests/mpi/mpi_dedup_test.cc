@@ -46,6 +46,9 @@ CommandResult Spawn(const std::vector<std::string>& argv, const std::vector<std:
   // Open MPI's own allocations (kept to exit) are reported as leaks under
   // LeakSanitizer: leak checking is off for the MPI processes only.
   environment.emplace_back("ASAN_OPTIONS=detect_leaks=0:abort_on_error=1");
+  // Containers often forbid the cross-memory attach of Open MPI's shared
+  // memory transport ("Read -1, expected ..."): plain copies work anywhere.
+  environment.emplace_back("OMPI_MCA_btl_vader_single_copy_mechanism=none");
   for (const std::string& e : env) environment.push_back(e);
   std::vector<char*> envp, args;
   for (std::string& e : environment) envp.push_back(e.data());
