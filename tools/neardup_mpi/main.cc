@@ -376,7 +376,7 @@ Status Run::Gather() {
   if (config_->minhash) {
     const std::string sig = AllGatherBytes(w_, signatures, &traffic);
     all_.signatures.resize(sig.size() / sizeof(uint32_t));
-    std::memcpy(all_.signatures.data(), sig.data(), sig.size());
+    if (!sig.empty()) std::memcpy(all_.signatures.data(), sig.data(), sig.size());
   }
   const std::string all_ids = GatherBytes(w_, ids, 0, &traffic);
   const std::string all_recs = records ? GatherBytes(w_, recs, 0, &traffic) : std::string();

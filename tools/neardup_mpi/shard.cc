@@ -151,7 +151,8 @@ Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_
   const std::string_view sig = c.Take(signatures * sizeof(uint32_t));
   if (!c.ok()) return corrupt("signatures");
   shard.corpus.signatures.resize(signatures);
-  std::memcpy(shard.corpus.signatures.data(), sig.data(), sig.size());
+  // (memcpy of nothing from a null pointer is undefined: guard the empty case)
+  if (!sig.empty()) std::memcpy(shard.corpus.signatures.data(), sig.data(), sig.size());
   const auto string_bytes = c.Get<uint64_t>();
   const std::string_view strings = c.Take(string_bytes);
   if (!c.ok() || !c.at_end()) return corrupt("size");
