@@ -19,6 +19,9 @@ PACKAGES=(
   libzip-dev libpugixml-dev  # .docx text extraction
   libpoppler-cpp-dev  # .pdf text extraction
   libcpp-httplib-dev  # neardup serve's HTTP server (and the client of its tests and load generator)
+  # neardup-mpi (doc/distributed.md): Open MPI's headers and libraries, and mpirun for its
+  # tests (CI runs them as root: --allow-run-as-root); without them neardup-mpi is not built
+  libopenmpi-dev openmpi-bin
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   libfaiss-dev        # benchmark only: the index anchor of bench/compare_anchors.sh

@@ -155,10 +155,15 @@ std::vector<std::pair<uint64_t, uint64_t>> SimHashBandMasks(const SimHashBands& 
 // without hashing, the test is inlined and the fingerprints it reads are
 // prefetched. Memory: 16 bytes per fingerprint (a copy), 16 per document while
 // a band runs, 24 per distinct confirmed pair, and 16 KB of tables per band.
-// InvalidArgument unless layout.bands >= 1 and 1 <= band_bits <= bits.
+// Only bands [first_band, end_band) of the layout when given (end_band -1:
+// all): a band's pairs depend on that band only, so the merged pairs of any
+// split of the bands into ranges are the pairs of the whole join
+// (neardup-mpi joins band ranges on different processes).
+// InvalidArgument unless layout.bands >= 1, 1 <= band_bits <= bits and the
+// range lies within [0, layout.bands).
 Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBands& layout,
                        const BandJoinOptions& options, std::vector<IdPair>* pairs,
-                       BandJoinStats* stats = nullptr);
+                       BandJoinStats* stats = nullptr, int first_band = 0, int end_band = -1);
 
 // Estimated one-thread seconds of an exact PermutedTableIndex self-join of n
 // distinct fingerprints at k (its layout's cost model, calibrated on this

@@ -320,16 +320,22 @@ Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
 
 Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBands& layout,
                        const BandJoinOptions& options, std::vector<IdPair>* pairs,
-                       BandJoinStats* stats) {
+                       BandJoinStats* stats, int first_band, int end_band) {
   if (layout.bands < 1 || layout.band_bits < 1 || layout.band_bits > layout.bits) {
     return Status::InvalidArgument("SimHashBandJoin: bands >= 1 and 1 <= band_bits <= bits");
+  }
+  if (end_band < 0) end_band = layout.bands;
+  if (first_band < 0 || first_band >= end_band || end_band > layout.bands) {
+    return Status::InvalidArgument("SimHashBandJoin: band range outside [0, bands)");
   }
   const size_t n = fps.size();
   // 16 bytes per fingerprint (a Fingerprint is 24): the tests load two at
   // random places, so fewer cache lines matter.
   std::vector<std::pair<uint64_t, uint64_t>> words(n);
   for (size_t i = 0; i < n; ++i) words[i] = {fps[i].hi(), fps[i].lo()};
-  const auto masks = SimHashBandMasks(layout);
+  auto masks = SimHashBandMasks(layout);
+  masks.erase(masks.begin() + end_band, masks.end());
+  masks.erase(masks.begin(), masks.begin() + first_band);
   const auto test = [&words, k](size_t i, size_t j) {
     const int d = std::popcount(words[i].first ^ words[j].first) +
                   std::popcount(words[i].second ^ words[j].second);
@@ -337,7 +343,7 @@ Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBan
   };
   const Prefetcher prefetch{reinterpret_cast<const char*>(words.data()), sizeof(words[0])};
   BandJoinOptions opt = options;
-  opt.bands = layout.bands;
+  opt.bands = end_band - first_band;
   if (layout.band_bits <= 32) {
     // Packed keys of band_bits bits: buckets are exact, no hashing.
     std::vector<std::unique_ptr<dedup_internal::BandByteTables>> tables;

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <string>
 
 #include "dedup/cluster.h"
+#include "dedup/stages.h"
 #include "neardup/band_join.h"
 #include "neardup/index.h"
 #include "util/random.h"
@@ -73,125 +73,27 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
   return d;
 }
 
-// The self-join of the distinct fingerprints: pairs of indexes into fps; the
-// exact join keeps only a spanning forest of them when no pairs are requested.
-Status JoinDistinct(std::span<const Fingerprint> fps, int bits, const DedupOptions& opt,
-                    std::vector<IdPair>* pairs, DedupJoinReport* rep) {
-  const size_t n = fps.size();
-  auto report = [&opt](std::string_view phase, size_t done, size_t total) {
-    if (opt.progress) opt.progress(phase, done, total);
-  };
-  rep->distinct = n;
-  if (n < 2) {
-    report("join", 1, 1);
-    return Status::OK();
-  }
-  bool banded = opt.join == DedupJoin::kBanded;
-  if (opt.join != DedupJoin::kExact) {
-    if (opt.bands > 0) {
-      rep->bands.bits = bits;
-      rep->bands.band_bits = opt.band_bits;
-      rep->bands.bands = opt.bands;
-      rep->bands.seed = opt.band_seed;
-      rep->bands.recall_at_k =
-          BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
-      rep->bands.recall_at_k_minus_4 =
-          BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
-    } else {
-      rep->bands =
-          ChooseSimHashBands(n, bits, opt.k, opt.recall, SampleDistances(fps), opt.band_seed);
-      rep->estimated_banded_seconds = rep->bands.estimated_seconds;
-    }
-    rep->estimated_exact_seconds = EstimateExactJoinSeconds(n, bits, opt.k);
-    // Exactness is worth a small absolute price: exact when it is cheaper or
-    // estimated under a quarter of a second.
-    if (opt.join == DedupJoin::kAuto) {
-      banded = opt.bands > 0 || (rep->estimated_exact_seconds > 0.25 &&
-                                 rep->estimated_exact_seconds > rep->estimated_banded_seconds);
-    }
-  }
-  rep->banded = banded;
-  if (!banded) {
-    report("index", 0, 1);
-    std::vector<uint64_t> ids(n);
-    for (size_t g = 0; g < n; ++g) ids[g] = g;
-    PermutedTableOptions popt;
-    popt.bits = bits;
-    popt.max_k = opt.k;
-    popt.build_threads = opt.threads;
-    NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
-    report("index", 1, 1);
-    report("join", 0, 1);
-    // Centre clustering needs every pair within k, not a forest of them.
-    if (opt.collect_pairs || opt.pair_sink || opt.cluster_rule == ClusterRule::kCenter) {
-      NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
-      rep->confirmed = pairs->size();
-    } else {
-      // Only connected components are wanted: keep a spanning forest of the pairs
-      // (fewer than n), not all of them (a template with m variants has
-      // m^2 / 2). The clusters are the same.
-      UnionFind forest(n);
-      std::mutex mu;
-      size_t confirmed = 0;
-      NEARDUP_RETURN_IF_ERROR(
-          index->SelfJoinStream(opt.k, opt.threads, [&](std::span<const IdPair> piece) {
-            std::lock_guard<std::mutex> lock(mu);
-            confirmed += piece.size();
-            for (const IdPair& p : piece) {
-              if (forest.Union(p.a, p.b)) pairs->push_back(p);
-            }
-          }));
-      std::sort(pairs->begin(), pairs->end(), [](const IdPair& x, const IdPair& y) {
-        return x.a != y.a ? x.a < y.a : x.b < y.b;
-      });
-      rep->confirmed = confirmed;
-    }
-    report("join", 1, 1);
-    return Status::OK();
-  }
-  BandJoinOptions bopt;
-  bopt.threads = opt.threads;
-  bopt.progress = opt.progress;
-  BandJoinStats stats;
-  NEARDUP_RETURN_IF_ERROR(SimHashBandJoin(fps, opt.k, rep->bands, bopt, pairs, &stats));
-  rep->candidates = stats.candidates;
-  rep->tested = stats.tested;
-  rep->confirmed = stats.confirmed;
-  rep->large_buckets = stats.large_buckets;
-  return Status::OK();
-}
-
 // Memory grows with the documents and the pairs of distinct fingerprints
 // within k, never with the pairs of documents: identical fingerprints are
 // collapsed before the self-join and their documents united directly.
-Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
-                   DedupResult* r) {
-  auto t = std::chrono::steady_clock::now();
-  const Groups groups = dedup_internal::GroupIdentical(docs);
-  r->join.group_seconds = SecondsSince(t);
-  t = std::chrono::steady_clock::now();
+Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, DedupResult* r) {
+  NEARDUP_ASSIGN_OR_RETURN(dedup_internal::SimHashPlan plan,
+                           dedup_internal::PlanSimHash(docs, opt));
+  r->join = plan.report;
+  const auto t = std::chrono::steady_clock::now();
   std::vector<IdPair> group_pairs;  // ids are group numbers
-  {
-    std::vector<Fingerprint> fps(groups.size());
-    for (size_t g = 0; g < groups.size(); ++g) {
-      fps[g] = docs[groups.Members(g).front()].fingerprint;
-    }
-    NEARDUP_RETURN_IF_ERROR(JoinDistinct(fps, bits, opt, &group_pairs, &r->join));
+  if (plan.report.banded) {
+    BandJoinStats stats;
+    NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinBands(plan, opt, 0, plan.report.bands.bands,
+                                                             &group_pairs, &stats));
+    dedup_internal::AddBandStats(stats, &r->join);
+    r->join.confirmed = group_pairs.size();
+  } else {
+    NEARDUP_RETURN_IF_ERROR(
+        dedup_internal::SimHashJoinExact(plan, opt, &group_pairs, &r->join.confirmed));
   }
   r->join.join_seconds = SecondsSince(t);
-  t = std::chrono::steady_clock::now();
-  dedup_internal::AssembleOptions a;
-  a.keep = opt.keep;
-  a.rule = opt.cluster_rule;
-  a.distance = [&docs](size_t i, size_t kept) {
-    return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
-  };
-  a.max_distance = opt.k;
-  a.collect_pairs = opt.collect_pairs;
-  a.pair_sink = opt.pair_sink;
-  a.progress = opt.progress;
-  dedup_internal::AssembleClusters(docs, groups, group_pairs, a, r);
-  r->join.cluster_seconds = SecondsSince(t);
+  dedup_internal::FinishSimHash(docs, plan, group_pairs, opt, r);
   return Status::OK();
 }
 
@@ -240,29 +142,167 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
 
 }  // namespace
 
-Result<ClusterRule> ParseClusterRule(std::string_view name) {
-  if (name == "components") return ClusterRule::kComponents;
-  if (name == "center") return ClusterRule::kCenter;
-  return Status::InvalidArgument("unknown cluster rule '" + std::string(name) +
-                                 "' (expected components or center)");
-}
-
-const char* ClusterRuleName(ClusterRule rule) {
-  return rule == ClusterRule::kCenter ? "center" : "components";
-}
-
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options) {
   int bits = 0;
   NEARDUP_RETURN_IF_ERROR(Validate(documents, options, &bits));
   DedupResult r;
   if (options.mode == DedupMode::kCluster) {
-    NEARDUP_RETURN_IF_ERROR(ClusterMode(documents, options, bits, &r));
+    NEARDUP_RETURN_IF_ERROR(ClusterMode(documents, options, &r));
   } else {
     NEARDUP_RETURN_IF_ERROR(StreamMode(documents, options, bits, &r));
     dedup_internal::Summarize(&r);
   }
   return r;
 }
+
+namespace dedup_internal {
+
+Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& opt) {
+  SimHashPlan plan;
+  NEARDUP_RETURN_IF_ERROR(Validate(docs, opt, &plan.bits));
+  auto t = std::chrono::steady_clock::now();
+  plan.groups = GroupIdentical(docs);
+  const size_t n = plan.groups.size();
+  std::vector<Fingerprint> fps(n);
+  plan.words.resize(n);
+  for (size_t g = 0; g < n; ++g) {
+    fps[g] = docs[plan.groups.Members(g).front()].fingerprint;
+    plan.words[g] = {fps[g].hi(), fps[g].lo()};
+  }
+  DedupJoinReport* rep = &plan.report;
+  rep->group_seconds = SecondsSince(t);
+  rep->distinct = n;
+  if (n < 2) return plan;
+  const int bits = plan.bits;
+  bool banded = opt.join == DedupJoin::kBanded;
+  if (opt.join != DedupJoin::kExact) {
+    if (opt.bands > 0) {
+      rep->bands.bits = bits;
+      rep->bands.band_bits = opt.band_bits;
+      rep->bands.bands = opt.bands;
+      rep->bands.seed = opt.band_seed;
+      rep->bands.recall_at_k =
+          BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
+      rep->bands.recall_at_k_minus_4 =
+          BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
+    } else {
+      rep->bands =
+          ChooseSimHashBands(n, bits, opt.k, opt.recall, SampleDistances(fps), opt.band_seed);
+      rep->estimated_banded_seconds = rep->bands.estimated_seconds;
+    }
+    rep->estimated_exact_seconds = EstimateExactJoinSeconds(n, bits, opt.k);
+    // Exactness is worth a small absolute price: exact when it is cheaper or
+    // estimated under a quarter of a second.
+    if (opt.join == DedupJoin::kAuto) {
+      banded = opt.bands > 0 || (rep->estimated_exact_seconds > 0.25 &&
+                                 rep->estimated_exact_seconds > rep->estimated_banded_seconds);
+    }
+  }
+  rep->banded = banded;
+  return plan;
+}
+
+Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& opt,
+                        std::vector<IdPair>* pairs, size_t* confirmed) {
+  if (confirmed != nullptr) *confirmed = 0;
+  auto report = [&opt](std::string_view phase, size_t done, size_t total) {
+    if (opt.progress) opt.progress(phase, done, total);
+  };
+  const size_t n = plan.words.size();
+  if (n < 2) {
+    report("join", 1, 1);
+    return Status::OK();
+  }
+  report("index", 0, 1);
+  std::vector<uint64_t> ids(n);
+  std::vector<Fingerprint> fps(n);
+  for (size_t g = 0; g < n; ++g) {
+    ids[g] = g;
+    fps[g] = plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
+                             : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+  }
+  PermutedTableOptions popt;
+  popt.bits = plan.bits;
+  popt.max_k = opt.k;
+  popt.build_threads = opt.threads;
+  NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
+  report("index", 1, 1);
+  report("join", 0, 1);
+  // Centre clustering and pair output need every pair within k.
+  if (opt.collect_pairs || opt.pair_sink || opt.cluster_rule == ClusterRule::kCenter) {
+    NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
+    if (confirmed != nullptr) *confirmed = pairs->size();
+  } else {
+    // Only connected components are wanted: keep a spanning forest of the
+    // pairs (fewer than n), not all of them (a template with m variants has
+    // m^2 / 2). The clusters are the same.
+    UnionFind forest(n);
+    std::mutex mu;
+    size_t count = 0;
+    NEARDUP_RETURN_IF_ERROR(
+        index->SelfJoinStream(opt.k, opt.threads, [&](std::span<const IdPair> piece) {
+          std::lock_guard<std::mutex> lock(mu);
+          count += piece.size();
+          for (const IdPair& p : piece) {
+            if (forest.Union(p.a, p.b)) pairs->push_back(p);
+          }
+        }));
+    std::sort(pairs->begin(), pairs->end(),
+              [](const IdPair& x, const IdPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+    if (confirmed != nullptr) *confirmed = count;
+  }
+  report("join", 1, 1);
+  return Status::OK();
+}
+
+Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int begin, int end,
+                        std::vector<IdPair>* pairs, BandJoinStats* stats) {
+  pairs->clear();
+  if (begin >= end) return Status::OK();
+  std::vector<Fingerprint> fps(plan.words.size());
+  for (size_t g = 0; g < fps.size(); ++g) {
+    fps[g] = plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
+                             : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+  }
+  BandJoinOptions bopt;
+  bopt.threads = opt.threads;
+  bopt.progress = opt.progress;
+  return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
+}
+
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
+  const auto t = std::chrono::steady_clock::now();
+  AssembleOptions a;
+  a.keep = opt.keep;
+  a.rule = opt.cluster_rule;
+  a.distance = [&docs](size_t i, size_t kept) {
+    return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
+  };
+  a.max_distance = opt.k;
+  a.collect_pairs = opt.collect_pairs;
+  a.pair_sink = opt.pair_sink;
+  a.progress = opt.progress;
+  AssembleClusters(docs, plan.groups, group_pairs, a, r);
+  r->join.cluster_seconds = SecondsSince(t);
+}
+
+void MergePairs(std::vector<IdPair>* pairs) {
+  std::sort(pairs->begin(), pairs->end(),
+            [](const IdPair& x, const IdPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  pairs->erase(
+      std::unique(pairs->begin(), pairs->end(),
+                  [](const IdPair& x, const IdPair& y) { return x.a == y.a && x.b == y.b; }),
+      pairs->end());
+}
+
+void AddBandStats(const BandJoinStats& s, DedupJoinReport* report) {
+  report->candidates += s.candidates;
+  report->tested += s.tested;
+  report->large_buckets += s.large_buckets;
+}
+
+}  // namespace dedup_internal
 
 ClusterRows ClusterMembers(const DedupResult& result) {
   const std::vector<DedupRecord>& records = result.records;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "dedup/cluster.h"
+#include "dedup/stages.h"
 
 namespace neardup {
 namespace {
@@ -45,79 +46,113 @@ Status Validate(std::span<const DedupDocument> docs, std::span<const uint32_t> s
   return Status::OK();
 }
 
+// A pair's distance (MinHashDistance) and whether it is a near-duplicate.
+std::pair<int, bool> PairDistance(size_t i, size_t j, std::span<const uint32_t> signatures,
+                                  std::span<const std::vector<uint64_t>> sets,
+                                  const MinHashOptions& mh, size_t need) {
+  if (mh.exact) {
+    const double jac = ExactJaccard(sets[i], sets[j]);
+    return {MinHashDistance(jac), jac >= mh.threshold};
+  }
+  const auto perm = static_cast<size_t>(mh.num_perm);
+  const size_t equal =
+      EqualComponents(signatures.subspan(i * perm, perm), signatures.subspan(j * perm, perm));
+  return {MinHashDistance(static_cast<double>(equal) / static_cast<double>(perm)), equal >= need};
+}
+
 }  // namespace
+
+namespace dedup_internal {
+
+Result<MinHashPlan> PlanMinHash(std::span<const DedupDocument> docs,
+                                std::span<const uint32_t> signatures,
+                                std::span<const std::vector<uint64_t>> sets,
+                                const MinHashOptions& mh, const DedupOptions& opt) {
+  NEARDUP_RETURN_IF_ERROR(Validate(docs, signatures, sets, mh, opt));
+  const auto perm = static_cast<size_t>(mh.num_perm);
+  MinHashPlan plan;
+  // A pair is a near-duplicate when its estimated Jaccard equal / num_perm
+  // >= threshold, i.e. equal >= need.
+  plan.need = static_cast<size_t>(std::ceil(mh.threshold * mh.num_perm - 1e-9));
+  plan.groups = GroupByKey(docs, [&](size_t i) -> std::pair<uint64_t, uint64_t> {
+    const XXH128_hash_t h =
+        mh.exact ? XXH3_128bits(sets[i].data(), sets[i].size() * sizeof(uint64_t))
+                 : XXH3_128bits(signatures.subspan(i * perm, perm).data(), perm * sizeof(uint32_t));
+    return {h.high64, h.low64};
+  });
+  return plan;
+}
+
+Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signatures,
+                        std::span<const std::vector<uint64_t>> sets, const MinHashOptions& mh,
+                        const DedupOptions& opt, int begin, int end, std::vector<IdPair>* pairs,
+                        BandJoinStats* stats) {
+  pairs->clear();
+  if (plan.groups.size() < 2 || begin >= end) return Status::OK();
+  const auto perm = static_cast<size_t>(mh.num_perm);
+  const auto rep = [&](size_t g) { return plan.groups.Members(g).front(); };
+  const BandKeyFunction keys = [&](int band, size_t from, size_t to, uint64_t* out) {
+    for (size_t g = from; g < to; ++g) {
+      out[g - from] =
+          MinHashBandKey(signatures.subspan(rep(g) * perm, perm), begin + band, mh.rows);
+    }
+  };
+  const PairTest test = [&](size_t a, size_t b) {
+    const auto [d, near] = PairDistance(rep(a), rep(b), signatures, sets, mh, plan.need);
+    return near ? d : -1;
+  };
+  BandJoinOptions bopt;
+  bopt.bands = end - begin;
+  bopt.threads = opt.threads;
+  bopt.progress = opt.progress;
+  bopt.skip_confirmed = mh.exact;  // a merge of two sets costs more than a lookup
+  return BandJoin(plan.groups.size(), keys, test, bopt, pairs, stats);
+}
+
+void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
+                   std::span<const uint32_t> signatures,
+                   std::span<const std::vector<uint64_t>> sets, const MinHashOptions& mh,
+                   std::span<const IdPair> group_pairs, const DedupOptions& opt,
+                   DedupResult* result) {
+  const auto t = std::chrono::steady_clock::now();
+  AssembleOptions a;
+  a.keep = opt.keep;
+  a.rule = opt.cluster_rule;
+  a.distance = [&](size_t i, size_t kept) {
+    return PairDistance(i, kept, signatures, sets, mh, plan.need).first;
+  };
+  a.max_distance = MinHashDistance(
+      mh.exact ? mh.threshold : static_cast<double>(plan.need) / static_cast<double>(mh.num_perm));
+  a.collect_pairs = opt.collect_pairs;
+  a.pair_sink = opt.pair_sink;
+  a.progress = opt.progress;
+  AssembleClusters(docs, plan.groups, group_pairs, a, result);
+  result->join.cluster_seconds = SecondsSince(t);
+}
+
+}  // namespace dedup_internal
 
 Result<DedupResult> MinHashDedup(std::span<const DedupDocument> docs,
                                  std::span<const uint32_t> signatures,
                                  std::span<const std::vector<uint64_t>> sets,
                                  const MinHashOptions& mh, const DedupOptions& opt) {
-  NEARDUP_RETURN_IF_ERROR(Validate(docs, signatures, sets, mh, opt));
-  const auto perm = static_cast<size_t>(mh.num_perm);
-  const auto signature = [&](size_t i) { return signatures.subspan(i * perm, perm); };
-  // A pair is a near-duplicate when its estimated Jaccard equal / num_perm
-  // >= threshold, i.e. equal >= need.
-  const auto need = static_cast<size_t>(std::ceil(mh.threshold * mh.num_perm - 1e-9));
-  const auto distance = [&](size_t i, size_t j) -> std::pair<int, bool> {
-    if (mh.exact) {
-      const double jac = ExactJaccard(sets[i], sets[j]);
-      return {MinHashDistance(jac), jac >= mh.threshold};
-    }
-    const size_t equal = EqualComponents(signature(i), signature(j));
-    return {MinHashDistance(static_cast<double>(equal) / static_cast<double>(perm)), equal >= need};
-  };
-
   DedupResult result;
   auto t = std::chrono::steady_clock::now();
-  const dedup_internal::Groups groups =
-      dedup_internal::GroupByKey(docs, [&](size_t i) -> std::pair<uint64_t, uint64_t> {
-        const XXH128_hash_t h =
-            mh.exact ? XXH3_128bits(sets[i].data(), sets[i].size() * sizeof(uint64_t))
-                     : XXH3_128bits(signature(i).data(), perm * sizeof(uint32_t));
-        return {h.high64, h.low64};
-      });
+  NEARDUP_ASSIGN_OR_RETURN(dedup_internal::MinHashPlan plan,
+                           dedup_internal::PlanMinHash(docs, signatures, sets, mh, opt));
   result.join.group_seconds = SecondsSince(t);
   result.join.banded = true;
-  result.join.distinct = groups.size();
+  result.join.distinct = plan.groups.size();
 
   t = std::chrono::steady_clock::now();
   std::vector<IdPair> group_pairs;  // ids are group numbers
-  const auto rep = [&](size_t g) { return groups.Members(g).front(); };
-  const BandKeyFunction keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
-    for (size_t g = begin; g < end; ++g) {
-      out[g - begin] = MinHashBandKey(signature(rep(g)), band, mh.rows);
-    }
-  };
-  const PairTest test = [&](size_t a, size_t b) {
-    const auto [d, near] = distance(rep(a), rep(b));
-    return near ? d : -1;
-  };
-  BandJoinOptions bopt;
-  bopt.bands = mh.bands;
-  bopt.threads = opt.threads;
-  bopt.progress = opt.progress;
-  bopt.skip_confirmed = mh.exact;  // a merge of two sets costs more than a lookup
   BandJoinStats stats;
-  if (groups.size() >= 2) {
-    NEARDUP_RETURN_IF_ERROR(BandJoin(groups.size(), keys, test, bopt, &group_pairs, &stats));
-  }
-  result.join.candidates = stats.candidates;
-  result.join.tested = stats.tested;
-  result.join.confirmed = stats.confirmed;
-  result.join.large_buckets = stats.large_buckets;
+  NEARDUP_RETURN_IF_ERROR(dedup_internal::MinHashJoinBands(plan, signatures, sets, mh, opt, 0,
+                                                           mh.bands, &group_pairs, &stats));
+  dedup_internal::AddBandStats(stats, &result.join);
+  result.join.confirmed = group_pairs.size();
   result.join.join_seconds = SecondsSince(t);
-
-  t = std::chrono::steady_clock::now();
-  dedup_internal::AssembleOptions a;
-  a.keep = opt.keep;
-  a.rule = opt.cluster_rule;
-  a.distance = [&](size_t i, size_t kept) { return distance(i, kept).first; };
-  a.max_distance = MinHashDistance(
-      mh.exact ? mh.threshold : static_cast<double>(need) / static_cast<double>(perm));
-  a.collect_pairs = opt.collect_pairs;
-  a.pair_sink = opt.pair_sink;
-  a.progress = opt.progress;
-  dedup_internal::AssembleClusters(docs, groups, group_pairs, a, &result);
-  result.join.cluster_seconds = SecondsSince(t);
+  dedup_internal::FinishMinHash(docs, plan, signatures, sets, mh, group_pairs, opt, &result);
   return result;
 }
 

@@ -80,6 +80,34 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   return Status::OK();
 }
 
+Result<LineStats> BoilerplatePass::CountFiles(const InputFlags& input,
+                                              const ReadOptions& read_options,
+                                              const NormalizeOptions& normalize) {
+  std::unique_ptr<Normalizer> normalizer;
+  if (!normalize.t2s.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(normalizer, Normalizer::Create(normalize));
+  }
+  ReadOptions r = read_options;
+  r.on_issue = [](const InputIssue&) {};  // reported by the fingerprint pass
+  NEARDUP_ASSIGN_OR_RETURN(auto reader, DocumentReader::Open(input.inputs, r));
+  LineCounter counter;
+  Document doc;
+  while (reader->Next(&doc)) counter.Add(doc.text, normalizer.get());
+  return std::move(counter).Finish();
+}
+
+Status BoilerplatePass::Use(LineStats stats, const BoilerplateOptions& options,
+                            const NormalizeOptions& normalize) {
+  options_ = options;
+  if (options.mode == BoilerplateMode::kOff) return Status::OK();
+  if (!normalize.t2s.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(normalizer_, Normalizer::Create(normalize));
+  }
+  stats_ = std::move(stats);
+  filter_ = std::make_unique<BoilerplateFilter>(stats_, options_, normalizer_.get());
+  return Status::OK();
+}
+
 std::string BoilerplatePass::Strip(const std::string& text) const {
   size_t dropped = 0;
   std::string out = filter_->Strip(text, &dropped);
@@ -91,11 +119,11 @@ void BoilerplatePass::PrintHeldSummary(const InputFlags& input) const {
   if (!input.quiet) std::cerr << SummaryLine(input_stats_) << "\n";
 }
 
-std::string BoilerplatePass::Summary() const {
+std::string BoilerplatePass::Summary(size_t dropped) const {
   if (!on()) return "";
   return "; boilerplate: " + std::to_string(flagged_lines()) +
          " distinct lines in >= " + std::to_string(options_.min_docs) + " of " +
-         std::to_string(stats_.documents()) + " documents, " + std::to_string(dropped_lines()) +
+         std::to_string(stats_.documents()) + " documents, " + std::to_string(dropped) +
          " line occurrences left out";
 }
 

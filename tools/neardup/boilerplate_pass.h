@@ -42,6 +42,16 @@ class BoilerplatePass {
   Status Count(const InputFlags& input, const ReadOptions& read_options,
                const BoilerplateOptions& options, const NormalizeOptions& normalize = {});
 
+  // A run split over processes (neardup-mpi): the line counts of the files
+  // `input` names (not standard input), to be merged with the other
+  // processes' counts (LineCounter::Merge) ...
+  // Lines are keyed as Count() keys them.
+  static Result<LineStats> CountFiles(const InputFlags& input, const ReadOptions& read_options,
+                                      const NormalizeOptions& normalize = {});
+  // ... and used in place of Count(): `stats` are the whole corpus's counts.
+  Status Use(LineStats stats, const BoilerplateOptions& options,
+             const NormalizeOptions& normalize = {});
+
   bool on() const { return filter_ != nullptr; }
   // The text to fingerprint: `text` without its boilerplate lines.
   std::string Strip(const std::string& text) const;
@@ -65,7 +75,10 @@ class BoilerplatePass {
   size_t dropped_lines() const { return dropped_.load(); }
   const LineStats& stats() const { return stats_; }
   // "; boilerplate: 12 lines in >= 5 of 200 documents, 2,000 occurrences left out", or "".
-  std::string Summary() const;
+  std::string Summary() const { return Summary(dropped_lines()); }
+  // The same with another count of left-out occurrences (the sum over the
+  // processes of a distributed run).
+  std::string Summary(size_t dropped) const;
 
  private:
   void PrintHeldSummary(const InputFlags& input) const;

@@ -1,0 +1,230 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup-mpi's join stages on synthetic fingerprints, per stage: wall time
+// (the slowest rank), CPU time (all ranks) and bytes moved.
+//
+//   mpirun -np P build/bench/neardup_mpi_dedup_bench N [k] [bits] [threads per rank]
+//
+// N fingerprints (default 128 bits): independent random ones, and a near copy
+// (d uniform in 1..k bits flipped) of every tenth, planted next to it. Each
+// rank makes its own share (the fingerprint stage's stand-in: a real run
+// reads and fingerprints text there), then the stages of neardup-mpi run as
+// in tools/neardup_mpi/main.cc: all-gather of the 40-byte documents, plan
+// (identical fingerprints grouped, bands chosen), the band join split into
+// ranges over the ranks, pairs gathered on rank 0, clusters and the keep
+// policy on rank 0. The reference in the same run: the planted pairs found,
+// against the band layout's computed recall; and P = 1 of the same N for the
+// scaling ratio (run the command for each P).
+
+#include <mpi.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "dedup/stages.h"
+#include "mpi_comm.h"
+#include "neardup/dedup.h"
+#include "shard.h"
+#include "util/random.h"
+
+namespace neardup::mpi {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double CpuSeconds() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// Fingerprint i: random, or (every tenth, i % 10 == 1) a copy of i - 1 with
+// d in 1..k bits flipped.
+Fingerprint Synthetic(uint64_t i, int k, int bits) {
+  const auto random = [bits](uint64_t j) {
+    const uint64_t hi = SplitMix64(j * 2 + 1), lo = SplitMix64(j * 2 + 2);
+    return bits == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
+  };
+  if (i % 10 != 1) return random(i);
+  Fingerprint f = random(i - 1);
+  uint64_t hi = f.hi(), lo = f.lo();
+  uint64_t state = SplitMix64(i ^ 0x706c616e74ULL);
+  const int d = 1 + static_cast<int>(state % static_cast<uint64_t>(k));
+  std::vector<int> pos(static_cast<size_t>(bits));
+  for (int b = 0; b < bits; ++b) pos[static_cast<size_t>(b)] = b;
+  for (int t = 0; t < d; ++t) {
+    state = SplitMix64(state);
+    const int j = t + static_cast<int>(state % static_cast<uint64_t>(bits - t));
+    std::swap(pos[static_cast<size_t>(t)], pos[static_cast<size_t>(j)]);
+    const int p = pos[static_cast<size_t>(t)];
+    if (p >= 64) {
+      hi ^= uint64_t{1} << (p - 64);
+    } else {
+      lo ^= uint64_t{1} << p;
+    }
+  }
+  return bits == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
+}
+
+struct Stage {
+  const char* name;
+  double wall = 0;     // slowest rank
+  double cpu = 0;      // all ranks
+  uint64_t bytes = 0;  // sent, all ranks
+};
+
+int Main(int argc, char** argv) {
+  World w;
+  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+  if (argc < 2) {
+    if (w.rank == 0) std::fprintf(stderr, "usage: %s N [k] [bits] [threads per rank]\n", argv[0]);
+    return 2;
+  }
+  const uint64_t n = std::strtoull(argv[1], nullptr, 10);
+  const int k = argc > 2 ? std::atoi(argv[2]) : 24;
+  const int bits = argc > 3 ? std::atoi(argv[3]) : 128;
+  const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
+  DedupOptions options;
+  options.k = k;
+  options.threads = threads;
+  options.join = DedupJoin::kBanded;
+
+  std::vector<Stage> stages;
+  double wall = 0, cpu = 0;
+  const auto begin = [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    wall = Now();
+    cpu = CpuSeconds();
+  };
+  const auto end = [&](const char* name, uint64_t bytes) {
+    double my_cpu = CpuSeconds() - cpu, my_wall = Now() - wall;
+    double total_cpu = 0, max_wall = 0;
+    MPI_Reduce(&my_cpu, &total_cpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&my_wall, &max_wall, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    std::vector<uint64_t> b = {bytes};
+    AllReduceSum(w, &b);
+    stages.push_back({name, max_wall, total_cpu, b[0]});
+  };
+
+  // 1. Fingerprints of this rank's share.
+  begin();
+  const uint64_t lo = n * static_cast<uint64_t>(w.rank) / static_cast<uint64_t>(w.size);
+  const uint64_t hi = n * static_cast<uint64_t>(w.rank + 1) / static_cast<uint64_t>(w.size);
+  std::string packed((hi - lo) * sizeof(PackedDocument), '\0');
+  for (uint64_t i = lo; i < hi; ++i) {
+    DedupDocument d;
+    d.fingerprint = Synthetic(i, k, bits);
+    d.length = 1000 + i % 977;
+    const PackedDocument p = Pack(d);
+    std::memcpy(packed.data() + (i - lo) * sizeof p, &p, sizeof p);
+  }
+  end("fingerprint (synthetic)", 0);
+
+  // 2. All-gather.
+  begin();
+  Traffic traffic;
+  std::string all = AllGatherBytes(w, packed, &traffic);
+  std::string().swap(packed);
+  std::vector<DedupDocument> docs(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    PackedDocument p;
+    std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
+    docs[i] = Unpack(p);
+  }
+  std::string().swap(all);
+  end("all-gather", traffic.bytes_sent);
+
+  // 3. Plan (every rank, identical).
+  begin();
+  auto plan = dedup_internal::PlanSimHash(docs, options);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "rank %d: %s\n", w.rank, plan.status().message().c_str());
+    return 1;
+  }
+  const int bands = plan->report.bands.bands;
+  end("plan", 0);
+
+  // 4. Band join of this rank's ranges.
+  begin();
+  const size_t ranges =
+      std::min<size_t>(static_cast<size_t>(bands), 4 * static_cast<size_t>(w.size));
+  std::vector<IdPair> pairs, range_pairs;
+  uint64_t tested = 0;
+  for (size_t j = static_cast<size_t>(w.rank); j < ranges; j += static_cast<size_t>(w.size)) {
+    BandJoinStats stats;
+    const Status s = dedup_internal::SimHashJoinBands(
+        *plan, options, static_cast<int>(j * static_cast<size_t>(bands) / ranges),
+        static_cast<int>((j + 1) * static_cast<size_t>(bands) / ranges), &range_pairs, &stats);
+    if (!s.ok()) return 1;
+    tested += stats.tested;
+    pairs.insert(pairs.end(), range_pairs.begin(), range_pairs.end());
+  }
+  dedup_internal::MergePairs(&pairs);
+  end("band join", 0);
+
+  // 5. Pairs to rank 0, clusters and keep policy there.
+  begin();
+  Traffic pair_traffic;
+  const std::string gathered = GatherBytes(w, EncodePairs(pairs), 0, &pair_traffic);
+  DedupResult result;
+  if (w.rank == 0) {
+    auto got = DecodePairs(gathered, "pairs");
+    pairs = std::move(*got);
+    dedup_internal::MergePairs(&pairs);
+    dedup_internal::FinishSimHash(docs, *plan, pairs, options, &result);
+  }
+  end("pairs to rank 0 + cluster", pair_traffic.bytes_sent);
+
+  std::vector<uint64_t> sums = {tested};
+  AllReduceSum(w, &sums);
+  if (w.rank == 0) {
+    // The reference: planted pairs (i - 1, i) found.
+    size_t planted = 0, found = 0;
+    for (uint64_t i = 1; i < n; i += 10) {
+      if (HammingDistance(docs[i].fingerprint, docs[i - 1].fingerprint) > k) continue;
+      ++planted;
+      found += result.records[i].cluster == result.records[i - 1].cluster;
+    }
+    rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    std::printf(
+        "N = %llu, %d bits, k = %d, P = %d ranks x %d threads: r = %d, L = %d bands in %zu "
+        "ranges; %llu candidate tests, %zu distinct pairs; planted pairs clustered %zu of "
+        "%zu (%.4f; computed recall at k %.4f); rank 0 peak RSS %.0f MB\n",
+        static_cast<unsigned long long>(n), bits, k, w.size, threads, plan->report.bands.band_bits,
+        bands, ranges, static_cast<unsigned long long>(sums[0]), pairs.size(), found, planted,
+        planted ? static_cast<double>(found) / static_cast<double>(planted) : 1.0,
+        plan->report.bands.recall_at_k, static_cast<double>(u.ru_maxrss) / 1024);
+    std::printf(
+        "| stage | wall (slowest rank) s | CPU (all ranks) s | bytes moved "
+        "|\n|---|---:|---:|---:|\n");
+    double total = 0;
+    for (const Stage& s : stages) {
+      std::printf("| %s | %.2f | %.2f | %llu |\n", s.name, s.wall, s.cpu,
+                  static_cast<unsigned long long>(s.bytes));
+      total += s.wall;
+    }
+    std::printf("| total | %.2f | | |\n", total);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace neardup::mpi
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  const int code = neardup::mpi::Main(argc, argv);
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,109 @@
+// Copyright 2026 The neardup Authors.
+//
+// Cluster mode of Dedup (dedup.h) and MinHashDedup (minhash_dedup.h) cut into
+// its stages, so that a run over several processes (neardup-mpi) can split
+// the join by band ranges and still give what one process gives:
+//
+//   auto plan = dedup_internal::PlanSimHash(docs, options);     // every process
+//   std::vector<IdPair> pairs;                                  // group numbers
+//   dedup_internal::SimHashJoinBands(*plan, options, b0, b1, &pairs, &stats);
+//   ... gather the pairs of every band range ...
+//   dedup_internal::MergePairs(&pairs);                         // sorted, once each
+//   dedup_internal::FinishSimHash(docs, *plan, pairs, options, &result);
+//
+// A band's pairs depend only on that band (band_join.h), so the merged pairs
+// of any partition of [0, bands) into ranges equal the pairs of one
+// BandJoin over all bands; Dedup and MinHashDedup are these stages with one
+// range.
+//
+// Internal to the library (src/, not installed). Thread safety: pure
+// functions; a plan is immutable once built.
+
+#ifndef NEARDUP_DEDUP_STAGES_H_
+#define NEARDUP_DEDUP_STAGES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "dedup/cluster.h"
+#include "neardup/band_join.h"
+#include "neardup/dedup.h"
+#include "neardup/index.h"
+#include "neardup/minhash.h"
+#include "neardup/status.h"
+
+namespace neardup::dedup_internal {
+
+// SimHash cluster mode: identical fingerprints collapsed into groups, and the
+// join chosen for the distinct ones (report.banded, report.bands).
+struct SimHashPlan {
+  Groups groups;
+  // Group g's fingerprint as (hi, lo).
+  std::vector<std::pair<uint64_t, uint64_t>> words;
+  int bits = 0;
+  DedupJoinReport report;
+};
+
+// Validates as Dedup does (cluster mode), groups and chooses the join.
+// Deterministic: every process that plans the same documents and options
+// gets the same plan.
+Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& options);
+
+// The pairs (of group numbers, a < b) confirmed in bands [begin, end),
+// sorted by (a, b), each once. REQUIRES: plan.report.banded,
+// 0 <= begin <= end <= plan.report.bands.bands.
+Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& options, int begin, int end,
+                        std::vector<IdPair>* pairs, BandJoinStats* stats);
+
+// Every pair of groups within k (the permuted-table self-join).
+// REQUIRES: !plan.report.banded.
+// Components only (no pairs asked for, components rule): a spanning forest
+// of them, and `confirmed` (when not null) counts every pair.
+Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& options,
+                        std::vector<IdPair>* pairs, size_t* confirmed = nullptr);
+
+// Clusters, keep policy, records, summary and document pairs (pair_sink) from
+// the merged group pairs. result->join is left as the caller filled it.
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::span<const IdPair> group_pairs, const DedupOptions& options,
+                   DedupResult* result);
+
+// MinHash: documents with identical signatures (exact: sets) collapsed.
+struct MinHashPlan {
+  Groups groups;
+  // Equal components a pair needs (estimate): ceil(threshold * num_perm).
+  size_t need = 0;
+};
+
+// Validates as MinHashDedup does and groups.
+Result<MinHashPlan> PlanMinHash(std::span<const DedupDocument> docs,
+                                std::span<const uint32_t> signatures,
+                                std::span<const std::vector<uint64_t>> sets,
+                                const MinHashOptions& minhash, const DedupOptions& options);
+
+// The pairs of groups confirmed in bands [begin, end) of minhash.bands.
+Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signatures,
+                        std::span<const std::vector<uint64_t>> sets, const MinHashOptions& minhash,
+                        const DedupOptions& options, int begin, int end, std::vector<IdPair>* pairs,
+                        BandJoinStats* stats);
+
+void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
+                   std::span<const uint32_t> signatures,
+                   std::span<const std::vector<uint64_t>> sets, const MinHashOptions& minhash,
+                   std::span<const IdPair> group_pairs, const DedupOptions& options,
+                   DedupResult* result);
+
+// Pairs of several band ranges, concatenated: sorted by (a, b), duplicates
+// (a pair found in two ranges) removed. A pair's distance is the same in
+// every range (the method's test), so which copy stays does not matter.
+void MergePairs(std::vector<IdPair>* pairs);
+
+// Adds the counts of `s` to *report (candidates, tested, large buckets).
+void AddBandStats(const BandJoinStats& s, DedupJoinReport* report);
+
+}  // namespace neardup::dedup_internal
+
+#endif  // NEARDUP_DEDUP_STAGES_H_

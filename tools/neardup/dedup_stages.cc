@@ -1,0 +1,419 @@
+// Copyright 2026 The neardup Authors.
+
+#include "dedup_stages.h"
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "neardup/minhash_dedup.h"
+
+namespace neardup::cli {
+namespace {
+
+// The join's report as JSON (--summary-json) and as the summary line's words.
+nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
+  nlohmann::ordered_json o = {{"algorithm", j.banded ? "banded" : "exact"},
+                              {"distinct_fingerprints", j.distinct},
+                              {"pairs_confirmed", j.confirmed}};
+  if (j.banded) {
+    o["band_bits"] = j.bands.band_bits;
+    o["bands"] = j.bands.bands;
+    o["band_seed"] = j.bands.seed;
+    o["recall_at_k"] = j.bands.recall_at_k;
+    o["recall_at_k_minus_4"] = j.bands.recall_at_k_minus_4;
+    o["k_minus_4"] = std::max(k - 4, 0);
+    o["candidates"] = j.candidates;
+    o["tested"] = j.tested;
+    o["large_buckets"] = j.large_buckets;
+  } else {
+    o["recall_at_k"] = 1.0;
+  }
+  o["estimated_exact_seconds"] = j.estimated_exact_seconds;
+  o["estimated_banded_seconds"] = j.estimated_banded_seconds;
+  return o;
+}
+
+std::string JoinWords(const DedupJoinReport& j, int k) {
+  char buf[256];
+  if (!j.banded) {
+    std::snprintf(buf, sizeof buf, "exact join, %zu pairs", j.confirmed);
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "banded join r = %d, L = %d: recall >= %.4f at d = %d, %.6f at d = %d; "
+                  "%zu candidates tested, %zu pairs confirmed",
+                  j.bands.band_bits, j.bands.bands, j.bands.recall_at_k, k,
+                  j.bands.recall_at_k_minus_4, std::max(k - 4, 0), j.tested, j.confirmed);
+  }
+  return buf;
+}
+
+Status ParseKeep(const std::string& keep, DedupOptions* options, std::string* field) {
+  if (keep == "first") {
+    options->keep = KeepPolicy::kFirst;
+  } else if (keep == "longest") {
+    options->keep = KeepPolicy::kLongest;
+  } else if (keep.starts_with("field:") && keep.size() > 6) {
+    options->keep = KeepPolicy::kField;
+    *field = keep.substr(6);
+  } else {
+    return Status::InvalidArgument("unknown --keep '" + keep +
+                                   "' (expected first, longest or field:NAME)");
+  }
+  return Status::OK();
+}
+
+// A pair's or duplicate's score: SimHash's Hamming distance, or minhash's
+// Jaccard (6 decimals, as MinHashDistance keeps it).
+nlohmann::ordered_json Score(bool minhash, int distance) {
+  if (!minhash) return distance;
+  return std::round(JaccardOfDistance(distance) * 1e6) / 1e6;
+}
+
+const char* ScoreKey(bool minhash) { return minhash ? "jaccard" : "distance"; }
+
+}  // namespace
+
+void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
+  AddInputOptions(cmd, &flags->input);
+  AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
+  AddBoilerplateOptions(cmd, &flags->boilerplate);
+  cmd->add_option("-k", flags->k,
+                  "Largest Hamming distance of a near-duplicate, 0 to bits/4 (default: the "
+                  "method's)")
+      ->check(CLI::Range(0, 32));
+  cmd->add_option("--mode", flags->mode,
+                  "cluster: connected components of all pairs within k; stream: keep a document "
+                  "only if no kept one lies within k")
+      ->capture_default_str();
+  cmd->add_option("--cluster", flags->cluster,
+                  "Cluster mode's rule: components (connected components of the pairs within "
+                  "k; chains: a member can be far beyond k from the kept copy) | center (each "
+                  "member within k of its cluster's kept copy; no chaining)")
+      ->capture_default_str();
+  cmd->add_option("--keep", flags->keep,
+                  "Which copy a cluster keeps: first | longest | field:NAME (largest number)")
+      ->capture_default_str();
+  cmd->add_option("--unique-out", flags->unique_out,
+                  "Write the input records of the kept documents, byte for byte: JSONL lines, "
+                  "lines (--input-format lines) or file paths, one per line (held in memory)");
+  cmd->add_option("--duplicates-out", flags->duplicates_out,
+                  "Write the input records of the near-duplicates (the documents not kept), as "
+                  "--unique-out does");
+  cmd->add_option("--pairs-out", flags->pairs_out,
+                  "Write every pair within k as JSONL {a, b, distance}");
+  cmd->add_option("--clusters-out", flags->clusters_out,
+                  "Write every cluster of two or more as JSONL {cluster, size, kept, members}");
+  cmd->add_flag("--exact", flags->exact,
+                "Cluster mode: find every pair within k (permuted tables), however long it "
+                "takes. Default: exact where that is cheap, else banded (see --recall)");
+  cmd->add_flag("--banded", flags->banded,
+                "Cluster mode: always use the banded join (bit-sampling bands; pairs verified, "
+                "so never a false pair)");
+  cmd->add_option("--recall", flags->recall,
+                  "Banded join: probability of finding a pair at distance exactly k (closer "
+                  "pairs: higher; 0.99 gives >= 0.9999 at k - 4). SimHash only; minhash: "
+                  "--method minhash,recall=R")
+      ->capture_default_str();
+  cmd->add_option("--band-seed", flags->band_seed,
+                  "Banded join: seed of the sampled bit positions (same seed and input: same "
+                  "result)")
+      ->capture_default_str();
+  cmd->add_option("--summary-json", flags->summary_json,
+                  "Write the run's summary as JSON: counts, the join used (exact or banded r, L, "
+                  "seed, recall guarantee, candidates, pairs) and seconds per phase");
+}
+
+Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
+  auto config = std::make_unique<DedupConfig>();
+  NEARDUP_ASSIGN_OR_RETURN(config->read_options, MakeReadOptions(flags.input));
+  // The input records as read, for --unique-out and --duplicates-out (set
+  // before the boilerplate pass, which holds standard input's documents).
+  config->read_options.keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
+  // Before ResolvePipelineFlags, which keeps only the preset of --method.
+  NEARDUP_ASSIGN_OR_RETURN(config->boilerplate,
+                           BoilerplatePass::Options(flags.boilerplate, flags.pipeline));
+  NEARDUP_RETURN_IF_ERROR(ResolvePipelineFlags(&flags.pipeline));
+  NEARDUP_ASSIGN_OR_RETURN(config->method, MakeMethod(flags.pipeline));
+  Method& method = config->method;
+  method.pipeline.boilerplate = config->boilerplate;
+  const bool minhash = method.is_minhash();
+  config->minhash = minhash;
+  if (minhash && flags.k >= 0) {
+    return Status::InvalidArgument(
+        "-k does not apply to the minhash method (set its threshold: --method "
+        "minhash,threshold=T)");
+  }
+  if (minhash && flags.mode != "cluster") {
+    return Status::InvalidArgument("the minhash method supports --mode cluster only");
+  }
+  const PipelineOptions& pipeline_options = method.pipeline;
+  DedupOptions& options = config->options;
+  options.k = minhash ? 0 : flags.k >= 0 ? flags.k : flags.pipeline.default_k;
+  options.threads = ResolveThreadCount(flags.input.threads);
+  if (flags.mode == "cluster") {
+    options.mode = DedupMode::kCluster;
+  } else if (flags.mode == "stream") {
+    options.mode = DedupMode::kStream;
+  } else {
+    return Status::InvalidArgument("unknown --mode '" + flags.mode +
+                                   "' (expected cluster or stream)");
+  }
+  NEARDUP_RETURN_IF_ERROR(ParseKeep(flags.keep, &options, &config->score_field));
+  NEARDUP_ASSIGN_OR_RETURN(options.cluster_rule, ParseClusterRule(flags.cluster));
+  if (!config->score_field.empty()) {
+    config->read_options.extra_fields.push_back(config->score_field);
+  }
+  if (!minhash && (options.k < 0 || options.k > pipeline_options.bits / 4)) {
+    return Status::InvalidArgument("-k must be between 0 and " +
+                                   std::to_string(pipeline_options.bits / 4));
+  }
+  if (minhash && (flags.exact || flags.banded)) {
+    return Status::InvalidArgument(
+        "--exact and --banded choose SimHash's join; the minhash method always joins its bands "
+        "(set their recall with --method minhash,recall=R)");
+  }
+  if (flags.exact && flags.banded) {
+    return Status::InvalidArgument("--exact and --banded exclude each other");
+  }
+  options.join = flags.exact    ? DedupJoin::kExact
+                 : flags.banded ? DedupJoin::kBanded
+                                : DedupJoin::kAuto;
+  options.recall = flags.recall;
+  options.band_seed = flags.band_seed;
+  if (!(flags.recall > 0 && flags.recall < 1)) {
+    return Status::InvalidArgument("--recall must be between 0 and 1 (exclusive)");
+  }
+  NEARDUP_ASSIGN_OR_RETURN(config->pipeline, Pipeline::Create(pipeline_options));
+  config->flags = std::move(flags);
+  return config;
+}
+
+Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
+                                     BoilerplatePass& boilerplate, DedupCorpus* corpus) {
+  const std::string& score_field = config.score_field;
+  const bool keep_records = config.keep_records();
+  const auto add = [&](const Document& doc, DedupDocument d) {
+    d.length = doc.text.size();
+    if (!score_field.empty()) {
+      const auto f = doc.fields.find(score_field);
+      if (f != doc.fields.end()) {
+        char* end = nullptr;
+        const double v = std::strtod(f->second.c_str(), &end);
+        if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
+          d.score = v;
+        } else {
+          ++corpus->bad_scores;
+        }
+      }
+    }
+    corpus->docs.push_back(d);
+    corpus->ids.push_back(doc.id);
+    if (keep_records) corpus->records.push_back(doc.record);
+  };
+  const Pipeline& pipeline = *config.pipeline;
+  if (config.minhash) {
+    const MinHashOptions& mh = config.method.minhash;
+    const MinHasher hasher(mh.num_perm);
+    return boilerplate.ForEach<MinHashedDocument>(
+        input, config.read_options,
+        [&](const Document& doc) {
+          MinHashedDocument m;
+          m.signature.resize(static_cast<size_t>(mh.num_perm));
+          const std::string stripped = boilerplate.on() ? boilerplate.Strip(doc.text) : "";
+          m.features = pipeline.MinHashSignature(
+              hasher, boilerplate.on() ? std::string_view(stripped) : std::string_view(doc.text),
+              doc.title, m.signature.data(), &m.set);
+          if (!mh.exact) m.set = {};
+          return m;
+        },
+        [&](const Document& doc, MinHashedDocument& m) {
+          corpus->signatures.insert(corpus->signatures.end(), m.signature.begin(),
+                                    m.signature.end());
+          if (mh.exact) corpus->sets.push_back(std::move(m.set));
+          DedupDocument d;
+          d.empty = m.features == 0;
+          add(doc, d);
+        });
+  }
+  return boilerplate.ForEach<DocumentFingerprint>(
+      input, config.read_options,
+      [&](const Document& doc) {
+        if (boilerplate.on()) return pipeline.Fingerprint(boilerplate.Strip(doc.text), doc.title);
+        return pipeline.Fingerprint(doc.text, doc.title);
+      },
+      [&](const Document& doc, DocumentFingerprint& fp) {
+        DedupDocument d;
+        d.fingerprint = fp.fingerprint;
+        d.empty = fp.empty();
+        add(doc, d);
+      });
+}
+
+void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
+  if (bad_scores == 0) return;
+  std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
+            << config.score_field << "\" field rank below every number\n";
+}
+
+Result<std::unique_ptr<DedupWriter>> DedupWriter::Open(const DedupConfig& config) {
+  std::unique_ptr<DedupWriter> w(new DedupWriter(config));
+  NEARDUP_ASSIGN_OR_RETURN(w->out_,
+                           Output::Open(config.flags.input.output, config.flags.input.inputs));
+  return w;
+}
+
+Status DedupWriter::OpenPairs(std::span<const std::string> ids) {
+  pair_ids_ = ids;
+  if (config_.flags.pairs_out.empty()) return Status::OK();
+  NEARDUP_ASSIGN_OR_RETURN(pairs_,
+                           Output::Open(config_.flags.pairs_out, config_.flags.input.inputs));
+  return Status::OK();
+}
+
+std::function<void(const DedupPair&)> DedupWriter::pair_sink() {
+  if (!pairs_) return {};
+  return [this](const DedupPair& p) {
+    const bool minhash = config_.minhash;
+    const nlohmann::ordered_json line = {{"a", pair_ids_[p.i]},
+                                         {"b", pair_ids_[p.j]},
+                                         {ScoreKey(minhash), Score(minhash, p.distance)}};
+    pairs_->Write(JsonLine(line));
+  };
+}
+
+Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocument> docs,
+                           std::span<const std::string> ids, std::span<const std::string> records) {
+  const bool minhash = config_.minhash;
+  const char* score_key = ScoreKey(minhash);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const DedupRecord& r = result.records[i];
+    nlohmann::ordered_json line = {{"id", ids[i]}};
+    if (!minhash) line["fingerprint"] = docs[i].fingerprint.ToHex();
+    line["cluster"] = r.cluster;
+    line["duplicate"] = r.duplicate;
+    line["nearest"] = nullptr;
+    line[score_key] = nullptr;
+    if (r.duplicate) {
+      line["nearest"] = ids[r.nearest];
+      line[score_key] = Score(minhash, r.distance);
+    }
+    if (r.empty) line["empty"] = true;
+    out_->Write(JsonLine(line));
+  }
+  NEARDUP_RETURN_IF_ERROR(out_->Close());
+
+  // --unique-out / --duplicates-out: the input records as they were read.
+  const DedupFlags& flags = config_.flags;
+  const auto record = [&](size_t i) -> const std::string& { return records[i]; };
+  for (const bool duplicates : {false, true}) {
+    const std::string& path = duplicates ? flags.duplicates_out : flags.unique_out;
+    if (path.empty()) continue;
+    NEARDUP_RETURN_IF_ERROR(
+        WriteRecords(path, flags.input.inputs, docs.size(), record,
+                     [&](size_t i) { return result.records[i].duplicate == duplicates; }));
+  }
+  if (pairs_) NEARDUP_RETURN_IF_ERROR(pairs_->Close());
+  if (!flags.clusters_out.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(auto clusters, Output::Open(flags.clusters_out, flags.input.inputs));
+    const ClusterRows rows = ClusterMembers(result);
+    for (size_t c = 0; c < rows.size(); ++c) {
+      nlohmann::ordered_json members = nlohmann::ordered_json::array();
+      for (size_t m : rows.Members(c)) members.push_back(ids[m]);
+      nlohmann::ordered_json line = {{"cluster", rows.ids[c]},
+                                     {"size", rows.Members(c).size()},
+                                     {"kept", ids[rows.kept[c]]},
+                                     {"members", members}};
+      clusters->Write(JsonLine(line));
+    }
+    NEARDUP_RETURN_IF_ERROR(clusters->Close());
+  }
+  return Status::OK();
+}
+
+Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
+                        const DedupTimes& times, const std::string& boilerplate_summary) {
+  const DedupFlags& flags = config.flags;
+  const DedupOptions& options = config.options;
+  const Method& method = config.method;
+  const MinHashOptions& mh = method.minhash;
+  const bool minhash = config.minhash;
+  const int bits = method.pipeline.bits;
+  const DedupSummary& s = result.summary;
+  const DedupJoinReport& j = result.join;
+  if (!flags.summary_json.empty()) {
+    nlohmann::ordered_json o = {{"documents", s.documents},
+                                {"kept", s.kept},
+                                {"duplicates", s.duplicates},
+                                {"clusters_with_duplicates", s.clusters_with_duplicates},
+                                {"empty", s.empty},
+                                {"method", flags.pipeline.method},
+                                {"k", options.k},
+                                {"bits", bits},
+                                {"mode", flags.mode}};
+    if (minhash) {
+      o.erase("k");
+      o.erase("bits");
+      o["method"] = method.ToString();
+      o["join"] = {
+          {"algorithm", "minhash bands"},
+          {"distinct_signatures", j.distinct},
+          {"pairs_confirmed", j.confirmed},
+          {"threshold", mh.threshold},
+          {"num_perm", mh.num_perm},
+          {"bands", mh.bands},
+          {"rows", mh.rows},
+          {"recall_at_threshold", MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows)},
+          {"verify", mh.exact ? "exact" : "estimate"},
+          {"candidates", j.candidates},
+          {"tested", j.tested},
+          {"large_buckets", j.large_buckets}};
+    } else if (options.mode == DedupMode::kCluster) {
+      o["join"] = JoinJson(j, options.k);
+    }
+    o["seconds"] = {{"fingerprint", times.fingerprint},
+                    {"group", j.group_seconds},
+                    {"join", j.join_seconds},
+                    {"cluster", j.cluster_seconds},
+                    {"dedup", times.dedup},
+                    {"output", times.output},
+                    {"total", times.total}};
+    NEARDUP_ASSIGN_OR_RETURN(auto summary, Output::Open(flags.summary_json, flags.input.inputs));
+    summary->Write(o.dump(2));
+    NEARDUP_RETURN_IF_ERROR(summary->Close());
+  }
+  if (flags.input.quiet) return Status::OK();
+  if (minhash) {
+    std::fprintf(stderr,
+                 "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
+                 "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
+                 "the threshold %.4f, %s Jaccard); %zu empty%s; %.2f s\n",
+                 s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
+                 method.ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
+                 MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
+                 mh.exact ? "exact" : "estimated", s.empty, boilerplate_summary.c_str(),
+                 times.total);
+    std::fprintf(stderr,
+                 "neardup: %zu candidate pairs tested, %zu pairs of distinct signatures "
+                 "confirmed; signatures %.2f s, join %.2f s, cluster %.2f s, output %.2f s\n",
+                 j.tested, j.confirmed, times.fingerprint, j.group_seconds + j.join_seconds,
+                 j.cluster_seconds, times.output);
+    return Status::OK();
+  }
+  std::fprintf(stderr,
+               "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
+               "(method %s, k = %d, %d bits, %s mode); %zu empty%s; %.2f s\n",
+               s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
+               flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), s.empty,
+               boilerplate_summary.c_str(), times.total);
+  if (options.mode == DedupMode::kCluster && s.documents > s.empty) {
+    std::fprintf(stderr,
+                 "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "
+                 "%.2f s\n",
+                 JoinWords(j, options.k).c_str(), times.fingerprint,
+                 j.group_seconds + j.join_seconds, j.cluster_seconds, times.output);
+  }
+  return Status::OK();
+}
+
+}  // namespace neardup::cli

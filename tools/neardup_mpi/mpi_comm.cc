@@ -1,0 +1,112 @@
+// Copyright 2026 The neardup Authors.
+
+#include "mpi_comm.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+namespace neardup::mpi {
+namespace {
+
+// One exchange in rounds: in round t rank r contributes bytes
+// [t * chunk, min(size_r, (t + 1) * chunk)) of its data.
+std::string Exchange(const World& world, std::string_view mine, int root, bool all,
+                     Traffic* traffic) {
+  const std::vector<uint64_t> sizes = AllGatherU64(world, mine.size());
+  const size_t chunk = ChunkBytes(world.size);
+  uint64_t total = 0, largest = 0;
+  std::vector<uint64_t> offset(sizes.size());
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    offset[r] = total;
+    total += sizes[r];
+    largest = std::max(largest, sizes[r]);
+  }
+  const bool receives = all || world.rank == root;
+  std::string out(receives ? total : 0, '\0');
+  std::string round;
+  std::vector<int> counts(sizes.size()), displs(sizes.size());
+  const uint64_t rounds = (largest + chunk - 1) / chunk;
+  for (uint64_t t = 0; t < rounds; ++t) {
+    int at = 0;
+    for (size_t r = 0; r < sizes.size(); ++r) {
+      const uint64_t begin = std::min<uint64_t>(sizes[r], t * chunk);
+      const uint64_t end = std::min<uint64_t>(sizes[r], (t + 1) * chunk);
+      counts[r] = static_cast<int>(end - begin);
+      displs[r] = at;
+      at += counts[r];
+    }
+    const uint64_t my_begin = std::min<uint64_t>(mine.size(), t * chunk);
+    const int my_count = counts[static_cast<size_t>(world.rank)];
+    round.resize(receives ? static_cast<size_t>(at) : 0);
+    if (all) {
+      MPI_Allgatherv(mine.data() + my_begin, my_count, MPI_BYTE, round.data(), counts.data(),
+                     displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+    } else {
+      MPI_Gatherv(mine.data() + my_begin, my_count, MPI_BYTE, round.data(), counts.data(),
+                  displs.data(), MPI_BYTE, root, MPI_COMM_WORLD);
+    }
+    if (receives) {
+      for (size_t r = 0; r < sizes.size(); ++r) {
+        std::memcpy(out.data() + offset[r] + std::min<uint64_t>(sizes[r], t * chunk),
+                    round.data() + displs[r], static_cast<size_t>(counts[r]));
+      }
+    }
+    if (traffic != nullptr) {
+      // Allgatherv: each rank's bytes reach P - 1 others; Gatherv: the root.
+      traffic->bytes_sent +=
+          static_cast<uint64_t>(my_count) *
+          (all ? static_cast<uint64_t>(world.size - 1) : (world.rank == root ? 0 : 1));
+      if (receives) traffic->bytes_received += static_cast<uint64_t>(at - my_count);
+      ++traffic->rounds;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+size_t ChunkBytes(int ranks) {
+  if (const char* env = std::getenv("NEARDUP_MPI_CHUNK_BYTES")) {
+    const unsigned long long v = std::strtoull(env, nullptr, 10);
+    if (v > 0) return static_cast<size_t>(v);
+  }
+  const size_t chunk = static_cast<size_t>(INT_MAX) / static_cast<size_t>(std::max(ranks, 1));
+  return std::max<size_t>(8, chunk / 8 * 8);
+}
+
+std::string AllGatherBytes(const World& world, std::string_view mine, Traffic* traffic) {
+  return Exchange(world, mine, 0, true, traffic);
+}
+
+std::string GatherBytes(const World& world, std::string_view mine, int root, Traffic* traffic) {
+  return Exchange(world, mine, root, false, traffic);
+}
+
+std::vector<uint64_t> AllGatherU64(const World& world, uint64_t mine) {
+  std::vector<uint64_t> all(static_cast<size_t>(world.size));
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  return all;
+}
+
+void AllReduceSum(const World& world, std::vector<uint64_t>* values) {
+  (void)world;
+  MPI_Allreduce(MPI_IN_PLACE, values->data(), static_cast<int>(values->size()), MPI_UINT64_T,
+                MPI_SUM, MPI_COMM_WORLD);
+}
+
+void BroadcastU64s(const World& world, std::vector<uint64_t>* values, int root) {
+  (void)world;
+  MPI_Bcast(values->data(), static_cast<int>(values->size()), MPI_UINT64_T, root, MPI_COMM_WORLD);
+}
+
+int BroadcastInt(const World& world, int value, int root) {
+  (void)world;
+  MPI_Bcast(&value, 1, MPI_INT, root, MPI_COMM_WORLD);
+  return value;
+}
+
+}  // namespace neardup::mpi

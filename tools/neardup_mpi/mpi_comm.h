@@ -1,0 +1,60 @@
+// Copyright 2026 The neardup Authors.
+//
+// The few MPI collectives neardup-mpi uses, on bytes, in chunks: MPI counts
+// and displacements are ints, so one call moves less than 2^31 bytes in all;
+// larger exchanges run in rounds (each rank sends at most chunk_bytes per
+// round, with chunk_bytes * P < 2^31). Every function is collective over
+// MPI_COMM_WORLD: all ranks call it, in the same order.
+//
+// Not thread-safe (MPI is initialized with MPI_THREAD_FUNNELED; only the main
+// thread calls these).
+
+#ifndef NEARDUP_TOOLS_NEARDUP_MPI_MPI_COMM_H_
+#define NEARDUP_TOOLS_NEARDUP_MPI_MPI_COMM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neardup::mpi {
+
+struct World {
+  int rank = 0;
+  int size = 1;
+};
+
+// What one collective moved, for the stage report.
+struct Traffic {
+  uint64_t bytes_sent = 0;      // by this rank
+  uint64_t bytes_received = 0;  // by this rank
+  int rounds = 0;
+};
+
+// The per-rank chunk of one round: NEARDUP_MPI_CHUNK_BYTES when set (tests use
+// small values to run many rounds), else the largest multiple of 8 with
+// chunk * P < 2^31.
+size_t ChunkBytes(int ranks);
+
+// Every rank's `mine`, concatenated in rank order, on every rank.
+std::string AllGatherBytes(const World& world, std::string_view mine, Traffic* traffic);
+
+// The same on `root` only (other ranks get an empty string).
+std::string GatherBytes(const World& world, std::string_view mine, int root, Traffic* traffic);
+
+// Every rank's value, in rank order.
+std::vector<uint64_t> AllGatherU64(const World& world, uint64_t mine);
+
+// Element-wise sums of `values` over the ranks, on every rank.
+void AllReduceSum(const World& world, std::vector<uint64_t>* values);
+
+// Broadcasts root's words (every rank passes a vector of the same size).
+void BroadcastU64s(const World& world, std::vector<uint64_t>* values, int root);
+
+// Broadcasts root's int.
+int BroadcastInt(const World& world, int value, int root);
+
+}  // namespace neardup::mpi
+
+#endif  // NEARDUP_TOOLS_NEARDUP_MPI_MPI_COMM_H_
