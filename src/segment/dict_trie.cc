@@ -9,13 +9,13 @@
 namespace neardup::segment {
 
 DictTrie::DictTrie() : root_direct_(kRootDirect, kNone) {
-  keys_.assign(1024, kEmptyKey);
-  values_.assign(1024, kNone);
+  slots_.assign(1024, Slot{kEmptyKey, kNone, 0});
   mask_ = 1023;
   shift_ = 64 - 10;
   // Node 0 is the root: the empty string, which is not a key of FREQ.
   freq_.push_back(0);
   log_freq_.push_back(0.0);
+  route_.push_back(RouteInfo{-1.0, 0, 0});
   tag_.push_back(kNoTag);
   force_split_.push_back(0);
 }
@@ -38,23 +38,19 @@ int32_t DictTrie::FindUtf8(std::string_view word) const {
 
 void DictTrie::PutEdge(uint64_t key, int32_t value) {
   size_t slot = Hash(key);
-  while (keys_[slot] != kEmptyKey) slot = (slot + 1) & mask_;
-  keys_[slot] = key;
-  values_[slot] = value;
+  while (slots_[slot].key != kEmptyKey) slot = (slot + 1) & mask_;
+  slots_[slot] = Slot{key, value, 0};
 }
 
 void DictTrie::Grow() {
-  std::vector<uint64_t> old_keys;
-  std::vector<int32_t> old_values;
-  old_keys.swap(keys_);
-  old_values.swap(values_);
-  const size_t capacity = old_keys.size() * 2;
-  keys_.assign(capacity, kEmptyKey);
-  values_.assign(capacity, kNone);
+  std::vector<Slot> old;
+  old.swap(slots_);
+  const size_t capacity = old.size() * 2;
+  slots_.assign(capacity, Slot{kEmptyKey, kNone, 0});
   mask_ = capacity - 1;
   shift_ = 64 - std::countr_zero(capacity);
-  for (size_t i = 0; i < old_keys.size(); ++i) {
-    if (old_keys[i] != kEmptyKey) PutEdge(old_keys[i], old_values[i]);
+  for (const Slot& e : old) {
+    if (e.key != kEmptyKey) PutEdge(e.key, e.child);
   }
 }
 
@@ -69,12 +65,14 @@ int32_t DictTrie::Insert(const uint32_t* cps, size_t n) {
     const auto id = static_cast<int32_t>(freq_.size());
     freq_.push_back(0);
     log_freq_.push_back(0.0);
+    route_.push_back(RouteInfo{-1.0, 0, 0});
+    route_[node].has_children = 1;
     tag_.push_back(kNoTag);
     force_split_.push_back(0);
     if (node == 0 && cps[i] < kRootDirect) {
       root_direct_[cps[i]] = id;
     } else {
-      if ((edge_count_ + 1) * 2 > keys_.size()) Grow();
+      if ((edge_count_ + 1) * 2 > slots_.size()) Grow();
       PutEdge((static_cast<uint64_t>(node) << 22) | cps[i], id);
       ++edge_count_;
     }

@@ -37,6 +37,7 @@ struct Scratch {
   std::vector<size_t> offs;   // byte offset of each code point, plus the end
   std::vector<double> route_prob;
   std::vector<uint32_t> route_end;
+  std::vector<int32_t> route_node;  // the trie node of the route's word at each index
   std::vector<uint8_t> states;
   std::vector<uint8_t> viterbi;
 };
@@ -140,6 +141,8 @@ std::string_view FallbackTag(std::string_view word) {
 
 struct Segmenter::Impl {
   SegmenterOptions options;
+  static constexpr int32_t kUnknownNode = -2;
+
   DictTrie dict;
   segment::HmmModel hmm;
   int64_t total = 0;
@@ -151,10 +154,16 @@ struct Segmenter::Impl {
   void AddWord(const std::vector<uint32_t>& cps, int64_t freq, std::string_view tag);
   int64_t SuggestFreq(const std::vector<uint32_t>& cps);
 
-  // Runs jieba.cut over s->cps[0, n) and calls emit(begin, end) per token.
+  // Runs jieba.cut over s->cps[0, n) and calls emit(begin, end, node) per
+  // token: node is the token's trie node (DictTrie::Find of its characters,
+  // kNone included) where the cut found it anyway, else kUnknownNode.
   template <typename Emit>
   void CutRange(Scratch* s, size_t n, bool hmm, Emit&& emit) const;
   void ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const;
+  // The trie node of the token [b, e) given node as emitted.
+  int32_t NodeOf(const uint32_t* cps, size_t b, size_t e, int32_t node) const {
+    return node != kUnknownNode ? node : dict.Find(cps + b, e - b);
+  }
   template <typename Emit>
   void CutDag(Scratch* s, size_t b, size_t e, Emit& emit) const;
   template <typename Emit>
@@ -246,8 +255,8 @@ int64_t Segmenter::Impl::SuggestFreq(const std::vector<uint32_t>& cps) {
   s.cps.push_back(0);
   const double ftotal = static_cast<double>(total);
   double freq = 1;
-  CutRange(&s, cps.size(), /*hmm=*/false, [&](size_t b, size_t e) {
-    const int32_t node = dict.Find(cps.data() + b, e - b);
+  CutRange(&s, cps.size(), /*hmm=*/false, [&](size_t b, size_t e, int32_t emitted) {
+    const int32_t node = NodeOf(cps.data(), b, e, emitted);
     const int64_t f = node == DictTrie::kNone ? 1 : dict.freq(node);
     freq *= static_cast<double>(f) / ftotal;
   });
@@ -362,33 +371,47 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
   if (s->route_prob.size() < m + 1) {
     s->route_prob.resize(m + 1);
     s->route_end.resize(m + 1);
+    s->route_node.resize(m + 1);
   }
   double* prob = s->route_prob.data();
   uint32_t* end = s->route_end.data();
+  int32_t* route_node = s->route_node.data();
   prob[m] = 0;
   end[m] = 0;
   const double lt = log_total;
+  // Walks start at the root's direct table; the second step is a hash probe
+  // (a cache miss), started kAhead positions early.
+  constexpr size_t kAhead = 8;
   for (size_t idx = m; idx-- > 0;) {
+    if (idx >= kAhead) {
+      const size_t a = idx - kAhead;
+      const int32_t first = dict.RootChild(cps[a]);
+      if (first != DictTrie::kNone) dict.PrefetchChild(first, cps[a + 1]);
+    }
     bool found = false;
     double best = 0;
     size_t best_end = idx;
-    int32_t node = dict.Child(0, cps[idx]);
+    int32_t best_node = DictTrie::kNone;
+    int32_t node = dict.RootChild(cps[idx]);
     size_t x = idx;
     while (node != DictTrie::kNone) {
-      if (dict.freq(node) > 0) {
-        const double p = dict.log_freq(node) - lt + prob[x + 1];
+      const DictTrie::RouteInfo& info = dict.route_info(node);
+      if (info.log_freq_or_minus_one >= 0) {  // freq > 0
+        const double p = info.log_freq_or_minus_one - lt + prob[x + 1];
         if (!found || p >= best) {
           best = p;
           best_end = x;
+          best_node = node;
           found = true;
         }
       }
-      if (++x >= m) break;
+      if (++x >= m || info.has_children == 0) break;
       node = dict.Child(node, cps[x]);
     }
     if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
     prob[idx] = best;
     end[idx] = static_cast<uint32_t>(best_end);
+    route_node[idx] = best_node;
   }
 }
 
@@ -409,11 +432,11 @@ void Segmenter::Impl::FinalsegCut(Scratch* s, size_t b, size_t e, Emit& emit) co
         if (has_force_split && we - wb > 1) {
           const int32_t node = dict.Find(cps + wb, we - wb);
           if (node != DictTrie::kNone && dict.force_split(node)) {
-            for (size_t c = wb; c < we; ++c) emit(c, c + 1);
+            for (size_t c = wb; c < we; ++c) emit(c, c + 1, kUnknownNode);
             return;
           }
         }
-        emit(wb, we);
+        emit(wb, we, kUnknownNode);
       };
       size_t begin = 0, next = 0;
       for (size_t i = 0; i < n; ++i) {
@@ -452,11 +475,11 @@ void Segmenter::Impl::FinalsegCut(Scratch* s, size_t b, size_t e, Emit& emit) co
           while (t < q && IsAsciiDigit(cps[t])) ++t;
         }
         if (t < q && cps[t] == '%') ++t;
-        if (pending < r) emit(pending, r);
-        emit(r, t);
+        if (pending < r) emit(pending, r, kUnknownNode);
+        emit(r, t, kUnknownNode);
         r = pending = t;
       }
-      if (pending < q) emit(pending, q);
+      if (pending < q) emit(pending, q, kUnknownNode);
     }
     p = q;
   }
@@ -466,14 +489,14 @@ void Segmenter::Impl::FinalsegCut(Scratch* s, size_t b, size_t e, Emit& emit) co
 template <typename Emit>
 void Segmenter::Impl::FlushBuf(Scratch* s, size_t b, size_t e, Emit& emit) const {
   if (e - b == 1) {
-    emit(b, e);
+    emit(b, e, kUnknownNode);
     return;
   }
   const int32_t node = dict.Find(s->cps.data() + b, e - b);
   if (node == DictTrie::kNone || dict.freq(node) == 0) {  // not FREQ.get(buf)
     FinalsegCut(s, b, e, emit);
   } else {
-    for (size_t c = b; c < e; ++c) emit(c, c + 1);
+    for (size_t c = b; c < e; ++c) emit(c, c + 1, kUnknownNode);
   }
 }
 
@@ -497,7 +520,7 @@ void Segmenter::Impl::CutDag(Scratch* s, size_t b, size_t e, Emit& emit) const {
         FlushBuf(s, b + buf_begin, b + x, emit);
         buf = false;
       }
-      emit(b + x, b + y);
+      emit(b + x, b + y, s->route_node[x]);
     }
     x = y;
   }
@@ -523,14 +546,14 @@ void Segmenter::Impl::CutDagNoHmm(Scratch* s, size_t b, size_t e, Emit& emit) co
       }
     } else {
       if (buf) {
-        emit(b + buf_begin, b + x);
+        emit(b + buf_begin, b + x, kUnknownNode);
         buf = false;
       }
-      emit(b + x, b + y);
+      emit(b + x, b + y, y - x > 1 ? s->route_node[x] : kUnknownNode);
     }
     x = y;
   }
-  if (buf) emit(b + buf_begin, b + m);
+  if (buf) emit(b + buf_begin, b + m, kUnknownNode);
 }
 
 // Tokenizer.cut: re_han_default splits the text into han blocks (cut by the
@@ -551,10 +574,10 @@ void Segmenter::Impl::CutRange(Scratch* s, size_t n, bool use_hmm, Emit&& emit) 
       }
       i = j;
     } else if (cps[i] == '\r' && i + 1 < n && cps[i + 1] == '\n') {
-      emit(i, i + 2);
+      emit(i, i + 2, kUnknownNode);
       i += 2;
     } else {
-      emit(i, i + 1);
+      emit(i, i + 1, kUnknownNode);
       ++i;
     }
   }
@@ -566,8 +589,23 @@ void Segmenter::Cut(std::string_view utf8_text, std::vector<std::string_view>* w
   const size_t n = Decode(utf8_text, &s);
   const size_t* offs = s.offs.data();
   const char* base = utf8_text.data();
-  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e) {
+  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e, int32_t) {
     words->emplace_back(base + offs[b], offs[e] - offs[b]);
+  });
+}
+
+void Segmenter::CutWithWordIds(std::string_view utf8_text, std::vector<std::string_view>* words,
+                               std::vector<int32_t>* ids) const {
+  words->clear();
+  ids->clear();
+  Scratch& s = ThreadScratch();
+  const size_t n = Decode(utf8_text, &s);
+  const size_t* offs = s.offs.data();
+  const uint32_t* cps = s.cps.data();
+  const char* base = utf8_text.data();
+  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e, int32_t node) {
+    words->emplace_back(base + offs[b], offs[e] - offs[b]);
+    ids->push_back(impl_->NodeOf(cps, b, e, node));
   });
 }
 
@@ -579,9 +617,9 @@ void Segmenter::CutWithPos(std::string_view utf8_text, std::vector<Token>* token
   const uint32_t* cps = s.cps.data();
   const char* base = utf8_text.data();
   const DictTrie& dict = impl_->dict;
-  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e) {
+  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e, int32_t emitted) {
     const std::string_view word(base + offs[b], offs[e] - offs[b]);
-    const int32_t node = dict.Find(cps + b, e - b);
+    const int32_t node = impl_->NodeOf(cps, b, e, emitted);
     std::string_view tag;
     if (node != DictTrie::kNone) tag = dict.tag(node);
     if (tag.empty()) tag = FallbackTag(word);
@@ -606,6 +644,13 @@ int64_t Segmenter::Frequency(std::string_view word) const {
   const int32_t node = impl_->dict.FindUtf8(word);
   return node == DictTrie::kNone ? 0 : impl_->dict.freq(node);
 }
+
+int32_t Segmenter::WordId(std::string_view word) const {
+  const int32_t node = impl_->dict.FindUtf8(word);
+  return node == DictTrie::kNone ? -1 : node;
+}
+
+size_t Segmenter::word_id_count() const { return impl_->dict.node_count(); }
 
 int64_t Segmenter::total_frequency() const { return impl_->total; }
 const SegmenterOptions& Segmenter::options() const { return impl_->options; }
