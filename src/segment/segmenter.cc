@@ -38,6 +38,19 @@ struct Scratch {
   std::vector<double> route_prob;
   std::vector<uint32_t> route_end;
   std::vector<int32_t> route_node;  // the trie node of the route's word at each index
+  // ComputeRoute's DAG: walks under way and the words found (start idx, last
+  // character x, trie node, log freq).
+  struct Walk {
+    uint32_t idx, x;
+    int32_t node;
+  };
+  struct DagEnd {
+    uint32_t idx, x;
+    int32_t node;
+    double log_freq;
+  };
+  std::vector<Walk> walks;
+  std::vector<DagEnd> ends, grouped;
   std::vector<uint8_t> states;
   std::vector<uint8_t> viterbi;
 };
@@ -364,9 +377,15 @@ Segmenter::~Segmenter() = default;
 // ---------------------------------------------------------------------------
 // Cutting.
 
-// Tokenizer.calc over the block [cps, cps + m): route_end[idx] is the last
-// character of the best word starting at idx; ties go to the longer word
-// (Python's max over (prob, x) tuples).
+// Tokenizer.calc over the block [cps, cps + m) (get_DAG included):
+// route_end[idx] is the last character of the best word starting at idx;
+// ties go to the longer word (Python's max over (prob, x) tuples).
+//
+// The DAG of a chunk of kChunk start positions is built level by level: all
+// walks of the chunk take their second step, then their third, and so on,
+// each probe prefetched one level ahead, so that the cache misses of
+// different walks overlap instead of following one another. The route then
+// runs backwards over the chunk's DAG (chunks from the end of the block).
 void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const {
   if (s->route_prob.size() < m + 1) {
     s->route_prob.resize(m + 1);
@@ -379,39 +398,75 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
   prob[m] = 0;
   end[m] = 0;
   const double lt = log_total;
-  // Walks start at the root's direct table; the second step is a hash probe
-  // (a cache miss), started kAhead positions early.
-  constexpr size_t kAhead = 8;
-  for (size_t idx = m; idx-- > 0;) {
-    if (idx >= kAhead) {
-      const size_t a = idx - kAhead;
-      const int32_t first = dict.RootChild(cps[a]);
-      if (first != DictTrie::kNone) dict.PrefetchChild(first, cps[a + 1]);
+  constexpr size_t kChunk = 64;
+  std::vector<Scratch::Walk>& walks = s->walks;
+  std::vector<Scratch::DagEnd>& ends = s->ends;
+  std::vector<Scratch::DagEnd>& grouped = s->grouped;
+  uint32_t first[kChunk + 1];
+  for (size_t hi = m; hi > 0;) {
+    const size_t lo = hi > kChunk ? hi - kChunk : 0;
+    ends.clear();
+    walks.clear();
+    for (size_t idx = lo; idx < hi; ++idx) {
+      const DictTrie::Edge* e = dict.ChildEdge(0, cps[idx]);
+      if (e == nullptr) continue;
+      if (e->log_freq_or_minus_one >= 0) {
+        ends.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx), e->child,
+                        e->log_freq_or_minus_one});
+      }
+      if (e->has_children != 0 && idx + 1 < m) {
+        walks.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx + 1), e->child});
+        dict.PrefetchChild(e->child, cps[idx + 1]);
+      }
     }
-    bool found = false;
-    double best = 0;
-    size_t best_end = idx;
-    int32_t best_node = DictTrie::kNone;
-    int32_t node = dict.RootChild(cps[idx]);
-    size_t x = idx;
-    while (node != DictTrie::kNone) {
-      const DictTrie::RouteInfo& info = dict.route_info(node);
-      if (info.log_freq_or_minus_one >= 0) {  // freq > 0
-        const double p = info.log_freq_or_minus_one - lt + prob[x + 1];
+    while (!walks.empty()) {
+      size_t alive = 0;
+      for (size_t w = 0; w < walks.size(); ++w) {
+        const Scratch::Walk walk = walks[w];
+        const DictTrie::Edge* e = dict.ChildEdge(walk.node, cps[walk.x]);
+        if (e == nullptr) continue;
+        if (e->log_freq_or_minus_one >= 0) {
+          ends.push_back({walk.idx, walk.x, e->child, e->log_freq_or_minus_one});
+        }
+        if (e->has_children != 0 && walk.x + 1 < m) {
+          walks[alive++] = {walk.idx, walk.x + 1, e->child};
+          dict.PrefetchChild(e->child, cps[walk.x + 1]);
+        }
+      }
+      walks.resize(alive);
+    }
+    // Group the ends by start (stable: within a start, x ascends, as the
+    // levels came in order).
+    const size_t n = hi - lo;
+    std::fill(first, first + n + 1, 0u);
+    for (const Scratch::DagEnd& d : ends) ++first[d.idx - lo + 1];
+    for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+    if (grouped.size() < ends.size()) grouped.resize(ends.size());
+    for (const Scratch::DagEnd& d : ends) grouped[first[d.idx - lo]++] = d;
+    // first[i] is now the end of start lo + i's ends; its begin is first[i - 1].
+    for (size_t idx = hi; idx-- > lo;) {
+      const size_t i = idx - lo;
+      const size_t b = i == 0 ? 0 : first[i - 1];
+      bool found = false;
+      double best = 0;
+      size_t best_end = idx;
+      int32_t best_node = DictTrie::kNone;
+      for (size_t k = b; k < first[i]; ++k) {
+        const Scratch::DagEnd& d = grouped[k];
+        const double p = d.log_freq - lt + prob[d.x + 1];
         if (!found || p >= best) {
           best = p;
-          best_end = x;
-          best_node = node;
+          best_end = d.x;
+          best_node = d.node;
           found = true;
         }
       }
-      if (++x >= m || info.has_children == 0) break;
-      node = dict.Child(node, cps[x]);
+      if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
+      prob[idx] = best;
+      end[idx] = static_cast<uint32_t>(best_end);
+      route_node[idx] = best_node;
     }
-    if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
-    prob[idx] = best;
-    end[idx] = static_cast<uint32_t>(best_end);
-    route_node[idx] = best_node;
+    hi = lo;
   }
 }
 
