@@ -8,9 +8,11 @@
 #include <zlib.h>
 
 #include <filesystem>
+#include <random>
 
 #include "neardup/text.h"
 #include "tests/testing/test_util.h"
+#include "util/utf8.h"
 
 namespace neardup {
 namespace {
@@ -106,6 +108,70 @@ TEST(ReaderTest, RepairUtf8FollowsMaximalSubparts) {
   s = "正常😀";
   EXPECT_EQ(RepairUtf8(&s).invalid, 0u);
   EXPECT_EQ(s, "正常😀");
+}
+
+// The scan's fast paths (eight ASCII bytes at a time, three-byte sequences
+// inline) against a byte-by-byte repair over the decoder, on seeded random
+// mixes of ASCII, NUL, CJK, the E0/ED edge cases, stray continuation bytes,
+// four-byte and truncated sequences.
+TEST(ReaderTest, RepairUtf8MatchesByteByByteRepair) {
+  const auto oracle = [](std::string_view s, bool replace_nul, uint64_t* invalid, uint64_t* nul) {
+    std::string out;
+    *invalid = *nul = 0;
+    for (size_t i = 0; i < s.size();) {
+      if (s[i] == '\0' && replace_nul) {
+        out += "\xEF\xBF\xBD";
+        ++*nul;
+        ++i;
+        continue;
+      }
+      int len, subpart = 1;
+      if (utf8::DecodeAt(s, i, &len, &subpart) >= utf8::kInvalidBase) {
+        out += "\xEF\xBF\xBD";
+        ++*invalid;
+        i += static_cast<size_t>(subpart);
+      } else {
+        out.append(s.substr(i, static_cast<size_t>(len)));
+        i += static_cast<size_t>(len);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> pieces = {"a",
+                                           "abcdefgh",
+                                           std::string(1, '\0'),
+                                           "中",
+                                           "文字",
+                                           "\xE0\xA0\x80",
+                                           "\xE0\x80\x80",
+                                           "\xED\x9F\xBF",
+                                           "\xED\xA0\x80",
+                                           "\xEF\xBF\xBF",
+                                           "\x80",
+                                           "\xBF\xBF",
+                                           "\xE4\xB8",
+                                           "\xE4",
+                                           "\xF0\x9F\x98\x80",
+                                           "\xF0\x9F\x98",
+                                           "\xC3\xA9",
+                                           "\xC0\xAF",
+                                           "\xFF",
+                                           "\xF4\x90\x80\x80"};
+  std::mt19937 rng(15);
+  for (int round = 0; round < 3000; ++round) {
+    std::string s;
+    const int count = static_cast<int>(rng() % 24);
+    for (int k = 0; k < count; ++k) s += pieces[rng() % pieces.size()];
+    for (const bool replace_nul : {true, false}) {
+      uint64_t invalid, nul;
+      const std::string expected = oracle(s, replace_nul, &invalid, &nul);
+      std::string got = s;
+      const Utf8Repair repair = RepairUtf8(&got, replace_nul);
+      ASSERT_EQ(got, expected) << round;
+      ASSERT_EQ(repair.invalid, invalid) << round;
+      ASSERT_EQ(repair.nul, nul) << round;
+    }
+  }
 }
 
 TEST(ReaderTest, DirectoriesAreWalkedInNameOrderAndProblemsReported) {
