@@ -174,6 +174,78 @@ TEST(ReaderTest, RepairUtf8MatchesByteByByteRepair) {
   }
 }
 
+// JSONL lines go through a fast validator when only text, id and title are
+// wanted, and through nlohmann otherwise (an extra field forces it). Both
+// must give the same documents and the same issues on seeded random lines:
+// escapes, surrogate pairs and lone surrogates, nested values, numbers (huge
+// ones too), null and numeric ids, repeated keys, raw control characters,
+// invalid UTF-8, truncated and malformed lines.
+TEST(ReaderTest, JsonlFastPathMatchesNlohmann) {
+  const std::vector<std::string> keys = {"\"text\"",       "\"id\"",   "\"title\"",
+                                         "\"t\\u0065xt\"", "\"meta\"", "\"x\""};
+  const std::vector<std::string> values = {"\"正文\"",
+                                           "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"",
+                                           "\"\\u4e2d\\u6587\"",
+                                           "\"\\ud83d\\ude00 emoji\"",
+                                           "\"\\ud800 lone\"",
+                                           "\"\\udc00\"",
+                                           "\"\\u0000nul\"",
+                                           "\"raw\ttab\"",
+                                           "\"bad \xFF byte\"",
+                                           "\"\\x\"",
+                                           "42",
+                                           "-0.5e3",
+                                           "1e400",
+                                           "123456789012345678901",
+                                           "null",
+                                           "true",
+                                           "false",
+                                           "[1, {\"a\": [\"b\", null]}, \"c\"]",
+                                           "{\"text\": \"inner\"}",
+                                           "01",
+                                           "\"unterminated",
+                                           "{",
+                                           "[]",
+                                           "{}",
+                                           "tru",
+                                           "\"\xE4\xB8\""};
+  std::mt19937 rng(15);
+  std::string lines;
+  for (int n = 0; n < 600; ++n) {
+    std::string line = rng() % 7 == 0 ? " {" : "{";
+    const int members = static_cast<int>(rng() % 5);
+    for (int k = 0; k < members; ++k) {
+      if (k > 0) line += rng() % 15 == 0 ? " " : ", ";
+      line += keys[rng() % keys.size()] + (rng() % 2 ? ": " : ":") + values[rng() % values.size()];
+    }
+    if (rng() % 3 != 0) line += ", \"text\": " + values[rng() % 4];
+    line += rng() % 20 == 0 ? "} x" : " }";
+    lines += line + (rng() % 10 == 0 ? "\r\n" : "\n");
+  }
+  const std::string dir = MakeTempDir("jsonl_fast");
+  WriteFile(dir + "/r.jsonl", lines);
+  const ReadAllResult fast = ReadAll({dir + "/r.jsonl"});
+  ReadOptions slow_options;
+  slow_options.extra_fields = {"no such field"};
+  const ReadAllResult slow = ReadAll({dir + "/r.jsonl"}, slow_options);
+  ASSERT_EQ(fast.docs.size(), slow.docs.size());
+  size_t escaped = 0;
+  for (size_t i = 0; i < fast.docs.size(); ++i) {
+    EXPECT_EQ(fast.docs[i].id, slow.docs[i].id) << i;
+    EXPECT_EQ(fast.docs[i].title, slow.docs[i].title) << i;
+    EXPECT_EQ(fast.docs[i].text, slow.docs[i].text) << i;
+    EXPECT_EQ(fast.docs[i].line, slow.docs[i].line) << i;
+    escaped += fast.docs[i].text.find('\n') != std::string::npos;
+  }
+  EXPECT_GT(fast.docs.size(), 100u);  // the mix keeps many lines
+  EXPECT_GT(escaped, 0u);
+  ASSERT_EQ(fast.issues.size(), slow.issues.size());
+  for (size_t i = 0; i < fast.issues.size(); ++i) {
+    EXPECT_EQ(fast.issues[i].ToString(), slow.issues[i].ToString()) << i;
+  }
+  EXPECT_GT(fast.issues.size(), 50u);
+}
+
 TEST(ReaderTest, DirectoriesAreWalkedInNameOrderAndProblemsReported) {
   const std::string dir = MakeTempDir("walk");
   std::filesystem::create_directories(dir + "/sub");
