@@ -1134,7 +1134,8 @@ class DocumentReaderImpl final : public DocumentReader {
     doc->id = id.found && id.is_string ? std::move(id_text) : source_ + ":" + std::to_string(line_);
     doc->title = std::move(title_text);
     doc->fields.clear();
-    FinishText(std::move(decoded), doc, replaced);
+    // Decoded from a repaired line with no lone surrogate escape: valid UTF-8.
+    FinishText(std::move(decoded), doc, replaced, /*valid_utf8=*/true);
     return true;
   }
 
@@ -1187,8 +1188,11 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // Repairs and stores the text; reports replaced bytes.
   // `replaced`: invalid sequences already replaced in the document's line.
-  void FinishText(std::string text, Document* doc, uint64_t replaced = 0) {
-    const Utf8Repair repair = RepairUtf8(&text);
+  // `valid_utf8`: the text is known to be valid UTF-8 (only NULs may need
+  // replacing), so the repair runs only when it holds a NUL.
+  void FinishText(std::string text, Document* doc, uint64_t replaced = 0, bool valid_utf8 = false) {
+    const bool clean = valid_utf8 && std::memchr(text.data(), 0, text.size()) == nullptr;
+    const Utf8Repair repair = clean ? Utf8Repair{} : RepairUtf8(&text);
     RepairUtf8(&doc->title);
     if (repair.invalid + replaced > 0) {
       Report(InputIssue::Kind::kInvalidUtf8, source_, doc->line,
