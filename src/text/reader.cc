@@ -161,6 +161,28 @@ size_t JsonNumberLength(std::string_view s, size_t i) {
   return i - start;
 }
 
+// The first index >= i of s where a JSON string scan must look: a '"', a
+// '\\' or (with `controls`) a byte below 0x20; s.size() if none. Eight bytes
+// at a time.
+size_t NextStringSpecial(std::string_view s, size_t i, bool controls) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (i + 8 <= s.size()) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    uint64_t hit = zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'));
+    if (controls) hit |= (w - kOnes * 0x20) & ~w & kHigh;
+    if (hit != 0) break;
+    i += 8;
+  }
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\' || (controls && c < 0x20)) break;
+    ++i;
+  }
+  return i;
+}
+
 // One pass over a JSONL line, before nlohmann parses it, for what would make
 // the parser throw or recurse:
 //  - nesting deeper than kMaxJsonNesting: the line is refused (*reason set,
@@ -183,8 +205,7 @@ bool PrepareJsonLine(std::string* line, JsonLineScan* scan, std::string* reason)
     const bool in_object = !open.empty() && open.back() == '{';
     if (c == '"') {
       const size_t begin = i + 1;
-      for (++i; i < s.size() && s[i] != '"'; ++i) {
-        if (s[i] != '\\') continue;
+      for (++i; (i = NextStringSpecial(s, i, false)) < s.size() && s[i] != '"'; ++i) {
         if (i + 1 >= s.size()) break;
         ++i;
         const int cp = s[i] == 'u' ? Hex4(s, i + 1) : -1;
@@ -448,7 +469,7 @@ class FastJsonLine {
   // escapes fail (the line's UTF-8 is already repaired).
   bool SkipString(bool* escaped) {
     ++i_;
-    while (i_ < s_.size()) {
+    while ((i_ = NextStringSpecial(s_, i_, true)) < s_.size()) {
       const auto c = static_cast<unsigned char>(s_[i_]);
       if (c == '"') {
         ++i_;
