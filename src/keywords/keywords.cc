@@ -248,8 +248,9 @@ void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Key
   segmenter_->CutWithWordIds(text, &words, &ids);
 
   // freq: insertion-ordered, as Python's dict (per-thread, reused). Words with
-  // an id are counted through a flat table by id (equal words have equal
-  // ids), the others through a string index.
+  // an id are counted through a small open-addressing table of ids (equal
+  // words have equal ids; the table is sized to the document, so it stays in
+  // cache), the others through a string index.
   struct Entry {
     std::string_view word;
     double weight;
@@ -257,42 +258,53 @@ void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Key
     uint32_t order;
   };
   thread_local std::vector<Entry> freq;
-  thread_local std::vector<uint32_t> entry_of_id;  // entry + 1; 0 = none
+  thread_local std::vector<uint64_t> id_table;  // (id + 1) << 32 | entry; 0 = empty
   thread_local OrderedStringIndex other_index;
   thread_local std::vector<uint32_t> entry_of_other;
   freq.clear();
   entry_of_other.clear();
   other_index.Reset(words.size());
-  if (entry_of_id.size() < index.by_id.size()) entry_of_id.resize(index.by_id.size());
+  size_t capacity = 64;
+  while (capacity < words.size() * 2) capacity *= 2;
+  if (id_table.size() < capacity) id_table.resize(capacity);
+  std::fill(id_table.begin(), id_table.begin() + static_cast<ptrdiff_t>(capacity), 0);
+  const size_t mask = capacity - 1;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string_view w = words[i];
     if (!segment::IsKeywordCandidate(w)) continue;
     const int32_t id = ids[i];
-    uint32_t* entry;
+    const auto order = static_cast<uint32_t>(freq.size());
     if (id >= 0) {
-      entry = &entry_of_id[static_cast<size_t>(id)];
-    } else {
-      const auto [e, inserted] = other_index.Insert(w);
-      if (inserted) entry_of_other.push_back(0);
-      entry = &entry_of_other[e];
+      const uint64_t key = static_cast<uint64_t>(id) + 1;
+      size_t slot = (static_cast<uint32_t>(key) * 2654435761u) & mask;
+      while (id_table[slot] != 0 && (id_table[slot] >> 32) != key) slot = (slot + 1) & mask;
+      if (id_table[slot] == 0) {
+        id_table[slot] = key << 32 | order;
+        freq.push_back(Entry{w, 1.0, id, order});
+      } else {
+        freq[static_cast<uint32_t>(id_table[slot])].weight += 1.0;
+      }
+      continue;
     }
-    if (*entry == 0) {
-      const auto order = static_cast<uint32_t>(freq.size());
+    const auto [e, inserted] = other_index.Insert(w);
+    if (inserted) {
+      entry_of_other.push_back(order);
       freq.push_back(Entry{w, 1.0, id, order});
-      *entry = order + 1;
     } else {
-      freq[*entry - 1].weight += 1.0;
+      freq[entry_of_other[e]].weight += 1.0;
     }
   }
   double total = 0;  // sum(freq.values())
   for (const Entry& f : freq) total += f.weight;
   const double median = idf_->median();
+  for (const Entry& f : freq) {
+    if (f.id >= 0) __builtin_prefetch(&index.by_id[static_cast<size_t>(f.id)]);
+  }
   for (Entry& f : freq) {
     double idf;
     if (f.id >= 0) {
       const IdIndex::Entry& e = index.by_id[static_cast<size_t>(f.id)];
       idf = e.present != 0 ? e.idf : median;
-      entry_of_id[static_cast<size_t>(f.id)] = 0;
     } else {
       idf = idf_->Idf(f.word);
     }
