@@ -124,8 +124,13 @@ class KeywordExtractor {
   static bool IsStopWord(std::string_view lower_case_word);
 
  private:
+  // The IDF table indexed by the segmenter's word ids, built on first use.
+  struct IdIndex;
+  const IdIndex& Index() const;
+
   const Segmenter* segmenter_;
   const IdfTable* idf_;
+  std::shared_ptr<IdIndex> index_;
 };
 
 // IDF training.

@@ -97,6 +97,18 @@ class Segmenter {
   // REQUIRES: tokens != nullptr
   void CutWithPos(std::string_view utf8_text, std::vector<Token>* tokens) const;
 
+  // Cut, plus each token's word id (WordId(words[i]), computed along the
+  // cut): (*ids)[i] belongs to (*words)[i].
+  // REQUIRES: words != nullptr, ids != nullptr
+  void CutWithWordIds(std::string_view utf8_text, std::vector<std::string_view>* words,
+                      std::vector<int32_t>* ids) const;
+  // A dense id in [0, word_id_count()) for every word of the dictionary and
+  // every prefix of one (jieba's FREQ keys, frequency 0 included), -1 for
+  // any other string (the empty one included). Lets callers keep per-word
+  // data in flat arrays instead of string-keyed maps.
+  int32_t WordId(std::string_view word) const;
+  size_t word_id_count() const;
+
   // The dictionary's POS tag of `word`, or nullopt when the word has none.
   std::optional<std::string_view> Tag(std::string_view word) const;
   // The tag CutWithPos gives `word`: Tag(word) or the eng / m / x fallback.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -200,8 +201,31 @@ Status IdfTable::Save(const std::string& path) const {
 
 // ---------------------------------------------------------------------------
 
+// The IDF of each of the segmenter's word ids (present = the word is in the
+// table); words without an id are looked up in the table itself.
+struct KeywordExtractor::IdIndex {
+  struct Entry {
+    double idf = 0;
+    uint64_t present = 0;
+  };
+  std::once_flag once;
+  std::vector<Entry> by_id;
+};
+
 KeywordExtractor::KeywordExtractor(const Segmenter* segmenter, const IdfTable* idf)
-    : segmenter_(segmenter), idf_(idf) {}
+    : segmenter_(segmenter), idf_(idf), index_(std::make_shared<IdIndex>()) {}
+
+const KeywordExtractor::IdIndex& KeywordExtractor::Index() const {
+  std::call_once(index_->once, [this] {
+    std::vector<IdIndex::Entry>& by_id = index_->by_id;
+    by_id.assign(segmenter_->word_id_count(), IdIndex::Entry{});
+    for (const auto& [word, idf] : idf_->Entries()) {
+      const int32_t id = segmenter_->WordId(word);
+      if (id >= 0) by_id[static_cast<size_t>(id)] = IdIndex::Entry{idf, 1};
+    }
+  });
+  return *index_;
+}
 
 // jieba.analyse.tfidf.KeywordExtractor.STOP_WORDS.
 bool KeywordExtractor::IsStopWord(std::string_view w) {
@@ -218,35 +242,90 @@ bool KeywordExtractor::IsStopWord(std::string_view w) {
 
 void KeywordExtractor::Extract(std::string_view text, int top_k, std::vector<Keyword>* out) const {
   out->clear();
+  const IdIndex& index = Index();
   thread_local std::vector<std::string_view> words;
-  segmenter_->Cut(text, &words);
+  thread_local std::vector<int32_t> ids;
+  segmenter_->CutWithWordIds(text, &words, &ids);
 
-  // freq: insertion-ordered, as Python's dict (per-thread, reused).
-  thread_local std::vector<std::pair<std::string_view, double>> freq;
-  thread_local OrderedStringIndex index;
+  // freq: insertion-ordered, as Python's dict (per-thread, reused). Words with
+  // an id are counted through a small open-addressing table of ids (equal
+  // words have equal ids; the table is sized to the document, so it stays in
+  // cache), the others through a string index.
+  struct Entry {
+    std::string_view word;
+    double weight;
+    int32_t id;
+    uint32_t order;
+  };
+  thread_local std::vector<Entry> freq;
+  thread_local std::vector<uint64_t> id_table;  // (id + 1) << 32 | entry; 0 = empty
+  thread_local OrderedStringIndex other_index;
+  thread_local std::vector<uint32_t> entry_of_other;
   freq.clear();
-  index.Reset(words.size());
-  for (std::string_view w : words) {
+  entry_of_other.clear();
+  other_index.Reset(words.size());
+  size_t capacity = 64;
+  while (capacity < words.size() * 2) capacity *= 2;
+  if (id_table.size() < capacity) id_table.resize(capacity);
+  std::fill(id_table.begin(), id_table.begin() + static_cast<ptrdiff_t>(capacity), 0);
+  const size_t mask = capacity - 1;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
     if (!segment::IsKeywordCandidate(w)) continue;
-    const auto [entry, inserted] = index.Insert(w);
+    const int32_t id = ids[i];
+    const auto order = static_cast<uint32_t>(freq.size());
+    if (id >= 0) {
+      const uint64_t key = static_cast<uint64_t>(id) + 1;
+      size_t slot = (static_cast<uint32_t>(key) * 2654435761u) & mask;
+      while (id_table[slot] != 0 && (id_table[slot] >> 32) != key) slot = (slot + 1) & mask;
+      if (id_table[slot] == 0) {
+        id_table[slot] = key << 32 | order;
+        freq.push_back(Entry{w, 1.0, id, order});
+      } else {
+        freq[static_cast<uint32_t>(id_table[slot])].weight += 1.0;
+      }
+      continue;
+    }
+    const auto [e, inserted] = other_index.Insert(w);
     if (inserted) {
-      freq.emplace_back(w, 1.0);
+      entry_of_other.push_back(order);
+      freq.push_back(Entry{w, 1.0, id, order});
     } else {
-      freq[entry].second += 1.0;
+      freq[entry_of_other[e]].weight += 1.0;
     }
   }
   double total = 0;  // sum(freq.values())
-  for (const auto& f : freq) total += f.second;
-  for (auto& f : freq) f.second *= idf_->Idf(f.first) / total;
+  for (const Entry& f : freq) total += f.weight;
+  const double median = idf_->median();
+  for (const Entry& f : freq) {
+    if (f.id >= 0) __builtin_prefetch(&index.by_id[static_cast<size_t>(f.id)]);
+  }
+  for (Entry& f : freq) {
+    double idf;
+    if (f.id >= 0) {
+      const IdIndex::Entry& e = index.by_id[static_cast<size_t>(f.id)];
+      idf = e.present != 0 ? e.idf : median;
+    } else {
+      idf = idf_->Idf(f.word);
+    }
+    f.weight *= idf / total;
+  }
 
   // sorted(..., key=weight, reverse=True) is stable: ties keep dict order.
-  std::stable_sort(freq.begin(), freq.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  // The top k of that order is a partial sort with ties broken by order.
   size_t n = freq.size();
-  if (top_k > 0 && static_cast<size_t>(top_k) < n) n = static_cast<size_t>(top_k);
+  if (top_k > 0 && static_cast<size_t>(top_k) < n) {
+    n = static_cast<size_t>(top_k);
+    std::partial_sort(freq.begin(), freq.begin() + static_cast<ptrdiff_t>(n), freq.end(),
+                      [](const Entry& a, const Entry& b) {
+                        return a.weight > b.weight || (a.weight == b.weight && a.order < b.order);
+                      });
+  } else {
+    std::stable_sort(freq.begin(), freq.end(),
+                     [](const Entry& a, const Entry& b) { return a.weight > b.weight; });
+  }
   out->reserve(n);
-  for (size_t i = 0; i < n; ++i)
-    out->push_back(Keyword{std::string(freq[i].first), freq[i].second});
+  for (size_t i = 0; i < n; ++i) out->push_back(Keyword{std::string(freq[i].word), freq[i].weight});
 }
 
 }  // namespace neardup

@@ -2,18 +2,24 @@
 
 #include "segment/dict_trie.h"
 
+#include <sys/mman.h>
+
 #include <bit>
+#include <cstdlib>
+#include <new>
 
 #include "segment/char_class.h"
 
 namespace neardup::segment {
 
-DictTrie::DictTrie() : root_direct_(kRootDirect, kNone) {
-  keys_.assign(1024, kEmptyKey);
-  values_.assign(1024, kNone);
+DictTrie::DictTrie() : root_direct_(kRootDirect, Edge{kNone, 0, -1.0}) {
+  filter_.assign((size_t{1} << kFilterBits) / 64, 0);
+  slots_ = NewSlots(1024);
+  capacity_ = 1024;
   mask_ = 1023;
   shift_ = 64 - 10;
   // Node 0 is the root: the empty string, which is not a key of FREQ.
+  edge_key_.push_back(kEmptyKey);
   freq_.push_back(0);
   log_freq_.push_back(0.0);
   tag_.push_back(kNoTag);
@@ -36,26 +42,47 @@ int32_t DictTrie::FindUtf8(std::string_view word) const {
   return node;
 }
 
-void DictTrie::PutEdge(uint64_t key, int32_t value) {
-  size_t slot = Hash(key);
-  while (keys_[slot] != kEmptyKey) slot = (slot + 1) & mask_;
-  keys_[slot] = key;
-  values_[slot] = value;
+void DictTrie::Free::operator()(Slot* p) const { std::free(p); }
+
+std::unique_ptr<DictTrie::Slot[], DictTrie::Free> DictTrie::NewSlots(size_t capacity) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  const size_t bytes = capacity * sizeof(Slot);
+  const size_t align = bytes >= kHugePage ? kHugePage : alignof(Slot);
+  void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  if (p == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (bytes >= kHugePage) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure is harmless
+#endif
+  auto* slots = static_cast<Slot*>(p);
+  for (size_t i = 0; i < capacity; ++i) new (&slots[i]) Slot{kEmptyKey, Edge{kNone, 0, -1.0}};
+  return std::unique_ptr<Slot[], Free>(slots);
+}
+
+void DictTrie::PutEdge(const Slot& s) {
+  size_t slot = Hash(s.key);
+  while (slots_[slot].key != kEmptyKey) slot = (slot + 1) & mask_;
+  slots_[slot] = s;
 }
 
 void DictTrie::Grow() {
-  std::vector<uint64_t> old_keys;
-  std::vector<int32_t> old_values;
-  old_keys.swap(keys_);
-  old_values.swap(values_);
-  const size_t capacity = old_keys.size() * 2;
-  keys_.assign(capacity, kEmptyKey);
-  values_.assign(capacity, kNone);
-  mask_ = capacity - 1;
-  shift_ = 64 - std::countr_zero(capacity);
-  for (size_t i = 0; i < old_keys.size(); ++i) {
-    if (old_keys[i] != kEmptyKey) PutEdge(old_keys[i], old_values[i]);
+  std::unique_ptr<Slot[], Free> old = std::move(slots_);
+  const size_t old_capacity = capacity_;
+  capacity_ *= 2;
+  slots_ = NewSlots(capacity_);
+  mask_ = capacity_ - 1;
+  shift_ = 64 - std::countr_zero(capacity_);
+  for (size_t i = 0; i < old_capacity; ++i) {
+    if (old[i].key != kEmptyKey) PutEdge(old[i]);
   }
+}
+
+DictTrie::Edge* DictTrie::MutableEdge(int32_t node) {
+  const uint64_t key = edge_key_[node];
+  const uint64_t cp = key & ((uint64_t{1} << 22) - 1);
+  if ((key >> 22) == 0 && cp < kRootDirect) return &root_direct_[cp];
+  size_t slot = Hash(key);
+  while (slots_[slot].key != key) slot = (slot + 1) & mask_;
+  return &slots_[slot].edge;
 }
 
 int32_t DictTrie::Insert(const uint32_t* cps, size_t n) {
@@ -67,20 +94,32 @@ int32_t DictTrie::Insert(const uint32_t* cps, size_t n) {
       continue;
     }
     const auto id = static_cast<int32_t>(freq_.size());
+    const uint64_t key = EdgeKey(node, cps[i]);
+    edge_key_.push_back(key);
     freq_.push_back(0);
     log_freq_.push_back(0.0);
     tag_.push_back(kNoTag);
     force_split_.push_back(0);
+    if (node != 0) MutableEdge(node)->has_children = 1;
+    const Edge edge{id, 0, -1.0};
     if (node == 0 && cps[i] < kRootDirect) {
-      root_direct_[cps[i]] = id;
+      root_direct_[cps[i]] = edge;
     } else {
-      if ((edge_count_ + 1) * 2 > keys_.size()) Grow();
-      PutEdge((static_cast<uint64_t>(node) << 22) | cps[i], id);
+      if ((edge_count_ + 1) * 2 > capacity_) Grow();
+      PutEdge(Slot{key, edge});
+      const size_t bit = FilterBit(key);
+      filter_[bit >> 6] |= uint64_t{1} << (bit & 63);
       ++edge_count_;
     }
     node = id;
   }
   return node;
+}
+
+void DictTrie::set_freq(int32_t node, int64_t f) {
+  freq_[node] = f;
+  log_freq_[node] = f > 0 ? std::log(static_cast<double>(f)) : 0.0;
+  if (node != 0) MutableEdge(node)->log_freq_or_minus_one = f > 0 ? log_freq_[node] : -1.0;
 }
 
 void DictTrie::set_tag(int32_t node, std::string_view tag) {

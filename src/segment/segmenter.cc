@@ -37,6 +37,20 @@ struct Scratch {
   std::vector<size_t> offs;   // byte offset of each code point, plus the end
   std::vector<double> route_prob;
   std::vector<uint32_t> route_end;
+  std::vector<int32_t> route_node;  // the trie node of the route's word at each index
+  // ComputeRoute's DAG: walks under way and the words found (start idx, last
+  // character x, trie node, log freq).
+  struct Walk {
+    uint32_t idx, x;
+    int32_t node;
+  };
+  struct DagEnd {
+    uint32_t idx, x;
+    int32_t node;
+    double log_freq;
+  };
+  std::vector<Walk> walks;
+  std::vector<DagEnd> ends, grouped;
   std::vector<uint8_t> states;
   std::vector<uint8_t> viterbi;
 };
@@ -140,6 +154,8 @@ std::string_view FallbackTag(std::string_view word) {
 
 struct Segmenter::Impl {
   SegmenterOptions options;
+  static constexpr int32_t kUnknownNode = -2;
+
   DictTrie dict;
   segment::HmmModel hmm;
   int64_t total = 0;
@@ -151,10 +167,16 @@ struct Segmenter::Impl {
   void AddWord(const std::vector<uint32_t>& cps, int64_t freq, std::string_view tag);
   int64_t SuggestFreq(const std::vector<uint32_t>& cps);
 
-  // Runs jieba.cut over s->cps[0, n) and calls emit(begin, end) per token.
+  // Runs jieba.cut over s->cps[0, n) and calls emit(begin, end, node) per
+  // token: node is the token's trie node (DictTrie::Find of its characters,
+  // kNone included) where the cut found it anyway, else kUnknownNode.
   template <typename Emit>
   void CutRange(Scratch* s, size_t n, bool hmm, Emit&& emit) const;
   void ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const;
+  // The trie node of the token [b, e) given node as emitted.
+  int32_t NodeOf(const uint32_t* cps, size_t b, size_t e, int32_t node) const {
+    return node != kUnknownNode ? node : dict.Find(cps + b, e - b);
+  }
   template <typename Emit>
   void CutDag(Scratch* s, size_t b, size_t e, Emit& emit) const;
   template <typename Emit>
@@ -246,8 +268,8 @@ int64_t Segmenter::Impl::SuggestFreq(const std::vector<uint32_t>& cps) {
   s.cps.push_back(0);
   const double ftotal = static_cast<double>(total);
   double freq = 1;
-  CutRange(&s, cps.size(), /*hmm=*/false, [&](size_t b, size_t e) {
-    const int32_t node = dict.Find(cps.data() + b, e - b);
+  CutRange(&s, cps.size(), /*hmm=*/false, [&](size_t b, size_t e, int32_t emitted) {
+    const int32_t node = NodeOf(cps.data(), b, e, emitted);
     const int64_t f = node == DictTrie::kNone ? 1 : dict.freq(node);
     freq *= static_cast<double>(f) / ftotal;
   });
@@ -355,40 +377,96 @@ Segmenter::~Segmenter() = default;
 // ---------------------------------------------------------------------------
 // Cutting.
 
-// Tokenizer.calc over the block [cps, cps + m): route_end[idx] is the last
-// character of the best word starting at idx; ties go to the longer word
-// (Python's max over (prob, x) tuples).
+// Tokenizer.calc over the block [cps, cps + m) (get_DAG included):
+// route_end[idx] is the last character of the best word starting at idx;
+// ties go to the longer word (Python's max over (prob, x) tuples).
+//
+// The DAG of a chunk of kChunk start positions is built level by level: all
+// walks of the chunk take their second step, then their third, and so on,
+// each probe prefetched one level ahead, so that the cache misses of
+// different walks overlap instead of following one another. The route then
+// runs backwards over the chunk's DAG (chunks from the end of the block).
 void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const {
   if (s->route_prob.size() < m + 1) {
     s->route_prob.resize(m + 1);
     s->route_end.resize(m + 1);
+    s->route_node.resize(m + 1);
   }
   double* prob = s->route_prob.data();
   uint32_t* end = s->route_end.data();
+  int32_t* route_node = s->route_node.data();
   prob[m] = 0;
   end[m] = 0;
   const double lt = log_total;
-  for (size_t idx = m; idx-- > 0;) {
-    bool found = false;
-    double best = 0;
-    size_t best_end = idx;
-    int32_t node = dict.Child(0, cps[idx]);
-    size_t x = idx;
-    while (node != DictTrie::kNone) {
-      if (dict.freq(node) > 0) {
-        const double p = dict.log_freq(node) - lt + prob[x + 1];
+  constexpr size_t kChunk = 64;
+  std::vector<Scratch::Walk>& walks = s->walks;
+  std::vector<Scratch::DagEnd>& ends = s->ends;
+  std::vector<Scratch::DagEnd>& grouped = s->grouped;
+  uint32_t first[kChunk + 1];
+  for (size_t hi = m; hi > 0;) {
+    const size_t lo = hi > kChunk ? hi - kChunk : 0;
+    ends.clear();
+    walks.clear();
+    for (size_t idx = lo; idx < hi; ++idx) {
+      const DictTrie::Edge* e = dict.ChildEdge(0, cps[idx]);
+      if (e == nullptr) continue;
+      if (e->log_freq_or_minus_one >= 0) {
+        ends.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx), e->child,
+                        e->log_freq_or_minus_one});
+      }
+      if (e->has_children != 0 && idx + 1 < m) {
+        walks.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx + 1), e->child});
+        dict.PrefetchChild(e->child, cps[idx + 1]);
+      }
+    }
+    while (!walks.empty()) {
+      size_t alive = 0;
+      for (size_t w = 0; w < walks.size(); ++w) {
+        const Scratch::Walk walk = walks[w];
+        const DictTrie::Edge* e = dict.ChildEdge(walk.node, cps[walk.x]);
+        if (e == nullptr) continue;
+        if (e->log_freq_or_minus_one >= 0) {
+          ends.push_back({walk.idx, walk.x, e->child, e->log_freq_or_minus_one});
+        }
+        if (e->has_children != 0 && walk.x + 1 < m) {
+          walks[alive++] = {walk.idx, walk.x + 1, e->child};
+          dict.PrefetchChild(e->child, cps[walk.x + 1]);
+        }
+      }
+      walks.resize(alive);
+    }
+    // Group the ends by start (stable: within a start, x ascends, as the
+    // levels came in order).
+    const size_t n = hi - lo;
+    std::fill(first, first + n + 1, 0u);
+    for (const Scratch::DagEnd& d : ends) ++first[d.idx - lo + 1];
+    for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+    if (grouped.size() < ends.size()) grouped.resize(ends.size());
+    for (const Scratch::DagEnd& d : ends) grouped[first[d.idx - lo]++] = d;
+    // first[i] is now the end of start lo + i's ends; its begin is first[i - 1].
+    for (size_t idx = hi; idx-- > lo;) {
+      const size_t i = idx - lo;
+      const size_t b = i == 0 ? 0 : first[i - 1];
+      bool found = false;
+      double best = 0;
+      size_t best_end = idx;
+      int32_t best_node = DictTrie::kNone;
+      for (size_t k = b; k < first[i]; ++k) {
+        const Scratch::DagEnd& d = grouped[k];
+        const double p = d.log_freq - lt + prob[d.x + 1];
         if (!found || p >= best) {
           best = p;
-          best_end = x;
+          best_end = d.x;
+          best_node = d.node;
           found = true;
         }
       }
-      if (++x >= m) break;
-      node = dict.Child(node, cps[x]);
+      if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
+      prob[idx] = best;
+      end[idx] = static_cast<uint32_t>(best_end);
+      route_node[idx] = best_node;
     }
-    if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
-    prob[idx] = best;
-    end[idx] = static_cast<uint32_t>(best_end);
+    hi = lo;
   }
 }
 
@@ -409,11 +487,11 @@ void Segmenter::Impl::FinalsegCut(Scratch* s, size_t b, size_t e, Emit& emit) co
         if (has_force_split && we - wb > 1) {
           const int32_t node = dict.Find(cps + wb, we - wb);
           if (node != DictTrie::kNone && dict.force_split(node)) {
-            for (size_t c = wb; c < we; ++c) emit(c, c + 1);
+            for (size_t c = wb; c < we; ++c) emit(c, c + 1, kUnknownNode);
             return;
           }
         }
-        emit(wb, we);
+        emit(wb, we, kUnknownNode);
       };
       size_t begin = 0, next = 0;
       for (size_t i = 0; i < n; ++i) {
@@ -452,11 +530,11 @@ void Segmenter::Impl::FinalsegCut(Scratch* s, size_t b, size_t e, Emit& emit) co
           while (t < q && IsAsciiDigit(cps[t])) ++t;
         }
         if (t < q && cps[t] == '%') ++t;
-        if (pending < r) emit(pending, r);
-        emit(r, t);
+        if (pending < r) emit(pending, r, kUnknownNode);
+        emit(r, t, kUnknownNode);
         r = pending = t;
       }
-      if (pending < q) emit(pending, q);
+      if (pending < q) emit(pending, q, kUnknownNode);
     }
     p = q;
   }
@@ -466,14 +544,14 @@ void Segmenter::Impl::FinalsegCut(Scratch* s, size_t b, size_t e, Emit& emit) co
 template <typename Emit>
 void Segmenter::Impl::FlushBuf(Scratch* s, size_t b, size_t e, Emit& emit) const {
   if (e - b == 1) {
-    emit(b, e);
+    emit(b, e, kUnknownNode);
     return;
   }
   const int32_t node = dict.Find(s->cps.data() + b, e - b);
   if (node == DictTrie::kNone || dict.freq(node) == 0) {  // not FREQ.get(buf)
     FinalsegCut(s, b, e, emit);
   } else {
-    for (size_t c = b; c < e; ++c) emit(c, c + 1);
+    for (size_t c = b; c < e; ++c) emit(c, c + 1, kUnknownNode);
   }
 }
 
@@ -497,7 +575,7 @@ void Segmenter::Impl::CutDag(Scratch* s, size_t b, size_t e, Emit& emit) const {
         FlushBuf(s, b + buf_begin, b + x, emit);
         buf = false;
       }
-      emit(b + x, b + y);
+      emit(b + x, b + y, s->route_node[x]);
     }
     x = y;
   }
@@ -523,14 +601,14 @@ void Segmenter::Impl::CutDagNoHmm(Scratch* s, size_t b, size_t e, Emit& emit) co
       }
     } else {
       if (buf) {
-        emit(b + buf_begin, b + x);
+        emit(b + buf_begin, b + x, kUnknownNode);
         buf = false;
       }
-      emit(b + x, b + y);
+      emit(b + x, b + y, y - x > 1 ? s->route_node[x] : kUnknownNode);
     }
     x = y;
   }
-  if (buf) emit(b + buf_begin, b + m);
+  if (buf) emit(b + buf_begin, b + m, kUnknownNode);
 }
 
 // Tokenizer.cut: re_han_default splits the text into han blocks (cut by the
@@ -551,10 +629,10 @@ void Segmenter::Impl::CutRange(Scratch* s, size_t n, bool use_hmm, Emit&& emit) 
       }
       i = j;
     } else if (cps[i] == '\r' && i + 1 < n && cps[i + 1] == '\n') {
-      emit(i, i + 2);
+      emit(i, i + 2, kUnknownNode);
       i += 2;
     } else {
-      emit(i, i + 1);
+      emit(i, i + 1, kUnknownNode);
       ++i;
     }
   }
@@ -566,8 +644,23 @@ void Segmenter::Cut(std::string_view utf8_text, std::vector<std::string_view>* w
   const size_t n = Decode(utf8_text, &s);
   const size_t* offs = s.offs.data();
   const char* base = utf8_text.data();
-  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e) {
+  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e, int32_t) {
     words->emplace_back(base + offs[b], offs[e] - offs[b]);
+  });
+}
+
+void Segmenter::CutWithWordIds(std::string_view utf8_text, std::vector<std::string_view>* words,
+                               std::vector<int32_t>* ids) const {
+  words->clear();
+  ids->clear();
+  Scratch& s = ThreadScratch();
+  const size_t n = Decode(utf8_text, &s);
+  const size_t* offs = s.offs.data();
+  const uint32_t* cps = s.cps.data();
+  const char* base = utf8_text.data();
+  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e, int32_t node) {
+    words->emplace_back(base + offs[b], offs[e] - offs[b]);
+    ids->push_back(impl_->NodeOf(cps, b, e, node));
   });
 }
 
@@ -579,9 +672,9 @@ void Segmenter::CutWithPos(std::string_view utf8_text, std::vector<Token>* token
   const uint32_t* cps = s.cps.data();
   const char* base = utf8_text.data();
   const DictTrie& dict = impl_->dict;
-  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e) {
+  impl_->CutRange(&s, n, impl_->options.hmm, [&](size_t b, size_t e, int32_t emitted) {
     const std::string_view word(base + offs[b], offs[e] - offs[b]);
-    const int32_t node = dict.Find(cps + b, e - b);
+    const int32_t node = impl_->NodeOf(cps, b, e, emitted);
     std::string_view tag;
     if (node != DictTrie::kNone) tag = dict.tag(node);
     if (tag.empty()) tag = FallbackTag(word);
@@ -606,6 +699,13 @@ int64_t Segmenter::Frequency(std::string_view word) const {
   const int32_t node = impl_->dict.FindUtf8(word);
   return node == DictTrie::kNone ? 0 : impl_->dict.freq(node);
 }
+
+int32_t Segmenter::WordId(std::string_view word) const {
+  const int32_t node = impl_->dict.FindUtf8(word);
+  return node == DictTrie::kNone ? -1 : node;
+}
+
+size_t Segmenter::word_id_count() const { return impl_->dict.node_count(); }
 
 int64_t Segmenter::total_frequency() const { return impl_->total; }
 const SegmenterOptions& Segmenter::options() const { return impl_->options; }

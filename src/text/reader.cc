@@ -161,6 +161,28 @@ size_t JsonNumberLength(std::string_view s, size_t i) {
   return i - start;
 }
 
+// The first index >= i of s where a JSON string scan must look: a '"', a
+// '\\' or (with `controls`) a byte below 0x20; s.size() if none. Eight bytes
+// at a time.
+size_t NextStringSpecial(std::string_view s, size_t i, bool controls) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (i + 8 <= s.size()) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    uint64_t hit = zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'));
+    if (controls) hit |= (w - kOnes * 0x20) & ~w & kHigh;
+    if (hit != 0) break;
+    i += 8;
+  }
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\' || (controls && c < 0x20)) break;
+    ++i;
+  }
+  return i;
+}
+
 // One pass over a JSONL line, before nlohmann parses it, for what would make
 // the parser throw or recurse:
 //  - nesting deeper than kMaxJsonNesting: the line is refused (*reason set,
@@ -183,8 +205,7 @@ bool PrepareJsonLine(std::string* line, JsonLineScan* scan, std::string* reason)
     const bool in_object = !open.empty() && open.back() == '{';
     if (c == '"') {
       const size_t begin = i + 1;
-      for (++i; i < s.size() && s[i] != '"'; ++i) {
-        if (s[i] != '\\') continue;
+      for (++i; (i = NextStringSpecial(s, i, false)) < s.size() && s[i] != '"'; ++i) {
         if (i + 1 >= s.size()) break;
         ++i;
         const int cp = s[i] == 'u' ? Hex4(s, i + 1) : -1;
@@ -295,6 +316,236 @@ const nlohmann::json* FindField(const nlohmann::json& object, const std::string&
     pos = dot + 1;
   }
 }
+
+// A fast path for the common JSONL line: a strict RFC 8259 validator over the
+// whole line that records the top-level members, so that the text, id and
+// title strings are decoded without building nlohmann's tree (its lexer was a
+// quarter of `neardup fingerprint`'s time). It accepts a subset of what
+// nlohmann accepts, with the same values: anything else (an error, a number
+// or other non-string id, a dotted field name not present as a key, an
+// escaped or repeated key of interest, extra fields) makes the caller use
+// nlohmann, so every message and corner case stays nlohmann's.
+class FastJsonLine {
+ public:
+  struct Member {
+    std::string_view raw;  // the value's JSON text
+    bool is_string = false;
+    bool found = false;
+  };
+
+  explicit FastJsonLine(std::string_view s) : s_(s) {}
+
+  // Validates the line as one JSON object and fills *text, *id, *title for
+  // the keys named; false when the line is not for the fast path.
+  bool Parse(std::string_view text_key, std::string_view id_key, std::string_view title_key,
+             Member* text, Member* id, Member* title) {
+    SkipWs();
+    if (!Eat('{')) return false;
+    SkipWs();
+    if (Eat('}')) return AtEnd();
+    for (;;) {
+      if (i_ >= s_.size() || s_[i_] != '"') return false;
+      const size_t key_begin = i_ + 1;
+      bool escaped = false;
+      if (!SkipString(&escaped)) return false;
+      const std::string_view key = s_.substr(key_begin, i_ - 1 - key_begin);
+      SkipWs();
+      if (!Eat(':')) return false;
+      SkipWs();
+      const size_t value_begin = i_;
+      const bool is_string = i_ < s_.size() && s_[i_] == '"';
+      if (!SkipValue(0)) return false;
+      Member* m = nullptr;
+      if (escaped) {
+        // Could decode to a key of interest (or repeat one): not for us.
+        return false;
+      }
+      if (key == text_key) m = text;
+      if (key == id_key) m = m == nullptr ? id : nullptr;
+      if (key == title_key && m == nullptr) m = title;
+      if (m != nullptr) {
+        if (m->found) return false;  // a repeated key: nlohmann's rules
+        *m = Member{s_.substr(value_begin, i_ - value_begin), is_string, true};
+      }
+      SkipWs();
+      if (Eat('}')) return AtEnd();
+      if (!Eat(',')) return false;
+      SkipWs();
+    }
+  }
+
+  // The decoded value of a string's JSON text; false on what nlohmann would
+  // treat differently (a lone surrogate escape).
+  static bool Decode(std::string_view raw, std::string* out) {
+    out->clear();
+    raw = raw.substr(1, raw.size() - 2);
+    out->reserve(raw.size());
+    size_t i = 0;
+    while (i < raw.size()) {
+      const size_t bs = raw.find('\\', i);
+      if (bs == std::string_view::npos) {
+        out->append(raw.substr(i));
+        break;
+      }
+      out->append(raw.substr(i, bs - i));
+      const char c = raw[bs + 1];
+      i = bs + 2;
+      switch (c) {
+        case '"':
+        case '\\':
+        case '/':
+          *out += c;
+          break;
+        case 'b':
+          *out += '\b';
+          break;
+        case 'f':
+          *out += '\f';
+          break;
+        case 'n':
+          *out += '\n';
+          break;
+        case 'r':
+          *out += '\r';
+          break;
+        case 't':
+          *out += '\t';
+          break;
+        default: {  // 'u' (the validator let nothing else through)
+          uint32_t cp = static_cast<uint32_t>(Hex4(raw, i));
+          i += 4;
+          if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u') return false;
+            const int lo = Hex4(raw, i + 2);
+            if (lo < 0xDC00 || lo > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<uint32_t>(lo) - 0xDC00);
+            i += 6;
+          }
+          AppendUtf8(cp, out);
+        }
+      }
+    }
+    return true;
+  }
+
+ private:
+  static void AppendUtf8(uint32_t cp, std::string* out) {
+    if (cp < 0x80) {
+      *out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      *out += static_cast<char>(0xC0 | (cp >> 6));
+      *out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      *out += static_cast<char>(0xE0 | (cp >> 12));
+      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      *out += static_cast<char>(0xF0 | (cp >> 18));
+      *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  bool AtEnd() {
+    SkipWs();
+    return i_ == s_.size();
+  }
+  bool Eat(char c) {
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  void SkipWs() {
+    while (i_ < s_.size() &&
+           (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) {
+      ++i_;
+    }
+  }
+  // At a '"': past the closing quote. Raw control characters and invalid
+  // escapes fail (the line's UTF-8 is already repaired).
+  bool SkipString(bool* escaped) {
+    ++i_;
+    while ((i_ = NextStringSpecial(s_, i_, true)) < s_.size()) {
+      const auto c = static_cast<unsigned char>(s_[i_]);
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c == '\\') {
+        *escaped = true;
+        if (i_ + 1 >= s_.size()) return false;
+        const char e = s_[i_ + 1];
+        if (e == 'u') {
+          if (Hex4(s_, i_ + 2) < 0) return false;
+          i_ += 6;
+          continue;
+        }
+        if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
+            e != 't') {
+          return false;
+        }
+        i_ += 2;
+        continue;
+      }
+      ++i_;
+    }
+    return false;
+  }
+  bool SkipLiteral(std::string_view word) {
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+  bool SkipValue(size_t depth) {
+    if (i_ >= s_.size() || depth > kMaxJsonNesting) return false;
+    const char c = s_[i_];
+    bool escaped = false;
+    switch (c) {
+      case '"':
+        return SkipString(&escaped);
+      case 't':
+        return SkipLiteral("true");
+      case 'f':
+        return SkipLiteral("false");
+      case 'n':
+        return SkipLiteral("null");
+      case '{':
+      case '[': {
+        const char close = c == '{' ? '}' : ']';
+        ++i_;
+        SkipWs();
+        if (Eat(close)) return true;
+        for (;;) {
+          if (c == '{') {
+            if (i_ >= s_.size() || s_[i_] != '"' || !SkipString(&escaped)) return false;
+            SkipWs();
+            if (!Eat(':')) return false;
+            SkipWs();
+          }
+          if (!SkipValue(depth + 1)) return false;
+          SkipWs();
+          if (Eat(close)) return true;
+          if (!Eat(',')) return false;
+          SkipWs();
+        }
+      }
+      default: {
+        const size_t len = JsonNumberLength(s_, i_);
+        if (len == 0) return false;
+        i_ += len;
+        return true;
+      }
+    }
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+};
 
 // A file whose content is decoded by its first bytes, not its name: gzip
 // (1F 8B), zstd (28 B5 2F FD), else plain. Concatenated gzip members and zstd
@@ -865,6 +1116,7 @@ class DocumentReaderImpl final : public DocumentReader {
       Report(InputIssue::Kind::kMalformedLine, source_, line_, "malformed JSON: " + reason);
       return false;
     }
+    if (ParseJsonObjectFast(*line, scan, repair.invalid + scan.lone_surrogates, doc)) return true;
     try {
       return ParseJsonObject(*line, scan, repair.invalid + scan.lone_surrogates, doc);
     } catch (const nlohmann::json::exception& e) {
@@ -872,6 +1124,45 @@ class DocumentReaderImpl final : public DocumentReader {
              "malformed JSON: " + JsonErrorReason(e));
       return false;
     }
+  }
+
+  // FastJsonLine's path: true when it took the line (and filled *doc exactly
+  // as ParseJsonObject would), false when ParseJsonObject must.
+  bool ParseJsonObjectFast(std::string_view line, const JsonLineScan& scan, uint64_t replaced,
+                           Document* doc) {
+    if (!scan.overflowed.empty() || !options_.extra_fields.empty() ||
+        options_.text_field == options_.id_field || options_.text_field == options_.title_field ||
+        options_.id_field == options_.title_field) {
+      return false;
+    }
+    FastJsonLine::Member text, id, title;
+    FastJsonLine parser(line);
+    if (!parser.Parse(options_.text_field, options_.id_field, options_.title_field, &text, &id,
+                      &title)) {
+      return false;
+    }
+    const auto dotted = [](const std::string& name, const FastJsonLine::Member& m) {
+      return !m.found && name.find('.') != std::string::npos;
+    };
+    if (!text.found || !text.is_string || dotted(options_.id_field, id) ||
+        dotted(options_.title_field, title)) {
+      return false;
+    }
+    if (id.found && !id.is_string && id.raw != "null") return false;  // dump() formatting
+    std::string decoded, id_text, title_text;
+    if (id.found && id.is_string && !FastJsonLine::Decode(id.raw, &id_text)) return false;
+    if (title.found && title.is_string && !FastJsonLine::Decode(title.raw, &title_text)) {
+      return false;
+    }
+    if (!FastJsonLine::Decode(text.raw, &decoded)) return false;
+    doc->source = source_;
+    doc->line = line_;
+    doc->id = id.found && id.is_string ? std::move(id_text) : source_ + ":" + std::to_string(line_);
+    doc->title = std::move(title_text);
+    doc->fields.clear();
+    // Decoded from a repaired line with no lone surrogate escape: valid UTF-8.
+    FinishText(std::move(decoded), doc, replaced, /*valid_utf8=*/true);
+    return true;
   }
 
   bool ParseJsonObject(const std::string& line, const JsonLineScan& scan, uint64_t replaced,
@@ -923,8 +1214,11 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // Repairs and stores the text; reports replaced bytes.
   // `replaced`: invalid sequences already replaced in the document's line.
-  void FinishText(std::string text, Document* doc, uint64_t replaced = 0) {
-    const Utf8Repair repair = RepairUtf8(&text);
+  // `valid_utf8`: the text is known to be valid UTF-8 (only NULs may need
+  // replacing), so the repair runs only when it holds a NUL.
+  void FinishText(std::string text, Document* doc, uint64_t replaced = 0, bool valid_utf8 = false) {
+    const bool clean = valid_utf8 && std::memchr(text.data(), 0, text.size()) == nullptr;
+    const Utf8Repair repair = clean ? Utf8Repair{} : RepairUtf8(&text);
     RepairUtf8(&doc->title);
     if (repair.invalid + replaced > 0) {
       Report(InputIssue::Kind::kInvalidUtf8, source_, doc->line,

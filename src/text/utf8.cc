@@ -2,6 +2,9 @@
 
 #include "util/utf8.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include "neardup/text.h"
 
 namespace neardup {
@@ -24,17 +27,39 @@ size_t ValidSequence(std::string_view s, size_t i, size_t* skip) {
 Utf8Repair RepairUtf8(std::string* text, bool replace_nul) {
   Utf8Repair repair;
   const std::string_view s(*text);
-  // Fast path: scan until the first byte that needs work.
+  // Fast path: scan until the first byte that needs work: eight ASCII bytes
+  // at a time, and the three-byte sequences of the BMP (CJK) inline.
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
   size_t i = 0;
-  for (; i < s.size(); ++i) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b == 0 && replace_nul) break;
-    if (b >= 0x80) {
-      size_t skip;
-      const size_t len = ValidSequence(s, i, &skip);
-      if (len == 0) break;
-      i += len - 1;
+  while (i < n) {
+    if (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      const bool ascii = (w & 0x8080808080808080ull) == 0;
+      const bool has_nul = ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) != 0;
+      if (ascii && !(replace_nul && has_nul)) {
+        i += 8;
+        continue;
+      }
     }
+    const unsigned char b = p[i];
+    if (b < 0x80) {
+      if (b == 0 && replace_nul) break;
+      ++i;
+      continue;
+    }
+    // E1..EC and EE..EF take any two continuation bytes (E0 and ED restrict
+    // the second one: the general path).
+    if (b >= 0xE1 && b <= 0xEF && b != 0xED && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
+        (p[i + 2] & 0xC0) == 0x80) {
+      i += 3;
+      continue;
+    }
+    size_t skip;
+    const size_t len = ValidSequence(s, i, &skip);
+    if (len == 0) break;
+    i += len;
   }
   if (i == s.size()) return repair;
 

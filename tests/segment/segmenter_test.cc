@@ -147,6 +147,37 @@ TEST(SegmenterTest, InvalidUtf8BytesAreSingleTokens) {
   }
 }
 
+// CutWithWordIds gives Cut's tokens, each with WordId(token), on seeded random
+// text whose han blocks span several of the route's 64-character chunks.
+TEST(SegmenterTest, WordIdsAlongTheCutAreWordIdOfEachToken) {
+  auto seg = OpenTiny("ids");
+  ASSERT_NE(seg, nullptr);
+  EXPECT_EQ(seg->WordId(""), -1);
+  EXPECT_EQ(seg->WordId("戊"), -1);
+  EXPECT_EQ(seg->WordId("\xFF"), -1);
+  const int32_t beijing = seg->WordId("北京");
+  const int32_t prefix = seg->WordId("北京大");  // a prefix of a word has an id too
+  ASSERT_GE(beijing, 0);
+  ASSERT_GE(prefix, 0);
+  EXPECT_NE(beijing, prefix);
+  EXPECT_LT(static_cast<size_t>(prefix), seg->word_id_count());
+  const std::vector<std::string> pieces = {"甲", "乙", "丙", "北", "京", "大", "学",   "北京大学",
+                                           "戊", "己", "庚", " ",  "a",  "7",  "\xFF", "，"};
+  std::mt19937 rng(15);
+  std::vector<std::string_view> words, cut;
+  std::vector<int32_t> ids;
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    const int count = static_cast<int>(rng() % 300);
+    for (int k = 0; k < count; ++k) text += pieces[rng() % (round % 2 ? 11 : pieces.size())];
+    seg->Cut(text, &cut);
+    seg->CutWithWordIds(text, &words, &ids);
+    ASSERT_EQ(words, cut);
+    ASSERT_EQ(ids.size(), words.size());
+    for (size_t i = 0; i < words.size(); ++i) ASSERT_EQ(ids[i], seg->WordId(words[i])) << words[i];
+  }
+}
+
 TEST(SegmenterTest, PosTags) {
   auto seg = OpenTiny("pos");
   ASSERT_NE(seg, nullptr);

@@ -8,9 +8,11 @@
 #include <zlib.h>
 
 #include <filesystem>
+#include <random>
 
 #include "neardup/text.h"
 #include "tests/testing/test_util.h"
+#include "util/utf8.h"
 
 namespace neardup {
 namespace {
@@ -106,6 +108,142 @@ TEST(ReaderTest, RepairUtf8FollowsMaximalSubparts) {
   s = "正常😀";
   EXPECT_EQ(RepairUtf8(&s).invalid, 0u);
   EXPECT_EQ(s, "正常😀");
+}
+
+// The scan's fast paths (eight ASCII bytes at a time, three-byte sequences
+// inline) against a byte-by-byte repair over the decoder, on seeded random
+// mixes of ASCII, NUL, CJK, the E0/ED edge cases, stray continuation bytes,
+// four-byte and truncated sequences.
+TEST(ReaderTest, RepairUtf8MatchesByteByByteRepair) {
+  const auto oracle = [](std::string_view s, bool replace_nul, uint64_t* invalid, uint64_t* nul) {
+    std::string out;
+    *invalid = *nul = 0;
+    for (size_t i = 0; i < s.size();) {
+      if (s[i] == '\0' && replace_nul) {
+        out += "\xEF\xBF\xBD";
+        ++*nul;
+        ++i;
+        continue;
+      }
+      int len, subpart = 1;
+      if (utf8::DecodeAt(s, i, &len, &subpart) >= utf8::kInvalidBase) {
+        out += "\xEF\xBF\xBD";
+        ++*invalid;
+        i += static_cast<size_t>(subpart);
+      } else {
+        out.append(s.substr(i, static_cast<size_t>(len)));
+        i += static_cast<size_t>(len);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> pieces = {"a",
+                                           "abcdefgh",
+                                           std::string(1, '\0'),
+                                           "中",
+                                           "文字",
+                                           "\xE0\xA0\x80",
+                                           "\xE0\x80\x80",
+                                           "\xED\x9F\xBF",
+                                           "\xED\xA0\x80",
+                                           "\xEF\xBF\xBF",
+                                           "\x80",
+                                           "\xBF\xBF",
+                                           "\xE4\xB8",
+                                           "\xE4",
+                                           "\xF0\x9F\x98\x80",
+                                           "\xF0\x9F\x98",
+                                           "\xC3\xA9",
+                                           "\xC0\xAF",
+                                           "\xFF",
+                                           "\xF4\x90\x80\x80"};
+  std::mt19937 rng(15);
+  for (int round = 0; round < 3000; ++round) {
+    std::string s;
+    const int count = static_cast<int>(rng() % 24);
+    for (int k = 0; k < count; ++k) s += pieces[rng() % pieces.size()];
+    for (const bool replace_nul : {true, false}) {
+      uint64_t invalid, nul;
+      const std::string expected = oracle(s, replace_nul, &invalid, &nul);
+      std::string got = s;
+      const Utf8Repair repair = RepairUtf8(&got, replace_nul);
+      ASSERT_EQ(got, expected) << round;
+      ASSERT_EQ(repair.invalid, invalid) << round;
+      ASSERT_EQ(repair.nul, nul) << round;
+    }
+  }
+}
+
+// JSONL lines go through a fast validator when only text, id and title are
+// wanted, and through nlohmann otherwise (an extra field forces it). Both
+// must give the same documents and the same issues on seeded random lines:
+// escapes, surrogate pairs and lone surrogates, nested values, numbers (huge
+// ones too), null and numeric ids, repeated keys, raw control characters,
+// invalid UTF-8, truncated and malformed lines.
+TEST(ReaderTest, JsonlFastPathMatchesNlohmann) {
+  const std::vector<std::string> keys = {"\"text\"",       "\"id\"",   "\"title\"",
+                                         "\"t\\u0065xt\"", "\"meta\"", "\"x\""};
+  const std::vector<std::string> values = {"\"正文\"",
+                                           "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"",
+                                           "\"\\u4e2d\\u6587\"",
+                                           "\"\\ud83d\\ude00 emoji\"",
+                                           "\"\\ud800 lone\"",
+                                           "\"\\udc00\"",
+                                           "\"\\u0000nul\"",
+                                           "\"raw\ttab\"",
+                                           "\"bad \xFF byte\"",
+                                           "\"\\x\"",
+                                           "42",
+                                           "-0.5e3",
+                                           "1e400",
+                                           "123456789012345678901",
+                                           "null",
+                                           "true",
+                                           "false",
+                                           "[1, {\"a\": [\"b\", null]}, \"c\"]",
+                                           "{\"text\": \"inner\"}",
+                                           "01",
+                                           "\"unterminated",
+                                           "{",
+                                           "[]",
+                                           "{}",
+                                           "tru",
+                                           "\"\xE4\xB8\""};
+  std::mt19937 rng(15);
+  std::string lines;
+  for (int n = 0; n < 600; ++n) {
+    std::string line = rng() % 7 == 0 ? " {" : "{";
+    const int members = static_cast<int>(rng() % 5);
+    for (int k = 0; k < members; ++k) {
+      if (k > 0) line += rng() % 15 == 0 ? " " : ", ";
+      line += keys[rng() % keys.size()] + (rng() % 2 ? ": " : ":") + values[rng() % values.size()];
+    }
+    if (rng() % 3 != 0) line += ", \"text\": " + values[rng() % 4];
+    line += rng() % 20 == 0 ? "} x" : " }";
+    lines += line + (rng() % 10 == 0 ? "\r\n" : "\n");
+  }
+  const std::string dir = MakeTempDir("jsonl_fast");
+  WriteFile(dir + "/r.jsonl", lines);
+  const ReadAllResult fast = ReadAll({dir + "/r.jsonl"});
+  ReadOptions slow_options;
+  slow_options.extra_fields = {"no such field"};
+  const ReadAllResult slow = ReadAll({dir + "/r.jsonl"}, slow_options);
+  ASSERT_EQ(fast.docs.size(), slow.docs.size());
+  size_t escaped = 0;
+  for (size_t i = 0; i < fast.docs.size(); ++i) {
+    EXPECT_EQ(fast.docs[i].id, slow.docs[i].id) << i;
+    EXPECT_EQ(fast.docs[i].title, slow.docs[i].title) << i;
+    EXPECT_EQ(fast.docs[i].text, slow.docs[i].text) << i;
+    EXPECT_EQ(fast.docs[i].line, slow.docs[i].line) << i;
+    escaped += fast.docs[i].text.find('\n') != std::string::npos;
+  }
+  EXPECT_GT(fast.docs.size(), 100u);  // the mix keeps many lines
+  EXPECT_GT(escaped, 0u);
+  ASSERT_EQ(fast.issues.size(), slow.issues.size());
+  for (size_t i = 0; i < fast.issues.size(); ++i) {
+    EXPECT_EQ(fast.issues[i].ToString(), slow.issues[i].ToString()) << i;
+  }
+  EXPECT_GT(fast.issues.size(), 50u);
 }
 
 TEST(ReaderTest, DirectoriesAreWalkedInNameOrderAndProblemsReported) {
