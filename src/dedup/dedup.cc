@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 
 #include "dedup/cluster.h"
 #include "dedup/stages.h"
@@ -141,6 +142,17 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
 }
 
 }  // namespace
+
+Result<ClusterRule> ParseClusterRule(std::string_view name) {
+  if (name == "components") return ClusterRule::kComponents;
+  if (name == "center") return ClusterRule::kCenter;
+  return Status::InvalidArgument("unknown cluster rule '" + std::string(name) +
+                                 "' (expected components or center)");
+}
+
+const char* ClusterRuleName(ClusterRule rule) {
+  return rule == ClusterRule::kCenter ? "center" : "components";
+}
 
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options) {
   int bits = 0;
