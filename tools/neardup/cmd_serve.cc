@@ -333,6 +333,7 @@ void Server::HandleStats(httplib::Response& res) {
                     {"file_bytes", s.file_bytes},
                     {"log_bytes", s.log_bytes},
                     {"log_records", s.log_records},
+                    {"tables", IndexTablesJson(s)},
                     {"method", method_.ToString()}});
 }
 

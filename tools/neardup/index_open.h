@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "neardup/document_index.h"
 #include "neardup/method.h"
 
@@ -22,6 +24,10 @@ Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& pat
                                                           const std::string& jieba_dir,
                                                           DocumentIndex::Mode mode, Method* method,
                                                           const DocumentIndexOptions& options = {});
+
+// The "tables" object of `index stats` and serve's /v1/stats: the lookup
+// tables and their guaranteed recall.
+nlohmann::ordered_json IndexTablesJson(const DocumentIndexStats& stats);
 
 }  // namespace neardup::cli
 
