@@ -141,6 +141,12 @@ struct DocumentIndexOptions {
   // Commit runs by itself after a logged change once the log is larger than
   // this fraction of the index file (and at least 1 MiB). 0 = never.
   double compact_fraction = 0.5;
+  // That compaction runs on a thread of its own (true): the new index file is
+  // written without any lock held, from a snapshot (readers and writers go
+  // on), and is published under the writer's lock with the changes made
+  // meanwhile carried into a new log. false: inline, in the call that
+  // crossed the limit.
+  bool background_compaction = true;
 };
 
 // The lookup tables of the committed index file and of the delta.

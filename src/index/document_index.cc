@@ -57,9 +57,22 @@ std::string PendingIdsPath(const std::string& path, uint64_t checksum) {
 }
 std::string LockPath(const std::string& path) { return path + ".lock"; }
 std::string LogPath(const std::string& path) { return path + ".log"; }
+// A log written for the index file with this checksum, waiting for the
+// commit that makes that file current (a background compaction's).
+std::string PendingLogPath(const std::string& path, uint64_t checksum) {
+  return path + ".log." + Hex64(checksum);
+}
 // The log triggers a compaction only past this size, whatever the fraction.
 constexpr uint64_t kMinCompactLogBytes = uint64_t{1} << 20;
 using index_internal::LogOp;
+
+// The base checksum in a log's header (0 when too short to hold one).
+uint64_t LogBase(std::string_view log) {
+  if (log.size() < index_internal::kLogHeaderSize) return 0;
+  uint64_t base;
+  std::memcpy(&base, log.data() + 16, 8);
+  return base;
+}
 
 // The size of n entries as a version 1 index file.
 double V1Bytes(size_t n, int bits) {
@@ -321,15 +334,19 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
 }
 
 // Names a crashed commit can leave: PATH.tmp and PATH.ids.<16 hex digits>.
+// PATH.log.<16 hex digits> too (a background compaction's new log).
 bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep) {
   if (name == base + ".tmp") return true;
-  const std::string prefix = base + ".ids.";
-  if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) {
-    return false;
+  for (const char* suffix : {".ids.", ".log."}) {
+    const std::string prefix = base + suffix;
+    if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) {
+      continue;
+    }
+    const std::string hex = name.substr(prefix.size());
+    if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+    return hex != Hex64(keep);
   }
-  const std::string hex = name.substr(prefix.size());
-  if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
-  return hex != Hex64(keep);
+  return false;
 }
 
 // The document ids by numeric id: those of a version 2 base file (read in
@@ -443,13 +460,16 @@ struct DocumentIndex::Rep {
     return Status::OK();
   }
 
-  std::string IdsText(uint64_t checksum) const {
+  std::string IdsHeader(uint64_t checksum, uint64_t lines) const {
     Json h = {{"neardup_index_ids", kIdsFormatVersion},
               {"pipeline", Json::parse(header.pipeline_json)},
               {"fingerprints_input", header.fingerprints_input},
               {"index_checksum", Hex64(checksum)},
-              {"lines", names.lines()}};
-    std::string text = h.dump() + "\n";
+              {"lines", lines}};
+    return h.dump() + "\n";
+  }
+  std::string IdsBody() const {
+    std::string text;
     for (uint64_t n = 0; n < names.lines(); ++n) {
       const std::optional<std::string_view> name = names.Get(n);
       text += name ? Json(std::string(*name)).dump(-1, ' ', false, Json::error_handler_t::replace)
@@ -476,12 +496,46 @@ struct DocumentIndex::Rep {
     for (const std::string& f : leftovers) (void)file::RemoveFile(f);
   }
 
+  // What a commit writes: the live entries in numeric-id order with their
+  // document ids, and the ids file's lines.
+  struct Snapshot {
+    int bits = 64;
+    int max_k = 0;
+    std::vector<IndexEntry> entries;
+    std::vector<std::string> names;
+    uint64_t lines = 0;
+    std::string ids_body;
+  };
+  // REQUIRES: `mu` held (shared is enough).
+  Snapshot TakeSnapshot() const;
+  // Writes the index file of `snap` (version header.tables.file_version) to
+  // `file`, fsynced. No lock needed.
+  Status WriteSnapshot(const Snapshot& snap, const std::string& file, uint64_t* checksum) const;
+  Status Publish(const Snapshot& snap, const std::string& tmp, uint64_t checksum,
+                 const std::vector<LogOp>& carry);
+  // After the commit point: maps the new version 2 file (the delta is in it).
+  Status UseCommittedFile(const Snapshot& snap);
   Status Commit();
-  // Writes the index file of the current state to `file` (version
-  // header.tables.file_version), fsynced.
-  Status WriteIndexFile(const std::string& file, uint64_t* checksum, size_t* rows) const;
-  // After a commit: maps the new version 2 file and drops the delta.
-  Status UseCommittedFile();
+
+  // Background compaction (DocumentIndexOptions::background_compaction): a
+  // thread writes the new index file from a snapshot without any lock, then
+  // publishes it under the writer's lock with the changes made meanwhile
+  // carried into a new log.
+  std::thread compactor;
+  bool compacting = false;            // guarded by mu
+  bool recording = false;             // since_snapshot is being filled; guarded by mu
+  std::vector<LogOp> since_snapshot;  // guarded by mu
+  std::atomic<bool> stop_compaction{false};
+  Status last_compaction;  // guarded by mu
+  // REQUIRES: `mu` held exclusively.
+  void StartCompaction();
+  void RunCompaction();
+  // REQUIRES: `mu` not held.
+  void JoinCompaction();
+  ~Rep() {
+    stop_compaction = true;
+    JoinCompaction();
+  }
   // The log's size that triggers a compaction is compact_fraction of this:
   // the size of the committed state as a version 1 file.
   double compact_basis = 0;
@@ -618,13 +672,28 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   // (its commit folded the log into a pair this reader has not read).
   RawPair raw;
   std::optional<std::string> log_bytes;
+  bool log_from_pending = false;
   for (int attempt = 0;; ++attempt) {
     const FileId before = IdOf(path);
     NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path));
     auto bytes = file::ReadWholeFile(LogPath(path));
     if (!bytes.ok() && !bytes.status().IsNotFound()) return bytes.status();
     log_bytes.reset();
+    log_from_pending = false;
     if (bytes.ok()) log_bytes = std::move(*bytes);
+    // A background compaction may have stopped between its commit point and
+    // the rename of its new log: that log waits under the file's checksum.
+    const uint64_t checksum = index_internal::StoredChecksum(raw.index_bytes);
+    if (!log_bytes || LogBase(*log_bytes) != checksum) {
+      auto pending = file::ReadWholeFile(PendingLogPath(path, checksum));
+      if (pending.ok() && LogBase(*pending) == checksum) {
+        log_bytes = std::move(*pending);
+        log_from_pending = true;
+      } else if (auto again = file::ReadWholeFile(LogPath(path));
+                 again.ok() && LogBase(*again) == checksum) {
+        log_bytes = std::move(*again);  // renamed into place meanwhile
+      }
+    }
     if (IdOf(path) == before || attempt + 1 == kOpenAttempts) break;
     std::this_thread::sleep_for(kRetryDelay);
   }
@@ -697,6 +766,12 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
       NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
     }
     rep->RemoveLeftovers();
+    if (log && log_from_pending) {
+      // Finish the interrupted compaction: its commit point had passed.
+      NEARDUP_RETURN_IF_ERROR(file::RenameFile(
+          PendingLogPath(path, rep->committed_checksum), LogPath(path)));
+      NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
+    }
     if (log) {
       // Appends continue after the last whole record (a torn tail is cut).
       NEARDUP_ASSIGN_OR_RETURN(rep->log, index_internal::LogWriter::Reopen(
@@ -876,6 +951,7 @@ Result<size_t> DocumentIndex::Rep::Remove(std::span<const std::string> ids,
 }
 
 Status DocumentIndex::Commit() {
+  rep_->JoinCompaction();
   std::unique_lock lock(rep_->mu);
   NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
   if (!rep_->dirty) return Status::OK();
@@ -883,6 +959,7 @@ Status DocumentIndex::Commit() {
 }
 
 Status DocumentIndex::Compact() {
+  rep_->JoinCompaction();
   std::unique_lock lock(rep_->mu);
   NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
   return rep_->Commit();
@@ -951,12 +1028,19 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* p
   }
   log_bytes = log->bytes();
   ++log_records;
+  if (recording) since_snapshot.insert(since_snapshot.end(), ops.begin(), ops.end());
   if (options.sync) *pending = PendingSync{log, log_bytes};
   const double limit = std::max<double>(static_cast<double>(kMinCompactLogBytes),
                                         options.compact_fraction * compact_basis);
   // The change is durable in the log: a compaction that fails (a full disk)
   // leaves the log in place and is tried again after the next change.
-  if (options.compact_fraction > 0 && static_cast<double>(log_bytes) > limit) (void)Commit();
+  if (options.compact_fraction > 0 && static_cast<double>(log_bytes) > limit) {
+    if (options.background_compaction) {
+      StartCompaction();
+    } else {
+      (void)Commit();
+    }
+  }
   return Status::OK();
 }
 
@@ -974,50 +1058,55 @@ Status DocumentIndex::Rep::Await(const PendingSync& pending) {
 }
 
 // The commit protocol of doc/index_format.md, "Committing".
-Status DocumentIndex::Rep::WriteIndexFile(const std::string& file, uint64_t* checksum,
-                                          size_t* rows) const {
-  std::vector<IndexEntry> entries = index->Entries();
-  if (!std::is_sorted(entries.begin(), entries.end(),
-                      [](const IndexEntry& a, const IndexEntry& b) { return a.id < b.id; })) {
-    std::sort(entries.begin(), entries.end(),
-              [](const IndexEntry& a, const IndexEntry& b) { return a.id < b.id; });
+DocumentIndex::Rep::Snapshot DocumentIndex::Rep::TakeSnapshot() const {
+  Snapshot snap;
+  snap.bits = index->bits();
+  snap.max_k = index->max_k();
+  snap.entries = index->Entries();
+  const auto by_id = [](const IndexEntry& a, const IndexEntry& b) { return a.id < b.id; };
+  if (!std::is_sorted(snap.entries.begin(), snap.entries.end(), by_id)) {
+    std::sort(snap.entries.begin(), snap.entries.end(), by_id);
   }
-  *rows = entries.size();
+  snap.names.reserve(snap.entries.size());
+  for (const IndexEntry& e : snap.entries) {
+    // Open checked that every entry has a name; kept as a check.
+    snap.names.emplace_back(names.Get(e.id).value_or(std::string_view()));
+  }
+  snap.lines = names.lines();
+  snap.ids_body = IdsBody();
+  return snap;
+}
+
+Status DocumentIndex::Rep::WriteSnapshot(const Snapshot& snap, const std::string& file,
+                                         uint64_t* checksum) const {
   if (header.tables.file_version == 1) {
     index_internal::IndexFileHeader h;
     h.type = IndexType::kPermutedTable;
-    h.bits = index->bits();
-    h.max_k = index->max_k();
-    h.blocks = PermutedTableIndex::ChooseLayout(h.bits, h.max_k, entries.size(), 64).blocks;
-    return index_internal::WriteIndexFileContents(file, h, entries, checksum);
+    h.bits = snap.bits;
+    h.max_k = snap.max_k;
+    h.blocks = PermutedTableIndex::ChooseLayout(h.bits, h.max_k, snap.entries.size(), 64).blocks;
+    return index_internal::WriteIndexFileContents(file, h, snap.entries, checksum);
   }
-  std::vector<uint64_t> ids(entries.size()), lo(entries.size()), hi;
-  std::vector<std::string_view> doc_ids(entries.size());
-  if (index->bits() == 128) hi.resize(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) {
-    ids[i] = entries[i].id;
-    lo[i] = entries[i].fingerprint.lo();
-    if (!hi.empty()) hi[i] = entries[i].fingerprint.hi();
-    const std::optional<std::string_view> name = names.Get(entries[i].id);
-    if (!name) {
-      return Status::Corruption(path + ": numeric id " + std::to_string(entries[i].id) +
-                                " has no document id");
-    }
-    doc_ids[i] = *name;
+  const size_t n = snap.entries.size();
+  std::vector<uint64_t> ids(n), lo(n), hi(snap.bits == 128 ? n : 0);
+  std::vector<std::string_view> doc_ids(snap.names.begin(), snap.names.end());
+  for (size_t i = 0; i < n; ++i) {
+    ids[i] = snap.entries[i].id;
+    lo[i] = snap.entries[i].fingerprint.lo();
+    if (!hi.empty()) hi[i] = snap.entries[i].fingerprint.hi();
   }
   index_internal::IndexFileV2Meta meta;
   meta.policy = PolicyOf(header.tables);
-  meta.spec = index_internal::ChooseTables(entries.size(), index->bits(), index->max_k(),
-                                           meta.policy);
+  meta.spec = index_internal::ChooseTables(n, snap.bits, snap.max_k, meta.policy);
   return index_internal::WriteIndexFileV2(file, meta, {ids, lo, hi, doc_ids}, /*threads=*/0,
                                           checksum);
 }
 
-Status DocumentIndex::Rep::UseCommittedFile() {
-  if (header.tables.file_version == 1) {
-    compact_basis = static_cast<double>(file_bytes);
-    return Status::OK();
-  }
+Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
+  file_bytes = static_cast<int64_t>(V1Bytes(snap.entries.size(), snap.bits));
+  compact_basis = static_cast<double>(file_bytes);
+  // A version 1 file is not used in place: the memory holds the state already.
+  if (header.tables.file_version == 1) return Status::OK();
   NEARDUP_ASSIGN_OR_RETURN(auto mapped, index_internal::MappedFile::Open(path));
   NEARDUP_ASSIGN_OR_RETURN(std::shared_ptr<const index_internal::IndexFileV2> file,
                            index_internal::IndexFileV2::Open(std::move(mapped), path));
@@ -1025,29 +1114,39 @@ Status DocumentIndex::Rep::UseCommittedFile() {
     return Status::IOError(path + ": replaced by another writer after this commit");
   }
   file_bytes = static_cast<int64_t>(file->file_bytes());
-  compact_basis = V1Bytes(file->rows(), index->bits());
-  names.Reset(file, names.lines());
+  names.Reset(file, snap.lines);
   index = index_internal::TableIndex::FromFile(std::move(file));
   return Status::OK();
 }
 
 Status DocumentIndex::Rep::Commit() {
+  const Snapshot snap = TakeSnapshot();
   const std::string tmp = path + ".tmp";
   uint64_t checksum = 0;
-  size_t rows = 0;
   // 1. The index file, under a temporary name, synced.
-  NEARDUP_RETURN_IF_ERROR(WriteIndexFile(tmp, &checksum, &rows));
-  // 2. The ids file under the name PATH.ids.<checksum>, synced.
+  NEARDUP_RETURN_IF_ERROR(WriteSnapshot(snap, tmp, &checksum));
+  return Publish(snap, tmp, checksum, {});
+}
+
+// Steps 2 to 6 of "Committing" for an index file written at `tmp`; `carry`
+// holds the changes made since `snap` was taken (a background compaction's),
+// which go to the new log and are applied again over the new file.
+Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
+                                   uint64_t checksum, const std::vector<LogOp>& carry) {
+  // 2. The ids file under the name PATH.ids.<checksum>, synced; the changes
+  // made meanwhile in a new log PATH.log.<checksum>, synced.
   const std::string pending = PendingIdsPath(path, checksum);
+  const std::string pending_log = PendingLogPath(path, checksum);
   const auto abandon = [&](const Status& s) {
     (void)file::RemoveFile(tmp);
     (void)file::RemoveFile(pending);
+    (void)file::RemoveFile(pending_log);
     return s;
   };
   {
     auto out = file::WritableFile::Create(pending);
     if (!out.ok()) return abandon(out.status());
-    const std::string text = IdsText(checksum);
+    const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
     constexpr size_t kChunk = size_t{1} << 20;
     for (size_t pos = 0; pos < text.size(); pos += kChunk) {
       const Status s = (*out)->Append(std::string_view(text).substr(pos, kChunk));
@@ -1057,31 +1156,93 @@ Status DocumentIndex::Rep::Commit() {
     if (s.ok()) s = (*out)->Close();
     if (!s.ok()) return abandon(s);
   }
-  // 3. Both names durable before the commit point refers to them.
+  std::shared_ptr<index_internal::LogWriter> new_log;
+  if (!carry.empty()) {
+    auto created = index_internal::LogWriter::Create(pending_log, checksum, snap.bits);
+    if (!created.ok()) return abandon(created.status());
+    new_log = std::move(*created);
+    if (Status s = new_log->Append(carry, /*sync=*/true); !s.ok()) return abandon(s);
+  }
+  // 3. Every new name durable before the commit point refers to them.
   if (Status s = file::SyncParentDir(path); !s.ok()) return abandon(s);
-  // 4. The commit point: from here every reader pairs PATH with `pending`.
+  // 4. The commit point: from here every reader pairs PATH with `pending`
+  // (and its log with `pending_log`).
   if (Status s = file::RenameFile(tmp, path); !s.ok()) return abandon(s);
-  dirty = false;
+  dirty = !carry.empty();
   has_committed = true;
-  log_failed = Status::OK();  // the pair holds every change now
-  // The log was written for the previous index file: stale from here on.
-  log.reset();
-  log_bytes = 0;
-  log_records = 0;
-  file_bytes = static_cast<int64_t>(V1Bytes(rows, index->bits()));
+  log_failed = Status::OK();  // the pair (and the new log) hold every change now
+  // The old log was written for the previous index file: stale from here on.
+  log = new_log;
+  log_bytes = new_log ? new_log->bytes() : 0;
+  log_records = new_log ? 1 : 0;
   committed_checksum = checksum;
   const auto after = [&](const Status& s) {
     return Status::IOError(path + ": committed, but " + s.message());
   };
-  // The new file replaces the tables and names in memory (the delta is in it).
-  if (Status s = UseCommittedFile(); !s.ok()) return after(s);
+  // The new file replaces the tables and names in memory; the carried
+  // changes are applied over it again.
+  if (Status s = UseCommittedFile(snap); !s.ok()) return after(s);
+  if (header.tables.file_version != 1) {
+    for (const LogOp& op : carry) {
+      const Status s =
+          op.type == LogOp::Type::kRemove
+              ? Remove(std::span<const std::string>(&op.id, 1), nullptr).status()
+              : AddBatch(std::span<const std::string>(&op.id, 1),
+                         std::span<const Fingerprint>(&op.fingerprint, 1),
+                         op.type == LogOp::Type::kAddReplace);
+      if (!s.ok()) return after(s);
+    }
+  }
   if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
-  // 5. Tidy: the ids file under its usual name. A crash before this is
-  // completed by the next writer; readers find `pending` meanwhile.
+  // 5. Tidy: the ids file and the log under their usual names. A crash before
+  // this is completed by the next writer; readers find the pending names
+  // meanwhile.
   if (Status s = file::RenameFile(pending, IdsPath(path)); !s.ok()) return after(s);
+  if (new_log) {
+    if (Status s = file::RenameFile(pending_log, LogPath(path)); !s.ok()) return after(s);
+  }
   if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
-  if (Status s = file::RemoveFile(LogPath(path)); !s.ok()) return after(s);
+  if (!new_log) {
+    if (Status s = file::RemoveFile(LogPath(path)); !s.ok()) return after(s);
+  }
   return Status::OK();
+}
+
+void DocumentIndex::Rep::StartCompaction() {
+  if (compacting) return;
+  if (compactor.joinable()) compactor.join();  // finished: it cleared `compacting`
+  compacting = true;
+  since_snapshot.clear();
+  compactor = std::thread([this] { RunCompaction(); });
+}
+
+void DocumentIndex::Rep::RunCompaction() {
+  Snapshot snap;
+  {
+    // Readers go on; writers wait for the copy (milliseconds per 100k).
+    std::shared_lock lock(mu);
+    snap = TakeSnapshot();
+    // Writers record their changes from here (they hold `mu` exclusively,
+    // so none runs while this shared lock is held).
+    recording = true;
+  }
+  const std::string tmp = path + ".tmp";
+  uint64_t checksum = 0;
+  Status s = WriteSnapshot(snap, tmp, &checksum);
+  std::unique_lock lock(mu);
+  if (s.ok() && !stop_compaction) {
+    s = Publish(snap, tmp, checksum, since_snapshot);
+  } else {
+    (void)file::RemoveFile(tmp);
+  }
+  last_compaction = s;
+  recording = false;
+  since_snapshot.clear();
+  compacting = false;
+}
+
+void DocumentIndex::Rep::JoinCompaction() {
+  if (compactor.joinable()) compactor.join();
 }
 
 Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const {

@@ -389,6 +389,21 @@ Status IndexFileV2::Verify() const {
       return Bad(name_, "section " + std::to_string(i) + " checksum mismatch (corrupt)");
     }
   }
+  // The padding between sections (to 64-byte boundaries) is zero, and the
+  // sections follow one another: every byte of the file is checked.
+  std::vector<Section> by_offset = sections_;
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const Section& x, const Section& y) { return x.offset < y.offset; });
+  uint64_t at = kHeaderBytes;
+  const uint64_t meta_offset = b.size() - kTrailerBytes - Get64(b.data() + b.size() - 16);
+  for (size_t i = 0; i <= by_offset.size(); ++i) {
+    const uint64_t next = i < by_offset.size() ? by_offset[i].offset : meta_offset;
+    if (next < at) return Bad(name_, "sections overlap");
+    for (uint64_t j = at; j < next; ++j) {
+      if (b[j] != 0) return Bad(name_, "non-zero padding at offset " + std::to_string(j));
+    }
+    if (i < by_offset.size()) at = by_offset[i].offset + by_offset[i].length;
+  }
   for (size_t i = 1; i < ids_.size(); ++i) {
     if (ids_[i - 1] >= ids_[i]) return Bad(name_, "numeric ids not ascending");
   }

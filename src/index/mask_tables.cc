@@ -80,13 +80,25 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
   exact.max_k = k;
   exact.dir_bits = DirBitsFor(n);
   if (k <= bits / 4) {
-    const TableLayout layout = PermutedTableIndex::ChooseLayout(bits, k, n, 64);
-    exact.blocks = layout.blocks;
-    exact.masks = ExactMasks(bits, k, layout.blocks);
-    exact.estimated_query_us =
-        layout.tables * (kProbeNs + nn * std::ldexp(1.0, -layout.min_key_bits) * kCandidateNs) *
-        1e-3;
-    exact.bytes_per_fingerprint = layout.tables * kTableBytes;
+    // Among b in [k + 1, k + 16] with C(b, k) tables within the memory budget
+    // (at least b = k + 1), the lowest cost: C(b, k) probes, each with
+    // n * 2^-w candidates, w the narrowest key ((b - k) blocks of at least
+    // floor(f / b) bits).
+    double tables_cap = policy.max_bytes_per_fingerprint / kTableBytes;
+    for (int b = k + 1; b <= std::min(bits, k + 16); ++b) {
+      double tables = 1;
+      for (int i = 1; i <= k; ++i) tables = tables * (b - k + i) / i;
+      if (tables > PermutedTableIndex::kMaxTables || (b > k + 1 && tables > tables_cap)) break;
+      const int key_bits = (b - k) * (bits / b);
+      const double cost =
+          tables * (kProbeNs + nn * std::ldexp(1.0, -key_bits) * kCandidateNs) * 1e-3;
+      if (exact.blocks == 0 || cost < exact.estimated_query_us) {
+        exact.blocks = b;
+        exact.estimated_query_us = cost;
+        exact.bytes_per_fingerprint = tables * kTableBytes;
+      }
+    }
+    exact.masks = ExactMasks(bits, k, exact.blocks);
     if (policy.exact) return exact;
   }
   // Bands: the same recall targets as ChooseSimHashBands (recall at k, and
@@ -120,8 +132,11 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
       }
     }
   }
-  if (!have || (!exact.masks.empty() && exact.estimated_query_us <= best.estimated_query_us)) {
-    if (!exact.masks.empty()) return exact;
+  // Exact unless the bands are at least twice as cheap: recall 1 is worth a
+  // small premium.
+  if (!exact.masks.empty() &&
+      (!have || exact.estimated_query_us <= 2 * best.estimated_query_us)) {
+    return exact;
   }
   best.kind = TablesKind::kBands;
   best.bits = bits;

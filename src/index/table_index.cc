@@ -100,7 +100,13 @@ Status TableIndex::AddBatch(std::span<const uint64_t> ids, std::span<const Finge
     d_dead_.push_back(false);
   }
   live_ += ids.size();
-  if (d_ids_.size() - d_built_ > std::max(kMinTail, d_built_)) RebuildDeltaTables();
+  if (d_ids_.size() - d_built_ > std::max(kMinTail, d_built_)) {
+    RebuildDeltaTables();
+  } else {
+    // The vectors may have moved: the view's fingerprints follow them.
+    d_view_.lo = std::span<const uint64_t>(d_lo_.data(), d_built_);
+    if (spec_.bits == 128) d_view_.hi = std::span<const uint64_t>(d_hi_.data(), d_built_);
+  }
   return Status::OK();
 }
 
