@@ -237,40 +237,70 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
       }
     }
   }
-  // Prefetch every directory slot before reading any.
+  // Four passes, each prefetching what the next reads, so that the cache
+  // misses of all probes overlap instead of following one another: the
+  // directory slots, the buckets, the candidates' fingerprints.
   for (const Probe& p : probes) {
     const TableView& tv = view.tables[p.table];
     const size_t s = view.dir_bits == 0 ? 0 : p.key >> shift;
     if (s + 1 < tv.dir.size()) __builtin_prefetch(&tv.dir[s]);
   }
-  for (const Probe& p : probes) {
+  struct Range {
+    uint32_t probe, begin, end;
+  };
+  thread_local std::vector<Range> ranges;
+  ranges.clear();
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const Probe& p = probes[i];
     const TableView& tv = view.tables[p.table];
-    const TableMask& m = view.masks[p.table];
     const size_t s = view.dir_bits == 0 ? 0 : p.key >> shift;
     if (s >= slots || s + 1 >= tv.dir.size()) continue;
     const size_t end = std::min<size_t>({tv.dir[s + 1], tv.rows.size(), tv.keys.size()});
+    const size_t begin = tv.dir[s];
+    if (begin >= end) continue;
+    __builtin_prefetch(&tv.keys[begin]);
+    __builtin_prefetch(&tv.rows[begin]);
+    ranges.push_back(Range{static_cast<uint32_t>(i), static_cast<uint32_t>(begin),
+                           static_cast<uint32_t>(end)});
+  }
+  struct Candidate {
+    uint32_t probe, row;
+  };
+  thread_local std::vector<Candidate> candidates;
+  candidates.clear();
+  for (const Range& r : ranges) {
+    const Probe& p = probes[r.probe];
+    const TableView& tv = view.tables[p.table];
     const uint16_t low = static_cast<uint16_t>(p.key);
-    for (size_t i = tv.dir[s]; i < end; ++i) {
+    for (size_t i = r.begin; i < r.end; ++i) {
       if (tv.keys[i] != low) continue;
       const uint32_t row = tv.rows[i];
       if (row >= view.n || row >= view.lo.size() || (wide && row >= view.hi.size())) continue;
-      const uint64_t x_hi = wide ? view.hi[row] : 0;
-      const uint64_t x_lo = view.lo[row];
-      // Genuinely the probed value in this table (not a hash collision), so
-      // the row is found by exactly one probe of this table.
-      if (((x_hi ^ p.hi) & m.hi) != 0 || ((x_lo ^ p.lo) & m.lo) != 0) continue;
-      const int d = Popcount2(x_hi ^ q_hi, x_lo ^ q_lo);
-      if (d > k) continue;
-      // Reported by the first table that finds it.
-      bool earlier = false;
-      for (size_t u = 0; u < p.table && !earlier; ++u) {
-        const TableMask& e = view.masks[u];
-        earlier = Popcount2((x_hi ^ q_hi) & e.hi, (x_lo ^ q_lo) & e.lo) <= static_cast<int>(e.radius);
-      }
-      if (earlier) continue;
-      rows->push_back(row);
-      dists->push_back(d);
+      __builtin_prefetch(&view.lo[row]);
+      if (wide) __builtin_prefetch(&view.hi[row]);
+      candidates.push_back(Candidate{r.probe, row});
     }
+  }
+  for (const Candidate& c : candidates) {
+    const Probe& p = probes[c.probe];
+    const TableMask& m = view.masks[p.table];
+    const uint32_t row = c.row;
+    const uint64_t x_hi = wide ? view.hi[row] : 0;
+    const uint64_t x_lo = view.lo[row];
+    // Genuinely the probed value in this table (not a hash collision), so
+    // the row is found by exactly one probe of this table.
+    if (((x_hi ^ p.hi) & m.hi) != 0 || ((x_lo ^ p.lo) & m.lo) != 0) continue;
+    const int d = Popcount2(x_hi ^ q_hi, x_lo ^ q_lo);
+    if (d > k) continue;
+    // Reported by the first table that finds it.
+    bool earlier = false;
+    for (size_t u = 0; u < p.table && !earlier; ++u) {
+      const TableMask& e = view.masks[u];
+      earlier = Popcount2((x_hi ^ q_hi) & e.hi, (x_lo ^ q_lo) & e.lo) <= static_cast<int>(e.radius);
+    }
+    if (earlier) continue;
+    rows->push_back(row);
+    dists->push_back(d);
   }
 }
 
