@@ -151,13 +151,13 @@ struct DocumentIndexOptions {
 
 // The lookup tables of the committed index file and of the delta.
 struct IndexTablesStats {
-  std::string kind;             // "exact" or "bands"
-  int tables = 0;               // L (bands) or C(b, k) (exact)
-  int blocks = 0;               // exact: b
-  int band_bits = 0;            // bands: r sampled bits per band
-  int probe_radius = 0;         // bands: key bits flipped per probe (multi-probe)
-  uint64_t seed = 0;            // bands: the positions' seed (kDefaultBandSeed)
-  double recall_at_k = 1;       // guaranteed recall at d = max_k (1 when exact)
+  std::string kind;        // "exact" or "bands"
+  int tables = 0;          // L (bands) or C(b, k) (exact)
+  int blocks = 0;          // exact: b
+  int band_bits = 0;       // bands: r sampled bits per band
+  int probe_radius = 0;    // bands: key bits flipped per probe (multi-probe)
+  uint64_t seed = 0;       // bands: the positions' seed (kDefaultBandSeed)
+  double recall_at_k = 1;  // guaranteed recall at d = max_k (1 when exact)
   double recall_at_k_minus_4 = 1;
   double estimated_query_us = 0;  // cost model, one thread
   int file_version = 0;           // of the committed index file (0: never written)
@@ -165,11 +165,11 @@ struct IndexTablesStats {
 };
 
 struct DocumentIndexStats {
-  size_t documents = 0;      // indexed documents (live entries)
-  int bits = 0;              // fingerprint width
-  int max_k = 0;             // largest query distance
-  size_t memory_bytes = 0;   // heap bytes of the Hamming index
-  TableLayout layout;        // exact tables: their shape (blocks, tables)
+  size_t documents = 0;     // indexed documents (live entries)
+  int bits = 0;             // fingerprint width
+  int max_k = 0;            // largest query distance
+  size_t memory_bytes = 0;  // heap bytes of the Hamming index
+  TableLayout layout;       // exact tables: their shape (blocks, tables)
   IndexTablesStats tables;
   int64_t file_bytes = -1;   // size of PATH as opened or last committed; -1 if never written
   uint64_t log_bytes = 0;    // size of PATH.log (0 when there is none)

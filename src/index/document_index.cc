@@ -706,9 +706,9 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     }
     const auto ids = file->ids();
     if (!ids.empty() && ids.back() >= *raw.header.lines) {
-      return Status::Corruption(raw.ids_file + ": the index holds numeric id " +
-                                std::to_string(ids.back()) + ", which has no line in the ids file (" +
-                                std::to_string(*raw.header.lines) + " lines)");
+      return Status::Corruption(
+          raw.ids_file + ": the index holds numeric id " + std::to_string(ids.back()) +
+          ", which has no line in the ids file (" + std::to_string(*raw.header.lines) + " lines)");
     }
     rep->names.Reset(file, *raw.header.lines);
     rep->index = index_internal::TableIndex::FromFile(std::move(file));
@@ -717,10 +717,9 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     // writes version 2).
     auto contents = index_internal::ParseIndexFile(raw.index_bytes, path);
     if (!contents.ok()) return contents.status();
-    NEARDUP_ASSIGN_OR_RETURN(rep->index,
-                             index_internal::TableIndex::Create(
-                                 contents->header.bits, contents->header.max_k,
-                                 index_internal::TablesPolicy{}, contents->ids.size()));
+    NEARDUP_ASSIGN_OR_RETURN(rep->index, index_internal::TableIndex::Create(
+                                             contents->header.bits, contents->header.max_k,
+                                             index_internal::TablesPolicy{}, contents->ids.size()));
     NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(contents->ids, contents->fps));
     std::vector<std::optional<std::string>> names;
     NEARDUP_RETURN_IF_ERROR(ParseIds(raw, *rep->index, &names));
@@ -768,8 +767,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     rep->RemoveLeftovers();
     if (log && log_from_pending) {
       // Finish the interrupted compaction: its commit point had passed.
-      NEARDUP_RETURN_IF_ERROR(file::RenameFile(
-          PendingLogPath(path, rep->committed_checksum), LogPath(path)));
+      NEARDUP_RETURN_IF_ERROR(
+          file::RenameFile(PendingLogPath(path, rep->committed_checksum), LogPath(path)));
       NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
     }
     if (log) {
@@ -823,10 +822,10 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
   }
   std::vector<uint64_t> numeric(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) numeric[i] = rep->names.Append(ids[i]);
-  NEARDUP_ASSIGN_OR_RETURN(
-      rep->index, index_internal::TableIndex::Create(
-                      options.bits, options.max_k, PolicyOf(header.tables),
-                      options.expected_size != 0 ? options.expected_size : ids.size()));
+  NEARDUP_ASSIGN_OR_RETURN(rep->index,
+                           index_internal::TableIndex::Create(
+                               options.bits, options.max_k, PolicyOf(header.tables),
+                               options.expected_size != 0 ? options.expected_size : ids.size()));
   NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(numeric, fps));
   // Leftovers are not removed here: until this index commits, a pending ids
   // file may still belong to the committed index file.
@@ -1131,8 +1130,8 @@ Status DocumentIndex::Rep::Commit() {
 // Steps 2 to 6 of "Committing" for an index file written at `tmp`; `carry`
 // holds the changes made since `snap` was taken (a background compaction's),
 // which go to the new log and are applied again over the new file.
-Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
-                                   uint64_t checksum, const std::vector<LogOp>& carry) {
+Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp, uint64_t checksum,
+                                   const std::vector<LogOp>& carry) {
   // 2. The ids file under the name PATH.ids.<checksum>, synced; the changes
   // made meanwhile in a new log PATH.log.<checksum>, synced.
   const std::string pending = PendingIdsPath(path, checksum);
@@ -1184,12 +1183,11 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
   if (Status s = UseCommittedFile(snap); !s.ok()) return after(s);
   if (header.tables.file_version != 1) {
     for (const LogOp& op : carry) {
-      const Status s =
-          op.type == LogOp::Type::kRemove
-              ? Remove(std::span<const std::string>(&op.id, 1), nullptr).status()
-              : AddBatch(std::span<const std::string>(&op.id, 1),
-                         std::span<const Fingerprint>(&op.fingerprint, 1),
-                         op.type == LogOp::Type::kAddReplace);
+      const Status s = op.type == LogOp::Type::kRemove
+                           ? Remove(std::span<const std::string>(&op.id, 1), nullptr).status()
+                           : AddBatch(std::span<const std::string>(&op.id, 1),
+                                      std::span<const Fingerprint>(&op.fingerprint, 1),
+                                      op.type == LogOp::Type::kAddReplace);
       if (!s.ok()) return after(s);
     }
   }

@@ -321,14 +321,31 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
     uint64_t want = 0;
     bool any = false;
     switch (i < kFixedSections ? i : kFixedSections + (i - kFixedSections) % 3) {
-      case 0: case 1: want = n * 8; break;
-      case 2: want = spec.bits == 128 ? n * 8 : 0; break;
-      case 3: want = (n + 1) * 8; break;
-      case 4: any = true; break;
-      case 5: want = n * 4; break;
-      case 6: want = slots * 4; break;
-      case 7: want = n * 4; break;
-      default: want = n * 2; break;
+      case 0:
+      case 1:
+        want = n * 8;
+        break;
+      case 2:
+        want = spec.bits == 128 ? n * 8 : 0;
+        break;
+      case 3:
+        want = (n + 1) * 8;
+        break;
+      case 4:
+        any = true;
+        break;
+      case 5:
+        want = n * 4;
+        break;
+      case 6:
+        want = slots * 4;
+        break;
+      case 7:
+        want = n * 4;
+        break;
+      default:
+        want = n * 2;
+        break;
     }
     if (!any && sec.length != want) {
       return Bad(name, "section " + std::to_string(i) + " has the wrong size");

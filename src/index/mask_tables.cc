@@ -134,8 +134,7 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
   }
   // Exact unless the bands are at least twice as cheap: recall 1 is worth a
   // small premium.
-  if (!exact.masks.empty() &&
-      (!have || exact.estimated_query_us <= 2 * best.estimated_query_us)) {
+  if (!exact.masks.empty() && (!have || exact.estimated_query_us <= 2 * best.estimated_query_us)) {
     return exact;
   }
   best.kind = TablesKind::kBands;
@@ -260,8 +259,8 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
     if (begin >= end) continue;
     __builtin_prefetch(&tv.keys[begin]);
     __builtin_prefetch(&tv.rows[begin]);
-    ranges.push_back(Range{static_cast<uint32_t>(i), static_cast<uint32_t>(begin),
-                           static_cast<uint32_t>(end)});
+    ranges.push_back(
+        Range{static_cast<uint32_t>(i), static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
   }
   struct Candidate {
     uint32_t probe, row;

@@ -52,8 +52,8 @@ struct TableMask {
 // How a table set is chosen (stored in the file so that a compaction chooses
 // the same way for its new size).
 struct TablesPolicy {
-  bool exact = false;                     // exact tables whatever the cost
-  double recall = 0.99;                   // target recall at d = k (bands)
+  bool exact = false;                        // exact tables whatever the cost
+  double recall = 0.99;                      // target recall at d = k (bands)
   uint32_t max_bytes_per_fingerprint = 512;  // tables only (bands)
 };
 
@@ -61,11 +61,11 @@ struct TablesSpec {
   TablesKind kind = TablesKind::kExact;
   int bits = 64;
   int max_k = 0;
-  int dir_bits = 0;       // t
-  int blocks = 0;         // exact: b
-  int band_bits = 0;      // bands: r
-  int radius = 0;         // bands: probe radius
-  uint64_t seed = 0;      // bands: the SimHashBandMasks seed
+  int dir_bits = 0;                  // t
+  int blocks = 0;                    // exact: b
+  int band_bits = 0;                 // bands: r
+  int radius = 0;                    // bands: probe radius
+  uint64_t seed = 0;                 // bands: the SimHashBandMasks seed
   double recall_at_k = 1;            // guaranteed recall at d = max_k
   double recall_at_k_minus_4 = 1;    // at d = max(max_k - 4, 0)
   double estimated_query_us = 0;     // by the cost model, one thread

@@ -51,10 +51,10 @@ std::unique_ptr<TableIndex> TableIndex::FromFile(std::shared_ptr<const IndexFile
 void TableIndex::RebuildDeltaTables() {
   d_built_ = d_ids_.size();
   const int dir_bits = DirBitsFor(d_built_);
-  d_tables_ = BuildTables(spec_.masks, dir_bits, d_lo_,
-                          spec_.bits == 128 ? std::span<const uint64_t>(d_hi_)
-                                            : std::span<const uint64_t>(),
-                          /*threads=*/0);
+  d_tables_ = BuildTables(
+      spec_.masks, dir_bits, d_lo_,
+      spec_.bits == 128 ? std::span<const uint64_t>(d_hi_) : std::span<const uint64_t>(),
+      /*threads=*/0);
   d_view_ = TablesView{};
   d_view_.bits = spec_.bits;
   d_view_.dir_bits = dir_bits;
@@ -150,8 +150,8 @@ Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>
                                    std::to_string(k));
   }
   if (query.bits() != bits()) {
-    return Status::InvalidArgument("a " + std::to_string(query.bits()) +
-                                   "-bit query in a " + std::to_string(bits()) + "-bit index");
+    return Status::InvalidArgument("a " + std::to_string(query.bits()) + "-bit query in a " +
+                                   std::to_string(bits()) + "-bit index");
   }
   thread_local std::vector<uint32_t> rows;
   thread_local std::vector<int> dists;
@@ -222,8 +222,8 @@ std::vector<IndexEntry> TableIndex::Entries() const {
     for (size_t row = 0; row < ids.size() && row < v.lo.size(); ++row) {
       if (BaseRemoved(row)) continue;
       const uint64_t hi = wide && row < v.hi.size() ? v.hi[row] : 0;
-      out.push_back(IndexEntry{ids[row], wide ? Fingerprint::From128(hi, v.lo[row])
-                                              : Fingerprint::From64(v.lo[row])});
+      out.push_back(IndexEntry{
+          ids[row], wide ? Fingerprint::From128(hi, v.lo[row]) : Fingerprint::From64(v.lo[row])});
     }
   }
   for (size_t i = 0; i < d_ids_.size(); ++i) {

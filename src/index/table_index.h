@@ -24,8 +24,8 @@ namespace neardup::index_internal {
 class TableIndex : public HammingIndex {
  public:
   // An empty index whose tables are chosen for `expected` entries.
-  static Result<std::unique_ptr<TableIndex>> Create(int bits, int max_k,
-                                                    const TablesPolicy& policy, size_t expected);
+  static Result<std::unique_ptr<TableIndex>> Create(int bits, int max_k, const TablesPolicy& policy,
+                                                    size_t expected);
   // The index of a version 2 file, used in place.
   static std::unique_ptr<TableIndex> FromFile(std::shared_ptr<const IndexFileV2> file);
 
@@ -66,7 +66,7 @@ class TableIndex : public HammingIndex {
   std::vector<uint64_t> d_ids_, d_lo_, d_hi_;
   std::vector<bool> d_dead_;
   std::unordered_map<uint64_t, std::vector<size_t>> d_pos_;  // id -> delta positions
-  std::vector<OwnedTable> d_tables_;                          // over [0, d_built_)
+  std::vector<OwnedTable> d_tables_;                         // over [0, d_built_)
   size_t d_built_ = 0;
   TablesView d_view_;
 };

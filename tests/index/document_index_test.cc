@@ -229,7 +229,8 @@ void DocumentIndexTest::HostileIdsFile(int version) {
       {"", ":1: malformed JSON"},
   };
   for (const Case& c : cases) {
-    if (version == 2 && (c.expect.starts_with(":4:") || c.expect.find("id lines") != std::string::npos)) {
+    if (version == 2 &&
+        (c.expect.starts_with(":4:") || c.expect.find("id lines") != std::string::npos)) {
       continue;  // the lines after the header are not read
     }
     WriteFile(path_ + ".ids", c.ids_file);
@@ -244,11 +245,11 @@ void DocumentIndexTest::HostileIdsFile(int version) {
   WriteFile(path_ + ".ids", "{\"neardup_index_ids\":1}\n\"a0\"\nnull\n\"a2\"\n\"a3\"\n\"a4\"\n");
   auto r = DocumentIndex::Open(path_);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find(version == 1
-                                          ? ".ids:3: null, but numeric id 1 is in the index"
-                                          : ".ids:1: a version 2 index file needs a version 2 "
-                                            "ids file"),
-            std::string::npos)
+  EXPECT_NE(
+      r.status().message().find(version == 1 ? ".ids:3: null, but numeric id 1 is in the index"
+                                             : ".ids:1: a version 2 index file needs a version 2 "
+                                               "ids file"),
+      std::string::npos)
       << r.status().ToString();
 
   // Create rejects a bad header the same way, as InvalidArgument.

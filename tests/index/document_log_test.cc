@@ -11,9 +11,9 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <thread>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "neardup/document_index.h"
 #include "tests/testing/test_util.h"
@@ -201,7 +201,7 @@ TEST_F(DocumentLogTest, StaleLogIsIgnoredAndRemoved) {
 
 TEST_F(DocumentLogTest, CompactsByItselfPastTheFraction) {
   DocumentIndexOptions unsynced = Logged();
-  unsynced.sync = false;  // 30,000 fsyncs would take minutes
+  unsynced.sync = false;                   // 30,000 fsyncs would take minutes
   unsynced.background_compaction = false;  // inline: the call that crosses the limit
   auto w = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadWrite, unsynced);
   ASSERT_TRUE(w.ok());

@@ -11,6 +11,8 @@
 //     after adds, removes, commit (compaction), reopen, and after an upgrade
 //     from a version 1 file.
 
+#include "index/table_index.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,7 +23,6 @@
 
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
-#include "index/table_index.h"
 #include "neardup/band_join.h"
 #include "neardup/document_index.h"
 #include "tests/testing/hamming_oracle.h"
@@ -56,9 +57,8 @@ TEST(ChooseTablesTest, DefaultMethodAtOneMillionUsesBandsWithTheRecallTargets) {
   EXPECT_EQ(s.seed, kDefaultBandSeed);
   // The guarantee is the band engine's formula for radius 0.
   if (s.radius == 0) {
-    EXPECT_DOUBLE_EQ(s.recall_at_k,
-                     BandRecall(BitSamplingCollision(128, 24, s.band_bits),
-                                static_cast<int>(s.masks.size())));
+    EXPECT_DOUBLE_EQ(s.recall_at_k, BandRecall(BitSamplingCollision(128, 24, s.band_bits),
+                                               static_cast<int>(s.masks.size())));
   }
   // The masks are the band engine's.
   SimHashBands sb;
@@ -110,8 +110,9 @@ TEST(TableIndexTest, ExactTablesEqualLinearScan) {
     std::vector<uint64_t> ids;
     std::vector<Fingerprint> fps;
     for (uint64_t i = 0; i < 5000; ++i) {
-      const Fingerprint fp = i % 3 == 0 && i > 0 ? FlipBits(fps[i - 1], static_cast<int>(i % (k + 2)), rng)
-                                                  : RandomFingerprint(bits, rng);
+      const Fingerprint fp = i % 3 == 0 && i > 0
+                                 ? FlipBits(fps[i - 1], static_cast<int>(i % (k + 2)), rng)
+                                 : RandomFingerprint(bits, rng);
       ids.push_back(i);
       fps.push_back(fp);
       entries.push_back({i, fp});
@@ -119,7 +120,8 @@ TEST(TableIndexTest, ExactTablesEqualLinearScan) {
     ASSERT_TRUE((*index)->AddBatch(ids, fps).ok());
     std::vector<Neighbor> got;
     for (int q = 0; q < 300; ++q) {
-      const Fingerprint query = FlipBits(fps[rng() % fps.size()], static_cast<int>(rng() % (k + 2)), rng);
+      const Fingerprint query =
+          FlipBits(fps[rng() % fps.size()], static_cast<int>(rng() % (k + 2)), rng);
       for (int kk : {0, k / 2, k}) {
         ASSERT_TRUE((*index)->Search(query, kk, &got).ok());
         EXPECT_EQ(got, OracleSearch(entries, query, kk)) << bits << " k " << kk;
@@ -166,14 +168,16 @@ TEST(TableIndexTest, BandsRecallOnPlantedPairsAndNoFalseMatches) {
         if (FoundBy(spec, q, fps[n.id])) predicted.push_back(n);
       }
       EXPECT_EQ(got, predicted);
-      found += std::any_of(got.begin(), got.end(), [&](const Neighbor& n) { return n.id == target; });
+      found +=
+          std::any_of(got.begin(), got.end(), [&](const Neighbor& n) { return n.id == target; });
     }
     if (d > kK) {
       EXPECT_EQ(found, 0);
       continue;
     }
-    const double p = BandRecall(index_internal::TableCollision(kBits, d, spec.band_bits, spec.radius),
-                                static_cast<int>(spec.masks.size()));
+    const double p =
+        BandRecall(index_internal::TableCollision(kBits, d, spec.band_bits, spec.radius),
+                   static_cast<int>(spec.masks.size()));
     const double sigma = std::sqrt(p * (1 - p) / kPerDistance);
     EXPECT_GE(static_cast<double>(found) / kPerDistance, p - 4 * sigma - 1e-9) << "d " << d;
     if (d <= kK - 4) {
@@ -222,10 +226,10 @@ class MappedDocumentIndexTest : public ::testing::Test {
     std::vector<std::pair<std::string, Fingerprint>> all(model.begin(), model.end());
     std::vector<DocumentMatch> got;
     for (int t = 0; t < 200; ++t) {
-      const Fingerprint q =
-          all.empty() || t % 4 == 0
-              ? RandomFingerprint(index.bits(), rng)
-              : FlipBits(all[rng() % all.size()].second, static_cast<int>(rng() % (index.max_k() + 3)), rng);
+      const Fingerprint q = all.empty() || t % 4 == 0
+                                ? RandomFingerprint(index.bits(), rng)
+                                : FlipBits(all[rng() % all.size()].second,
+                                           static_cast<int>(rng() % (index.max_k() + 3)), rng);
       ASSERT_TRUE(index.Query(q, index.max_k(), &got).ok());
       std::vector<std::pair<int, std::string>> want;
       for (const auto& [id, fp] : all) {
@@ -277,8 +281,9 @@ class MappedDocumentIndexTest : public ::testing::Test {
       std::vector<Fingerprint> add_fps;
       for (int i = 0; i < 2500; ++i) {
         add_ids.push_back("new-" + std::to_string(i));
-        add_fps.push_back(i % 2 ? FlipBits(fps[rng() % fps.size()], static_cast<int>(rng() % 5), rng)
-                                : RandomFingerprint(bits, rng));
+        add_fps.push_back(i % 2
+                              ? FlipBits(fps[rng() % fps.size()], static_cast<int>(rng() % 5), rng)
+                              : RandomFingerprint(bits, rng));
         model[add_ids.back()] = add_fps.back();
       }
       ASSERT_TRUE((*index)->AddBatch(add_ids, add_fps).ok());

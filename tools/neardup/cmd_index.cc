@@ -26,8 +26,8 @@ struct IndexFlags {
   int k = -1;                 // query
   std::vector<std::string> remove_ids;
   bool json = false;
-  bool replace = false;  // add: replace documents already indexed
-  bool add_new = false;  // check: add the documents that have no match
+  bool replace = false;       // add: replace documents already indexed
+  bool add_new = false;       // check: add the documents that have no match
   IndexTablesOptions tables;  // build: how the lookup tables are chosen
 };
 
@@ -186,8 +186,8 @@ int RunBuild(IndexFlags flags) {
                  "neardup: indexed %zu fingerprints (%llu empty documents not indexed) in %s: "
                  "%d bits, max k %d, %d %s tables, guaranteed recall %.6f at distance %d\n",
                  s.documents, static_cast<unsigned long long>(batch.empty),
-                 flags.index_path.c_str(), s.bits, s.max_k, s.tables.tables,
-                 s.tables.kind.c_str(), s.tables.recall_at_k, s.max_k);
+                 flags.index_path.c_str(), s.bits, s.max_k, s.tables.tables, s.tables.kind.c_str(),
+                 s.tables.recall_at_k, s.max_k);
   }
   return InputExitCode(flags.input, *stats);
 }
@@ -420,7 +420,8 @@ Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& pat
 
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* index = app.add_subcommand(
-      "index", "A persistent near-duplicate index (exact tables, or bit-sampling bands with a stated recall "
+      "index",
+      "A persistent near-duplicate index (exact tables, or bit-sampling bands with a stated recall "
       "where they are cheaper)");
   index->require_subcommand(1);
 

@@ -7,9 +7,8 @@
 #define NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "neardup/document_index.h"
 #include "neardup/method.h"
