@@ -233,6 +233,12 @@ int RunQuery(const IndexFlags& flags) {
   const Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
   if (!query_status.ok()) return Fail(query_status);
+  if (!flags.input.quiet) {
+    const IndexTablesStats t = idx.Stats().tables;
+    std::fprintf(stderr,
+                 "neardup: %s tables: a match at distance %d is found with probability >= %.6f\n",
+                 t.kind.c_str(), idx.max_k(), t.recall_at_k);
+  }
   return InputExitCode(flags.input, *stats);
 }
 

@@ -272,7 +272,8 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
     }
     out.push_back(std::move(r));
   }
-  SetJson(res, Json{{"results", std::move(out)}});
+  SetJson(res, Json{{"results", std::move(out)},
+                    {"recall_at_max_k", index.Stats().tables.recall_at_k}});
 }
 
 void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
@@ -290,7 +291,8 @@ void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
     }
     out.push_back({{"id", batch.ids[i]}, {"matches", MatchesJson(matches)}});
   }
-  SetJson(res, Json{{"results", std::move(out)}});
+  SetJson(res, Json{{"results", std::move(out)},
+                    {"recall_at_max_k", index_->Stats().tables.recall_at_k}});
 }
 
 void Server::HandleAdd(const httplib::Request& req, httplib::Response& res) {
