@@ -436,6 +436,8 @@ struct DocumentIndex::Rep {
   Mode mode = Mode::kReadOnly;
   std::unique_ptr<file::FileLock> lock;
   std::unique_ptr<index_internal::TableIndex> index;
+  int bits = 0;   // index->bits(), fixed for the object's life
+  int max_k = 0;  // index->max_k(), likewise
   DocumentIndexHeader header;
   // Line n of the ids (numeric id n): the document id, or nullopt once
   // removed. Numeric ids are never reused.
@@ -733,6 +735,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   }
   rep->header.pipeline_json = raw.header.pipeline.dump();
   rep->header.fingerprints_input = raw.header.fingerprints_input;
+  rep->bits = rep->index->bits();
+  rep->max_k = rep->index->max_k();
   rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
   rep->compact_basis = V1Bytes(rep->index->size(), rep->index->bits());
   if (const index_internal::IndexFileV2* base = rep->index->base()) {
@@ -827,6 +831,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
                                options.bits, options.max_k, PolicyOf(header.tables),
                                options.expected_size != 0 ? options.expected_size : ids.size()));
   NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(numeric, fps));
+  rep->bits = rep->index->bits();
+  rep->max_k = rep->index->max_k();
   // Leftovers are not removed here: until this index commits, a pending ids
   // file may still belong to the committed index file.
   rep->dirty = true;
@@ -1332,8 +1338,10 @@ Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint&
   *out = std::move(results[0].matches);
   return results[0].added;
 }
-int DocumentIndex::bits() const { return rep_->index->bits(); }
-int DocumentIndex::max_k() const { return rep_->index->max_k(); }
+// Read without the lock: a background compaction replaces `index`, never its
+// width or max k, which are kept apart.
+int DocumentIndex::bits() const { return rep_->bits; }
+int DocumentIndex::max_k() const { return rep_->max_k; }
 size_t DocumentIndex::size() const {
   std::shared_lock lock(rep_->mu);
   return rep_->index->size();

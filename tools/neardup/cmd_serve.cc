@@ -272,8 +272,8 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
     }
     out.push_back(std::move(r));
   }
-  SetJson(res, Json{{"results", std::move(out)},
-                    {"recall_at_max_k", index.Stats().tables.recall_at_k}});
+  SetJson(res,
+          Json{{"results", std::move(out)}, {"recall_at_max_k", index.Stats().tables.recall_at_k}});
 }
 
 void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
