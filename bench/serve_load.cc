@@ -68,6 +68,12 @@ int main(int argc, char** argv) {
         if (!res || res->status != 200) {
           ++errors;
           if (!res) ++no_answer;
+          // The first few failures, for the reader of a failed run.
+          if (errors.load() <= 3) {
+            std::fprintf(stderr, "request failed: %s\n",
+                         res ? ("HTTP " + std::to_string(res->status) + " " + res->body).c_str()
+                             : httplib::to_string(res.error()).c_str());
+          }
           continue;
         }
         latencies[c].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());

@@ -46,6 +46,9 @@ const Fixture& GetFixture() {
     }
     neardup::DocumentIndexHeader h;
     h.pipeline_json = R"({"bits":64})";
+    // Version 1: the ids file's lines are read only beside a version 1 index
+    // file (a version 2 file holds the ids itself).
+    h.tables.file_version = 1;
     neardup::PermutedTableOptions o;
     o.bits = 64;
     o.max_k = 3;

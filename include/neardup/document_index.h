@@ -65,6 +65,25 @@
 
 namespace neardup {
 
+// How the index file's lookup tables are chosen (doc/index_format.md,
+// "Version 2"), recorded in the file so that every commit chooses the same
+// way for its new size.
+struct IndexTablesOptions {
+  // Exact tables (the permuted tables of Manku et al.: every match within k
+  // is found) whatever their cost. Default false: the tables with the lowest
+  // estimated query cost, exact or bit-sampling bands (band_join.h) that find
+  // a match at distance k with probability >= `recall` (>= 1 - (1 - recall)
+  // / 100 at k - 4); DocumentIndexStats reports the guarantee.
+  bool exact = false;
+  double recall = 0.99;
+  // Bytes per fingerprint the bands' tables may take (bands only).
+  uint32_t max_bytes_per_fingerprint = 512;
+  // The index file's version written by Commit: 2 (tables used in place), or
+  // 1 (entries only; tables rebuilt in memory on every Open), which older
+  // neardup reads.
+  int file_version = 2;
+};
+
 // What the ids file's header records besides the ids.
 struct DocumentIndexHeader {
   // How the fingerprints were made: a JSON object, stored verbatim (as the
@@ -75,6 +94,8 @@ struct DocumentIndexHeader {
   // True when the index was built from precomputed fingerprints rather than
   // documents. Default: false.
   bool fingerprints_input = false;
+  // Not in the ids file: in the index file (version 2).
+  IndexTablesOptions tables;
 };
 
 // One indexed document within the query distance.
@@ -120,14 +141,36 @@ struct DocumentIndexOptions {
   // Commit runs by itself after a logged change once the log is larger than
   // this fraction of the index file (and at least 1 MiB). 0 = never.
   double compact_fraction = 0.5;
+  // That compaction runs on a thread of its own (true): the new index file is
+  // written without any lock held, from a snapshot (readers and writers go
+  // on), and is published under the writer's lock with the changes made
+  // meanwhile carried into a new log. false: inline, in the call that
+  // crossed the limit.
+  bool background_compaction = true;
+};
+
+// The lookup tables of the committed index file and of the delta.
+struct IndexTablesStats {
+  std::string kind;        // "exact" or "bands"
+  int tables = 0;          // L (bands) or C(b, k) (exact)
+  int blocks = 0;          // exact: b
+  int band_bits = 0;       // bands: r sampled bits per band
+  int probe_radius = 0;    // bands: key bits flipped per probe (multi-probe)
+  uint64_t seed = 0;       // bands: the positions' seed (kDefaultBandSeed)
+  double recall_at_k = 1;  // guaranteed recall at d = max_k (1 when exact)
+  double recall_at_k_minus_4 = 1;
+  double estimated_query_us = 0;  // cost model, one thread
+  int file_version = 0;           // of the committed index file (0: never written)
+  size_t delta_entries = 0;       // added since the index file was written (in memory)
 };
 
 struct DocumentIndexStats {
-  size_t documents = 0;      // indexed documents (live entries)
-  int bits = 0;              // fingerprint width
-  int max_k = 0;             // largest query distance
-  size_t memory_bytes = 0;   // heap bytes of the Hamming index
-  TableLayout layout;        // the permuted tables' shape
+  size_t documents = 0;     // indexed documents (live entries)
+  int bits = 0;             // fingerprint width
+  int max_k = 0;            // largest query distance
+  size_t memory_bytes = 0;  // heap bytes of the Hamming index
+  TableLayout layout;       // exact tables: their shape (blocks, tables)
+  IndexTablesStats tables;
   int64_t file_bytes = -1;   // size of PATH as opened or last committed; -1 if never written
   uint64_t log_bytes = 0;    // size of PATH.log (0 when there is none)
   uint64_t log_records = 0;  // records replayed on Open plus those appended since
@@ -207,6 +250,17 @@ class DocumentIndex {
   // changed since the last Commit or Open (except after Create/Build, which
   // always write). InvalidArgument in read-only mode.
   Status Commit();
+
+  // Commit, even when nothing changed: rewrites the index file with tables
+  // chosen for its current size (a version 1 file becomes
+  // header().tables.file_version, by default 2). InvalidArgument in read-only
+  // mode.
+  Status Compact();
+
+  // Reads the whole committed index file and checks every section's
+  // checksum and its structure (a version 2 file's sections are not read on
+  // Open, only when queries touch them). Corruption naming the file.
+  Status Verify() const;
 
   // fsyncs the log (with options.sync == false, what was appended since the
   // last Sync is not durable before this). OK when there is no log.

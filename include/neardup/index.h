@@ -96,6 +96,9 @@ struct SearchResults {
 enum class IndexType : uint32_t {
   kLinearScan = 1,
   kPermutedTable = 2,
+  // The tables of a version 2 document index file (doc/index_format.md); not
+  // a HammingIndex::Save format.
+  kTables = 3,
 };
 
 // The abstract interface. "threads" arguments: 0 = all hardware threads,

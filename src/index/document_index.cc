@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -23,6 +25,8 @@
 
 #include "index/document_log.h"
 #include "index/index_file.h"
+#include "index/index_file_v2.h"
+#include "index/table_index.h"
 #include "util/file.h"
 
 namespace neardup {
@@ -53,9 +57,28 @@ std::string PendingIdsPath(const std::string& path, uint64_t checksum) {
 }
 std::string LockPath(const std::string& path) { return path + ".lock"; }
 std::string LogPath(const std::string& path) { return path + ".log"; }
+// A log written for the index file with this checksum, waiting for the
+// commit that makes that file current (a background compaction's).
+std::string PendingLogPath(const std::string& path, uint64_t checksum) {
+  return path + ".log." + Hex64(checksum);
+}
 // The log triggers a compaction only past this size, whatever the fraction.
 constexpr uint64_t kMinCompactLogBytes = uint64_t{1} << 20;
 using index_internal::LogOp;
+
+// The base checksum in a log's header (0 when too short to hold one).
+uint64_t LogBase(std::string_view log) {
+  if (log.size() < index_internal::kLogHeaderSize) return 0;
+  uint64_t base;
+  std::memcpy(&base, log.data() + 16, 8);
+  return base;
+}
+
+// The size of n entries as a version 1 index file.
+double V1Bytes(size_t n, int bits) {
+  return static_cast<double>(index_internal::kIndexHeaderSize + index_internal::kIndexFooterSize +
+                             n * (bits == 64 ? 16 : 24));
+}
 
 Status Bad(const std::string& file, uint64_t line, const std::string& why) {
   return Status::Corruption(file + ":" + std::to_string(line) + ": " + why);
@@ -170,9 +193,40 @@ std::string_view FirstLine(std::string_view text) {
   return nl == std::string_view::npos ? text : text.substr(0, nl);
 }
 
+// The first line of a file, with its newline (a version 2 index's ids file:
+// only its header is read). Same errors as file::ReadWholeFile.
+Result<std::string> ReadFirstLine(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+    return Status::IOError(path + ": " + std::strerror(errno));
+  }
+  std::string line;
+  char buf[65536];
+  // A header is a few hundred bytes; a method with many data files, a few
+  // kilobytes. 64 MiB bounds a hostile file.
+  while (line.size() < (size_t{64} << 20)) {
+    const size_t got = std::fread(buf, 1, sizeof(buf), f);
+    if (got == 0) break;
+    const char* nl = static_cast<const char*>(std::memchr(buf, '\n', got));
+    if (nl != nullptr) {
+      line.append(buf, static_cast<size_t>(nl - buf) + 1);
+      break;
+    }
+    line.append(buf, got);
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return Status::IOError(path + ": read error");
+  return line;
+}
+
 // A committed pair as read from disk, not yet parsed beyond the ids header.
 struct RawPair {
-  std::string index_bytes;
+  std::shared_ptr<index_internal::MappedFile> index_file;
+  std::string_view index_bytes;  // of index_file
+  // The whole ids file for a version 1 index file; its header line for a
+  // version 2 one (whose ids are in the index file itself).
   std::string ids_text;
   std::string ids_file;       // which file ids_text came from
   bool from_pending = false;  // ids_file is PATH.ids.<checksum>: the commit was interrupted
@@ -209,16 +263,22 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
     if (attempt > 0) std::this_thread::sleep_for(kRetryDelay);
     RawPair p;
     const FileId index_id = IdOf(path);
-    auto index_bytes = file::ReadWholeFile(path);
-    if (!index_bytes.ok()) {
-      if (index_bytes.status().IsNotFound()) return Status::NotFound(path + ": no such index");
-      return index_bytes.status();
+    auto index_file = index_internal::MappedFile::Open(path);
+    if (!index_file.ok()) {
+      if (index_file.status().IsNotFound()) return Status::NotFound(path + ": no such index");
+      return index_file.status();
     }
-    p.index_bytes = std::move(*index_bytes);
+    p.index_file = std::move(*index_file);
+    p.index_bytes = p.index_file->bytes();
     const uint64_t checksum = index_internal::StoredChecksum(p.index_bytes);
+    const bool header_only =
+        index_internal::IndexFileVersion(p.index_bytes) == index_internal::kIndexVersion2;
+    const auto read_ids = [&](const std::string& file) {
+      return header_only ? ReadFirstLine(file) : file::ReadWholeFile(file);
+    };
 
     const FileId ids_id = IdOf(ids_path);
-    auto ids_text = file::ReadWholeFile(ids_path);
+    auto ids_text = read_ids(ids_path);
     std::optional<IdsHeader> ids_header;
     if (ids_text.ok()) {
       NEARDUP_ASSIGN_OR_RETURN(auto h, ParseIdsHeader(FirstLine(*ids_text), ids_path));
@@ -236,7 +296,7 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
     // The commit may have stopped between its two renames: the ids file
     // written for this index file waits under its checksum.
     const std::string pending = PendingIdsPath(path, checksum);
-    auto pending_text = file::ReadWholeFile(pending);
+    auto pending_text = read_ids(pending);
     if (pending_text.ok()) {
       auto h = ParseIdsHeader(FirstLine(*pending_text), pending);
       if (h.ok() && h->index_checksum == checksum) {
@@ -274,16 +334,98 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
 }
 
 // Names a crashed commit can leave: PATH.tmp and PATH.ids.<16 hex digits>.
+// PATH.log.<16 hex digits> too (a background compaction's new log).
 bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep) {
   if (name == base + ".tmp") return true;
-  const std::string prefix = base + ".ids.";
-  if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) {
-    return false;
+  for (const char* suffix : {".ids.", ".log."}) {
+    const std::string prefix = base + suffix;
+    if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) {
+      continue;
+    }
+    const std::string hex = name.substr(prefix.size());
+    if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+    return hex != Hex64(keep);
   }
-  const std::string hex = name.substr(prefix.size());
-  if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
-  return hex != Hex64(keep);
+  return false;
 }
+
+// The document ids by numeric id: those of a version 2 base file (read in
+// place: its name order gives the lookup by id) and, above them, the ids
+// added since (or all of them, for an index read from version 1 files).
+class Names {
+ public:
+  // Numeric ids below `lines` are the base's (a row of `base`, or removed).
+  void Reset(std::shared_ptr<const index_internal::IndexFileV2> base, uint64_t lines) {
+    base_ = std::move(base);
+    base_lines_ = lines;
+    base_removed_.clear();
+    extra_.clear();
+    live_.clear();
+  }
+  uint64_t lines() const { return base_lines_ + extra_.size(); }
+
+  // The document id of numeric id n; nullopt when removed or unknown.
+  std::optional<std::string_view> Get(uint64_t n) const {
+    if (n >= base_lines_) {
+      if (n - base_lines_ >= extra_.size() || !extra_[n - base_lines_]) return std::nullopt;
+      return std::string_view(*extra_[n - base_lines_]);
+    }
+    if (!base_) return std::nullopt;
+    const std::optional<size_t> row = base_->FindId(n);
+    if (!row || Removed(*row)) return std::nullopt;
+    return base_->Name(*row);
+  }
+  // The numeric ids of `id` (one, unless old files repeated it).
+  std::vector<uint64_t> Find(std::string_view id) const {
+    std::vector<uint64_t> out;
+    if (base_) {
+      for (uint32_t row : base_->FindName(id)) {
+        if (!Removed(row)) out.push_back(base_->ids()[row]);
+      }
+    }
+    auto [begin, end] = live_.equal_range(std::string(id));
+    for (auto it = begin; it != end; ++it) out.push_back(it->second);
+    return out;
+  }
+  bool Contains(std::string_view id) const { return !Find(id).empty(); }
+  uint64_t Append(std::optional<std::string> id) {
+    const uint64_t n = lines();
+    if (id) live_.emplace(*id, n);
+    extra_.push_back(std::move(id));
+    return n;
+  }
+  void Erase(uint64_t n) {
+    if (n >= base_lines_) {
+      auto& e = extra_[n - base_lines_];
+      if (!e) return;
+      auto [begin, end] = live_.equal_range(*e);
+      for (auto it = begin; it != end; ++it) {
+        if (it->second == n) {
+          live_.erase(it);
+          break;
+        }
+      }
+      e.reset();
+      return;
+    }
+    if (!base_) return;
+    if (const auto row = base_->FindId(n)) {
+      if (base_removed_.empty()) base_removed_.assign(base_->rows(), false);
+      base_removed_[*row] = true;
+    }
+  }
+
+ private:
+  bool Removed(size_t row) const { return row < base_removed_.size() && base_removed_[row]; }
+
+  std::shared_ptr<const index_internal::IndexFileV2> base_;
+  uint64_t base_lines_ = 0;
+  std::vector<bool> base_removed_;
+  std::vector<std::optional<std::string>> extra_;
+  // Document id -> numeric id of every live entry of extra_. A multimap only
+  // because files written before ids were unique may repeat an id.
+  std::unordered_multimap<std::string, uint64_t> live_;
+};
 
 }  // namespace
 
@@ -293,14 +435,13 @@ struct DocumentIndex::Rep {
   std::string path;
   Mode mode = Mode::kReadOnly;
   std::unique_ptr<file::FileLock> lock;
-  std::unique_ptr<HammingIndex> index;
+  std::unique_ptr<index_internal::TableIndex> index;
+  int bits = 0;   // index->bits(), fixed for the object's life
+  int max_k = 0;  // index->max_k(), likewise
   DocumentIndexHeader header;
   // Line n of the ids (numeric id n): the document id, or nullopt once
   // removed. Numeric ids are never reused.
-  std::vector<std::optional<std::string>> names;
-  // Document id -> numeric id of every live entry. A multimap only because
-  // files written before ids were unique may repeat an id.
-  std::unordered_multimap<std::string, uint64_t> live;
+  Names names;
   bool dirty = false;
   int64_t file_bytes = -1;
   uint64_t committed_checksum = 0;
@@ -321,15 +462,20 @@ struct DocumentIndex::Rep {
     return Status::OK();
   }
 
-  std::string IdsText(uint64_t checksum) const {
+  std::string IdsHeader(uint64_t checksum, uint64_t lines) const {
     Json h = {{"neardup_index_ids", kIdsFormatVersion},
               {"pipeline", Json::parse(header.pipeline_json)},
               {"fingerprints_input", header.fingerprints_input},
               {"index_checksum", Hex64(checksum)},
-              {"lines", names.size()}};
-    std::string text = h.dump() + "\n";
-    for (const auto& name : names) {
-      text += name ? Json(*name).dump(-1, ' ', false, Json::error_handler_t::replace) : "null";
+              {"lines", lines}};
+    return h.dump() + "\n";
+  }
+  std::string IdsBody() const {
+    std::string text;
+    for (uint64_t n = 0; n < names.lines(); ++n) {
+      const std::optional<std::string_view> name = names.Get(n);
+      text += name ? Json(std::string(*name)).dump(-1, ' ', false, Json::error_handler_t::replace)
+                   : "null";
       text += '\n';
     }
     return text;
@@ -352,7 +498,49 @@ struct DocumentIndex::Rep {
     for (const std::string& f : leftovers) (void)file::RemoveFile(f);
   }
 
+  // What a commit writes: the live entries in numeric-id order with their
+  // document ids, and the ids file's lines.
+  struct Snapshot {
+    int bits = 64;
+    int max_k = 0;
+    std::vector<IndexEntry> entries;
+    std::vector<std::string> names;
+    uint64_t lines = 0;
+    std::string ids_body;
+  };
+  // REQUIRES: `mu` held (shared is enough).
+  Snapshot TakeSnapshot() const;
+  // Writes the index file of `snap` (version header.tables.file_version) to
+  // `file`, fsynced. No lock needed.
+  Status WriteSnapshot(const Snapshot& snap, const std::string& file, uint64_t* checksum) const;
+  Status Publish(const Snapshot& snap, const std::string& tmp, uint64_t checksum,
+                 const std::vector<LogOp>& carry);
+  // After the commit point: maps the new version 2 file (the delta is in it).
+  Status UseCommittedFile(const Snapshot& snap);
   Status Commit();
+
+  // Background compaction (DocumentIndexOptions::background_compaction): a
+  // thread writes the new index file from a snapshot without any lock, then
+  // publishes it under the writer's lock with the changes made meanwhile
+  // carried into a new log.
+  std::thread compactor;
+  bool compacting = false;            // guarded by mu
+  bool recording = false;             // since_snapshot is being filled; guarded by mu
+  std::vector<LogOp> since_snapshot;  // guarded by mu
+  std::atomic<bool> stop_compaction{false};
+  Status last_compaction;  // guarded by mu
+  // REQUIRES: `mu` held exclusively.
+  void StartCompaction();
+  void RunCompaction();
+  // REQUIRES: `mu` not held.
+  void JoinCompaction();
+  ~Rep() {
+    stop_compaction = true;
+    JoinCompaction();
+  }
+  // The log's size that triggers a compaction is compact_fraction of this:
+  // the size of the committed state as a version 1 file.
+  double compact_basis = 0;
   // The public calls' bodies, run with `mu` held. What took effect is
   // appended to *ops when it is not null.
   Status AddBatch(std::span<const std::string> ids, std::span<const Fingerprint> fps, bool replace,
@@ -440,7 +628,19 @@ Status ParseIds(const RawPair& raw, const HammingIndex& index,
   return Status::OK();
 }
 
+index_internal::TablesPolicy PolicyOf(const IndexTablesOptions& o) {
+  index_internal::TablesPolicy p;
+  p.exact = o.exact;
+  p.recall = o.recall;
+  p.max_bytes_per_fingerprint = o.max_bytes_per_fingerprint;
+  return p;
+}
+
 Status CheckHeader(const DocumentIndexHeader& header, int bits) {
+  if (!(header.tables.recall > 0 && header.tables.recall < 1)) {
+    return Status::InvalidArgument("recall must be in (0, 1), got " +
+                                   std::to_string(header.tables.recall));
+  }
   Json pipeline = Json::parse(header.pipeline_json, nullptr, /*allow_exceptions=*/false);
   if (pipeline.is_discarded()) return Status::InvalidArgument("pipeline_json is not valid JSON");
   const std::string why = CheckPipeline(pipeline);
@@ -474,20 +674,60 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   // (its commit folded the log into a pair this reader has not read).
   RawPair raw;
   std::optional<std::string> log_bytes;
+  bool log_from_pending = false;
   for (int attempt = 0;; ++attempt) {
     const FileId before = IdOf(path);
     NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path));
     auto bytes = file::ReadWholeFile(LogPath(path));
     if (!bytes.ok() && !bytes.status().IsNotFound()) return bytes.status();
     log_bytes.reset();
+    log_from_pending = false;
     if (bytes.ok()) log_bytes = std::move(*bytes);
+    // A background compaction may have stopped between its commit point and
+    // the rename of its new log: that log waits under the file's checksum.
+    const uint64_t checksum = index_internal::StoredChecksum(raw.index_bytes);
+    if (!log_bytes || LogBase(*log_bytes) != checksum) {
+      auto pending = file::ReadWholeFile(PendingLogPath(path, checksum));
+      if (pending.ok() && LogBase(*pending) == checksum) {
+        log_bytes = std::move(*pending);
+        log_from_pending = true;
+      } else if (auto again = file::ReadWholeFile(LogPath(path));
+                 again.ok() && LogBase(*again) == checksum) {
+        log_bytes = std::move(*again);  // renamed into place meanwhile
+      }
+    }
     if (IdOf(path) == before || attempt + 1 == kOpenAttempts) break;
     std::this_thread::sleep_for(kRetryDelay);
   }
-  auto index = LoadIndexFromMemory(raw.index_bytes, path);
-  if (!index.ok()) return index.status();
-  rep->index = std::move(*index);
-  NEARDUP_RETURN_IF_ERROR(ParseIds(raw, *rep->index, &rep->names));
+  if (index_internal::IndexFileVersion(raw.index_bytes) == index_internal::kIndexVersion2) {
+    // Version 2: used in place; nothing is parsed beyond the metadata.
+    NEARDUP_ASSIGN_OR_RETURN(std::shared_ptr<const index_internal::IndexFileV2> file,
+                             index_internal::IndexFileV2::Open(raw.index_file, path));
+    if (!raw.header.lines) {
+      return Bad(raw.ids_file, 1, "a version 2 index file needs a version 2 ids file");
+    }
+    const auto ids = file->ids();
+    if (!ids.empty() && ids.back() >= *raw.header.lines) {
+      return Status::Corruption(
+          raw.ids_file + ": the index holds numeric id " + std::to_string(ids.back()) +
+          ", which has no line in the ids file (" + std::to_string(*raw.header.lines) + " lines)");
+    }
+    rep->names.Reset(file, *raw.header.lines);
+    rep->index = index_internal::TableIndex::FromFile(std::move(file));
+  } else {
+    // Version 1: the entries are read and tabled in memory (the first commit
+    // writes version 2).
+    auto contents = index_internal::ParseIndexFile(raw.index_bytes, path);
+    if (!contents.ok()) return contents.status();
+    NEARDUP_ASSIGN_OR_RETURN(rep->index, index_internal::TableIndex::Create(
+                                             contents->header.bits, contents->header.max_k,
+                                             index_internal::TablesPolicy{}, contents->ids.size()));
+    NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(contents->ids, contents->fps));
+    std::vector<std::optional<std::string>> names;
+    NEARDUP_RETURN_IF_ERROR(ParseIds(raw, *rep->index, &names));
+    rep->names.Reset(nullptr, 0);
+    for (auto& name : names) rep->names.Append(std::move(name));
+  }
   if (auto b = raw.header.pipeline.find("bits");
       b != raw.header.pipeline.end() && *b != rep->index->bits()) {
     return Bad(raw.ids_file, 1,
@@ -495,10 +735,16 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   }
   rep->header.pipeline_json = raw.header.pipeline.dump();
   rep->header.fingerprints_input = raw.header.fingerprints_input;
-  for (uint64_t n = 0; n < rep->names.size(); ++n) {
-    if (rep->names[n]) rep->live.emplace(*rep->names[n], n);
-  }
+  rep->bits = rep->index->bits();
+  rep->max_k = rep->index->max_k();
   rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
+  rep->compact_basis = V1Bytes(rep->index->size(), rep->index->bits());
+  if (const index_internal::IndexFileV2* base = rep->index->base()) {
+    const index_internal::TablesPolicy& p = base->meta().policy;
+    rep->header.tables.exact = p.exact;
+    rep->header.tables.recall = p.recall;
+    rep->header.tables.max_bytes_per_fingerprint = p.max_bytes_per_fingerprint;
+  }
   rep->committed_checksum = index_internal::StoredChecksum(raw.index_bytes);
   rep->has_committed = true;
   // The log applies when it was written for this index file; a log written
@@ -523,6 +769,12 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
       NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
     }
     rep->RemoveLeftovers();
+    if (log && log_from_pending) {
+      // Finish the interrupted compaction: its commit point had passed.
+      NEARDUP_RETURN_IF_ERROR(
+          file::RenameFile(PendingLogPath(path, rep->committed_checksum), LogPath(path)));
+      NEARDUP_RETURN_IF_ERROR(file::SyncParentDir(path));
+    }
     if (log) {
       // Appends continue after the last whole record (a torn tail is cut).
       NEARDUP_ASSIGN_OR_RETURN(rep->log, index_internal::LogWriter::Reopen(
@@ -569,14 +821,18 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
       return Status::InvalidArgument("document id '" + ids[i] + "' appears twice");
     }
   }
-  std::vector<uint64_t> numeric(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    numeric[i] = i;
-    rep->names.emplace_back(ids[i]);
-    rep->live.emplace(ids[i], i);
+  if (header.tables.file_version != 1 && header.tables.file_version != 2) {
+    return Status::InvalidArgument("index file version must be 1 or 2");
   }
-  NEARDUP_ASSIGN_OR_RETURN(auto built, PermutedTableIndex::Build(options, numeric, fps));
-  rep->index = std::move(built);
+  std::vector<uint64_t> numeric(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) numeric[i] = rep->names.Append(ids[i]);
+  NEARDUP_ASSIGN_OR_RETURN(rep->index,
+                           index_internal::TableIndex::Create(
+                               options.bits, options.max_k, PolicyOf(header.tables),
+                               options.expected_size != 0 ? options.expected_size : ids.size()));
+  NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(numeric, fps));
+  rep->bits = rep->index->bits();
+  rep->max_k = rep->index->max_k();
   // Leftovers are not removed here: until this index commits, a pending ids
   // file may still belong to the committed index file.
   rep->dirty = true;
@@ -623,25 +879,24 @@ Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
       }
       it->second = i;
     }
-    if (!replace && r.live.count(ids[i]) > 0) {
+    if (!replace && r.names.Contains(ids[i])) {
       return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
     }
   }
-  if (r.names.size() + ids.size() > std::numeric_limits<uint32_t>::max() - 2) {
+  if (r.names.lines() + ids.size() > std::numeric_limits<uint32_t>::max() - 2) {
     return Status::ResourceExhausted(r.path + ": too many document ids");
   }
   std::vector<uint64_t> removed;
   if (replace) {
     for (const auto& entry : last) {
-      auto [begin, end] = r.live.equal_range(std::string(entry.first));
-      for (auto it = begin; it != end; ++it) removed.push_back(it->second);
+      for (uint64_t n : r.names.Find(entry.first)) removed.push_back(n);
     }
   }
   std::vector<uint64_t> numeric;
   std::vector<Fingerprint> kept;
   numeric.reserve(last.size());
   kept.reserve(last.size());
-  uint64_t next = r.names.size();
+  uint64_t next = r.names.lines();
   for (size_t i = 0; i < ids.size(); ++i) {
     if (last[ids[i]] != i) continue;  // an earlier occurrence replaced within the batch
     numeric.push_back(next++);
@@ -650,16 +905,11 @@ Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
   NEARDUP_RETURN_IF_ERROR(r.index->AddBatch(numeric, kept));
   if (!removed.empty()) {
     r.index->RemoveBatch(removed);
-    for (uint64_t n : removed) {
-      r.live.erase(std::string(*r.names[n]));
-      r.names[n] = std::nullopt;
-    }
+    for (uint64_t n : removed) r.names.Erase(n);
   }
-  size_t j = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (last[ids[i]] != i) continue;
-    r.names.emplace_back(ids[i]);
-    r.live.emplace(ids[i], numeric[j++]);
+    r.names.Append(ids[i]);
     if (ops != nullptr) {
       ops->push_back(LogOp{replace ? LogOp::Type::kAddReplace : LogOp::Type::kAdd, ids[i], fps[i]});
     }
@@ -689,16 +939,15 @@ Result<size_t> DocumentIndex::Rep::Remove(std::span<const std::string> ids,
   Rep& r = *this;
   std::vector<uint64_t> numeric;
   for (const std::string& id : ids) {
-    auto [begin, end] = r.live.equal_range(id);
-    if (begin == end) {
+    const std::vector<uint64_t> found = r.names.Find(id);
+    if (found.empty()) {
       if (missing != nullptr) missing->push_back(id);
       continue;
     }
-    for (auto it = begin; it != end; ++it) {
-      numeric.push_back(it->second);
-      r.names[it->second] = std::nullopt;
+    for (uint64_t n : found) {
+      numeric.push_back(n);
+      r.names.Erase(n);
     }
-    r.live.erase(begin, end);
     if (ops != nullptr) ops->push_back(LogOp{LogOp::Type::kRemove, id, Fingerprint()});
   }
   if (numeric.empty()) return size_t{0};
@@ -707,10 +956,25 @@ Result<size_t> DocumentIndex::Rep::Remove(std::span<const std::string> ids,
 }
 
 Status DocumentIndex::Commit() {
+  rep_->JoinCompaction();
   std::unique_lock lock(rep_->mu);
   NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
   if (!rep_->dirty) return Status::OK();
   return rep_->Commit();
+}
+
+Status DocumentIndex::Compact() {
+  rep_->JoinCompaction();
+  std::unique_lock lock(rep_->mu);
+  NEARDUP_RETURN_IF_ERROR(rep_->CheckWritable());
+  return rep_->Commit();
+}
+
+Status DocumentIndex::Verify() const {
+  std::shared_lock lock(rep_->mu);
+  const index_internal::IndexFileV2* base = rep_->index->base();
+  // A version 1 file's checksum was verified when it was read.
+  return base != nullptr ? base->Verify() : Status::OK();
 }
 
 Status DocumentIndex::Sync() {
@@ -769,12 +1033,19 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* p
   }
   log_bytes = log->bytes();
   ++log_records;
+  if (recording) since_snapshot.insert(since_snapshot.end(), ops.begin(), ops.end());
   if (options.sync) *pending = PendingSync{log, log_bytes};
   const double limit = std::max<double>(static_cast<double>(kMinCompactLogBytes),
-                                        options.compact_fraction * static_cast<double>(file_bytes));
+                                        options.compact_fraction * compact_basis);
   // The change is durable in the log: a compaction that fails (a full disk)
   // leaves the log in place and is tried again after the next change.
-  if (options.compact_fraction > 0 && static_cast<double>(log_bytes) > limit) (void)Commit();
+  if (options.compact_fraction > 0 && static_cast<double>(log_bytes) > limit) {
+    if (options.background_compaction) {
+      StartCompaction();
+    } else {
+      (void)Commit();
+    }
+  }
   return Status::OK();
 }
 
@@ -792,30 +1063,95 @@ Status DocumentIndex::Rep::Await(const PendingSync& pending) {
 }
 
 // The commit protocol of doc/index_format.md, "Committing".
+DocumentIndex::Rep::Snapshot DocumentIndex::Rep::TakeSnapshot() const {
+  Snapshot snap;
+  snap.bits = index->bits();
+  snap.max_k = index->max_k();
+  snap.entries = index->Entries();
+  const auto by_id = [](const IndexEntry& a, const IndexEntry& b) { return a.id < b.id; };
+  if (!std::is_sorted(snap.entries.begin(), snap.entries.end(), by_id)) {
+    std::sort(snap.entries.begin(), snap.entries.end(), by_id);
+  }
+  snap.names.reserve(snap.entries.size());
+  for (const IndexEntry& e : snap.entries) {
+    // Open checked that every entry has a name; kept as a check.
+    snap.names.emplace_back(names.Get(e.id).value_or(std::string_view()));
+  }
+  snap.lines = names.lines();
+  snap.ids_body = IdsBody();
+  return snap;
+}
+
+Status DocumentIndex::Rep::WriteSnapshot(const Snapshot& snap, const std::string& file,
+                                         uint64_t* checksum) const {
+  if (header.tables.file_version == 1) {
+    index_internal::IndexFileHeader h;
+    h.type = IndexType::kPermutedTable;
+    h.bits = snap.bits;
+    h.max_k = snap.max_k;
+    h.blocks = PermutedTableIndex::ChooseLayout(h.bits, h.max_k, snap.entries.size(), 64).blocks;
+    return index_internal::WriteIndexFileContents(file, h, snap.entries, checksum);
+  }
+  const size_t n = snap.entries.size();
+  std::vector<uint64_t> ids(n), lo(n), hi(snap.bits == 128 ? n : 0);
+  std::vector<std::string_view> doc_ids(snap.names.begin(), snap.names.end());
+  for (size_t i = 0; i < n; ++i) {
+    ids[i] = snap.entries[i].id;
+    lo[i] = snap.entries[i].fingerprint.lo();
+    if (!hi.empty()) hi[i] = snap.entries[i].fingerprint.hi();
+  }
+  index_internal::IndexFileV2Meta meta;
+  meta.policy = PolicyOf(header.tables);
+  meta.spec = index_internal::ChooseTables(n, snap.bits, snap.max_k, meta.policy);
+  return index_internal::WriteIndexFileV2(file, meta, {ids, lo, hi, doc_ids}, /*threads=*/0,
+                                          checksum);
+}
+
+Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
+  file_bytes = static_cast<int64_t>(V1Bytes(snap.entries.size(), snap.bits));
+  compact_basis = static_cast<double>(file_bytes);
+  // A version 1 file is not used in place: the memory holds the state already.
+  if (header.tables.file_version == 1) return Status::OK();
+  NEARDUP_ASSIGN_OR_RETURN(auto mapped, index_internal::MappedFile::Open(path));
+  NEARDUP_ASSIGN_OR_RETURN(std::shared_ptr<const index_internal::IndexFileV2> file,
+                           index_internal::IndexFileV2::Open(std::move(mapped), path));
+  if (file->checksum() != committed_checksum) {
+    return Status::IOError(path + ": replaced by another writer after this commit");
+  }
+  file_bytes = static_cast<int64_t>(file->file_bytes());
+  names.Reset(file, snap.lines);
+  index = index_internal::TableIndex::FromFile(std::move(file));
+  return Status::OK();
+}
+
 Status DocumentIndex::Rep::Commit() {
-  index_internal::IndexFileHeader h;
-  h.type = index->type();
-  h.bits = index->bits();
-  h.max_k = index->max_k();
-  h.blocks = h.type == IndexType::kPermutedTable
-                 ? static_cast<const PermutedTableIndex&>(*index).layout().blocks
-                 : 0;
-  const std::vector<IndexEntry> entries = index->Entries();
+  const Snapshot snap = TakeSnapshot();
   const std::string tmp = path + ".tmp";
   uint64_t checksum = 0;
   // 1. The index file, under a temporary name, synced.
-  NEARDUP_RETURN_IF_ERROR(index_internal::WriteIndexFileContents(tmp, h, entries, &checksum));
-  // 2. The ids file under the name PATH.ids.<checksum>, synced.
+  NEARDUP_RETURN_IF_ERROR(WriteSnapshot(snap, tmp, &checksum));
+  return Publish(snap, tmp, checksum, {});
+}
+
+// Steps 2 to 6 of "Committing" for an index file written at `tmp`; `carry`
+// holds the changes made since `snap` was taken (a background compaction's),
+// which go to the new log and are applied again over the new file.
+Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp, uint64_t checksum,
+                                   const std::vector<LogOp>& carry) {
+  // 2. The ids file under the name PATH.ids.<checksum>, synced; the changes
+  // made meanwhile in a new log PATH.log.<checksum>, synced.
   const std::string pending = PendingIdsPath(path, checksum);
+  const std::string pending_log = PendingLogPath(path, checksum);
   const auto abandon = [&](const Status& s) {
     (void)file::RemoveFile(tmp);
     (void)file::RemoveFile(pending);
+    (void)file::RemoveFile(pending_log);
     return s;
   };
   {
     auto out = file::WritableFile::Create(pending);
     if (!out.ok()) return abandon(out.status());
-    const std::string text = IdsText(checksum);
+    const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
     constexpr size_t kChunk = size_t{1} << 20;
     for (size_t pos = 0; pos < text.size(); pos += kChunk) {
       const Status s = (*out)->Append(std::string_view(text).substr(pos, kChunk));
@@ -825,31 +1161,92 @@ Status DocumentIndex::Rep::Commit() {
     if (s.ok()) s = (*out)->Close();
     if (!s.ok()) return abandon(s);
   }
-  // 3. Both names durable before the commit point refers to them.
+  std::shared_ptr<index_internal::LogWriter> new_log;
+  if (!carry.empty()) {
+    auto created = index_internal::LogWriter::Create(pending_log, checksum, snap.bits);
+    if (!created.ok()) return abandon(created.status());
+    new_log = std::move(*created);
+    if (Status s = new_log->Append(carry, /*sync=*/true); !s.ok()) return abandon(s);
+  }
+  // 3. Every new name durable before the commit point refers to them.
   if (Status s = file::SyncParentDir(path); !s.ok()) return abandon(s);
-  // 4. The commit point: from here every reader pairs PATH with `pending`.
+  // 4. The commit point: from here every reader pairs PATH with `pending`
+  // (and its log with `pending_log`).
   if (Status s = file::RenameFile(tmp, path); !s.ok()) return abandon(s);
-  dirty = false;
+  dirty = !carry.empty();
   has_committed = true;
-  log_failed = Status::OK();  // the pair holds every change now
-  // The log was written for the previous index file: stale from here on.
-  log.reset();
-  log_bytes = 0;
-  log_records = 0;
-  file_bytes =
-      static_cast<int64_t>(index_internal::kIndexHeaderSize + index_internal::kIndexFooterSize +
-                           entries.size() * (h.bits == 64 ? 16 : 24));
+  log_failed = Status::OK();  // the pair (and the new log) hold every change now
+  // The old log was written for the previous index file: stale from here on.
+  log = new_log;
+  log_bytes = new_log ? new_log->bytes() : 0;
+  log_records = new_log ? 1 : 0;
   committed_checksum = checksum;
   const auto after = [&](const Status& s) {
     return Status::IOError(path + ": committed, but " + s.message());
   };
+  // The new file replaces the tables and names in memory; the carried
+  // changes are applied over it again.
+  if (Status s = UseCommittedFile(snap); !s.ok()) return after(s);
+  if (header.tables.file_version != 1) {
+    for (const LogOp& op : carry) {
+      const Status s = op.type == LogOp::Type::kRemove
+                           ? Remove(std::span<const std::string>(&op.id, 1), nullptr).status()
+                           : AddBatch(std::span<const std::string>(&op.id, 1),
+                                      std::span<const Fingerprint>(&op.fingerprint, 1),
+                                      op.type == LogOp::Type::kAddReplace);
+      if (!s.ok()) return after(s);
+    }
+  }
   if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
-  // 5. Tidy: the ids file under its usual name. A crash before this is
-  // completed by the next writer; readers find `pending` meanwhile.
+  // 5. Tidy: the ids file and the log under their usual names. A crash before
+  // this is completed by the next writer; readers find the pending names
+  // meanwhile.
   if (Status s = file::RenameFile(pending, IdsPath(path)); !s.ok()) return after(s);
+  if (new_log) {
+    if (Status s = file::RenameFile(pending_log, LogPath(path)); !s.ok()) return after(s);
+  }
   if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
-  if (Status s = file::RemoveFile(LogPath(path)); !s.ok()) return after(s);
+  if (!new_log) {
+    if (Status s = file::RemoveFile(LogPath(path)); !s.ok()) return after(s);
+  }
   return Status::OK();
+}
+
+void DocumentIndex::Rep::StartCompaction() {
+  if (compacting) return;
+  if (compactor.joinable()) compactor.join();  // finished: it cleared `compacting`
+  compacting = true;
+  since_snapshot.clear();
+  compactor = std::thread([this] { RunCompaction(); });
+}
+
+void DocumentIndex::Rep::RunCompaction() {
+  Snapshot snap;
+  {
+    // Readers go on; writers wait for the copy (milliseconds per 100k).
+    std::shared_lock lock(mu);
+    snap = TakeSnapshot();
+    // Writers record their changes from here (they hold `mu` exclusively,
+    // so none runs while this shared lock is held).
+    recording = true;
+  }
+  const std::string tmp = path + ".tmp";
+  uint64_t checksum = 0;
+  Status s = WriteSnapshot(snap, tmp, &checksum);
+  std::unique_lock lock(mu);
+  if (s.ok() && !stop_compaction) {
+    s = Publish(snap, tmp, checksum, since_snapshot);
+  } else {
+    (void)file::RemoveFile(tmp);
+  }
+  last_compaction = s;
+  recording = false;
+  since_snapshot.clear();
+  compacting = false;
+}
+
+void DocumentIndex::Rep::JoinCompaction() {
+  if (compactor.joinable()) compactor.join();
 }
 
 Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const {
@@ -865,11 +1262,12 @@ Status DocumentIndex::Rep::Query(const Fingerprint& fp, int k,
   out->reserve(neighbors.size());
   for (const Neighbor& n : neighbors) {
     // Open checked that every entry has a non-null line; kept as a check.
-    if (n.id >= names.size() || !names[n.id]) {
+    const std::optional<std::string_view> name = names.Get(n.id);
+    if (!name) {
       return Status::Corruption(path + ": numeric id " + std::to_string(n.id) +
                                 " has no document id");
     }
-    out->push_back(DocumentMatch{*names[n.id], n.distance});
+    out->push_back(DocumentMatch{std::string(*name), n.distance});
   }
   return Status::OK();
 }
@@ -901,7 +1299,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     if (!seen.emplace(ids[i], i).second) {
       return Status::InvalidArgument("document id '" + ids[i] + "' appears twice in the input");
     }
-    if (may_add && !options.replace && r.live.count(ids[i]) > 0) {
+    if (may_add && !options.replace && r.names.Contains(ids[i])) {
       return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
     }
   }
@@ -926,7 +1324,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
 
 bool DocumentIndex::Contains(const std::string& id) const {
   std::shared_lock lock(rep_->mu);
-  return rep_->live.count(id) > 0;
+  return rep_->names.Contains(id);
 }
 
 Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint& fp, int k,
@@ -940,8 +1338,10 @@ Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint&
   *out = std::move(results[0].matches);
   return results[0].added;
 }
-int DocumentIndex::bits() const { return rep_->index->bits(); }
-int DocumentIndex::max_k() const { return rep_->index->max_k(); }
+// Read without the lock: a background compaction replaces `index`, never its
+// width or max k, which are kept apart.
+int DocumentIndex::bits() const { return rep_->bits; }
+int DocumentIndex::max_k() const { return rep_->max_k; }
 size_t DocumentIndex::size() const {
   std::shared_lock lock(rep_->mu);
   return rep_->index->size();
@@ -959,14 +1359,25 @@ DocumentIndexStats DocumentIndex::Stats() const {
   s.file_bytes = rep_->file_bytes;
   s.log_bytes = rep_->log_bytes;
   s.log_records = rep_->log_records;
-  if (rep_->index->type() == IndexType::kPermutedTable) {
-    s.layout = static_cast<const PermutedTableIndex&>(*rep_->index).layout();
-  } else {
-    s.layout.bits = s.bits;
-    s.layout.max_k = s.max_k;
-    s.layout.blocks = 0;
-    s.layout.tables = 0;
-  }
+  const index_internal::TablesSpec& spec = rep_->index->spec();
+  s.layout.bits = s.bits;
+  s.layout.max_k = s.max_k;
+  s.layout.blocks = spec.kind == index_internal::TablesKind::kExact ? spec.blocks : 0;
+  s.layout.tables =
+      spec.kind == index_internal::TablesKind::kExact ? static_cast<int>(spec.masks.size()) : 0;
+  s.layout.bytes_per_fingerprint = static_cast<size_t>(spec.bytes_per_fingerprint);
+  IndexTablesStats& t = s.tables;
+  t.kind = index_internal::TablesKindName(spec.kind);
+  t.tables = static_cast<int>(spec.masks.size());
+  t.blocks = spec.blocks;
+  t.band_bits = spec.band_bits;
+  t.probe_radius = spec.radius;
+  t.seed = spec.seed;
+  t.recall_at_k = spec.recall_at_k;
+  t.recall_at_k_minus_4 = spec.recall_at_k_minus_4;
+  t.estimated_query_us = spec.estimated_query_us;
+  t.file_version = !rep_->has_committed ? 0 : rep_->index->base() != nullptr ? 2 : 1;
+  t.delta_entries = rep_->index->delta_size();
   return s;
 }
 

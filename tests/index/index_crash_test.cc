@@ -134,7 +134,7 @@ class IndexCrashTest : public ::testing::Test {
   }
 
   // Builds the index of `docs` in pristine_ with the library.
-  void BuildPristine(const Docs& docs) {
+  void BuildPristine(const Docs& docs, int file_version = 2) {
     std::vector<std::string> ids;
     std::vector<Fingerprint> fps;
     for (const auto& [id, fp] : docs) {
@@ -144,6 +144,7 @@ class IndexCrashTest : public ::testing::Test {
     DocumentIndexHeader h;
     h.pipeline_json = R"({"method":"tfidf","bits":64})";
     h.fingerprints_input = true;
+    h.tables.file_version = file_version;
     PermutedTableOptions o;
     o.bits = 64;
     o.max_k = 3;
@@ -540,9 +541,10 @@ TEST_F(IndexCrashTest, AddRejectsPresentIdsUnlessReplace) {
 }
 
 // Issue 16, item 3, through the CLI: a clean error, never an abort, never an
-// empty id printed as a match.
+// empty id printed as a match. Version 1 index files: their ids file's lines
+// are read (a version 2 file holds the ids itself).
 TEST_F(IndexCrashTest, HostileIdsFileIsACleanError) {
-  BuildPristine(MakeDocs("old", 3, 91));
+  BuildPristine(MakeDocs("old", 3, 91), /*file_version=*/1);
   const std::string idx = Fresh("hostile");
   const std::string good = ReadFile(idx + ".ids");
   std::string bad = good;

@@ -162,6 +162,10 @@ TEST_F(ServeTest, EndpointsAnswerAsTheLibrary) {
            R"({"fingerprints":[{"id":"q","fingerprint":")" + Hex(base_[7], 1) + R"("}]})", &status);
   ASSERT_EQ(status, 200) << j;
   EXPECT_EQ(j["results"][0]["matches"], Json::parse(R"([{"id":"base7","distance":1}])"));
+  // The lookup tables' guaranteed recall, as /v1/stats reports it.
+  ASSERT_TRUE(j["recall_at_max_k"].is_number());
+  EXPECT_GT(j["recall_at_max_k"].get<double>(), 0.98);
+  EXPECT_LE(j["recall_at_max_k"].get<double>(), 1.0);
   // Check: a near duplicate is not added, a new one is, a later near
   // duplicate of it in the same batch finds it.
   const uint64_t fresh = 0x0123456789abcdefULL;

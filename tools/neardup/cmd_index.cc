@@ -26,9 +26,30 @@ struct IndexFlags {
   int k = -1;                 // query
   std::vector<std::string> remove_ids;
   bool json = false;
-  bool replace = false;  // add: replace documents already indexed
-  bool add_new = false;  // check: add the documents that have no match
+  bool replace = false;       // add: replace documents already indexed
+  bool add_new = false;       // check: add the documents that have no match
+  IndexTablesOptions tables;  // build: how the lookup tables are chosen
 };
+
+// The lookup tables and their recall guarantee, as stats and serve report
+// them.
+nlohmann::ordered_json TablesJson(const DocumentIndexStats& s) {
+  const IndexTablesStats& t = s.tables;
+  nlohmann::ordered_json j = {{"kind", t.kind}, {"tables", t.tables}};
+  if (t.kind == "exact") {
+    j["blocks"] = t.blocks;
+  } else {
+    j["band_bits"] = t.band_bits;
+    j["probe_radius"] = t.probe_radius;
+    j["seed"] = t.seed;
+  }
+  j["recall_at_k"] = t.recall_at_k;
+  j["recall_at_k_minus_4"] = t.recall_at_k_minus_4;
+  j["estimated_query_us"] = t.estimated_query_us;
+  j["file_version"] = t.file_version;
+  j["delta_entries"] = t.delta_entries;
+  return j;
+}
 
 // The ids file's "pipeline" member: the method's text form (method.h), with
 // its data files made absolute and identified by digest, so that the index
@@ -155,6 +176,7 @@ int RunBuild(IndexFlags flags) {
   DocumentIndexHeader header;
   header.pipeline_json = pipeline_header->dump();
   header.fingerprints_input = flags.fingerprints;
+  header.tables = flags.tables;
   auto index = DocumentIndex::Build(flags.index_path, header, options, batch.ids, batch.fps);
   if (!index.ok()) return Fail(index.status());
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
@@ -162,10 +184,10 @@ int RunBuild(IndexFlags flags) {
     const DocumentIndexStats s = (*index)->Stats();
     std::fprintf(stderr,
                  "neardup: indexed %zu fingerprints (%llu empty documents not indexed) in %s: "
-                 "%d bits, max k %d, %d blocks, %d tables\n",
+                 "%d bits, max k %d, %d %s tables, guaranteed recall %.6f at distance %d\n",
                  s.documents, static_cast<unsigned long long>(batch.empty),
-                 flags.index_path.c_str(), s.layout.bits, s.layout.max_k, s.layout.blocks,
-                 s.layout.tables);
+                 flags.index_path.c_str(), s.bits, s.max_k, s.tables.tables, s.tables.kind.c_str(),
+                 s.tables.recall_at_k, s.max_k);
   }
   return InputExitCode(flags.input, *stats);
 }
@@ -211,6 +233,12 @@ int RunQuery(const IndexFlags& flags) {
   const Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
   if (!query_status.ok()) return Fail(query_status);
+  if (!flags.input.quiet) {
+    const IndexTablesStats t = idx.Stats().tables;
+    std::fprintf(stderr,
+                 "neardup: %s tables: a match at distance %d is found with probability >= %.6f\n",
+                 t.kind.c_str(), idx.max_k(), t.recall_at_k);
+  }
   return InputExitCode(flags.input, *stats);
 }
 
@@ -325,7 +353,7 @@ int RunCompact(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
   if (!index.ok()) return Fail(index.status());
   const uint64_t log_bytes = (*index)->Stats().log_bytes;
-  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Compact());
   if (!flags.input.quiet) {
     std::fprintf(stderr, "neardup: folded a %llu-byte log into %s; it holds %zu fingerprints\n",
                  static_cast<unsigned long long>(log_bytes), flags.index_path.c_str(),
@@ -348,11 +376,7 @@ int RunStats(const IndexFlags& flags) {
       {"log_bytes", s.log_bytes},
       {"log_records", s.log_records},
       {"pipeline", nlohmann::ordered_json::parse((*index)->header().pipeline_json)}};
-  if (s.layout.tables > 0) {
-    j["layout"] = {{"blocks", s.layout.blocks},
-                   {"tables", s.layout.tables},
-                   {"min_key_bits", s.layout.min_key_bits}};
-  }
+  j["tables"] = TablesJson(s);
   auto out = Output::Open("-", {});
   if (!out.ok()) return Fail(out.status());
   (*out)->Write(flags.json ? j.dump() + "\n" : j.dump(2) + "\n");
@@ -360,7 +384,22 @@ int RunStats(const IndexFlags& flags) {
   return kExitOk;
 }
 
+int RunVerify(const IndexFlags& flags) {
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Verify());
+  if (!flags.input.quiet) {
+    std::fprintf(stderr, "neardup: %s: verified, %zu fingerprints\n", flags.index_path.c_str(),
+                 (*index)->size());
+  }
+  return kExitOk;
+}
+
 }  // namespace
+
+nlohmann::ordered_json IndexTablesJson(const DocumentIndexStats& stats) {
+  return TablesJson(stats);
+}
 
 Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& path,
                                                           const std::string& jieba_dir,
@@ -387,7 +426,9 @@ Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& pat
 
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* index = app.add_subcommand(
-      "index", "A persistent near-duplicate index (permuted tables; exact for any k <= max k)");
+      "index",
+      "A persistent near-duplicate index (exact tables, or bit-sampling bands with a stated recall "
+      "where they are cheaper)");
   index->require_subcommand(1);
 
   auto build = std::make_shared<IndexFlags>();
@@ -398,6 +439,20 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
   b->add_option("--max-k", build->max_k, "Largest k that queries may use (default: the method's k)")
       ->check(CLI::Range(0, 32));
+  b->add_flag("--exact", build->tables.exact,
+              "Exact lookup tables (every match within k is found) whatever their cost; by "
+              "default the cheaper of exact tables and bit-sampling bands with --recall");
+  b->add_option("--recall", build->tables.recall,
+                "Bands: the guaranteed recall at distance max k (default 0.99; 1 - (1 - R) / 100 "
+                "at max k - 4)")
+      ->check(CLI::Range(1e-6, 0.999999999));
+  b->add_option("--max-table-bytes", build->tables.max_bytes_per_fingerprint,
+                "Bands: bytes per fingerprint the tables may take (default 512)")
+      ->check(CLI::Range(8, 65536));
+  b->add_option("--index-version", build->tables.file_version,
+                "Index file version to write: 2 (tables used in place, default) or 1 (read by "
+                "older neardup; tables rebuilt on every open)")
+      ->check(CLI::Range(1, 2));
   b->get_option("-o")->description(
       "The index to write: IDX (IDX.ids and IDX.lock go beside it); required, not -");
   b->callback([build, exit_code] { exit_code->value = RunBuild(*build); });
@@ -464,10 +519,19 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   auto compact = std::make_shared<IndexFlags>();
   CLI::App* co = index->add_subcommand(
       "compact",
-      "Fold the log IDX.log (written by check --add-new and serve) into IDX and IDX.ids");
+      "Rewrite IDX and IDX.ids with the log IDX.log (written by check --add-new and serve) "
+      "folded in and tables chosen for the index's size; a version 1 index becomes version 2 "
+      "(the upgrade)");
   co->add_option("IDX", compact->index_path, "The index")->required();
   co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
   co->callback([compact, exit_code] { exit_code->value = RunCompact(*compact); });
+
+  auto verify = std::make_shared<IndexFlags>();
+  CLI::App* v = index->add_subcommand(
+      "verify", "Read the whole index and check every section's checksum and structure");
+  v->add_option("IDX", verify->index_path, "The index")->required();
+  v->add_flag("-q,--quiet", verify->input.quiet, "Print no summary");
+  v->callback([verify, exit_code] { exit_code->value = RunVerify(*verify); });
 
   auto stats = std::make_shared<IndexFlags>();
   CLI::App* s = index->add_subcommand("stats", "Size, layout, memory and settings of an index");

@@ -7,6 +7,10 @@
 // a crash; the requests are wired to DocumentIndex::Query, AddBatch, Check
 // and Remove. The API is in doc/serve.md.
 
+// cpp-httplib listens with a backlog of 5 by default: 64 clients connecting
+// at once overflowed it (connections refused). Only this file of the program
+// includes httplib.h, so the setting is the same everywhere it is used.
+#define CPPHTTPLIB_LISTEN_BACKLOG 1024
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
@@ -37,7 +41,9 @@ struct ServeFlags {
   std::string token_file;
   size_t max_body_bytes = size_t{16} << 20;
   size_t max_batch = 10000;
-  int threads = 8;
+  // cpp-httplib serves a keep-alive connection on one worker for its whole
+  // life: with fewer workers than clients, the rest wait in the queue.
+  int threads = 64;
   bool no_sync = false;
   double compact_fraction = 0.5;
   int read_timeout_s = 10;
@@ -266,7 +272,8 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
     }
     out.push_back(std::move(r));
   }
-  SetJson(res, Json{{"results", std::move(out)}});
+  SetJson(res,
+          Json{{"results", std::move(out)}, {"recall_at_max_k", index.Stats().tables.recall_at_k}});
 }
 
 void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
@@ -284,7 +291,8 @@ void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
     }
     out.push_back({{"id", batch.ids[i]}, {"matches", MatchesJson(matches)}});
   }
-  SetJson(res, Json{{"results", std::move(out)}});
+  SetJson(res, Json{{"results", std::move(out)},
+                    {"recall_at_max_k", index_->Stats().tables.recall_at_k}});
 }
 
 void Server::HandleAdd(const httplib::Request& req, httplib::Response& res) {
@@ -333,6 +341,7 @@ void Server::HandleStats(httplib::Response& res) {
                     {"file_bytes", s.file_bytes},
                     {"log_bytes", s.log_bytes},
                     {"log_records", s.log_records},
+                    {"tables", IndexTablesJson(s)},
                     {"method", method_.ToString()}});
 }
 
@@ -416,6 +425,9 @@ bool Server::Run() {
   http_.set_write_timeout(flags_.read_timeout_s, 0);
   const int threads = flags_.threads;
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // A keep-alive connection serves this many requests before it is closed
+  // (httplib's default, 5, made clients reconnect every fifth request).
+  http_.set_keep_alive_max_count(100000);
   int port = flags_.port;
   if (port == 0) {
     port = http_.bind_to_any_port(flags_.host);
@@ -518,7 +530,9 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
                 "Largest request body; larger is 413 (default 16 MiB)");
   s->add_option("--max-batch", flags->max_batch,
                 "Most documents, fingerprints or ids per request; more is 413 (default 10000)");
-  s->add_option("--threads", flags->threads, "Worker threads (default 8)");
+  s->add_option("--threads", flags->threads,
+                "Worker threads: connections served at once, each keep-alive connection holds "
+                "one (default 64)");
   s->add_option("--read-timeout", flags->read_timeout_s,
                 "Seconds a client may take to send a request (default 10)")
       ->check(CLI::Range(1, 3600));

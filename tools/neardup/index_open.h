@@ -7,6 +7,7 @@
 #define NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "neardup/document_index.h"
@@ -22,6 +23,10 @@ Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& pat
                                                           const std::string& jieba_dir,
                                                           DocumentIndex::Mode mode, Method* method,
                                                           const DocumentIndexOptions& options = {});
+
+// The "tables" object of `index stats` and serve's /v1/stats: the lookup
+// tables and their guaranteed recall.
+nlohmann::ordered_json IndexTablesJson(const DocumentIndexStats& stats);
 
 }  // namespace neardup::cli
 

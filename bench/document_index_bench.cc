@@ -1,0 +1,159 @@
+// Copyright 2026 The neardup Authors.
+//
+// The persistent DocumentIndex (version 2 file, used in place) at the default
+// method's shape, 128 bits and k = 24, N = 1M random fingerprints (half of the
+// queries planted at distance 0..24 from a stored one), with the linear scan
+// as the reference in the same run:
+//
+//   build/bench/neardup_document_index_bench [--neardup_n=N]
+//
+// Counters: q/s (queries per second, one thread), recall (planted targets
+// found / planted), rss_mb (resident memory of the process after Open, before
+// any query; the index file is mapped, so its pages come in as queries touch
+// them), open_ms.
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "neardup/document_index.h"
+#include "neardup/index.h"
+
+namespace neardup {
+namespace {
+
+size_t g_n = 1000000;
+
+struct Data {
+  std::string dir;
+  std::string path;
+  std::vector<Fingerprint> fps;
+  std::vector<Fingerprint> queries;
+  std::vector<std::string> targets;  // planted target id, or "" for a random query
+};
+
+Fingerprint Flip(Fingerprint fp, int d, std::mt19937_64& rng) {
+  uint64_t hi = fp.hi(), lo = fp.lo();
+  std::vector<int> pos(128);
+  for (int i = 0; i < 128; ++i) pos[i] = i;
+  for (int i = 0; i < d; ++i) {
+    std::swap(pos[i], pos[i + rng() % (128 - i)]);
+    if (pos[i] < 64) {
+      lo ^= uint64_t{1} << pos[i];
+    } else {
+      hi ^= uint64_t{1} << (pos[i] - 64);
+    }
+  }
+  return Fingerprint::From128(hi, lo);
+}
+
+double RssMb() {
+  std::ifstream in("/proc/self/statm");
+  long pages = 0, resident = 0;
+  in >> pages >> resident;
+  return static_cast<double>(resident) * 4096 / 1e6;
+}
+
+Data& GetData() {
+  static Data* d = [] {
+    auto* data = new Data();
+    data->dir = std::filesystem::temp_directory_path() / "neardup_document_index_bench";
+    std::filesystem::create_directories(data->dir);
+    data->path = data->dir + "/i.idx";
+    std::mt19937_64 rng(1);
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < g_n; ++i) {
+      data->fps.push_back(Fingerprint::From128(rng(), rng()));
+      ids.push_back("doc-" + std::to_string(i));
+    }
+    for (int q = 0; q < 2000; ++q) {
+      const size_t t = rng() % g_n;
+      data->queries.push_back(Flip(data->fps[t], q % 25, rng));
+      data->targets.push_back(ids[t]);
+      data->queries.push_back(Fingerprint::From128(rng(), rng()));
+      data->targets.push_back("");
+    }
+    PermutedTableOptions o;
+    o.bits = 128;
+    o.max_k = 24;
+    const auto start = std::chrono::steady_clock::now();
+    auto index = DocumentIndex::Build(data->path, DocumentIndexHeader{}, o, ids, data->fps);
+    if (!index.ok() || !(*index)->Commit().ok()) std::abort();
+    std::fprintf(stderr, "built and committed %zu fingerprints in %.1f s\n", g_n,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return data;
+  }();
+  return *d;
+}
+
+void BM_Open(benchmark::State& state) {
+  Data& d = GetData();
+  double rss = 0;
+  for (auto _ : state) {
+    const double before = RssMb();
+    auto index = DocumentIndex::Open(d.path);
+    if (!index.ok()) state.SkipWithError(index.status().ToString().c_str());
+    rss = RssMb() - before;
+    benchmark::DoNotOptimize(index);
+  }
+  state.counters["rss_mb"] = rss;
+}
+BENCHMARK(BM_Open)->Unit(benchmark::kMillisecond);
+
+void BM_QueryMapped(benchmark::State& state) {
+  Data& d = GetData();
+  auto index = DocumentIndex::Open(d.path);
+  if (!index.ok()) return state.SkipWithError(index.status().ToString().c_str());
+  std::vector<DocumentMatch> m;
+  size_t i = 0, found = 0, planted = 0;
+  for (auto _ : state) {
+    const size_t q = i++ % d.queries.size();
+    if (!(*index)->Query(d.queries[q], 24, &m).ok()) return state.SkipWithError("query");
+    if (!d.targets[q].empty()) {
+      ++planted;
+      for (const auto& x : m) found += x.id == d.targets[q];
+    }
+  }
+  state.counters["q/s"] = benchmark::Counter(static_cast<double>(i), benchmark::Counter::kIsRate);
+  state.counters["recall"] = planted ? static_cast<double>(found) / planted : 0;
+  state.counters["recall_guarantee"] = (*index)->Stats().tables.recall_at_k;
+}
+BENCHMARK(BM_QueryMapped)->Unit(benchmark::kMicrosecond)->MinTime(3);
+
+void BM_QueryLinearScan(benchmark::State& state) {
+  Data& d = GetData();
+  auto scan = LinearScanIndex::Create(128);
+  std::vector<uint64_t> ids(d.fps.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  if (!(*scan)->AddBatch(ids, d.fps).ok()) return state.SkipWithError("add");
+  std::vector<Neighbor> m;
+  size_t i = 0;
+  for (auto _ : state) {
+    if (!(*scan)->Search(d.queries[i++ % d.queries.size()], 24, &m).ok()) {
+      return state.SkipWithError("search");
+    }
+  }
+  state.counters["q/s"] = benchmark::Counter(static_cast<double>(i), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_QueryLinearScan)->Unit(benchmark::kMicrosecond)->MinTime(3);
+
+}  // namespace
+}  // namespace neardup
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--neardup_n=", 12) == 0) neardup::g_n = std::stoul(argv[i] + 12);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  std::filesystem::remove_all(neardup::GetData().dir);
+  return 0;
+}

@@ -1,0 +1,306 @@
+// Copyright 2026 The neardup Authors.
+
+#include "index/mask_tables.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <thread>
+
+#include "neardup/band_join.h"
+#include "neardup/index.h"
+#include "util/random.h"
+
+namespace neardup::index_internal {
+namespace {
+
+// Cost model of one query, in nanoseconds on one thread: a probe (key,
+// directory slot, bucket scan: two cache misses, overlapped by prefetching)
+// and a candidate (a random fingerprint read and its distance).
+constexpr double kProbeNs = 60.0;
+constexpr double kCandidateNs = 30.0;
+// Bytes per row of one table: row (4), key (2), directory (about 0.5).
+constexpr double kTableBytes = 6.5;
+constexpr int kMaxBands = 4096;
+
+int Popcount2(uint64_t hi, uint64_t lo) { return std::popcount(hi) + std::popcount(lo); }
+
+// The masks of the exact layout with b blocks: bit j of the fingerprint is in
+// block (f - 1 - j) * b / f (block 0 holds the most significant bits).
+std::vector<TableMask> ExactMasks(int f, int k, int b) {
+  std::vector<std::pair<uint64_t, uint64_t>> block(static_cast<size_t>(b), {0, 0});
+  for (int j = 0; j < f; ++j) {
+    const size_t blk = static_cast<size_t>((f - 1 - j) * b / f);
+    if (j < 64) {
+      block[blk].second |= uint64_t{1} << j;
+    } else {
+      block[blk].first |= uint64_t{1} << (j - 64);
+    }
+  }
+  // Every choice of b - k key blocks, in lexicographic order.
+  std::vector<TableMask> masks;
+  std::vector<bool> chosen(static_cast<size_t>(b), false);
+  std::fill(chosen.begin(), chosen.begin() + (b - k), true);
+  do {
+    TableMask m;
+    for (int i = 0; i < b; ++i) {
+      if (chosen[static_cast<size_t>(i)]) {
+        m.hi |= block[static_cast<size_t>(i)].first;
+        m.lo |= block[static_cast<size_t>(i)].second;
+      }
+    }
+    masks.push_back(m);
+  } while (std::prev_permutation(chosen.begin(), chosen.end()));
+  return masks;
+}
+
+}  // namespace
+
+int DirBitsFor(size_t n) {
+  int t = 0;
+  while (t < 24 && (size_t{8} << t) < n) ++t;
+  return t;
+}
+
+double TableCollision(int f, int d, int r, int radius) {
+  double p = BitSamplingCollision(f, d, r);
+  if (radius >= 1 && r >= 1 && d >= 1) {
+    // P(X = 1) = C(d, 1) C(f - d, r - 1) / C(f, r)
+    //          = d * [C(f - d, r - 1) / C(f, r - 1)] * [C(f, r - 1) / C(f, r)].
+    p += d * BitSamplingCollision(f, d, r - 1) * r / (f - r + 1);
+  }
+  return std::min(p, 1.0);
+}
+
+TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
+  const double nn = static_cast<double>(n);
+  TablesSpec exact;
+  exact.kind = TablesKind::kExact;
+  exact.bits = bits;
+  exact.max_k = k;
+  exact.dir_bits = DirBitsFor(n);
+  if (k <= bits / 4) {
+    // Among b in [k + 1, k + 16] with C(b, k) tables within the memory budget
+    // (at least b = k + 1), the lowest cost: C(b, k) probes, each with
+    // n * 2^-w candidates, w the narrowest key ((b - k) blocks of at least
+    // floor(f / b) bits).
+    double tables_cap = policy.max_bytes_per_fingerprint / kTableBytes;
+    for (int b = k + 1; b <= std::min(bits, k + 16); ++b) {
+      double tables = 1;
+      for (int i = 1; i <= k; ++i) tables = tables * (b - k + i) / i;
+      if (tables > PermutedTableIndex::kMaxTables || (b > k + 1 && tables > tables_cap)) break;
+      const int key_bits = (b - k) * (bits / b);
+      const double cost =
+          tables * (kProbeNs + nn * std::ldexp(1.0, -key_bits) * kCandidateNs) * 1e-3;
+      if (exact.blocks == 0 || cost < exact.estimated_query_us) {
+        exact.blocks = b;
+        exact.estimated_query_us = cost;
+        exact.bytes_per_fingerprint = tables * kTableBytes;
+      }
+    }
+    exact.masks = ExactMasks(bits, k, exact.blocks);
+    if (policy.exact) return exact;
+  }
+  // Bands: the same recall targets as ChooseSimHashBands (recall at k, and
+  // 1 - (1 - recall) / 100 at k - 4).
+  const double recall = std::clamp(policy.recall, 1e-6, 1 - 1e-12);
+  const double close_target = 1 - (1 - recall) / 100;
+  const int close_d = std::max(k - 4, 0);
+  TablesSpec best;
+  bool have = false;
+  for (int radius = 0; radius <= 1; ++radius) {
+    for (int r = 1; r <= bits - k && r <= 32; ++r) {
+      const double pk = TableCollision(bits, k, r, radius);
+      const double pc = TableCollision(bits, close_d, r, radius);
+      if (pk <= 0 || pc <= 0) break;
+      const double l =
+          std::max(pk >= 1 ? 1.0 : std::ceil(std::log1p(-recall) / std::log1p(-pk)),
+                   pc >= 1 ? 1.0 : std::ceil(std::log1p(-close_target) / std::log1p(-pc)));
+      if (l > kMaxBands) continue;
+      const int bands = std::max(1, static_cast<int>(l));
+      if (bands * kTableBytes > policy.max_bytes_per_fingerprint) continue;
+      const double probes = static_cast<double>(bands) * (1 + radius * r);
+      const double cost =
+          (probes * kProbeNs + probes * nn * std::ldexp(1.0, -r) * kCandidateNs) * 1e-3;
+      if (!have || cost < best.estimated_query_us) {
+        have = true;
+        best.band_bits = r;
+        best.radius = radius;
+        best.masks.assign(static_cast<size_t>(bands), TableMask{});
+        best.estimated_query_us = cost;
+        best.bytes_per_fingerprint = bands * kTableBytes;
+      }
+    }
+  }
+  // Exact unless the bands are at least twice as cheap: recall 1 is worth a
+  // small premium.
+  if (!exact.masks.empty() && (!have || exact.estimated_query_us <= 2 * best.estimated_query_us)) {
+    return exact;
+  }
+  best.kind = TablesKind::kBands;
+  best.bits = bits;
+  best.max_k = k;
+  best.dir_bits = DirBitsFor(n);
+  best.seed = kDefaultBandSeed;
+  SimHashBands sb;
+  sb.bits = bits;
+  sb.band_bits = best.band_bits;
+  sb.bands = static_cast<int>(best.masks.size());
+  sb.seed = best.seed;
+  const auto masks = SimHashBandMasks(sb);
+  for (size_t i = 0; i < masks.size(); ++i) {
+    best.masks[i] = TableMask{masks[i].first, masks[i].second, static_cast<uint32_t>(best.radius)};
+  }
+  best.recall_at_k = BandRecall(TableCollision(bits, k, best.band_bits, best.radius), sb.bands);
+  best.recall_at_k_minus_4 =
+      BandRecall(TableCollision(bits, close_d, best.band_bits, best.radius), sb.bands);
+  return best;
+}
+
+uint32_t TableKey(uint64_t hi, uint64_t lo, const TableMask& mask) {
+  return static_cast<uint32_t>(SplitMix64((lo & mask.lo) ^ SplitMix64(hi & mask.hi)) >> 32);
+}
+
+const char* TablesKindName(TablesKind kind) {
+  return kind == TablesKind::kExact ? "exact" : "bands";
+}
+
+std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bits,
+                                    std::span<const uint64_t> lo, std::span<const uint64_t> hi,
+                                    int threads) {
+  const size_t n = lo.size();
+  const size_t slots = size_t{1} << dir_bits;
+  std::vector<OwnedTable> tables(masks.size());
+  const auto build = [&](size_t t) {
+    OwnedTable& table = tables[t];
+    std::vector<uint32_t> keys(n);
+    table.dir.assign(slots + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+      keys[i] = TableKey(hi.empty() ? 0 : hi[i], lo[i], masks[t]);
+      ++table.dir[(dir_bits == 0 ? 0 : keys[i] >> (32 - dir_bits)) + 1];
+    }
+    for (size_t s = 0; s < slots; ++s) table.dir[s + 1] += table.dir[s];
+    std::vector<uint32_t> fill(table.dir.begin(), table.dir.end() - 1);
+    table.rows.resize(n);
+    table.keys.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t pos = fill[dir_bits == 0 ? 0 : keys[i] >> (32 - dir_bits)]++;
+      table.rows[pos] = static_cast<uint32_t>(i);
+      table.keys[pos] = static_cast<uint16_t>(keys[i]);
+    }
+  };
+  unsigned workers = threads > 0 ? static_cast<unsigned>(threads)
+                                 : std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min<unsigned>(workers, static_cast<unsigned>(masks.size()));
+  if (workers <= 1 || n < 4096) {
+    for (size_t t = 0; t < masks.size(); ++t) build(t);
+    return tables;
+  }
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      for (size_t t = w; t < masks.size(); t += workers) build(t);
+    });
+  }
+  for (auto& th : pool) th.join();
+  return tables;
+}
+
+void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
+                 std::vector<uint32_t>* rows, std::vector<int>* dists) {
+  if (view.n == 0) return;
+  const bool wide = !view.hi.empty();
+  const size_t slots = size_t{1} << view.dir_bits;
+  const int shift = 32 - view.dir_bits;
+  struct Probe {
+    uint32_t table;
+    uint32_t key;
+    uint64_t hi, lo;  // the probed value (q with one bit flipped, or q)
+  };
+  thread_local std::vector<Probe> probes;
+  probes.clear();
+  const size_t tables = std::min(view.tables.size(), view.masks.size());
+  for (size_t t = 0; t < tables; ++t) {
+    const TableMask& m = view.masks[t];
+    probes.push_back(Probe{static_cast<uint32_t>(t), TableKey(q_hi, q_lo, m), q_hi, q_lo});
+    if (m.radius >= 1) {
+      for (uint64_t bits = m.lo; bits != 0; bits &= bits - 1) {
+        const uint64_t flip = bits & (~bits + 1);
+        probes.push_back(
+            Probe{static_cast<uint32_t>(t), TableKey(q_hi, q_lo ^ flip, m), q_hi, q_lo ^ flip});
+      }
+      for (uint64_t bits = m.hi; bits != 0; bits &= bits - 1) {
+        const uint64_t flip = bits & (~bits + 1);
+        probes.push_back(
+            Probe{static_cast<uint32_t>(t), TableKey(q_hi ^ flip, q_lo, m), q_hi ^ flip, q_lo});
+      }
+    }
+  }
+  // Four passes, each prefetching what the next reads, so that the cache
+  // misses of all probes overlap instead of following one another: the
+  // directory slots, the buckets, the candidates' fingerprints.
+  for (const Probe& p : probes) {
+    const TableView& tv = view.tables[p.table];
+    const size_t s = view.dir_bits == 0 ? 0 : p.key >> shift;
+    if (s + 1 < tv.dir.size()) __builtin_prefetch(&tv.dir[s]);
+  }
+  struct Range {
+    uint32_t probe, begin, end;
+  };
+  thread_local std::vector<Range> ranges;
+  ranges.clear();
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const Probe& p = probes[i];
+    const TableView& tv = view.tables[p.table];
+    const size_t s = view.dir_bits == 0 ? 0 : p.key >> shift;
+    if (s >= slots || s + 1 >= tv.dir.size()) continue;
+    const size_t end = std::min<size_t>({tv.dir[s + 1], tv.rows.size(), tv.keys.size()});
+    const size_t begin = tv.dir[s];
+    if (begin >= end) continue;
+    __builtin_prefetch(&tv.keys[begin]);
+    __builtin_prefetch(&tv.rows[begin]);
+    ranges.push_back(
+        Range{static_cast<uint32_t>(i), static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+  }
+  struct Candidate {
+    uint32_t probe, row;
+  };
+  thread_local std::vector<Candidate> candidates;
+  candidates.clear();
+  for (const Range& r : ranges) {
+    const Probe& p = probes[r.probe];
+    const TableView& tv = view.tables[p.table];
+    const uint16_t low = static_cast<uint16_t>(p.key);
+    for (size_t i = r.begin; i < r.end; ++i) {
+      if (tv.keys[i] != low) continue;
+      const uint32_t row = tv.rows[i];
+      if (row >= view.n || row >= view.lo.size() || (wide && row >= view.hi.size())) continue;
+      __builtin_prefetch(&view.lo[row]);
+      if (wide) __builtin_prefetch(&view.hi[row]);
+      candidates.push_back(Candidate{r.probe, row});
+    }
+  }
+  for (const Candidate& c : candidates) {
+    const Probe& p = probes[c.probe];
+    const TableMask& m = view.masks[p.table];
+    const uint32_t row = c.row;
+    const uint64_t x_hi = wide ? view.hi[row] : 0;
+    const uint64_t x_lo = view.lo[row];
+    // Genuinely the probed value in this table (not a hash collision), so
+    // the row is found by exactly one probe of this table.
+    if (((x_hi ^ p.hi) & m.hi) != 0 || ((x_lo ^ p.lo) & m.lo) != 0) continue;
+    const int d = Popcount2(x_hi ^ q_hi, x_lo ^ q_lo);
+    if (d > k) continue;
+    // Reported by the first table that finds it.
+    bool earlier = false;
+    for (size_t u = 0; u < p.table && !earlier; ++u) {
+      const TableMask& e = view.masks[u];
+      earlier = Popcount2((x_hi ^ q_hi) & e.hi, (x_lo ^ q_lo) & e.lo) <= static_cast<int>(e.radius);
+    }
+    if (earlier) continue;
+    rows->push_back(row);
+    dists->push_back(d);
+  }
+}
+
+}  // namespace neardup::index_internal

@@ -1,0 +1,134 @@
+// Copyright 2026 The neardup Authors.
+//
+// Internal: the lookup tables of a version 2 index file (doc/index_format.md),
+// used in place from a memory-mapped file or from memory.
+//
+// A table is a bit mask m over the f fingerprint bits and a probe radius
+// (0 or 1). Its key for a fingerprint x is a 32-bit hash of x & m. A query q
+// probes the key of q & m and, with radius 1, the keys of (q ^ e_j) & m for
+// every bit j of m, so it finds every stored x with popcount((q ^ x) & m) <= 1
+// (radius 0: (q ^ x) & m == 0). Every hit is verified by its Hamming
+// distance; nothing is ever reported beyond k.
+//
+// Two kinds of table sets, one structure:
+//   exact  the permuted tables of Manku et al.: the f bits cut into b blocks,
+//          one table per choice of b - k key blocks (radius 0). Two
+//          fingerprints within k agree on the key blocks of some table, so
+//          recall is 1.
+//   bands  bit sampling (band_join.h): L masks of r positions drawn by
+//          SimHashBandMasks from kDefaultBandSeed. A pair at distance d is
+//          found by a band with probability P(X <= radius), X the number of
+//          the r sampled positions among the d differing ones
+//          (hypergeometric; for radius 0 it is BitSamplingCollision), so the
+//          recall is BandRecall(p, L), computed for d = k and d = k - 4.
+// ChooseTables picks between them by estimated query cost within a memory
+// budget; `exact` forces the first.
+//
+// Storage of one table over n rows: a directory of 2^t + 1 uint32 offsets on
+// the top t bits of the key, then the rows (uint32) bucketed by those bits,
+// with the key's low 16 bits (uint16) beside each row.
+
+#ifndef NEARDUP_INDEX_MASK_TABLES_H_
+#define NEARDUP_INDEX_MASK_TABLES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "neardup/fingerprint.h"
+
+namespace neardup::index_internal {
+
+enum class TablesKind : uint32_t { kExact = 1, kBands = 2 };
+
+struct TableMask {
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+  uint32_t radius = 0;  // 0 or 1
+};
+
+// How a table set is chosen (stored in the file so that a compaction chooses
+// the same way for its new size).
+struct TablesPolicy {
+  bool exact = false;                        // exact tables whatever the cost
+  double recall = 0.99;                      // target recall at d = k (bands)
+  uint32_t max_bytes_per_fingerprint = 512;  // tables only (bands)
+};
+
+struct TablesSpec {
+  TablesKind kind = TablesKind::kExact;
+  int bits = 64;
+  int max_k = 0;
+  int dir_bits = 0;                  // t
+  int blocks = 0;                    // exact: b
+  int band_bits = 0;                 // bands: r
+  int radius = 0;                    // bands: probe radius
+  uint64_t seed = 0;                 // bands: the SimHashBandMasks seed
+  double recall_at_k = 1;            // guaranteed recall at d = max_k
+  double recall_at_k_minus_4 = 1;    // at d = max(max_k - 4, 0)
+  double estimated_query_us = 0;     // by the cost model, one thread
+  double bytes_per_fingerprint = 0;  // of the tables
+  std::vector<TableMask> masks;
+};
+
+// Directory bits for n rows: about 4 to 8 rows per bucket, at most 24.
+int DirBitsFor(size_t n);
+
+// The table set for n fingerprints of `bits` bits queried up to distance k.
+// REQUIRES: bits in {64, 128}, 0 <= k <= bits / 4 (the exact layout's limit)
+// or, for bands, k < bits.
+TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy);
+
+// Recall of one table of r sampled bits probed with `radius` for a pair at
+// distance d: P(X <= radius).
+double TableCollision(int f, int d, int r, int radius);
+
+// One table, in place.
+struct TableView {
+  std::span<const uint32_t> dir;  // 2^t + 1 offsets
+  std::span<const uint32_t> rows;
+  std::span<const uint16_t> keys;
+};
+
+// A table set over n rows of fingerprints (lo, and hi for 128 bits).
+struct TablesView {
+  int bits = 64;
+  int dir_bits = 0;
+  size_t n = 0;
+  std::span<const uint64_t> lo;
+  std::span<const uint64_t> hi;  // empty for 64 bits
+  std::span<const TableMask> masks;
+  std::vector<TableView> tables;
+};
+
+// Tables built in memory.
+struct OwnedTable {
+  std::vector<uint32_t> dir;
+  std::vector<uint32_t> rows;
+  std::vector<uint16_t> keys;
+};
+
+// Builds every table of `masks` over rows [0, n) of (lo, hi), on `threads`
+// threads (0 = all).
+std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bits,
+                                    std::span<const uint64_t> lo, std::span<const uint64_t> hi,
+                                    int threads);
+
+// Appends to *rows every row x with HammingDistance(q, x) <= k found by the
+// tables, each once, with its distance in *dists (same order). Tolerates a
+// hostile view (offsets and rows out of range are skipped), never reads out
+// of the spans.
+void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
+                 std::vector<uint32_t>* rows, std::vector<int>* dists);
+
+// The 32-bit key of (hi, lo) & mask.
+uint32_t TableKey(uint64_t hi, uint64_t lo, const TableMask& mask);
+
+// "exact" or "bands".
+const char* TablesKindName(TablesKind kind);
+
+}  // namespace neardup::index_internal
+
+#endif  // NEARDUP_INDEX_MASK_TABLES_H_

@@ -1,0 +1,241 @@
+// Copyright 2026 The neardup Authors.
+
+#include "index/table_index.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace neardup::index_internal {
+namespace {
+
+constexpr size_t kMaxEntries = 0xfffffffeu;
+// The delta's unsorted tail is scanned linearly up to this many entries (or
+// the size of its tabled part, whichever is larger) before the delta's tables
+// are rebuilt over all of it.
+constexpr size_t kMinTail = 1024;
+
+bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
+  return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TableIndex>> TableIndex::Create(int bits, int max_k,
+                                                       const TablesPolicy& policy,
+                                                       size_t expected) {
+  if (bits != 64 && bits != 128) return Status::InvalidArgument("bits must be 64 or 128");
+  if (max_k < 0 || max_k > bits / 4) {
+    return Status::InvalidArgument("max_k must be in [0, " + std::to_string(bits / 4) + "], got " +
+                                   std::to_string(max_k));
+  }
+  if (!(policy.recall > 0 && policy.recall < 1)) {
+    return Status::InvalidArgument("recall must be in (0, 1)");
+  }
+  std::unique_ptr<TableIndex> index(new TableIndex());
+  index->policy_ = policy;
+  index->spec_ = ChooseTables(std::max<size_t>(expected, 1), bits, max_k, policy);
+  index->RebuildDeltaTables();
+  return index;
+}
+
+std::unique_ptr<TableIndex> TableIndex::FromFile(std::shared_ptr<const IndexFileV2> file) {
+  std::unique_ptr<TableIndex> index(new TableIndex());
+  index->spec_ = file->meta().spec;
+  index->policy_ = file->meta().policy;
+  index->live_ = file->rows();
+  index->base_ = std::move(file);
+  index->RebuildDeltaTables();
+  return index;
+}
+
+void TableIndex::RebuildDeltaTables() {
+  d_built_ = d_ids_.size();
+  const int dir_bits = DirBitsFor(d_built_);
+  d_tables_ = BuildTables(
+      spec_.masks, dir_bits, d_lo_,
+      spec_.bits == 128 ? std::span<const uint64_t>(d_hi_) : std::span<const uint64_t>(),
+      /*threads=*/0);
+  d_view_ = TablesView{};
+  d_view_.bits = spec_.bits;
+  d_view_.dir_bits = dir_bits;
+  d_view_.n = d_built_;
+  d_view_.lo = std::span<const uint64_t>(d_lo_.data(), d_built_);
+  if (spec_.bits == 128) d_view_.hi = std::span<const uint64_t>(d_hi_.data(), d_built_);
+  d_view_.masks = spec_.masks;
+  for (const OwnedTable& t : d_tables_) d_view_.tables.push_back({t.dir, t.rows, t.keys});
+}
+
+size_t TableIndex::MemoryBytes() const {
+  size_t bytes = (d_ids_.capacity() + d_lo_.capacity() + d_hi_.capacity()) * 8 +
+                 d_dead_.capacity() / 8 + base_dead_.capacity() / 8 + d_pos_.size() * 48;
+  for (const OwnedTable& t : d_tables_) {
+    bytes += t.dir.capacity() * 4 + t.rows.capacity() * 4 + t.keys.capacity() * 2;
+  }
+  return bytes;
+}
+
+Status TableIndex::Add(uint64_t id, const Fingerprint& fp) {
+  return AddBatch(std::span<const uint64_t>(&id, 1), std::span<const Fingerprint>(&fp, 1));
+}
+
+Status TableIndex::AddBatch(std::span<const uint64_t> ids, std::span<const Fingerprint> fps) {
+  if (ids.size() != fps.size()) {
+    return Status::InvalidArgument("ids and fingerprints differ in number");
+  }
+  for (const Fingerprint& fp : fps) {
+    if (fp.bits() != bits()) {
+      return Status::InvalidArgument("a " + std::to_string(fp.bits()) + "-bit fingerprint in a " +
+                                     std::to_string(bits()) + "-bit index");
+    }
+  }
+  const size_t base_rows = base_ ? base_->rows() : 0;
+  if (base_rows + d_ids_.size() + ids.size() > kMaxEntries) {
+    return Status::ResourceExhausted("an index holds at most 2^32 - 2 entries");
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    d_pos_[ids[i]].push_back(d_ids_.size());
+    d_ids_.push_back(ids[i]);
+    d_lo_.push_back(fps[i].lo());
+    d_hi_.push_back(fps[i].hi());
+    d_dead_.push_back(false);
+  }
+  live_ += ids.size();
+  if (d_ids_.size() - d_built_ > std::max(kMinTail, d_built_)) {
+    RebuildDeltaTables();
+  } else {
+    // The vectors may have moved: the view's fingerprints follow them.
+    d_view_.lo = std::span<const uint64_t>(d_lo_.data(), d_built_);
+    if (spec_.bits == 128) d_view_.hi = std::span<const uint64_t>(d_hi_.data(), d_built_);
+  }
+  return Status::OK();
+}
+
+size_t TableIndex::Remove(uint64_t id) { return RemoveBatch(std::span<const uint64_t>(&id, 1)); }
+
+size_t TableIndex::RemoveBatch(std::span<const uint64_t> ids) {
+  size_t removed = 0;
+  for (uint64_t id : ids) {
+    if (base_) {
+      // Ids ascend in the file; a repeated id occupies neighbouring rows.
+      auto all = base_->ids();
+      auto it = std::lower_bound(all.begin(), all.end(), id);
+      for (; it != all.end() && *it == id; ++it) {
+        const size_t row = static_cast<size_t>(it - all.begin());
+        if (base_dead_.empty()) base_dead_.assign(base_->rows(), false);
+        if (!base_dead_[row]) {
+          base_dead_[row] = true;
+          ++removed;
+        }
+      }
+    }
+    auto d = d_pos_.find(id);
+    if (d != d_pos_.end()) {
+      for (size_t pos : d->second) {
+        if (!d_dead_[pos]) {
+          d_dead_[pos] = true;
+          ++removed;
+        }
+      }
+      d_pos_.erase(d);
+    }
+  }
+  live_ -= removed;
+  return removed;
+}
+
+Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
+  out->clear();
+  if (k < 0 || k > max_k()) {
+    return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
+                                   std::to_string(k));
+  }
+  if (query.bits() != bits()) {
+    return Status::InvalidArgument("a " + std::to_string(query.bits()) + "-bit query in a " +
+                                   std::to_string(bits()) + "-bit index");
+  }
+  thread_local std::vector<uint32_t> rows;
+  thread_local std::vector<int> dists;
+  if (base_) {
+    rows.clear();
+    dists.clear();
+    QueryTables(base_->tables(), query.hi(), query.lo(), k, &rows, &dists);
+    const auto ids = base_->ids();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (BaseRemoved(rows[i]) || rows[i] >= ids.size()) continue;
+      out->push_back(Neighbor{ids[rows[i]], dists[i]});
+    }
+  }
+  rows.clear();
+  dists.clear();
+  QueryTables(d_view_, query.hi(), query.lo(), k, &rows, &dists);
+  for (size_t i = d_built_; i < d_ids_.size(); ++i) {
+    const int d = std::popcount(d_lo_[i] ^ query.lo()) + std::popcount(d_hi_[i] ^ query.hi());
+    if (d <= k) {
+      rows.push_back(static_cast<uint32_t>(i));
+      dists.push_back(d);
+    }
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (d_dead_[rows[i]]) continue;
+    out->push_back(Neighbor{d_ids_[rows[i]], dists[i]});
+  }
+  std::sort(out->begin(), out->end(), ByDistanceThenId);
+  return Status::OK();
+}
+
+Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int /*threads*/,
+                               SearchResults* out) const {
+  out->offsets.assign(1, 0);
+  out->neighbors.clear();
+  std::vector<Neighbor> hits;
+  for (const Fingerprint& q : queries) {
+    NEARDUP_RETURN_IF_ERROR(Search(q, k, &hits));
+    out->neighbors.insert(out->neighbors.end(), hits.begin(), hits.end());
+    out->offsets.push_back(out->neighbors.size());
+  }
+  return Status::OK();
+}
+
+Status TableIndex::SelfJoin(int k, int /*threads*/, std::vector<IdPair>* out) const {
+  out->clear();
+  std::vector<Neighbor> hits;
+  for (const IndexEntry& e : Entries()) {
+    NEARDUP_RETURN_IF_ERROR(Search(e.fingerprint, k, &hits));
+    for (const Neighbor& h : hits) {
+      if (e.id < h.id) out->push_back(IdPair{e.id, h.id, h.distance});
+    }
+  }
+  std::sort(out->begin(), out->end(), [](const IdPair& a, const IdPair& b) {
+    return std::tie(a.a, a.b, a.distance) < std::tie(b.a, b.b, b.distance);
+  });
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+  return Status::OK();
+}
+
+std::vector<IndexEntry> TableIndex::Entries() const {
+  std::vector<IndexEntry> out;
+  out.reserve(live_);
+  const bool wide = bits() == 128;
+  if (base_) {
+    const TablesView& v = base_->tables();
+    const auto ids = base_->ids();
+    for (size_t row = 0; row < ids.size() && row < v.lo.size(); ++row) {
+      if (BaseRemoved(row)) continue;
+      const uint64_t hi = wide && row < v.hi.size() ? v.hi[row] : 0;
+      out.push_back(IndexEntry{
+          ids[row], wide ? Fingerprint::From128(hi, v.lo[row]) : Fingerprint::From64(v.lo[row])});
+    }
+  }
+  for (size_t i = 0; i < d_ids_.size(); ++i) {
+    if (d_dead_[i]) continue;
+    out.push_back(IndexEntry{d_ids_[i], wide ? Fingerprint::From128(d_hi_[i], d_lo_[i])
+                                             : Fingerprint::From64(d_lo_[i])});
+  }
+  return out;
+}
+
+Status TableIndex::Save(const std::string& path) const {
+  return Status::NotSupported(path + ": a document index's tables are written by its Commit");
+}
+
+}  // namespace neardup::index_internal

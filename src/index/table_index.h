@@ -1,0 +1,76 @@
+// Copyright 2026 The neardup Authors.
+//
+// Internal: the HammingIndex of a DocumentIndex. A base (a version 2 index
+// file used in place, index_file_v2.h; or none) plus an in-memory delta of
+// the entries added since the base was written, with tombstones for removed
+// base rows. The delta has tables with the base's masks over its first
+// entries (rebuilt as it doubles) and a short unsorted tail scanned linearly,
+// so a query costs the same as on a freshly written file and its answers are
+// the same: the mapped index answers exactly as the in-memory one.
+
+#ifndef NEARDUP_INDEX_TABLE_INDEX_H_
+#define NEARDUP_INDEX_TABLE_INDEX_H_
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "index/index_file_v2.h"
+#include "index/mask_tables.h"
+#include "neardup/index.h"
+
+namespace neardup::index_internal {
+
+class TableIndex : public HammingIndex {
+ public:
+  // An empty index whose tables are chosen for `expected` entries.
+  static Result<std::unique_ptr<TableIndex>> Create(int bits, int max_k, const TablesPolicy& policy,
+                                                    size_t expected);
+  // The index of a version 2 file, used in place.
+  static std::unique_ptr<TableIndex> FromFile(std::shared_ptr<const IndexFileV2> file);
+
+  IndexType type() const override { return IndexType::kTables; }
+  int bits() const override { return spec_.bits; }
+  int max_k() const override { return spec_.max_k; }
+  size_t size() const override { return live_; }
+  size_t MemoryBytes() const override;
+  Status Add(uint64_t id, const Fingerprint& fp) override;
+  Status AddBatch(std::span<const uint64_t> ids, std::span<const Fingerprint> fps) override;
+  size_t Remove(uint64_t id) override;
+  size_t RemoveBatch(std::span<const uint64_t> ids) override;
+  Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override;
+  Status SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
+                     SearchResults* out) const override;
+  Status SelfJoin(int k, int threads, std::vector<IdPair>* out) const override;
+  // Live entries: the base's rows in file order, then the delta's.
+  std::vector<IndexEntry> Entries() const override;
+  Status Save(const std::string& path) const override;
+
+  const TablesSpec& spec() const { return spec_; }
+  const TablesPolicy& policy() const { return policy_; }
+  const IndexFileV2* base() const { return base_.get(); }
+  size_t delta_size() const { return d_ids_.size(); }
+  // True when base row `row` was removed.
+  bool BaseRemoved(size_t row) const { return row < base_dead_.size() && base_dead_[row]; }
+
+ private:
+  TableIndex() = default;
+  void RebuildDeltaTables();
+
+  TablesSpec spec_;
+  TablesPolicy policy_;
+  std::shared_ptr<const IndexFileV2> base_;
+  std::vector<bool> base_dead_;  // by base row; empty until the first removal
+  size_t live_ = 0;
+  // The delta: entries in insertion order.
+  std::vector<uint64_t> d_ids_, d_lo_, d_hi_;
+  std::vector<bool> d_dead_;
+  std::unordered_map<uint64_t, std::vector<size_t>> d_pos_;  // id -> delta positions
+  std::vector<OwnedTable> d_tables_;                         // over [0, d_built_)
+  size_t d_built_ = 0;
+  TablesView d_view_;
+};
+
+}  // namespace neardup::index_internal
+
+#endif  // NEARDUP_INDEX_TABLE_INDEX_H_

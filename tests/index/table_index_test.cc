@@ -1,0 +1,396 @@
+// Copyright 2026 The neardup Authors.
+//
+// The version 2 index file and its lookup tables (index/mask_tables.h,
+// index/index_file_v2.h, index/table_index.h), against oracles:
+//   - exact tables equal a linear scan;
+//   - bands: zero false matches (every match within k, with its true
+//     distance); recall on planted pairs against a linear scan, at every
+//     distance, held to the computed guarantee;
+//   - a DocumentIndex used in place (mmap) answers exactly as the model of its
+//     contents predicts (a linear scan filtered by "some table finds it"),
+//     after adds, removes, commit (compaction), reopen, and after an upgrade
+//     from a version 1 file.
+
+#include "index/table_index.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "index/index_file_v2.h"
+#include "index/mask_tables.h"
+#include "neardup/band_join.h"
+#include "neardup/document_index.h"
+#include "tests/testing/hamming_oracle.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using index_internal::ChooseTables;
+using index_internal::TableIndex;
+using index_internal::TablesKind;
+using index_internal::TablesPolicy;
+using index_internal::TablesSpec;
+using testing::FlipBits;
+using testing::OracleSearch;
+using testing::RandomFingerprint;
+
+bool FoundBy(const TablesSpec& spec, const Fingerprint& q, const Fingerprint& x) {
+  for (const auto& m : spec.masks) {
+    const int d = std::popcount((q.hi() ^ x.hi()) & m.hi) + std::popcount((q.lo() ^ x.lo()) & m.lo);
+    if (d <= static_cast<int>(m.radius)) return true;
+  }
+  return false;
+}
+
+TEST(ChooseTablesTest, DefaultMethodAtOneMillionUsesBandsWithTheRecallTargets) {
+  const TablesSpec s = ChooseTables(1000000, 128, 24, TablesPolicy{});
+  EXPECT_EQ(s.kind, TablesKind::kBands);
+  EXPECT_GE(s.recall_at_k, 0.99);
+  EXPECT_GE(s.recall_at_k_minus_4, 0.9999);
+  EXPECT_LE(s.bytes_per_fingerprint, 512);
+  EXPECT_EQ(s.seed, kDefaultBandSeed);
+  // The guarantee is the band engine's formula for radius 0.
+  if (s.radius == 0) {
+    EXPECT_DOUBLE_EQ(s.recall_at_k, BandRecall(BitSamplingCollision(128, 24, s.band_bits),
+                                               static_cast<int>(s.masks.size())));
+  }
+  // The masks are the band engine's.
+  SimHashBands sb;
+  sb.bits = 128;
+  sb.band_bits = s.band_bits;
+  sb.bands = static_cast<int>(s.masks.size());
+  sb.seed = kDefaultBandSeed;
+  const auto masks = SimHashBandMasks(sb);
+  ASSERT_EQ(masks.size(), s.masks.size());
+  for (size_t i = 0; i < masks.size(); ++i) {
+    EXPECT_EQ(masks[i].first, s.masks[i].hi);
+    EXPECT_EQ(masks[i].second, s.masks[i].lo);
+  }
+}
+
+TEST(ChooseTablesTest, ExactWhenAskedOrCheaper) {
+  TablesPolicy exact;
+  exact.exact = true;
+  EXPECT_EQ(ChooseTables(1000000, 128, 24, exact).kind, TablesKind::kExact);
+  EXPECT_EQ(ChooseTables(1000000, 64, 3, TablesPolicy{}).kind, TablesKind::kExact);
+  EXPECT_DOUBLE_EQ(ChooseTables(1000, 64, 3, TablesPolicy{}).recall_at_k, 1.0);
+}
+
+TEST(TableCollisionTest, MatchesTheHypergeometricByCounting) {
+  // P(X <= 1) with X the sampled positions among d differing ones, by
+  // brute-force counting over all r-subsets of a small f.
+  const int f = 12, d = 4, r = 5;
+  int total = 0, le0 = 0, le1 = 0;
+  for (int set = 0; set < (1 << f); ++set) {
+    if (std::popcount(static_cast<unsigned>(set)) != r) continue;
+    ++total;
+    const int hit = std::popcount(static_cast<unsigned>(set) & 0xfu);  // differing: bits 0..3
+    le0 += hit == 0;
+    le1 += hit <= 1;
+  }
+  EXPECT_NEAR(index_internal::TableCollision(f, d, r, 0), static_cast<double>(le0) / total, 1e-12);
+  EXPECT_NEAR(index_internal::TableCollision(f, d, r, 1), static_cast<double>(le1) / total, 1e-12);
+}
+
+// Exact tables equal the linear scan, 64 and 128 bits.
+TEST(TableIndexTest, ExactTablesEqualLinearScan) {
+  for (const auto& [bits, k] : {std::pair{64, 3}, std::pair{128, 8}, std::pair{64, 0}}) {
+    std::mt19937_64 rng(bits * 100 + k);
+    TablesPolicy policy;
+    policy.exact = true;
+    auto index = TableIndex::Create(bits, k, policy, 5000);
+    ASSERT_TRUE(index.ok());
+    std::vector<IndexEntry> entries;
+    std::vector<uint64_t> ids;
+    std::vector<Fingerprint> fps;
+    for (uint64_t i = 0; i < 5000; ++i) {
+      const Fingerprint fp = i % 3 == 0 && i > 0
+                                 ? FlipBits(fps[i - 1], static_cast<int>(i % (k + 2)), rng)
+                                 : RandomFingerprint(bits, rng);
+      ids.push_back(i);
+      fps.push_back(fp);
+      entries.push_back({i, fp});
+    }
+    ASSERT_TRUE((*index)->AddBatch(ids, fps).ok());
+    std::vector<Neighbor> got;
+    for (int q = 0; q < 300; ++q) {
+      const Fingerprint query =
+          FlipBits(fps[rng() % fps.size()], static_cast<int>(rng() % (k + 2)), rng);
+      for (int kk : {0, k / 2, k}) {
+        ASSERT_TRUE((*index)->Search(query, kk, &got).ok());
+        EXPECT_EQ(got, OracleSearch(entries, query, kk)) << bits << " k " << kk;
+      }
+    }
+  }
+}
+
+// Bands at the default method: planted pairs at every distance 0..k+4 among
+// random fingerprints. No false match ever; the recall measured at each
+// distance is held to the computed guarantee minus 4 sigma.
+TEST(TableIndexTest, BandsRecallOnPlantedPairsAndNoFalseMatches) {
+  constexpr int kBits = 128, kK = 24, kPerDistance = 400;
+  constexpr size_t kN = 20000;
+  std::mt19937_64 rng(7);
+  auto index = TableIndex::Create(kBits, kK, TablesPolicy{}, kN);
+  ASSERT_TRUE(index.ok());
+  const TablesSpec& spec = (*index)->spec();
+  ASSERT_EQ(spec.kind, TablesKind::kBands);
+  std::vector<IndexEntry> entries;
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fps;
+  for (uint64_t i = 0; i < kN; ++i) {
+    ids.push_back(i);
+    fps.push_back(RandomFingerprint(kBits, rng));
+    entries.push_back({i, fps.back()});
+  }
+  ASSERT_TRUE((*index)->AddBatch(ids, fps).ok());
+  std::vector<Neighbor> got;
+  for (int d = 0; d <= kK + 4; ++d) {
+    int found = 0;
+    for (int t = 0; t < kPerDistance; ++t) {
+      const uint64_t target = rng() % kN;
+      const Fingerprint q = FlipBits(fps[target], d, rng);
+      ASSERT_TRUE((*index)->Search(q, kK, &got).ok());
+      const std::vector<Neighbor> truth = OracleSearch(entries, q, kK);
+      // Zero false matches: every answer is in the linear scan's, with its distance.
+      for (const Neighbor& n : got) {
+        EXPECT_NE(std::find(truth.begin(), truth.end(), n), truth.end()) << "false match";
+      }
+      // What the tables find is exactly the truth filtered by the masks.
+      std::vector<Neighbor> predicted;
+      for (const Neighbor& n : truth) {
+        if (FoundBy(spec, q, fps[n.id])) predicted.push_back(n);
+      }
+      EXPECT_EQ(got, predicted);
+      found +=
+          std::any_of(got.begin(), got.end(), [&](const Neighbor& n) { return n.id == target; });
+    }
+    if (d > kK) {
+      EXPECT_EQ(found, 0);
+      continue;
+    }
+    const double p =
+        BandRecall(index_internal::TableCollision(kBits, d, spec.band_bits, spec.radius),
+                   static_cast<int>(spec.masks.size()));
+    const double sigma = std::sqrt(p * (1 - p) / kPerDistance);
+    EXPECT_GE(static_cast<double>(found) / kPerDistance, p - 4 * sigma - 1e-9) << "d " << d;
+    if (d <= kK - 4) {
+      EXPECT_GE(p, 0.9999);
+    }
+  }
+  EXPECT_GE(spec.recall_at_k, 0.99);
+}
+
+// ---------------------------------------------------------------------------
+// DocumentIndex in place against its model.
+
+class MappedDocumentIndexTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("mapped_index");
+    path_ = dir_ + "/i.idx";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The masks the index's tables use, from its stats.
+  TablesSpec SpecOf(const DocumentIndex& index) const {
+    const DocumentIndexStats s = index.Stats();
+    TablesPolicy policy;
+    policy.exact = s.tables.kind == "exact";
+    TablesSpec spec;
+    if (s.tables.kind == "bands") {
+      SimHashBands sb;
+      sb.bits = s.bits;
+      sb.band_bits = s.tables.band_bits;
+      sb.bands = s.tables.tables;
+      sb.seed = s.tables.seed;
+      for (const auto& [hi, lo] : SimHashBandMasks(sb)) {
+        spec.masks.push_back({hi, lo, static_cast<uint32_t>(s.tables.probe_radius)});
+      }
+    }
+    return spec;  // exact: no masks, every match within k is found
+  }
+
+  // Every query answers as the model predicts.
+  void ExpectModel(const DocumentIndex& index, const std::map<std::string, Fingerprint>& model,
+                   std::mt19937_64& rng, const std::string& when) {
+    ASSERT_EQ(index.size(), model.size()) << when;
+    const TablesSpec spec = SpecOf(index);
+    const bool exact = index.Stats().tables.kind == "exact";
+    std::vector<std::pair<std::string, Fingerprint>> all(model.begin(), model.end());
+    std::vector<DocumentMatch> got;
+    for (int t = 0; t < 200; ++t) {
+      const Fingerprint q = all.empty() || t % 4 == 0
+                                ? RandomFingerprint(index.bits(), rng)
+                                : FlipBits(all[rng() % all.size()].second,
+                                           static_cast<int>(rng() % (index.max_k() + 3)), rng);
+      ASSERT_TRUE(index.Query(q, index.max_k(), &got).ok());
+      std::vector<std::pair<int, std::string>> want;
+      for (const auto& [id, fp] : all) {
+        const int d = HammingDistance(q, fp);
+        if (d <= index.max_k() && (exact || FoundBy(spec, q, fp))) want.push_back({d, id});
+      }
+      std::vector<std::pair<int, std::string>> have;
+      for (const DocumentMatch& m : got) have.push_back({m.distance, m.id});
+      std::sort(want.begin(), want.end());
+      std::sort(have.begin(), have.end());
+      ASSERT_EQ(have, want) << when << ", query " << t;
+    }
+    for (const auto& [id, fp] : model) ASSERT_TRUE(index.Contains(id)) << when << " " << id;
+  }
+
+  void RunScenario(int bits, int max_k, const IndexTablesOptions& tables) {
+    std::mt19937_64 rng(bits + max_k);
+    std::map<std::string, Fingerprint> model;
+    std::vector<std::string> ids;
+    std::vector<Fingerprint> fps;
+    for (int i = 0; i < 3000; ++i) {
+      ids.push_back("doc-" + std::to_string(i));
+      fps.push_back(i % 5 == 0 && i > 0 ? FlipBits(fps.back(), static_cast<int>(rng() % 6), rng)
+                                        : RandomFingerprint(bits, rng));
+      model[ids.back()] = fps.back();
+    }
+    PermutedTableOptions options;
+    options.bits = bits;
+    options.max_k = max_k;
+    DocumentIndexHeader header;
+    header.tables = tables;
+    {
+      auto built = DocumentIndex::Build(path_, header, options, ids, fps);
+      ASSERT_TRUE(built.ok()) << built.status().ToString();
+      ExpectModel(**built, model, rng, "built, in memory");
+      ASSERT_TRUE((*built)->Commit().ok());
+      ExpectModel(**built, model, rng, "committed");
+    }
+    DocumentIndexOptions logged;
+    logged.log = true;
+    logged.compact_fraction = 0;
+    {
+      auto index = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadWrite, logged);
+      ASSERT_TRUE(index.ok()) << index.status().ToString();
+      EXPECT_EQ((*index)->Stats().tables.file_version, tables.file_version);
+      ExpectModel(**index, model, rng, "reopened");
+      // Adds (near copies and new), removes of base and delta entries.
+      std::vector<std::string> add_ids;
+      std::vector<Fingerprint> add_fps;
+      for (int i = 0; i < 2500; ++i) {
+        add_ids.push_back("new-" + std::to_string(i));
+        add_fps.push_back(i % 2
+                              ? FlipBits(fps[rng() % fps.size()], static_cast<int>(rng() % 5), rng)
+                              : RandomFingerprint(bits, rng));
+        model[add_ids.back()] = add_fps.back();
+      }
+      ASSERT_TRUE((*index)->AddBatch(add_ids, add_fps).ok());
+      ExpectModel(**index, model, rng, "after adds");
+      std::vector<std::string> gone;
+      for (int i = 0; i < 3000; i += 7) gone.push_back("doc-" + std::to_string(i));
+      for (int i = 0; i < 2500; i += 11) gone.push_back("new-" + std::to_string(i));
+      for (const auto& g : gone) model.erase(g);
+      auto removed = (*index)->Remove(gone, nullptr);
+      ASSERT_TRUE(removed.ok());
+      EXPECT_EQ(*removed, gone.size());
+      ExpectModel(**index, model, rng, "after removes");
+      // Replace one base document with another fingerprint.
+      const Fingerprint moved = RandomFingerprint(bits, rng);
+      ASSERT_TRUE((*index)->Add("doc-1", moved, /*replace=*/true).ok());
+      model["doc-1"] = moved;
+      ExpectModel(**index, model, rng, "after a replace");
+    }
+    {
+      // Reopen: the log is replayed over the mapped file.
+      auto index = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadWrite, logged);
+      ASSERT_TRUE(index.ok()) << index.status().ToString();
+      ExpectModel(**index, model, rng, "reopened with the log");
+      ASSERT_TRUE((*index)->Compact().ok());
+      EXPECT_EQ((*index)->Stats().tables.delta_entries, 0u);
+      // A version 1 file is rewritten as version 2 (the upgrade).
+      EXPECT_EQ((*index)->Stats().tables.file_version, 2);
+      ExpectModel(**index, model, rng, "compacted");
+      ASSERT_TRUE((*index)->Verify().ok());
+    }
+    auto reader = DocumentIndex::Open(path_);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ExpectModel(**reader, model, rng, "reopened after compaction");
+  }
+
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(MappedDocumentIndexTest, Bands128) { RunScenario(128, 24, IndexTablesOptions{}); }
+
+TEST_F(MappedDocumentIndexTest, Bands64) { RunScenario(64, 3, IndexTablesOptions{}); }
+
+TEST_F(MappedDocumentIndexTest, Exact64) {
+  IndexTablesOptions t;
+  t.exact = true;
+  RunScenario(64, 3, t);
+}
+
+TEST_F(MappedDocumentIndexTest, Exact128) {
+  IndexTablesOptions t;
+  t.exact = true;
+  RunScenario(128, 10, t);
+}
+
+// Version 1 files (written by older neardup, or with file_version 1) are
+// read, changed through the log, and upgraded to version 2 by Compact.
+TEST_F(MappedDocumentIndexTest, VersionOneFilesAreReadAndUpgradedByCompact) {
+  IndexTablesOptions v1;
+  v1.file_version = 1;
+  v1.exact = true;
+  RunScenario(64, 3, v1);
+}
+
+TEST_F(MappedDocumentIndexTest, VersionOneBands) {
+  IndexTablesOptions v1;
+  v1.file_version = 1;
+  RunScenario(64, 3, v1);
+}
+
+// A damaged version 2 file: every byte flipped in turn is an error on Open or
+// on Verify, or (a flip in a section, unverified) answers without crashing.
+TEST_F(MappedDocumentIndexTest, FlippedBytesAreCaughtByOpenOrVerify) {
+  std::mt19937_64 rng(3);
+  std::vector<std::string> ids;
+  std::vector<Fingerprint> fps;
+  for (int i = 0; i < 50; ++i) {
+    ids.push_back("d" + std::to_string(i));
+    fps.push_back(RandomFingerprint(128, rng));
+  }
+  PermutedTableOptions options;
+  options.bits = 128;
+  options.max_k = 24;
+  auto built = DocumentIndex::Build(path_, DocumentIndexHeader{}, options, ids, fps);
+  ASSERT_TRUE(built.ok());
+  ASSERT_TRUE((*built)->Commit().ok());
+  built->reset();
+  const std::string good = testing::ReadFile(path_);
+  const std::string ids_file = testing::ReadFile(path_ + ".ids");
+  std::vector<DocumentMatch> got;
+  for (size_t i = 0; i < good.size(); i += std::max<size_t>(1, good.size() / 400)) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ (1 + rng() % 255));
+    testing::WriteFile(path_, bad);
+    auto index = DocumentIndex::Open(path_);
+    if (!index.ok()) continue;  // the metadata checksum, or ids/checksum pairing
+    EXPECT_FALSE((*index)->Verify().ok()) << "flip at " << i;
+    for (const Fingerprint& fp : fps) (void)(*index)->Query(fp, 24, &got);
+  }
+  // Truncated at every length in steps: never opens as valid.
+  for (size_t len = 0; len < good.size(); len += std::max<size_t>(1, good.size() / 200)) {
+    testing::WriteFile(path_, good.substr(0, len));
+    EXPECT_FALSE(DocumentIndex::Open(path_).ok()) << "length " << len;
+  }
+  testing::WriteFile(path_, good);
+  EXPECT_TRUE(DocumentIndex::Open(path_).ok());
+}
+
+}  // namespace
+}  // namespace neardup
