@@ -128,7 +128,7 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   if (with_fingerprint_options) {
     cmd->add_option("--method", flags->method,
                     "A preset (" + PresetNames() + "; default " + std::string(kDefaultMethod) +
-                        "), minhash (dedup only; keys num_perm, threshold, bands, rows, recall, "
+                        "), minhash (dedup and calibrate only; keys num_perm, threshold, bands, rows, recall, "
                         "verify) or a method's text form, e.g. tfidf,bits=128,topk=10 or "
                         "minhash,threshold=0.7 (method.h, doc/methods.md); the options below "
                         "override it");
