@@ -70,15 +70,15 @@ std::vector<Doc> SyntheticCorpus(uint64_t seed, int bases, int copies,
     const size_t edits = t.size() * (rng() % 3) / 100;
     if (planted != nullptr) planted->resize(static_cast<size_t>(bases) + i + 1, -1);
     if (planted != nullptr) planted->back() = static_cast<int>(base);
-    for (size_t e = 0; e < edits; ++e) t[rng() % t.size()] = 0x4E00 + static_cast<uint32_t>(rng() % 2000);
+    for (size_t e = 0; e < edits; ++e)
+      t[rng() % t.size()] = 0x4E00 + static_cast<uint32_t>(rng() % 2000);
     texts.push_back(t);
   }
   for (size_t i = 0; i < texts.size(); ++i) {
     std::string s;
     for (const uint32_t c : texts[i]) s += Utf8Of(c);
-    docs.push_back({i < static_cast<size_t>(bases) ? "d" + std::to_string(i)
-                                                   : "copy" + std::to_string(i),
-                    s});
+    docs.push_back(
+        {i < static_cast<size_t>(bases) ? "d" + std::to_string(i) : "copy" + std::to_string(i), s});
   }
   return docs;
 }
@@ -246,11 +246,11 @@ struct Report {
 };
 
 Report Calibrate(const std::string& name, const std::string& corpus,
-              const std::vector<std::string>& extra) {
+                 const std::vector<std::string>& extra) {
   const std::string dir = MakeTempDir(name);
   WriteFile(dir + "/corpus.jsonl", corpus);
   std::vector<std::string> args = {"calibrate", dir + "/corpus.jsonl", "-o", dir + "/report.html",
-                                   "--json", dir + "/report.json", "-q"};
+                                   "--json",    dir + "/report.json",  "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = RunCli(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -266,8 +266,8 @@ TEST(CalibrateCliTest, WholeCorpusMatchesBruteForce) {
     SCOPED_TRACE(seed);
     std::vector<int> planted;
     const auto docs = SyntheticCorpus(seed, 120, 30, &planted);
-    const Report run = Calibrate("calibrate_whole", Jsonl(docs),
-                              {"--pairs-per-distance", "3", "--seed", "7"});
+    const Report run =
+        Calibrate("calibrate_whole", Jsonl(docs), {"--pairs-per-distance", "3", "--seed", "7"});
     ASSERT_FALSE(run.json.is_null());
     EXPECT_TRUE(run.json["whole_corpus"].get<bool>());
     EXPECT_EQ(run.json["sampled"].get<size_t>(), docs.size());
@@ -281,8 +281,8 @@ TEST(CalibrateCliTest, WholeCorpusMatchesBruteForce) {
     int farthest_copy = 0, closest_unrelated = 1000;
     for (size_t i = 0; i < docs.size(); ++i) {
       if (planted[i] >= 0) {
-        farthest_copy = std::max(
-            farthest_copy, HammingDistance(o.fps[i], o.fps[static_cast<size_t>(planted[i])]));
+        farthest_copy = std::max(farthest_copy,
+                                 HammingDistance(o.fps[i], o.fps[static_cast<size_t>(planted[i])]));
         continue;
       }
       for (size_t j = i + 1; j < 120; ++j) {
@@ -298,7 +298,7 @@ TEST(CalibrateCliTest, WholeCorpusMatchesBruteForce) {
 TEST(CalibrateCliTest, SampleMatchesBruteForceAndIsReproducible) {
   const auto docs = SyntheticCorpus(11, 150, 40);
   const Report a = Calibrate("calibrate_sample", Jsonl(docs),
-                          {"--sample", "40", "--seed", "5", "--threads", "1"});
+                             {"--sample", "40", "--seed", "5", "--threads", "1"});
   ASSERT_FALSE(a.json.is_null());
   EXPECT_FALSE(a.json["whole_corpus"].get<bool>());
   EXPECT_EQ(a.json["sampled"].get<size_t>(), 40u);
@@ -306,7 +306,7 @@ TEST(CalibrateCliTest, SampleMatchesBruteForceAndIsReproducible) {
   CheckAgainstBruteForce(a.json, docs, true, 4);
 
   const Report b = Calibrate("calibrate_sample2", Jsonl(docs),
-                          {"--sample", "40", "--seed", "5", "--threads", "3"});
+                             {"--sample", "40", "--seed", "5", "--threads", "3"});
   ASSERT_FALSE(b.json.is_null());
   nlohmann::json ja = a.json, jb = b.json;
   ja.erase("seconds"), jb.erase("seconds"), ja.erase("inputs"), jb.erase("inputs");
@@ -319,8 +319,8 @@ TEST(CalibrateCliTest, SampleMatchesBruteForceAndIsReproducible) {
 
 TEST(CalibrateCliTest, MinHashDistancesMatchSignatures) {
   const auto docs = SyntheticCorpus(4, 80, 20);
-  const Report run = Calibrate("calibrate_minhash", Jsonl(docs),
-                            {"--method", "minhash", "--boilerplate", "off"});
+  const Report run =
+      Calibrate("calibrate_minhash", Jsonl(docs), {"--method", "minhash", "--boilerplate", "off"});
   ASSERT_FALSE(run.json.is_null());
   auto method = Method::Parse("minhash");
   ASSERT_TRUE(method.ok());
@@ -390,7 +390,8 @@ TEST(CalibrateCliTest, HostileTextIsEscaped) {
   EXPECT_EQ(run.html.find("<svg onload"), std::string::npos);
   // Nothing external: "http" only in the SVG namespace.
   size_t http = 0, namespaces = 0;
-  for (size_t at = run.html.find("http"); at != std::string::npos; at = run.html.find("http", at + 1)) {
+  for (size_t at = run.html.find("http"); at != std::string::npos;
+       at = run.html.find("http", at + 1)) {
     ++http;
     namespaces += run.html.compare(at, 26, "http://www.w3.org/2000/svg") == 0;
   }
@@ -402,7 +403,9 @@ TEST(CalibrateCliTest, HostileTextIsEscaped) {
   EXPECT_TRUE(utf8::IsValid(run.html));
   // The character diff marks the one added character, and only it.
   EXPECT_NE(run.html.find("<ins>尾</ins>"), std::string::npos);
-  EXPECT_EQ(run.html.find("<del>"), std::string::npos);
+  const size_t legend = run.html.find("<del>red</del>");
+  ASSERT_NE(legend, std::string::npos);
+  EXPECT_EQ(run.html.find("<del>", legend + 1), std::string::npos);
   EXPECT_NE(run.html.find("\xef\xbf\xbd&lt;svg onload=1&gt;"), std::string::npos);
   ASSERT_EQ(run.json["pairs"]["samples"].size(), 2u);
   std::set<std::string> firsts;

@@ -118,10 +118,10 @@ struct SamplePair {
   size_t a = 0, b = 0;  // input positions, a < b
   std::string id_a, id_b;
   int distance = 0;
-  double jaccard = 0;                   // exact character 5-gram Jaccard
-  std::u32string text_a, text_b;        // normalized, at most the shown length
-  size_t length_a = 0, length_b = 0;    // code points of the whole normalized texts
-  std::vector<DiffRun> diff;            // of text_a and text_b
+  double jaccard = 0;                 // exact character 5-gram Jaccard
+  std::u32string text_a, text_b;      // normalized, at most the shown length
+  size_t length_a = 0, length_b = 0;  // code points of the whole normalized texts
+  std::vector<DiffRun> diff;          // of text_a and text_b
   bool diff_complete = true;
 };
 
@@ -134,10 +134,10 @@ struct Nearest {
 
 struct Report {
   std::vector<std::string> inputs;
-  std::string method;      // text form
+  std::string method;  // text form
   bool minhash = false;
-  int max_distance = 0;    // bits (SimHash) or num_perm (MinHash)
-  int max_k = 0;           // the pairs' bound and the largest recommendation
+  int max_distance = 0;       // bits (SimHash) or num_perm (MinHash)
+  int max_k = 0;              // the pairs' bound and the largest recommendation
   int method_default_k = -1;  // SimHash: the method's k; -1 for MinHash
   double min_jaccard = 0.5;   // the Jaccard check's bar
   double min_share = 0.9;     // the share of sampled pairs that must reach it

@@ -49,9 +49,9 @@ uint64_t PairsWithin(const Report& r, int d) {
 }
 
 std::string Percent(uint64_t part, size_t whole) {
-  return whole == 0 ? "0 %"
-                    : Format("%.1f %%", 100.0 * static_cast<double>(part) /
-                                            static_cast<double>(whole));
+  return whole == 0
+             ? "0 %"
+             : Format("%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
 // ---------------------------------------------------------------------------
@@ -71,9 +71,9 @@ std::string SvgOpen(const std::string& title) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Str(kLeft + kW + kRight) +
          "\" height=\"" + Str(kTop + kH + kBottom) + "\" viewBox=\"0 0 " +
          Str(kLeft + kW + kRight) + " " + Str(kTop + kH + kBottom) +
-         "\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\"><title>" +
-         HtmlEscape(title) + "</title><text x=\"" + Str(kLeft) +
-         "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">" + HtmlEscape(title) + "</text>";
+         "\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\"><title>" + HtmlEscape(title) +
+         "</title><text x=\"" + Str(kLeft) + "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">" +
+         HtmlEscape(title) + "</text>";
 }
 
 // The x axis: a tick every `step` categories, the label below.
@@ -129,17 +129,19 @@ std::string Markers(const std::vector<Marker>& markers, size_t n) {
   int row = 0;
   for (const Marker& m : markers) {
     const std::string x = Format("%.1f", XOf(m.x, n));
-    s += "<line x1=\"" + x + "\" y1=\"" + Str(kTop) + "\" x2=\"" + x + "\" y2=\"" +
-         Str(kTop + kH) + "\" stroke=\"" + m.color +
-         "\" stroke-width=\"2\" stroke-dasharray=\"5,3\"/><text x=\"" + x + "\" dx=\"4\" y=\"" +
+    // Labels near the right end go to the left of their line.
+    const bool right = XOf(m.x, n) > kLeft + 0.75 * kW;
+    s += "<line x1=\"" + x + "\" y1=\"" + Str(kTop) + "\" x2=\"" + x + "\" y2=\"" + Str(kTop + kH) +
+         "\" stroke=\"" + m.color + "\" stroke-width=\"2\" stroke-dasharray=\"5,3\"/><text x=\"" +
+         x + (right ? "\" dx=\"-4\" text-anchor=\"end\" y=\"" : "\" dx=\"4\" y=\"") +
          Str(kTop + 12 + 13 * row++) + "\" fill=\"" + m.color + "\">" + HtmlEscape(m.label) +
          "</text>";
   }
   return s;
 }
 
-std::string BarChart(const std::string& title, const std::string& xlabel,
-                     const std::string& ylabel, const std::vector<uint64_t>& values, bool log_y,
+std::string BarChart(const std::string& title, const std::string& xlabel, const std::string& ylabel,
+                     const std::vector<uint64_t>& values, bool log_y,
                      const std::vector<double>* line, const std::vector<Marker>& markers) {
   const size_t n = std::max<size_t>(values.size(), 1);
   YScale y;
@@ -151,10 +153,10 @@ std::string BarChart(const std::string& title, const std::string& xlabel,
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] == 0) continue;
     const double top = y.Map(static_cast<double>(values[i]));
-    s += "<rect x=\"" + Format("%.2f", kLeft + static_cast<double>(i) * w + 0.1 * w) +
-         "\" y=\"" + Format("%.2f", top) + "\" width=\"" + Format("%.2f", 0.8 * w) +
-         "\" height=\"" + Format("%.2f", kTop + kH - top) + "\" fill=\"#4a7ab5\"><title>" + Str(i) +
-         ": " + std::to_string(values[i]) + "</title></rect>";
+    s += "<rect x=\"" + Format("%.2f", kLeft + static_cast<double>(i) * w + 0.1 * w) + "\" y=\"" +
+         Format("%.2f", top) + "\" width=\"" + Format("%.2f", 0.8 * w) + "\" height=\"" +
+         Format("%.2f", kTop + kH - top) + "\" fill=\"#4a7ab5\"><title>" + Str(i) + ": " +
+         std::to_string(values[i]) + "</title></rect>";
   }
   if (line != nullptr && !line->empty()) {
     s += "<polyline fill=\"none\" stroke=\"#e08a1e\" stroke-width=\"1.5\" points=\"";
@@ -173,8 +175,9 @@ std::string JaccardChart(const Report& r, const std::vector<std::vector<double>>
   YScale y;
   y.top = 1;
   std::string s =
-      SvgOpen("Exact character 5-gram Jaccard of the sampled pairs, by distance (dots; the line: "
-              "median)") +
+      SvgOpen(
+          "Exact character 5-gram Jaccard of the sampled pairs, by distance (dots; the line: "
+          "median)") +
       YAxis(y, "5-gram Jaccard", true);
   const std::string bar = Format("%.1f", y.Map(r.min_jaccard));
   s += "<line x1=\"" + Str(kLeft) + "\" y1=\"" + bar + "\" x2=\"" + Str(kLeft + kW) + "\" y2=\"" +
@@ -207,7 +210,8 @@ std::string SideHtml(const SamplePair& p, bool a_side) {
     const size_t begin = a_side ? run.a_begin : run.b_begin;
     const size_t end = a_side ? run.a_end : run.b_end;
     if (begin == end) continue;
-    const std::string escaped = HtmlEscape(Utf8(std::u32string_view(text).substr(begin, end - begin)));
+    const std::string escaped =
+        HtmlEscape(Utf8(std::u32string_view(text).substr(begin, end - begin)));
     if (run.kind == DiffRun::kEqual) {
       s += escaped;
     } else {
@@ -232,7 +236,7 @@ th{background:#f0f0f0}.rec{background:#eef6ee;border:1px solid #9c9;padding:10px
 .side{white-space:pre-wrap;word-break:break-all;font-size:12px;font-family:monospace;background:#fafafa;
 border:1px solid #eee;padding:4px;max-height:320px;overflow:auto}
 del{background:#f6c6c6;text-decoration:none}ins{background:#c6ecc6;text-decoration:none}
-.cut{color:#888;font-style:italic}.note{color:#555;font-size:13px}tr.k td{background:#eef6ee}
+.cut{color:#888;font-style:italic}code{word-break:break-all}.note{color:#555;font-size:13px}tr.k td{background:#eef6ee}
 )";
 
 }  // namespace
@@ -256,8 +260,7 @@ std::vector<std::string> Reasoning(const Report& r) {
       "text, not by the shape alone: a sampled pair is a near-duplicate when its exact character "
       "5-gram Jaccard is >= " +
       Format("%.2f", r.min_jaccard) + ", and a distance d passes when at least " +
-      Format("%.0f %%", 100 * r.min_share) +
-      " of the pairs sampled at d - 1, d and d + 1 are.");
+      Format("%.0f %%", 100 * r.min_share) + " of the pairs sampled at d - 1, d and d + 1 are.");
   if (!rec.has_pairs) {
     out.push_back("No pair of documents lies within d = " + Str(r.max_k) +
                   ", so there is no evidence either way: the recommendation is " +
@@ -267,8 +270,9 @@ std::vector<std::string> Reasoning(const Report& r) {
   } else {
     std::string p;
     if (rec.passing >= 0) {
-      p = "Scanning down from d = " + Str(r.max_k) + ", the first distance that passes is d = " +
-          Str(rec.passing) + " (share " + share(rec.passing) + ")";
+      p = "Scanning down from d = " + Str(r.max_k) +
+          ", the first distance that passes is d = " + Str(rec.passing) + " (share " +
+          share(rec.passing) + ")";
     } else {
       p = "No distance passes";
     }
@@ -287,8 +291,9 @@ std::vector<std::string> Reasoning(const Report& r) {
            "; the middle of that run is taken";
     }
     p += ". Below it, the duplicate mode is at d = " + Str(rec.duplicate_mode) + " (" +
-         at(rec.duplicate_mode) + "); above it, the background mode at d = " +
-         Str(rec.background_mode) + " (" + at(rec.background_mode) + ").";
+         at(rec.duplicate_mode) +
+         "); above it, the background mode at d = " + Str(rec.background_mode) + " (" +
+         at(rec.background_mode) + ").";
     out.push_back(p);
   }
   const uint64_t within = WithinCount(r, rec.k);
@@ -315,22 +320,22 @@ std::vector<std::string> Reasoning(const Report& r) {
 std::string RenderHtml(const Report& r) {
   const Recommendation& rec = r.recommendation;
   const auto by_distance = JaccardByDistance(r);
-  const std::string xlabel = r.minhash ? "d = unequal signature components of " +
-                                             Str(r.max_distance) +
-                                             " (estimated Jaccard = 1 - d / " +
-                                             Str(r.max_distance) + ")"
-                                       : "Hamming distance of " + Str(r.max_distance) + " bits";
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>neardup "
-                  "calibration report</title><style>" +
-                  std::string(kStyle) + "</style></head><body>\n";
+  const std::string xlabel = r.minhash
+                                 ? "d = unequal signature components of " + Str(r.max_distance) +
+                                       " (estimated Jaccard = 1 - d / " + Str(r.max_distance) + ")"
+                                 : "Hamming distance of " + Str(r.max_distance) + " bits";
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>neardup "
+      "calibration report</title><style>" +
+      std::string(kStyle) + "</style></head><body>\n";
   h += "<h1>neardup calibration report</h1>\n<p class=\"note\">Inputs: ";
   for (size_t i = 0; i < r.inputs.size(); ++i) {
     h += (i ? ", " : "") + std::string("<code>") + HtmlEscape(r.inputs[i]) + "</code>";
   }
   h += "<br>Method <code>" + HtmlEscape(r.method) + "</code>; " + Str(r.documents) +
        " documents (" + Str(r.empty) + " without features, never compared); " +
-       (r.whole_corpus ? "every non-empty document" : "a sample of " + Str(r.sampled)) +
-       " (seed " + std::to_string(r.seed) + "); boilerplate " + HtmlEscape(r.boilerplate) +
+       (r.whole_corpus ? "every non-empty document" : "a sample of " + Str(r.sampled)) + " (seed " +
+       std::to_string(r.seed) + "); boilerplate " + HtmlEscape(r.boilerplate) +
        "; pairs within d = " + Str(r.max_k) + " by " + HtmlEscape(r.join) + "; " +
        Format("%.2f", r.seconds_total) + " s.</p>\n";
 
@@ -352,20 +357,30 @@ std::string RenderHtml(const Report& r) {
     markers.push_back({static_cast<double>(r.method_default_k),
                        "method default k = " + Str(r.method_default_k), "#1e8449"});
   }
-  const std::vector<double> smooth = Smooth(r.nn_histogram);
+  // The plot stops a little after the farthest nearest neighbour (the JSON
+  // has every distance).
+  size_t shown = static_cast<size_t>(r.max_k) + 1;
+  for (size_t d = 0; d < r.nn_histogram.size(); ++d) {
+    if (r.nn_histogram[d] > 0) shown = std::max(shown, d + 1);
+  }
+  shown = std::min(r.nn_histogram.size(), shown + shown / 8 + 2);
+  const std::vector<uint64_t> nn(r.nn_histogram.begin(),
+                                 r.nn_histogram.begin() + static_cast<std::ptrdiff_t>(shown));
+  const std::vector<double> smooth = Smooth(nn);
   h += BarChart("Distance to the nearest neighbour (bars: documents; line: smoothed)", xlabel,
-                "documents", r.nn_histogram, false, &smooth, markers);
+                "documents", nn, false, &smooth, markers);
   h += "\n<h2>All pairs within d = " + Str(r.max_k) + "</h2>\n";
-  h += BarChart("Pairs of documents at each distance (log scale)", xlabel, "pairs",
-                r.pair_histogram, true, nullptr,
-                {{static_cast<double>(rec.k), "recommended", "#c0392b"}});
+  h +=
+      BarChart("Pairs of documents at each distance (log scale)", xlabel, "pairs", r.pair_histogram,
+               true, nullptr, {{static_cast<double>(rec.k), "recommended", "#c0392b"}});
   h += "\n";
   h += JaccardChart(r, by_distance);
 
   h += "\n<h2>By distance</h2>\n<table><tr><th>d</th>";
   if (r.minhash) h += "<th>est. Jaccard</th>";
   h += "<th>nearest neighbours at d</th><th>documents with one within d</th><th>pairs at "
-       "d</th><th>sampled pairs</th><th>share with Jaccard &gt;= bar, d &#177; 1</th><th>median 5-gram Jaccard</th><th>min</th></tr>\n";
+       "d</th><th>sampled pairs</th><th>share with Jaccard &gt;= bar, d &#177; 1</th><th>median "
+       "5-gram Jaccard</th><th>min</th></tr>\n";
   for (int d = 0; d <= r.max_k; ++d) {
     const auto& js = by_distance[static_cast<size_t>(d)];
     h += std::string(d == rec.k ? "<tr class=\"k\">" : "<tr>") + "<td>" + Str(d) + "</td>";
@@ -379,15 +394,13 @@ std::string RenderHtml(const Report& r) {
          (rec.window_share[static_cast<size_t>(d)] < 0
               ? ""
               : Format("%.2f", rec.window_share[static_cast<size_t>(d)])) +
-         "</td><td>" +
-         (js.empty() ? "" : Format("%.3f", Median(js))) +
-         "</td><td>" +
+         "</td><td>" + (js.empty() ? "" : Format("%.3f", Median(js))) + "</td><td>" +
          (js.empty() ? "" : Format("%.3f", *std::min_element(js.begin(), js.end()))) +
          "</td></tr>\n";
   }
   h += "</table>\n";
 
-  h += "<h2>Sampled pairs</h2>\n<p class=\"note\">Up to " + Str(r.pairs_per_distance) +
+  h += "<h2 id=\"pairs\">Sampled pairs</h2>\n<p class=\"note\">Up to " + Str(r.pairs_per_distance) +
        " pairs per distance, drawn uniformly (seed " + std::to_string(r.seed) +
        ") from all pairs found at that distance. Texts are shown normalized (what is "
        "fingerprinted, before boilerplate removal); <del>red</del>: only in the left text, "
@@ -401,28 +414,27 @@ std::string RenderHtml(const Report& r) {
       const bool open = std::abs(current - rec.k) <= 3;
       h += std::string("<details") + (open ? " open" : "") + "><summary>d = " + Str(current) +
            (r.minhash ? " (estimated Jaccard " +
-                            Format("%.4f", 1 - static_cast<double>(current) / r.max_distance) +
-                            ")"
+                            Format("%.4f", 1 - static_cast<double>(current) / r.max_distance) + ")"
                       : "") +
            ": " + Str(by_distance[static_cast<size_t>(current)].size()) +
            " sampled pairs</summary>\n";
     }
-    h += "<div class=\"pair\"><div class=\"head\">d = " + Str(p.distance) +
-         ", 5-gram Jaccard " + Format("%.3f", p.jaccard) + ": <b>" + HtmlEscape(p.id_a) +
-         "</b> (" + Str(p.length_a) + " characters) and <b>" + HtmlEscape(p.id_b) + "</b> (" +
-         Str(p.length_b) + " characters)" +
-         (p.diff_complete ? "" : "; too different for a character diff: only the shared start "
-                                 "and end are marked") +
+    h += "<div class=\"pair\"><div class=\"head\">d = " + Str(p.distance) + ", 5-gram Jaccard " +
+         Format("%.3f", p.jaccard) + ": <b>" + HtmlEscape(p.id_a) + "</b> (" + Str(p.length_a) +
+         " characters) and <b>" + HtmlEscape(p.id_b) + "</b> (" + Str(p.length_b) + " characters)" +
+         (p.diff_complete ? ""
+                          : "; too different for a character diff: only the shared start "
+                            "and end are marked") +
          "</div><div class=\"sides\"><div class=\"side\">" + SideHtml(p, true) +
          "</div><div class=\"side\">" + SideHtml(p, false) + "</div></div></div>\n";
   }
   if (current >= 0) h += "</details>\n";
   if (r.pairs.empty()) h += "<p>No pair of documents lies within d = " + Str(r.max_k) + ".</p>\n";
-  h += "<h2>Timing</h2><p class=\"note\">read and fingerprint " +
-       Format("%.2f", r.seconds_read) + " s, nearest neighbours " +
-       Format("%.2f", r.seconds_nearest) + " s, pairs " + Format("%.2f", r.seconds_pairs) +
-       " s, sampled pairs (texts, Jaccard, diff) " + Format("%.2f", r.seconds_samples) +
-       " s; total " + Format("%.2f", r.seconds_total) + " s.</p>\n</body></html>\n";
+  h += "<h2>Timing</h2><p class=\"note\">read and fingerprint " + Format("%.2f", r.seconds_read) +
+       " s, nearest neighbours " + Format("%.2f", r.seconds_nearest) + " s, pairs " +
+       Format("%.2f", r.seconds_pairs) + " s, sampled pairs (texts, Jaccard, diff) " +
+       Format("%.2f", r.seconds_samples) + " s; total " + Format("%.2f", r.seconds_total) +
+       " s.</p>\n</body></html>\n";
   return h;
 }
 
@@ -431,7 +443,8 @@ nlohmann::ordered_json ToJson(const Report& r, const std::vector<std::string>& i
   const Recommendation& rec = r.recommendation;
   ordered_json nearest = ordered_json::array();
   for (const Nearest& n : r.nearest) {
-    nearest.push_back({{"id", ids[n.doc]}, {"nearest", ids[n.neighbour]}, {"distance", n.distance}});
+    nearest.push_back(
+        {{"id", ids[n.doc]}, {"nearest", ids[n.neighbour]}, {"distance", n.distance}});
   }
   ordered_json samples = ordered_json::array();
   for (const SamplePair& p : r.pairs) {

@@ -118,9 +118,8 @@ int RunCalibrate(CalibrateFlags flags) {
   }
   auto pipeline = Pipeline::Create(method->pipeline);
   if (!pipeline.ok()) return Fail(pipeline.status());
-  NEARDUP_RETURN_IF_ERROR_CLI(
-      CheckInputsAndOutputs(flags.input.inputs,
-                            {flags.input.output, flags.json, flags.boilerplate.stats_out}));
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
+      flags.input.inputs, {flags.input.output, flags.json, flags.boilerplate.stats_out}));
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
 
@@ -191,11 +190,11 @@ int RunCalibrate(CalibrateFlags flags) {
   report.documents = docs.size();
   report.seed = flags.seed;
   report.pairs_per_distance = flags.pairs_per_distance;
-  report.boilerplate = boilerplate.on()
-                           ? "lines in >= " + std::to_string(method->pipeline.boilerplate.min_docs) +
-                                 " documents left out (" +
-                                 std::to_string(boilerplate.flagged_lines()) + " distinct lines)"
-                           : "off";
+  report.boilerplate =
+      boilerplate.on() ? "lines in >= " + std::to_string(method->pipeline.boilerplate.min_docs) +
+                             " documents left out (" + std::to_string(boilerplate.flagged_lines()) +
+                             " distinct lines)"
+                       : "off";
   report.seconds_read = Since(start);
 
   // Nearest neighbours of the sample, by an exact scan of the corpus.
@@ -208,8 +207,8 @@ int RunCalibrate(CalibrateFlags flags) {
   const size_t np = static_cast<size_t>(hasher.num_perm());
   const auto distance = [&](size_t i, size_t j) -> int {
     if (!minhash) return HammingDistance(fingerprints[i], fingerprints[j]);
-    return static_cast<int>(np - EqualComponents({&signatures[i * np], np},
-                                                 {&signatures[j * np], np}));
+    return static_cast<int>(np -
+                            EqualComponents({&signatures[i * np], np}, {&signatures[j * np], np}));
   };
   const std::vector<size_t> sample =
       non_empty.size() < 2 ? std::vector<size_t>() : Sample(non_empty, flags.sample, flags.seed);
@@ -247,7 +246,8 @@ int RunCalibrate(CalibrateFlags flags) {
     mh.bands = bands->bands;
     mh.rows = bands->rows;
     options.pair_sink = [&](const DedupPair& p) {
-      const int d = static_cast<int>(std::lround((1 - JaccardOfDistance(p.distance)) * max_distance));
+      const int d =
+          static_cast<int>(std::lround((1 - JaccardOfDistance(p.distance)) * max_distance));
       reservoir.Offer(p.i, p.j, std::min(d, max_k));
     };
     joined = MinHashDedup(docs, signatures, {}, mh, options);
@@ -311,9 +311,8 @@ int RunCalibrate(CalibrateFlags flags) {
   for (const SamplePair& p : report.pairs) {
     jaccard[static_cast<size_t>(p.distance)].push_back(p.jaccard);
   }
-  report.recommendation =
-      calibrate::Recommend(report.nn_histogram, jaccard, max_k, report.fallback,
-                           flags.min_jaccard, flags.min_share);
+  report.recommendation = calibrate::Recommend(report.nn_histogram, jaccard, max_k, report.fallback,
+                                               flags.min_jaccard, flags.min_share);
   report.seconds_samples = Since(samples_start);
   report.seconds_total = Since(start);
 
@@ -322,8 +321,8 @@ int RunCalibrate(CalibrateFlags flags) {
   if (!flags.json.empty()) {
     auto json = Output::Open(flags.json, flags.input.inputs);
     if (!json.ok()) return Fail(json.status());
-    (*json)->Write(calibrate::ToJson(report, ids).dump(
-                       2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+    (*json)->Write(calibrate::ToJson(report, ids)
+                       .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                    "\n");
     NEARDUP_RETURN_IF_ERROR_CLI((*json)->Close());
   }
