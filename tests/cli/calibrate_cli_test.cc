@@ -312,9 +312,55 @@ TEST(CalibrateCliTest, SampleMatchesBruteForceAndIsReproducible) {
   ja.erase("seconds"), jb.erase("seconds"), ja.erase("inputs"), jb.erase("inputs");
   EXPECT_EQ(ja, jb);  // the same seed gives the same report whatever the threads
 
+  // The sampled pairs' texts read again instead of held: the same report.
+  const Report reread = Calibrate("calibrate_sample4", Jsonl(docs),
+                                  {"--sample", "40", "--seed", "5", "--max-held-bytes", "0"});
+  ASSERT_FALSE(reread.json.is_null());
+  nlohmann::json jr = reread.json;
+  jr.erase("seconds"), jr.erase("inputs");
+  EXPECT_EQ(ja, jr);
+  const auto pairs_section = [](const std::string& html) {
+    const size_t begin = html.find("<h2 id=\"pairs\">");
+    return html.substr(begin, html.find("<h2>Timing") - begin);
+  };
+  EXPECT_EQ(pairs_section(a.html), pairs_section(reread.html));
+
   const Report c = Calibrate("calibrate_sample3", Jsonl(docs), {"--sample", "40", "--seed", "6"});
   ASSERT_FALSE(c.json.is_null());
   EXPECT_NE(c.json["nearest_neighbour"]["documents"], a.json["nearest_neighbour"]["documents"]);
+}
+
+TEST(CalibrateCliTest, BandedJoinStatesItsRecall) {
+  const auto docs = SyntheticCorpus(21, 100, 30);
+  const Report run = Calibrate("calibrate_banded", Jsonl(docs), {"--banded"});
+  ASSERT_FALSE(run.json.is_null());
+  const double recall = run.json["pairs"]["recall_at_max_k"].get<double>();
+  EXPECT_GE(recall, 0.99);
+  EXPECT_LT(recall, 1.0);
+  EXPECT_NE(run.json["pairs"]["join"].get<std::string>().find("banded"), std::string::npos);
+  EXPECT_NE(run.html.find("found with probability"), std::string::npos);
+  // Never a pair beyond what brute force finds; each sample at its distance.
+  const Oracle o = Fingerprints(docs, true);
+  std::vector<uint64_t> pairs(33, 0);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    for (size_t j = i + 1; j < docs.size(); ++j) {
+      const int d = HammingDistance(o.fps[i], o.fps[j]);
+      if (d <= 32) ++pairs[static_cast<size_t>(d)];
+    }
+  }
+  const auto found = run.json["pairs"]["histogram"].get<std::vector<uint64_t>>();
+  ASSERT_EQ(found.size(), pairs.size());
+  uint64_t all = 0, all_found = 0;
+  for (size_t d = 0; d < pairs.size(); ++d) {
+    EXPECT_LE(found[d], pairs[d]) << d;
+    all += pairs[d], all_found += found[d];
+  }
+  EXPECT_GE(static_cast<double>(all_found), 0.9 * static_cast<double>(all));
+  for (const auto& p : run.json["pairs"]["samples"]) {
+    EXPECT_EQ(p["distance"].get<int>(),
+              HammingDistance(o.fps[o.position.at(p["a"].get<std::string>())],
+                              o.fps[o.position.at(p["b"].get<std::string>())]));
+  }
 }
 
 TEST(CalibrateCliTest, MinHashDistancesMatchSignatures) {

@@ -33,6 +33,8 @@ struct CalibrateFlags {
   uint64_t seed = 1;
   size_t pairs_per_distance = 4;
   double recall = 0.99;
+  bool banded = false;
+  uint64_t max_held_bytes = uint64_t{256} << 20;
   double min_jaccard = 0.5;
   double min_share = 0.9;
   size_t show_chars = 3000;
@@ -130,8 +132,12 @@ int RunCalibrate(CalibrateFlags flags) {
   if (!flags.boilerplate.stats_out.empty()) {
     NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
   }
-  const bool hold_texts = std::find(flags.input.inputs.begin(), flags.input.inputs.end(), "-") !=
+  // The sampled pairs' texts: held from this pass while the corpus is small
+  // (or must be: standard input), else read again at the end.
+  const bool from_stdin = std::find(flags.input.inputs.begin(), flags.input.inputs.end(), "-") !=
                           flags.input.inputs.end();
+  bool hold_texts = true;
+  uint64_t held_bytes = 0;
   std::vector<std::string> ids, texts;
   std::vector<Fingerprint> fingerprints;
   std::vector<uint32_t> signatures;
@@ -139,7 +145,14 @@ int RunCalibrate(CalibrateFlags flags) {
   const MinHasher hasher(minhash ? method->minhash.num_perm : 1);
   const auto keep = [&](const Document& doc, bool empty) {
     ids.push_back(doc.id);
-    if (hold_texts) texts.push_back(doc.text);
+    if (hold_texts) {
+      held_bytes += doc.text.size();
+      texts.push_back(doc.text);
+      if (!from_stdin && held_bytes > flags.max_held_bytes) {
+        hold_texts = false;
+        texts = {};
+      }
+    }
     DedupDocument d;
     d.empty = empty;
     docs.push_back(d);
@@ -256,6 +269,7 @@ int RunCalibrate(CalibrateFlags flags) {
     report.join_recall = MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows);
   } else {
     options.k = max_k;
+    if (flags.banded) options.join = DedupJoin::kBanded;
     options.pair_sink = [&](const DedupPair& p) { reservoir.Offer(p.i, p.j, p.distance); };
     joined = Dedup(docs, options);
     if (joined.ok() && joined->join.banded) {
@@ -374,6 +388,9 @@ void AddCalibrateCommand(CLI::App& app, ExitCode* exit_code) {
                   "When the pair join is banded (large corpora): the probability of finding a "
                   "pair at distance -k")
       ->capture_default_str();
+  cmd->add_flag("--banded", flags->banded,
+                "SimHash: join the pairs with the banded join even where the exact one is "
+                "cheap (default: the cheaper, as dedup chooses)");
   cmd->add_option("--min-jaccard", flags->min_jaccard,
                   "The Jaccard check: a sampled pair with exact character 5-gram Jaccard >= this "
                   "is a near-duplicate by text")
@@ -388,6 +405,11 @@ void AddCalibrateCommand(CLI::App& app, ExitCode* exit_code) {
                   "Characters of each text shown (and diffed) per sampled pair")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-held-bytes", flags->max_held_bytes,
+                  "Hold the texts in memory while fingerprinting when the input files hold no "
+                  "more than this many bytes of text (then the sampled pairs need no second "
+                  "reading); 0: always read them again. Standard input is always held")
+      ->capture_default_str();
   cmd->add_option("--json", flags->json, "Also write the report's numbers as JSON here");
   cmd->callback([flags, exit_code] { exit_code->value = RunCalibrate(*flags); });
 }
