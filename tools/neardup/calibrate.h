@@ -8,10 +8,10 @@
 //     pair, independent of any fingerprint);
 //   - a character diff (Myers' O(ND) algorithm with a bound on D) for the
 //     side-by-side view of a pair;
-//   - the recommended threshold: the valley of the nearest-neighbour
-//     histogram between the duplicate mode and the background mode, lowered
-//     while the sampled pairs at the threshold are not near-duplicates by
-//     5-gram Jaccard;
+//   - the recommended threshold: the low point of the nearest-neighbour
+//     histogram between the largest distance whose sampled pairs are
+//     near-duplicates by exact 5-gram Jaccard and the smallest above it
+//     whose pairs are not (Recommend below);
 //   - the report as self-contained HTML (inline SVG, no script) and as JSON.
 //
 // Distances are integers whatever the method: the Hamming distance for

@@ -292,8 +292,9 @@ std::vector<std::string> Reasoning(const Report& r) {
     }
     p += ". Below it, the duplicate mode is at d = " + Str(rec.duplicate_mode) + " (" +
          at(rec.duplicate_mode) +
-         "); above it, the background mode at d = " + Str(rec.background_mode) + " (" +
-         at(rec.background_mode) + ").";
+         "); above it, the highest point (the background mode, where the corpus has one) is at d "
+         "= " +
+         Str(rec.background_mode) + " (" + at(rec.background_mode) + ").";
     out.push_back(p);
   }
   const uint64_t within = WithinCount(r, rec.k);
@@ -351,7 +352,7 @@ std::string RenderHtml(const Report& r) {
   h += "<h2>Nearest-neighbour distances</h2>\n";
   std::vector<Marker> markers = {
       {static_cast<double>(rec.k), "recommended " + ThresholdWords(r, rec.k), "#c0392b"},
-      {static_cast<double>(rec.background_mode), "background mode d = " + Str(rec.background_mode),
+      {static_cast<double>(rec.background_mode), "highest above k: d = " + Str(rec.background_mode),
        "#555"}};
   if (r.method_default_k >= 0) {
     markers.push_back({static_cast<double>(r.method_default_k),
