@@ -31,6 +31,7 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code);
 void AddIdfCommand(CLI::App& app, ExitCode* exit_code);
 void AddExplainCommand(CLI::App& app, ExitCode* exit_code);
 void AddServeCommand(CLI::App& app, ExitCode* exit_code);
+void AddCalibrateCommand(CLI::App& app, ExitCode* exit_code);
 
 inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddSegmentCommand(app, exit_code);
@@ -44,6 +45,7 @@ inline void AddAllCommands(CLI::App& app, ExitCode* exit_code) {
   AddIdfCommand(app, exit_code);
   AddExplainCommand(app, exit_code);
   AddServeCommand(app, exit_code);
+  AddCalibrateCommand(app, exit_code);
 }
 
 }  // namespace neardup::cli

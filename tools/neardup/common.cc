@@ -126,12 +126,13 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
   cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
   cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
   if (with_fingerprint_options) {
-    cmd->add_option("--method", flags->method,
-                    "A preset (" + PresetNames() + "; default " + std::string(kDefaultMethod) +
-                        "), minhash (dedup only; keys num_perm, threshold, bands, rows, recall, "
-                        "verify) or a method's text form, e.g. tfidf,bits=128,topk=10 or "
-                        "minhash,threshold=0.7 (method.h, doc/methods.md); the options below "
-                        "override it");
+    cmd->add_option(
+        "--method", flags->method,
+        "A preset (" + PresetNames() + "; default " + std::string(kDefaultMethod) +
+            "), minhash (dedup and calibrate only; keys num_perm, threshold, bands, rows, recall, "
+            "verify) or a method's text form, e.g. tfidf,bits=128,topk=10 or "
+            "minhash,threshold=0.7 (method.h, doc/methods.md); the options below "
+            "override it");
     cmd->add_option("--bits", flags->bits, "Fingerprint width: 64 or 128 (default: the method's)")
         ->check(CLI::IsMember({64, 128}));
     cmd->add_option("--features", flags->features,
