@@ -18,20 +18,7 @@ run() {
   "$ND" dedup /usr/share/man/zh_CN /usr/share/man/zh_TW -q "$@" \
     -o "$OUT/$name/records.jsonl" --clusters-out "$OUT/$name/clusters.jsonl" \
     --pairs-out "$OUT/$name/pairs.jsonl"
-  /usr/bin/python3 - "$OUT/$name" "$*" <<'PY'
-import json, sys
-d, args = sys.argv[1], sys.argv[2]
-ids = {r["id"]: r for r in map(json.loads, open(d + "/records.jsonl", encoding="utf-8"))}
-pairs = [(i, i.replace("/zh_CN/", "/zh_TW/")) for i in ids if "/zh_CN/" in i]
-pairs = [(a, b) for a, b in pairs if b in ids]
-same = sum(ids[a]["cluster"] == ids[b]["cluster"] for a, b in pairs)
-page = lambda i: i.split("/", 5)[-1]
-reported = [json.loads(l) for l in open(d + "/pairs.jsonl", encoding="utf-8")]
-cross = sum(page(p["a"]) != page(p["b"]) for p in reported)
-sizes = [json.loads(l)["size"] for l in open(d + "/clusters.jsonl", encoding="utf-8")]
-print(f"{args:60s} recall {same}/{len(pairs)} = {same / len(pairs):.3f}; "
-      f"pairs {len(reported)}, between different pages {cross}; largest cluster {max(sizes, default=0)}")
-PY
+  /usr/bin/python3 "$ROOT/scripts/manpages_summary.py" "$OUT/$name" "$*" 60
   NEARDUP_BIN="$ND" /usr/bin/python3 "$ROOT/scripts/manpages_cross_pairs.py" "$OUT/$name/pairs.jsonl" | tail -1
 }
 run default --t2s
