@@ -187,6 +187,25 @@ def seeds_index_ids():
     put("index_ids_fuzz", "bad_header", b"\x00" + b'{"neardup_index_ids":"2","pipeline":{"bits":"128"}}\n')
 
 
+def seeds_index_v2():
+    # The harness writes four valid version 2 files itself (64/128 bits,
+    # exact tables and bands); a seed picks one (low 2 bits of the first
+    # byte) and a mode (next 2 bits): 1 = XOR edits with the checksum kept,
+    # 2 = edits then the checksum recomputed, 3 = cut then as 2. Edits are
+    # records of a 4-byte little-endian offset and a byte.
+    def edits(*pairs):
+        return b"".join(struct.pack("<IB", at, x) for at, x in pairs)
+    for fixture in range(4):
+        put("index_v2_fuzz", "valid_%d" % fixture, bytes([fixture | (1 << 2)]))
+        put("index_v2_fuzz", "section_edit_%d" % fixture,
+            bytes([fixture | (1 << 2)]) + edits((80, 0xFF), (200, 0x01), (700, 0x80)))
+        put("index_v2_fuzz", "meta_edit_%d" % fixture,
+            bytes([fixture | (2 << 2)]) + edits((0xFFFFFFF0, 0x01), (0xFFFFFFE0, 0x7F)))
+        put("index_v2_fuzz", "cut_%d" % fixture,
+            bytes([fixture | (3 << 2)]) + struct.pack("<I", 1000))
+    put("index_v2_fuzz", "raw_v1_magic", b"\x00NDUPIDX1\x02\x00\x00\x00" + b"\x00" * 40)
+
+
 def seeds_store():
     # Mode 0: recipes.
     put("store_fuzz", "recipe", b"\x00" + recipe([(1, 0, 120), (2, 5, 7), (300, 2**40, 1)]))
@@ -251,6 +270,7 @@ def main():
     seeds_pdf()
     seeds_index()
     seeds_index_ids()
+    seeds_index_v2()
     seeds_store()
     for target in sorted(os.listdir(ROOT)):
         files = os.listdir(os.path.join(ROOT, target))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (Debian's clang 14 works) and runs
 # each for a bounded time, one process each, one after the other.
-#   bash scripts/fuzz.sh [seconds per target, default 60] [target ...]
+#   [FUZZ_PARALLEL=N] bash scripts/fuzz.sh [seconds per target, default 60] [target ...]
 # Each target starts from its checked-in seeds (fuzz/corpus/<target>/, read
 # only) plus what earlier runs found (build-fuzz/corpus/<target>/, where new
 # inputs are written). Findings (crash-*, leak-*, timeout-*, oom-*) land in
@@ -28,20 +28,38 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for t in build-fuzz/fuzz/*_fuzz; do targets+=("$(basename "$t")"); done
 fi
-status=0
-for name in "${targets[@]}"; do
-  target=build-fuzz/fuzz/$name
+# FUZZ_PARALLEL=N runs up to N targets at once (default 1: one after the
+# other); each target is still one process.
+parallel=${FUZZ_PARALLEL:-1}
+run_one() {
+  local name=$1 target=build-fuzz/fuzz/$1
   mkdir -p "build-fuzz/corpus/$name" "build-fuzz/findings/$name"
-  seeds=()
+  local seeds=()
   [ -d "fuzz/corpus/$name" ] && seeds=("fuzz/corpus/$name")
-  echo "== $name (${secs}s) =="
-  if ! "$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="build-fuzz/findings/$name/" "build-fuzz/corpus/$name" "${seeds[@]}" \
-      2>"build-fuzz/$name.log"; then
-    status=1
-    echo "FINDING in $name: see build-fuzz/findings/$name/ and build-fuzz/$name.log"
+  local rc=0
+  "$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="build-fuzz/findings/$name/" "build-fuzz/corpus/$name" "${seeds[@]}" \
+    2>"build-fuzz/$name.log" || rc=$?
+  {
+    echo "== $name (${secs}s) =="
+    [ "$rc" -eq 0 ] || echo "FINDING in $name: see build-fuzz/findings/$name/ and build-fuzz/$name.log"
+    grep -E "^#[0-9]+" "build-fuzz/$name.log" | tail -1 || tail -2 "build-fuzz/$name.log"
+    grep -E "^stat::number_of_executed_units" "build-fuzz/$name.log" || true
+  }
+  return "$rc"
+}
+status=0
+running=0
+for name in "${targets[@]}"; do
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || status=1
+    running=$((running - 1))
   fi
-  grep -E "^#[0-9]+" "build-fuzz/$name.log" | tail -1 || tail -2 "build-fuzz/$name.log"
-  grep -E "^stat::number_of_executed_units" "build-fuzz/$name.log" || true
+  run_one "$name" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status
