@@ -23,11 +23,12 @@ CC=$CC CXX=$CXX cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebI
   -DNEARDUP_BUILD_FUZZ=ON -DNEARDUP_BUILD_TESTS=OFF -DNEARDUP_BUILD_BENCH=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
   >/dev/null
-ninja -C build-fuzz ${FUZZ_JOBS:+-j"$FUZZ_JOBS"}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  for t in build-fuzz/fuzz/*_fuzz; do targets+=("$(basename "$t")"); done
+  for t in fuzz/*_fuzz.cc; do targets+=("$(basename "$t" .cc)"); done
 fi
+# Only the fuzz targets (and the library under them), not the tools.
+ninja -C build-fuzz ${FUZZ_JOBS:+-j"$FUZZ_JOBS"} "${targets[@]}"
 # FUZZ_PARALLEL=N runs up to N targets at once (default 1: one after the
 # other); each target is still one process.
 parallel=${FUZZ_PARALLEL:-1}
