@@ -119,7 +119,8 @@ std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bi
 // Appends to *rows every row x with HammingDistance(q, x) <= k found by the
 // tables, each once, with its distance in *dists (same order). Tolerates a
 // hostile view (offsets and rows out of range are skipped), never reads out
-// of the spans.
+// of the spans; a damaged table (one that fails IndexFileV2::Verify) may
+// still give a row twice or miss one.
 void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
                  std::vector<uint32_t>* rows, std::vector<int>* dists);
 
