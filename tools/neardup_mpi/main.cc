@@ -54,10 +54,8 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <optional>
 #include <sstream>
-#include <type_traits>
 
 #include "boilerplate_pass.h"
 #include "common.h"
@@ -557,7 +555,6 @@ Status Run::Plan() {
   if (c.options.mode != DedupMode::kCluster) return Status::OK();
   const MinHashOptions& mh = c.method.minhash;
   const auto perm = static_cast<size_t>(mh.num_perm);
-  static_assert(std::is_trivially_copyable_v<DedupJoinReport>);
   // Rank 0 plans once; the others get what the band join needs (empty when
   // rank 0 failed: its error ends the stage).
   std::string blob;
@@ -567,21 +564,11 @@ Status Run::Plan() {
       if (c.minhash) {
         NEARDUP_ASSIGN_OR_RETURN(
             minhash_, dedup_internal::PlanMinHash(all_.docs, all_.signatures, {}, mh, c.options));
-        const uint64_t head[2] = {minhash_.need, minhash_.groups.size()};
-        blob.append(reinterpret_cast<const char*>(head), sizeof head);
-        for (size_t g = 0; g < minhash_.groups.size(); ++g) {
-          blob.append(
-              reinterpret_cast<const char*>(&all_.signatures[minhash_.groups.Members(g)[0] * perm]),
-              perm * sizeof(uint32_t));
-        }
+        blob = EncodeMinHashJoinPlan(minhash_, all_.signatures, perm);
         bands_ = minhash_.groups.size() >= 2 ? mh.bands : 0;
       } else {
         NEARDUP_ASSIGN_OR_RETURN(simhash_, dedup_internal::PlanSimHash(all_.docs, c.options));
-        const int64_t bits = simhash_.bits;
-        blob.append(reinterpret_cast<const char*>(&simhash_.report), sizeof simhash_.report);
-        blob.append(reinterpret_cast<const char*>(&bits), sizeof bits);
-        blob.append(reinterpret_cast<const char*>(simhash_.words.data()),
-                    simhash_.words.size() * sizeof simhash_.words[0]);
+        blob = EncodeSimHashJoinPlan(simhash_);
         bands_ = simhash_.report.banded ? simhash_.report.bands.bands : 0;
       }
       return Status::OK();
@@ -595,34 +582,11 @@ Status Run::Plan() {
   stages_.push_back({"plan", 0, moved[0], {{"rounds", traffic.rounds}}});
   if (w_.rank == 0 || blob.empty()) return planned;
   if (c.minhash) {
-    uint64_t head[2];
-    std::memcpy(head, blob.data(), sizeof head);
-    minhash_join_.need = head[0];
-    const size_t groups = head[1];
-    signatures_join_.resize(groups * perm);
-    if (groups > 0) {
-      std::memcpy(signatures_join_.data(), blob.data() + sizeof head,
-                  signatures_join_.size() * sizeof(uint32_t));
-    }
-    // Group g is document g of signatures_join_.
-    minhash_join_.groups.members.resize(groups);
-    minhash_join_.groups.begin.resize(groups + 1);
-    std::iota(minhash_join_.groups.members.begin(), minhash_join_.groups.members.end(), 0);
-    std::iota(minhash_join_.groups.begin.begin(), minhash_join_.groups.begin.end(), 0);
-    bands_ = groups >= 2 ? mh.bands : 0;
+    NEARDUP_ASSIGN_OR_RETURN(minhash_join_, DecodeMinHashJoinPlan(blob, perm, &signatures_join_));
+    bands_ = minhash_join_.groups.size() >= 2 ? mh.bands : 0;
   } else {
-    DedupJoinReport& report = simhash_join_.report;
-    int64_t bits = 0;
-    std::memcpy(&report, blob.data(), sizeof report);
-    std::memcpy(&bits, blob.data() + sizeof report, sizeof bits);
-    simhash_join_.bits = static_cast<int>(bits);
-    const size_t at = sizeof report + sizeof bits;
-    simhash_join_.words.resize((blob.size() - at) / sizeof simhash_join_.words[0]);
-    if (!simhash_join_.words.empty()) {
-      std::memcpy(static_cast<void*>(simhash_join_.words.data()), blob.data() + at,
-                  simhash_join_.words.size() * sizeof simhash_join_.words[0]);
-    }
-    bands_ = report.banded ? report.bands.bands : 0;
+    NEARDUP_ASSIGN_OR_RETURN(simhash_join_, DecodeSimHashJoinPlan(blob));
+    bands_ = simhash_join_.report.banded ? simhash_join_.report.bands.bands : 0;
   }
   return Status::OK();
 }
