@@ -410,6 +410,42 @@ TEST_F(MpiDedupTest, HostileLinesAreReportedWithFileAndLineAndCountedOnce) {
   EXPECT_EQ(strict.exit_code, 3) << strict.err;
 }
 
+// The lines of a file that mention `needle`, as a set.
+std::set<std::string> LinesWith(const std::string& text, const std::string& needle) {
+  std::set<std::string> out;
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find(needle) != std::string::npos) out.insert(l);
+  }
+  return out;
+}
+
+TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
+  // Every input's lines in one file (the malformed and invalid UTF-8 lines
+  // fall in later pieces): 4 ranks read a piece each.
+  std::string all;
+  for (const std::string& in : inputs_) all += testing::ReadFile(in);
+  const std::string big = dir_ + "/big.jsonl";
+  testing::WriteFile(big, all);
+  inputs_ = {big};
+  const std::string single = Single("split_single", {"--banded"});
+  const CommandResult r = Mpi("split", 4, {"--banded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectSameOutputs(single, "split");
+  // Issues name the file and the same line numbers as neardup dedup's.
+  const auto issues = LinesWith(testing::ReadFile(single + "/stderr.txt"), "big.jsonl:");
+  EXPECT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues, LinesWith(r.err, "big.jsonl:")) << r.err;
+  EXPECT_EQ(CountLines(r.err, "neardup: read "), 1u) << r.err;
+  EXPECT_NE(r.err.find("from 1 file"), std::string::npos) << r.err;
+  // Each rank read one piece.
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string log = testing::ReadFile(dir_ + "/split/work/log-rank-" +
+                                              std::to_string(rank) + ".txt");
+    EXPECT_EQ(CountLines(log, "of 4: bytes"), 1u) << log;
+  }
+}
+
 TEST_F(MpiDedupTest, UsageErrors) {
   // Standard input cannot be split among ranks.
   const std::string out = dir_ + "/usage";

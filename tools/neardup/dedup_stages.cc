@@ -190,7 +190,9 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
 }
 
 Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
-                                     BoilerplatePass& boilerplate, DedupCorpus* corpus) {
+                                     BoilerplatePass& boilerplate, DedupCorpus* corpus,
+                                     const ReadOptions* read_options) {
+  const ReadOptions& options = read_options != nullptr ? *read_options : config.read_options;
   const std::string& score_field = config.score_field;
   const bool keep_records = config.keep_records();
   const auto add = [&](const Document& doc, DedupDocument d) {
@@ -216,7 +218,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     const MinHashOptions& mh = config.method.minhash;
     const MinHasher hasher(mh.num_perm);
     return boilerplate.ForEach<MinHashedDocument>(
-        input, config.read_options,
+        input, options,
         [&](const Document& doc) {
           MinHashedDocument m;
           m.signature.resize(static_cast<size_t>(mh.num_perm));
@@ -237,7 +239,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         });
   }
   return boilerplate.ForEach<DocumentFingerprint>(
-      input, config.read_options,
+      input, options,
       [&](const Document& doc) {
         if (boilerplate.on()) return pipeline.Fingerprint(boilerplate.Strip(doc.text), doc.title);
         return pipeline.Fingerprint(doc.text, doc.title);

@@ -87,9 +87,11 @@ struct DedupCorpus {
 // Stage 2: reads `input` (its inputs; threads, quiet) and appends each
 // document to *corpus. `boilerplate` has counted its lines already (or is
 // off). Issues are printed as met (file, line, reason); the summary line
-// unless input.quiet.
+// unless input.quiet. `read_options`: instead of config.read_options (a
+// byte range of a file).
 Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
-                                     BoilerplatePass& boilerplate, DedupCorpus* corpus);
+                                     BoilerplatePass& boilerplate, DedupCorpus* corpus,
+                                     const ReadOptions* read_options = nullptr);
 
 // "neardup: warning: N document(s) with a non-numeric field..." when any.
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores);

@@ -44,7 +44,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -147,10 +149,66 @@ int EndStage(const World& w, const char* stage, const Status& status) {
   return code;
 }
 
-// Contiguous shares of the inputs cut by size (a directory counts its files'
-// bytes): rank r reads inputs [cut[r], cut[r + 1]). Computed on rank 0.
-std::vector<uint64_t> CutInputs(const World& w, const std::vector<std::string>& inputs) {
-  std::vector<uint64_t> cut(static_cast<size_t>(w.size) + 1, 0);
+// A unit of the fingerprint stage: an INPUT, or a piece of a large plain
+// JSONL file (bytes [begin, end), cut at line starts; line first_line is its
+// first line).
+struct Unit {
+  uint64_t input = 0;
+  uint64_t begin = 0;
+  uint64_t end = UINT64_MAX;  // UINT64_MAX: the whole input
+  uint64_t first_line = 1;
+  uint64_t piece = 0;   // its number among the pieces of its input
+  uint64_t pieces = 1;  // 1: the input is not split
+};
+
+// True for a file that can be read in byte ranges: a regular file named
+// *.jsonl or *.ndjson (format auto or jsonl) that is not compressed.
+bool Splittable(const std::string& path, const std::string& format) {
+  if (format != "auto" && format != "jsonl" && format != "lines") return false;
+  std::string name = fs::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (format == "auto" && !name.ends_with(".jsonl") && !name.ends_with(".ndjson")) return false;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char head[4] = {0, 0, 0, 0};
+  const size_t n = std::fread(head, 1, 4, f);
+  std::fclose(f);
+  const bool gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+  const bool zstd =
+      n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd;
+  return !gzip && !zstd;
+}
+
+// The first line start at or after `at` (the byte after the first '\n' at or
+// after at - 1); `size` when there is none.
+uint64_t LineStartFrom(std::FILE* f, uint64_t at, uint64_t size) {
+  if (at == 0) return 0;
+  if (std::fseek(f, static_cast<long>(at - 1), SEEK_SET) != 0) return size;
+  std::string buffer(1u << 16, '\0');
+  uint64_t pos = at - 1;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+    const void* nl = std::memchr(buffer.data(), '\n', n);
+    if (nl != nullptr) {
+      return pos + static_cast<uint64_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
+    }
+    pos += n;
+  }
+  return size;
+}
+
+// The units (in input order) and each rank's contiguous share of them, cut by
+// size (a directory counts its files' bytes): rank r reads units
+// [cut[r], cut[r + 1]). A plain JSONL file larger than a rank's share is cut
+// into pieces at line starts. Computed on rank 0 and broadcast.
+void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* units,
+               std::vector<uint64_t>* cut) {
+  const std::vector<std::string>& inputs = input.inputs;
+  std::vector<uint64_t> words;
+  cut->assign(static_cast<size_t>(w.size) + 1, 0);
   if (w.rank == 0) {
     std::vector<double> weight(inputs.size(), 1);
     double total = 0;
@@ -167,22 +225,99 @@ std::vector<uint64_t> CutInputs(const World& w, const std::vector<std::string>& 
       }
       total += weight[i];
     }
+    const double share = total / w.size;
+    std::vector<double> unit_weight;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const auto pieces = static_cast<uint64_t>(std::ceil(weight[i] / share - 1e-9));
+      std::FILE* f = nullptr;
+      if (w.size > 1 && pieces > 1 && Splittable(inputs[i], input.format)) {
+        f = std::fopen(inputs[i].c_str(), "rb");
+      }
+      if (f == nullptr) {
+        units->push_back({i, 0, UINT64_MAX, 1, 0, 1});
+        unit_weight.push_back(weight[i]);
+        continue;
+      }
+      const auto size = static_cast<uint64_t>(weight[i] - 1);
+      std::vector<uint64_t> starts = {0};
+      for (uint64_t j = 1; j < pieces; ++j) {
+        const uint64_t at = LineStartFrom(f, size * j / pieces, size);
+        if (at > starts.back() && at < size) starts.push_back(at);
+      }
+      std::fclose(f);
+      starts.push_back(size);
+      for (size_t j = 0; j + 1 < starts.size(); ++j) {
+        units->push_back({i, starts[j], starts[j + 1], 1, j, starts.size() - 1});
+        unit_weight.push_back(static_cast<double>(starts[j + 1] - starts[j]) + 1);
+      }
+    }
     double sum = 0;
-    size_t i = 0;
+    size_t u = 0;
     for (int r = 1; r < w.size; ++r) {
       const double target = total * r / w.size;
-      while (i < inputs.size() && sum + weight[i] / 2 < target) sum += weight[i++];
-      cut[static_cast<size_t>(r)] = i;
+      while (u < units->size() && sum + unit_weight[u] / 2 < target) sum += unit_weight[u++];
+      (*cut)[static_cast<size_t>(r)] = u;
     }
-    cut[static_cast<size_t>(w.size)] = inputs.size();
+    (*cut)[static_cast<size_t>(w.size)] = units->size();
+    for (const Unit& x : *units) {
+      words.insert(words.end(), {x.input, x.begin, x.end, x.first_line, x.piece, x.pieces});
+    }
   }
-  BroadcastU64s(w, &cut, 0);
-  return cut;
+  BroadcastU64s(w, cut, 0);
+  std::vector<uint64_t> count = {words.size()};
+  BroadcastU64s(w, &count, 0);
+  words.resize(count[0]);
+  BroadcastU64s(w, &words, 0);
+  units->clear();
+  for (size_t k = 0; k + 6 <= words.size(); k += 6) {
+    units->push_back(
+        {words[k], words[k + 1], words[k + 2], words[k + 3], words[k + 4], words[k + 5]});
+  }
 }
 
-std::string ShardPath(const std::string& dir, size_t input) {
+// Each piece's first line: every rank counts the line breaks of its pieces,
+// the counts are summed over the ranks and added up per input.
+Status NumberLines(const World& w, const std::vector<std::string>& inputs,
+                   const std::vector<uint64_t>& cut, std::vector<Unit>* units) {
+  std::vector<uint64_t> breaks(units->size(), 0);
+  Status status = Status::OK();
+  for (size_t u = cut[static_cast<size_t>(w.rank)]; u < cut[static_cast<size_t>(w.rank) + 1]; ++u) {
+    const Unit& x = (*units)[u];
+    if (x.pieces == 1 || x.piece + 1 == x.pieces) continue;  // no later piece needs it
+    std::FILE* f = std::fopen(inputs[x.input].c_str(), "rb");
+    if (f == nullptr || std::fseek(f, static_cast<long>(x.begin), SEEK_SET) != 0) {
+      status = Status::IOError(inputs[x.input] + ": cannot read to count its lines");
+      if (f != nullptr) std::fclose(f);
+      continue;
+    }
+    std::string buffer(1u << 20, '\0');
+    uint64_t left = x.end - x.begin;
+    size_t n = 0;
+    while (left > 0 &&
+           (n = std::fread(buffer.data(), 1, std::min<uint64_t>(left, buffer.size()), f)) > 0) {
+      breaks[u] += static_cast<uint64_t>(std::count(buffer.data(), buffer.data() + n, '\n'));
+      left -= n;
+    }
+    std::fclose(f);
+  }
+  AllReduceSum(w, &breaks);  // collective whatever happened here
+  for (size_t u = 1; u < units->size(); ++u) {
+    Unit& x = (*units)[u];
+    if (x.piece > 0) x.first_line = (*units)[u - 1].first_line + breaks[u - 1];
+  }
+  return status;
+}
+
+std::string ShardPath(const std::string& dir, const Unit& unit) {
   char name[64];
-  std::snprintf(name, sizeof name, "/shards/input-%06zu.shard", input);
+  if (unit.pieces == 1) {
+    std::snprintf(name, sizeof name, "/shards/input-%06llu.shard",
+                  static_cast<unsigned long long>(unit.input));
+  } else {
+    std::snprintf(name, sizeof name, "/shards/input-%06llu-piece-%04llu.shard",
+                  static_cast<unsigned long long>(unit.input),
+                  static_cast<unsigned long long>(unit.piece));
+  }
   return dir + name;
 }
 
@@ -340,8 +475,9 @@ class Run {
   std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened in setup
   std::unique_ptr<Log> log_;
   cli::BoilerplatePass boilerplate_;
-  std::vector<uint64_t> cut_;
-  std::vector<Shard> mine_;  // my inputs' shards, in input order
+  std::vector<Unit> units_;    // the fingerprint stage's units, in input order
+  std::vector<uint64_t> cut_;  // rank r reads units [cut_[r], cut_[r + 1])
+  std::vector<Shard> mine_;    // my inputs' shards, in input order
   // After the gather: my documents (ids, records), at positions
   // first_[rank] ...; first_ has P + 1 entries.
   DedupCorpus own_;
@@ -409,22 +545,34 @@ Status Run::Setup() {
   }
   return WriteFileAtomically(id_path, flags_.identity);
 }
+// Read options for one unit: its byte range and first line.
+ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
+  ReadOptions options = base;
+  if (unit.pieces > 1) {
+    options.range_begin = unit.begin;
+    options.range_end = unit.end;
+    options.range_first_line = unit.first_line;
+  }
+  return options;
+}
+
 Status Run::CountBoilerplate(bool needed) {
   if (!needed) return Status::OK();
-  cli::InputFlags input = config_->flags.input;
-  input.inputs.assign(input.inputs.begin() + static_cast<ptrdiff_t>(cut_[w_.rank]),
-                      input.inputs.begin() + static_cast<ptrdiff_t>(cut_[w_.rank + 1]));
-  LineStats counts;
+  LineCounter counter;
   Status counted = Status::OK();
-  if (!input.inputs.empty()) {
-    auto got = cli::BoilerplatePass::CountFiles(input, config_->read_options,
-                                                config_->method.pipeline.normalize);
+  for (size_t u = cut_[w_.rank]; counted.ok() && u < cut_[w_.rank + 1]; ++u) {
+    cli::InputFlags input = config_->flags.input;
+    input.inputs = {input.inputs[units_[u].input]};
+    auto got =
+        cli::BoilerplatePass::CountFiles(input, UnitReadOptions(config_->read_options, units_[u]),
+                                         config_->method.pipeline.normalize);
     if (got.ok()) {
-      counts = std::move(*got);
+      counter.Merge(*got);
     } else {
       counted = got.status();
     }
   }
+  const LineStats counts = std::move(counter).Finish();
   // Collective whatever happened here: the other ranks are in it.
   std::string mine;
   AppendStrings({counts.Serialize()}, &mine);
@@ -453,25 +601,33 @@ Status Run::Fingerprint(bool* any_needed_out) {
   const bool records = config_->keep_records();
   const size_t num_perm =
       config_->minhash ? static_cast<size_t>(config_->method.minhash.num_perm) : 0;
+  const auto name = [&](const Unit& u) {
+    std::string s = "input " + std::to_string(u.input) + " (" + f.input.inputs[u.input];
+    if (u.pieces > 1) {
+      s += ", piece " + std::to_string(u.piece) + " of " + std::to_string(u.pieces) + ": bytes " +
+           std::to_string(u.begin) + ".." + std::to_string(u.end) + ", from line " +
+           std::to_string(u.first_line);
+    }
+    return s + ")";
+  };
   // Shards done in an earlier run.
   std::vector<size_t> todo;
-  for (size_t i = cut_[w_.rank]; i < cut_[w_.rank + 1]; ++i) {
+  for (size_t u = cut_[w_.rank]; u < cut_[w_.rank + 1]; ++u) {
     mine_.emplace_back();
     if (flags_.resume) {
-      const std::string path = ShardPath(flags_.work_dir, i);
+      const std::string path = ShardPath(flags_.work_dir, units_[u]);
       auto bytes = ReadChecked(path);
       if (bytes.ok()) {
         auto shard = DecodeShard(*bytes, path, num_perm, records);
         if (shard.ok()) {
           mine_.back() = std::move(*shard);
-          (*log_)("fingerprint: input " + std::to_string(i) + " (" + f.input.inputs[i] +
-                  "): done in an earlier run, skipped");
+          (*log_)("fingerprint: " + name(units_[u]) + ": done in an earlier run, skipped");
           continue;
         }
         (*log_)("fingerprint: " + shard.status().message() + "; computing it again");
       }
     }
-    todo.push_back(i);
+    todo.push_back(u);
   }
   std::vector<uint64_t> need = {todo.size()};
   AllReduceSum(w_, &need);
@@ -480,19 +636,21 @@ Status Run::Fingerprint(bool* any_needed_out) {
   const bool count = need[0] > 0 && config_->boilerplate.mode != BoilerplateMode::kOff;
   const Status counted = CountBoilerplate(count);
   if (!counted.ok()) return counted;
-  for (size_t i : todo) {
+  for (size_t u : todo) {
+    const Unit& unit = units_[u];
     cli::InputFlags input = f.input;
-    input.inputs = {f.input.inputs[i]};
+    input.inputs = {f.input.inputs[unit.input]};
     input.quiet = true;  // one summary for the job, on rank 0
     const uint64_t dropped_before = boilerplate_.dropped_lines();
-    Shard& shard = mine_[i - cut_[w_.rank]];
-    NEARDUP_ASSIGN_OR_RETURN(shard.stats,
-                             cli::FingerprintInputs(*config_, input, boilerplate_, &shard.corpus));
+    Shard& shard = mine_[u - cut_[w_.rank]];
+    const ReadOptions read_options = UnitReadOptions(config_->read_options, unit);
+    NEARDUP_ASSIGN_OR_RETURN(shard.stats, cli::FingerprintInputs(*config_, input, boilerplate_,
+                                                                 &shard.corpus, &read_options));
     shard.boilerplate_dropped = boilerplate_.dropped_lines() - dropped_before;
     NEARDUP_RETURN_IF_ERROR(
-        WriteFileAtomically(ShardPath(flags_.work_dir, i), EncodeShard(shard, records)));
-    (*log_)("fingerprint: input " + std::to_string(i) + " (" + f.input.inputs[i] +
-            "): " + std::to_string(shard.corpus.docs.size()) + " documents");
+        WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard, records)));
+    (*log_)("fingerprint: " + name(unit) + ": " + std::to_string(shard.corpus.docs.size()) +
+            " documents");
     if (FailAt(w_, "fingerprint")) std::raise(SIGKILL);
   }
   return Status::OK();
@@ -950,9 +1108,12 @@ int Run::Main() {
   };
   int code = timed("setup", [&] { return Setup(); });
   if (code >= 0) return code;
-  cut_ = CutInputs(w_, config_->flags.input.inputs);
+  CutInputs(w_, config_->flags.input, &units_, &cut_);
   bool any_needed = false;
-  code = timed("fingerprint", [&] { return Fingerprint(&any_needed); });
+  code = timed("fingerprint", [&] {
+    NEARDUP_RETURN_IF_ERROR(NumberLines(w_, config_->flags.input.inputs, cut_, &units_));
+    return Fingerprint(&any_needed);
+  });
   if (code >= 0) return code;
   if (w_.rank == 0) {
     if (const Status s = WriteMarker(flags_.work_dir, "fingerprint"); !s.ok()) return cli::Fail(s);
