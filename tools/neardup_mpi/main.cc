@@ -11,10 +11,12 @@
 //   setup        rank 0 checks inputs and outputs and records the run's
 //                identity in WORK/run.id (a --resume with another command
 //                line is refused)
-//   fingerprint  (each rank counts boilerplate lines of its inputs, the
-//                counts all-gathered, then reads its contiguous share of the
-//                INPUTs, cut by size, and writes one shard per INPUT)
-//                -> WORK/shards/
+//   fingerprint  (each rank counts boilerplate lines of its units, the
+//                counts all-gathered, then fingerprints its contiguous share
+//                of the units, cut by size, one shard per unit) ->
+//                WORK/shards/. A unit is an INPUT, or a byte range of a large
+//                plain JSONL file cut at line starts (its first line number
+//                from the line breaks the ranks counted before it).
 //   gather       the 40-byte documents (minhash: signatures) gathered on
 //                rank 0 in chunks; ids and records stay on their rank
 //   plan         rank 0 groups identical fingerprints and chooses the bands,
