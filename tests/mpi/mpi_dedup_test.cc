@@ -440,8 +440,8 @@ TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
   EXPECT_NE(r.err.find("from 1 file"), std::string::npos) << r.err;
   // Each rank read one piece.
   for (int rank = 0; rank < 4; ++rank) {
-    const std::string log = testing::ReadFile(dir_ + "/split/work/log-rank-" +
-                                              std::to_string(rank) + ".txt");
+    const std::string log =
+        testing::ReadFile(dir_ + "/split/work/log-rank-" + std::to_string(rank) + ".txt");
     EXPECT_EQ(CountLines(log, "of 4: bytes"), 1u) << log;
   }
 }

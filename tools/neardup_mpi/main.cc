@@ -427,6 +427,7 @@ Result<std::vector<Assignment>> DecodeAssignments(std::string_view bytes) {
 }
 
 std::string EncodeU64s(const std::vector<uint64_t>& v) {
+  if (v.empty()) return {};
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t));
 }
 
@@ -464,6 +465,8 @@ class Run {
   // Rank 0, after Assign: the id of a document in a cluster of two or more.
   std::string_view Id(uint64_t position) const {
     const auto it = std::lower_bound(id_positions_.begin(), id_positions_.end(), position);
+    // Every position asked for is in the table (Cluster() asked for them).
+    if (it == id_positions_.end() || *it != position) return {};
     return ids_[static_cast<size_t>(it - id_positions_.begin())];
   }
   bool NeedsAllPairs() const {
