@@ -1,24 +1,31 @@
 // Copyright 2026 The neardup Authors.
 //
 // neardup-mpi's join stages on synthetic fingerprints, per stage: wall time
-// (the slowest rank), CPU time (all ranks) and bytes moved.
+// (the slowest rank), CPU time (all ranks), bytes moved, and each rank's peak
+// RSS.
 //
-//   mpirun -np P build/bench/neardup_mpi_dedup_bench N [k] [bits] [threads per rank]
+//   mpirun -np P build/bench/neardup_mpi_dedup_bench N [k] [bits] [threads per rank] [layout]
 //
 // N fingerprints (default 128 bits): independent random ones, and a near copy
 // (d uniform in 1..k bits flipped) of every tenth, planted next to it. Each
 // rank makes its own share (the fingerprint stage's stand-in: a real run
 // reads and fingerprints text there), then the stages of neardup-mpi run as
-// in tools/neardup_mpi/main.cc: all-gather of the 40-byte documents, plan
-// (identical fingerprints grouped, bands chosen), the band join split into
-// ranges over the ranks, pairs gathered on rank 0, clusters and the keep
-// policy on rank 0. The reference in the same run: the planted pairs found,
-// against the band layout's computed recall; and P = 1 of the same N for the
-// scaling ratio (run the command for each P).
+// in tools/neardup_mpi/main.cc. Two layouts, for the comparison in one build:
+//   root (default, neardup-mpi's): the 40-byte documents gathered on rank 0,
+//        which plans once and broadcasts the distinct fingerprints; the band
+//        join split into ranges over the ranks; pairs routed to the rank of
+//        their first group, reduced to spanning forests, merged in a tree to
+//        rank 0, which clusters (union-find, keep policy).
+//   allgather (the layout before): documents all-gathered, the plan repeated
+//        on every rank, every pair gathered on rank 0.
+// The reference in the same run: the planted pairs found, against the band
+// layout's computed recall (identical for both layouts and every P); and
+// P = 1 of the same N for the scaling ratio (run the command for each P).
 
 #include <mpi.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +34,7 @@
 #include <vector>
 
 #include "dedup/stages.h"
+#include "forest.h"
 #include "mpi_comm.h"
 #include "neardup/dedup.h"
 #include "shard.h"
@@ -86,13 +94,15 @@ int Main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &w.size);
   if (argc < 2) {
-    if (w.rank == 0) std::fprintf(stderr, "usage: %s N [k] [bits] [threads per rank]\n", argv[0]);
+    if (w.rank == 0)
+      std::fprintf(stderr, "usage: %s N [k] [bits] [threads per rank] [root|allgather]\n", argv[0]);
     return 2;
   }
   const uint64_t n = std::strtoull(argv[1], nullptr, 10);
   const int k = argc > 2 ? std::atoi(argv[2]) : 24;
   const int bits = argc > 3 ? std::atoi(argv[3]) : 128;
   const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
+  const bool allgather = argc > 5 && std::string(argv[5]) == "allgather";
   DedupOptions options;
   options.k = k;
   options.threads = threads;
@@ -129,29 +139,40 @@ int Main(int argc, char** argv) {
   }
   end("fingerprint (synthetic)", 0);
 
-  // 2. All-gather.
+  // 2. The documents to rank 0 (root) or to every rank (allgather).
   begin();
   Traffic traffic;
-  std::string all = AllGatherBytes(w, packed, &traffic);
+  std::string all =
+      allgather ? AllGatherBytes(w, packed, &traffic) : GatherBytes(w, packed, 0, &traffic);
   std::string().swap(packed);
-  std::vector<DedupDocument> docs(n);
-  for (uint64_t i = 0; i < n; ++i) {
+  std::vector<DedupDocument> docs(all.size() / sizeof(PackedDocument));
+  for (size_t i = 0; i < docs.size(); ++i) {
     PackedDocument p;
     std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
     docs[i] = Unpack(p);
   }
   std::string().swap(all);
-  end("all-gather", traffic.bytes_sent);
+  end(allgather ? "all-gather" : "gather on rank 0", traffic.bytes_sent);
 
-  // 3. Plan (every rank, identical).
+  // 3. Plan: on every rank (allgather), or on rank 0 and broadcast (root).
   begin();
-  auto plan = dedup_internal::PlanSimHash(docs, options);
-  if (!plan.ok()) {
-    std::fprintf(stderr, "rank %d: %s\n", w.rank, plan.status().message().c_str());
-    return 1;
+  Traffic plan_traffic;
+  dedup_internal::SimHashPlan plan;
+  if (allgather || w.rank == 0) {
+    auto planned = dedup_internal::PlanSimHash(docs, options);
+    if (!planned.ok()) {
+      std::fprintf(stderr, "rank %d: %s\n", w.rank, planned.status().message().c_str());
+      return 1;
+    }
+    plan = std::move(*planned);
   }
-  const int bands = plan->report.bands.bands;
-  end("plan", 0);
+  if (!allgather) {
+    std::string blob = w.rank == 0 ? EncodeSimHashJoinPlan(plan) : std::string();
+    BroadcastBytes(w, &blob, 0, &plan_traffic);
+    if (w.rank != 0) plan = std::move(*DecodeSimHashJoinPlan(blob));
+  }
+  const int bands = plan.report.bands.bands;
+  end(allgather ? "plan (every rank)" : "plan (rank 0) + broadcast", plan_traffic.bytes_sent);
 
   // 4. Band join of this rank's ranges.
   begin();
@@ -162,7 +183,7 @@ int Main(int argc, char** argv) {
   for (size_t j = static_cast<size_t>(w.rank); j < ranges; j += static_cast<size_t>(w.size)) {
     BandJoinStats stats;
     const Status s = dedup_internal::SimHashJoinBands(
-        *plan, options, static_cast<int>(j * static_cast<size_t>(bands) / ranges),
+        plan, options, static_cast<int>(j * static_cast<size_t>(bands) / ranges),
         static_cast<int>((j + 1) * static_cast<size_t>(bands) / ranges), &range_pairs, &stats);
     if (!s.ok()) return 1;
     tested += stats.tested;
@@ -171,21 +192,36 @@ int Main(int argc, char** argv) {
   dedup_internal::MergePairs(&pairs);
   end("band join", 0);
 
-  // 5. Pairs to rank 0, clusters and keep policy there.
+  // 5. Pairs to rank 0 (every pair, or forests merged in a tree), clusters
+  // and keep policy there.
   begin();
   Traffic pair_traffic;
-  const std::string gathered = GatherBytes(w, EncodePairs(pairs), 0, &pair_traffic);
-  DedupResult result;
-  if (w.rank == 0) {
-    auto got = DecodePairs(gathered, "pairs");
-    pairs = std::move(*got);
-    dedup_internal::MergePairs(&pairs);
-    dedup_internal::FinishSimHash(docs, *plan, pairs, options, &result);
+  uint64_t distinct = 0;
+  if (allgather) {
+    const std::string gathered = GatherBytes(w, EncodePairs(pairs), 0, &pair_traffic);
+    if (w.rank == 0) {
+      pairs = std::move(*DecodePairs(gathered, "pairs"));
+      dedup_internal::MergePairs(&pairs);
+      distinct = pairs.size();
+    }
+  } else {
+    const std::vector<IdPair> owned = RoutePairs(w, pairs, &pair_traffic);
+    std::vector<uint64_t> count = {owned.size()};
+    AllReduceSum(w, &count);
+    distinct = count[0];
+    pairs = MergeForests(w, SpanningForest(owned), &pair_traffic);
   }
-  end("pairs to rank 0 + cluster", pair_traffic.bytes_sent);
+  const size_t pairs_on_rank_0 = pairs.size();
+  DedupResult result;
+  if (w.rank == 0) dedup_internal::FinishSimHash(docs, plan, pairs, options, &result);
+  end(allgather ? "pairs to rank 0 + cluster" : "route + forest merge + cluster",
+      pair_traffic.bytes_sent);
 
   std::vector<uint64_t> sums = {tested};
   AllReduceSum(w, &sums);
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  const std::vector<uint64_t> rss = AllGatherU64(w, static_cast<uint64_t>(u.ru_maxrss));  // KB
   if (w.rank == 0) {
     // The reference: planted pairs (i - 1, i) found.
     size_t planted = 0, found = 0;
@@ -194,16 +230,17 @@ int Main(int argc, char** argv) {
       ++planted;
       found += result.records[i].cluster == result.records[i - 1].cluster;
     }
-    rusage u;
-    getrusage(RUSAGE_SELF, &u);
     std::printf(
         "N = %llu, %d bits, k = %d, P = %d ranks x %d threads: r = %d, L = %d bands in %zu "
-        "ranges; %llu candidate tests, %zu distinct pairs; planted pairs clustered %zu of "
-        "%zu (%.4f; computed recall at k %.4f); rank 0 peak RSS %.0f MB\n",
-        static_cast<unsigned long long>(n), bits, k, w.size, threads, plan->report.bands.band_bits,
-        bands, ranges, static_cast<unsigned long long>(sums[0]), pairs.size(), found, planted,
+        "ranges (layout %s); %llu candidate tests, %llu distinct pairs (%zu on rank 0); planted "
+        "pairs clustered %zu of %zu (%.4f; computed recall at k %.4f); peak RSS rank 0 %.0f MB, "
+        "largest rank %.0f MB\n",
+        static_cast<unsigned long long>(n), bits, k, w.size, threads, plan.report.bands.band_bits,
+        bands, ranges, allgather ? "allgather" : "root", static_cast<unsigned long long>(sums[0]),
+        static_cast<unsigned long long>(distinct), pairs_on_rank_0, found, planted,
         planted ? static_cast<double>(found) / static_cast<double>(planted) : 1.0,
-        plan->report.bands.recall_at_k, static_cast<double>(u.ru_maxrss) / 1024);
+        plan.report.bands.recall_at_k, static_cast<double>(rss[0]) / 1024,
+        static_cast<double>(*std::max_element(rss.begin() + (w.size > 1), rss.end())) / 1024);
     std::printf(
         "| stage | wall (slowest rank) s | CPU (all ranks) s | bytes moved "
         "|\n|---|---:|---:|---:|\n");

@@ -160,6 +160,15 @@ struct ReadOptions {
   uint64_t max_document_bytes = kDefaultMaxDocumentBytes;
   // Called for every issue, in input order. May be empty.
   std::function<void(const InputIssue&)> on_issue;
+  // A part of each plain (uncompressed) JSONL or lines file, for a reader of
+  // one piece of a large file (neardup-mpi): reading starts at byte
+  // range_begin, which must be 0 or just after a '\n', and ends before the
+  // first line that starts at or after range_end; the first line read is
+  // line range_first_line of the file (issues and default ids name it). A
+  // compressed file read with a range is unreadable. Default: whole files.
+  uint64_t range_begin = 0;
+  uint64_t range_end = UINT64_MAX;
+  uint64_t range_first_line = 1;
 };
 
 class DocumentReader {

@@ -54,10 +54,8 @@ GroupAdjacency Adjacency(size_t ng, std::span<const IdPair> group_pairs) {
   return a;
 }
 
-// Every document pair, in (i, j) order, from the groups and the pairs of
-// groups: i's pairs are the later members of its own group (distance 0) and
-// the later members of every group paired with its own. Memory: one
-// document's pairs at a time.
+}  // namespace
+
 void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
                        const std::function<void(const DedupPair&)>& sink) {
   const GroupAdjacency ga = Adjacency(groups.size(), group_pairs);
@@ -81,6 +79,8 @@ void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs
     for (const DedupPair& p : mine) sink(p);
   }
 }
+
+namespace {
 
 // ClusterRule::kCenter: per document its centre (kept document), SIZE_MAX for
 // empty documents. Documents are visited in keep order; one not yet assigned

@@ -78,6 +78,13 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
                       std::span<const IdPair> group_pairs, const AssembleOptions& options,
                       DedupResult* result);
 
+// Every document pair, in (i, j) order, from the groups and the pairs of
+// groups (each once): i's pairs are the later members of its own group
+// (distance 0) and the later members of every group paired with its own.
+// Memory: one document's pairs at a time.
+void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
+                       const std::function<void(const DedupPair&)>& sink);
+
 // Recomputes result->summary from result->records.
 void Summarize(DedupResult* result);
 

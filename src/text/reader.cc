@@ -562,7 +562,8 @@ class InputFile {
   // refused without blocking (a FIFO would wait for a writer forever). A
   // named character or block device is refused too (/dev/zero never ends);
   // a named FIFO and standard input are read.
-  std::string Open(const std::string& path, bool walked) {
+  // `offset`: start reading there (a plain file's byte range).
+  std::string Open(const std::string& path, bool walked, uint64_t offset = 0) {
     Close();
     int fd;
     if (path == "-") {
@@ -591,6 +592,11 @@ class InputFile {
       return refused;
     }
     if (walked) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (offset > 0 && lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0) {
+      const std::string reason = std::strerror(errno);
+      ::close(fd);
+      return reason;
+    }
     fd_ = fd;
     return Sniff();
   }
@@ -612,6 +618,7 @@ class InputFile {
     eof_ = false;
     error_.clear();
     dropped_partial_line_ = false;
+    consumed_ = 0;
   }
 
   // Reads one line without its '\n' (a final '\r' is kept) into *line.
@@ -632,6 +639,7 @@ class InputFile {
       const size_t nl = buffer_.find('\n', start_);
       const size_t end = nl == std::string::npos ? buffer_.size() : nl;
       const std::string_view piece = std::string_view(buffer_).substr(start_, end - start_);
+      consumed_ += piece.size() + (nl == std::string::npos ? 0 : 1);
       if (!*too_long && !AppendWithinLimit(line, piece, max_bytes)) {
         *too_long = true;
         skipped = line->size();
@@ -670,6 +678,10 @@ class InputFile {
            std::string_view(buffer_).substr(start_).find_first_not_of(" \t\r\n") ==
                std::string_view::npos;
   }
+
+  // Decoded bytes ReadLine has consumed (line breaks included).
+  uint64_t consumed() const { return consumed_; }
+  bool compressed() const { return codec_ != Codec::kPlain; }
 
   // True when the last ReadLine failed in the middle of a line.
   bool dropped_partial_line() const { return dropped_partial_line_; }
@@ -847,6 +859,7 @@ class InputFile {
   bool eof_ = false;
   std::string error_;  // why the end came early; empty at a clean end
   bool dropped_partial_line_ = false;
+  uint64_t consumed_ = 0;
 };
 
 class DocumentReaderImpl final : public DocumentReader {
@@ -874,6 +887,7 @@ class DocumentReaderImpl final : public DocumentReader {
   const InputStats& stats() const override { return stats_; }
 
  private:
+  bool ranged() const { return options_.range_begin != 0 || options_.range_end != UINT64_MAX; }
   struct Pending {
     std::string path;
     bool named;  // given by the user, not found by walking a directory
@@ -945,16 +959,19 @@ class DocumentReaderImpl final : public DocumentReader {
         return;
       }
     }
-    const std::string error = file_.Open(p.path, /*walked=*/!p.named);
-    if (!error.empty()) {
-      Report(InputIssue::Kind::kUnreadable, name, 0, error);
+    const std::string error = file_.Open(p.path, /*walked=*/!p.named, options_.range_begin);
+    if (!error.empty() || (ranged() && file_.compressed())) {
+      Report(InputIssue::Kind::kUnreadable, name, 0,
+             error.empty() ? "a byte range of a compressed file cannot be read" : error);
+      file_.Close();
       return;
     }
-    ++stats_.files;
+    // A file read in pieces counts once: in its first piece.
+    if (options_.range_begin == 0) ++stats_.files;
     file_open_ = true;
     source_ = name;
     path_ = p.path;
-    line_ = 0;
+    line_ = options_.range_first_line - 1;
     format_ = ResolveFormat(p.path);
     if (escaped) {
       Report(InputIssue::Kind::kInvalidUtf8, source_, 0,
@@ -1055,7 +1072,8 @@ class DocumentReaderImpl final : public DocumentReader {
     const uint64_t skip_bytes = options_.max_document_bytes > UINT64_MAX / kLongLineSkipFactor
                                     ? UINT64_MAX
                                     : options_.max_document_bytes * kLongLineSkipFactor;
-    while (file_.ReadLine(&line, options_.max_document_bytes, skip_bytes, &too_long, &endless,
+    while (options_.range_begin + file_.consumed() < options_.range_end &&
+           file_.ReadLine(&line, options_.max_document_bytes, skip_bytes, &too_long, &endless,
                           &error)) {
       ++line_;
       if (too_long) {

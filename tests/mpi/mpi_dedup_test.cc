@@ -75,6 +75,12 @@ CommandResult Spawn(const std::vector<std::string>& argv, const std::vector<std:
   return result;
 }
 
+size_t CountLines(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 const char* const kOutputs[] = {"records.jsonl", "unique.jsonl", "duplicates.jsonl", "pairs.jsonl",
                                 "clusters.jsonl"};
 
@@ -256,23 +262,90 @@ TEST_F(MpiDedupTest, StreamModeRunsOnRankZeroWithTheSameOutputs) {
 }
 
 TEST_F(MpiDedupTest, SmallExchangeChunksGiveTheSameOutputs) {
-  // 4 KiB per rank and round: the fingerprints and ids need many rounds.
+  // 256 bytes per rank and round: the documents' gather, the plan's
+  // broadcast, the pairs' all-to-all and the ids' exchange need many rounds.
   const std::string single = Single("chunk_single", {"--banded"});
-  const CommandResult r = Mpi("chunk", 3, {"--banded"}, {"NEARDUP_MPI_CHUNK_BYTES=4096"});
+  const CommandResult r = Mpi("chunk", 3, {"--banded"}, {"NEARDUP_MPI_CHUNK_BYTES=256"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectSameOutputs(single, "chunk");
   const auto report = nlohmann::json::parse(testing::ReadFile(dir_ + "/chunk/work/report.json"));
+  std::map<std::string, int> rounds;
   for (const auto& s : report["stages"]) {
-    if (s["stage"] == "gather") {
-      EXPECT_GT(s["rounds"].get<int>(), 20);
+    if (s.contains("rounds")) rounds[s["stage"]] = s["rounds"].get<int>();
+  }
+  EXPECT_GT(rounds["gather"], 10);
+  EXPECT_GT(rounds["plan"], 10);
+  EXPECT_GT(rounds["assign"], 10);
+}
+
+// Each rank writes its own documents' lines: rank 0 holds the ids of the
+// kept documents of clusters (and its own), not every id; the band join's
+// pairs reach it as a spanning forest.
+TEST_F(MpiDedupTest, RankZeroHoldsNeitherEveryIdNorEveryPair) {
+  const std::vector<std::string> outputs = {"records.jsonl", "unique.jsonl", "duplicates.jsonl"};
+  const auto flags = [&](const std::string& out) {
+    return std::vector<std::string>{"-o",
+                                    out + "/records.jsonl",
+                                    "--unique-out",
+                                    out + "/unique.jsonl",
+                                    "--duplicates-out",
+                                    out + "/duplicates.jsonl",
+                                    "--banded"};
+  };
+  const std::string single = dir_ + "/lean_single", mpi = dir_ + "/lean";
+  fs::create_directories(single);
+  fs::create_directories(mpi);
+  std::vector<std::string> argv = {NEARDUP_CLI_PATH, "dedup"};
+  argv.insert(argv.end(), inputs_.begin(), inputs_.end());
+  for (const std::string& f : flags(single)) argv.push_back(f);
+  ASSERT_EQ(Spawn(argv, {}, single).exit_code, 0);
+  argv = {NEARDUP_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "4", NEARDUP_MPI_PATH,
+          "dedup"};
+  argv.insert(argv.end(), inputs_.begin(), inputs_.end());
+  for (const std::string& f : flags(mpi)) argv.push_back(f);
+  argv.insert(argv.end(), {"--work-dir", mpi + "/work", "--threads", "1"});
+  const CommandResult r = Spawn(argv, {}, mpi);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& f : outputs) {
+    EXPECT_EQ(testing::ReadFile(single + "/" + f), testing::ReadFile(mpi + "/" + f)) << f;
+  }
+  const auto report = nlohmann::json::parse(testing::ReadFile(mpi + "/work/report.json"));
+  const size_t documents = report["documents"];
+  const size_t duplicates =
+      CountLines(testing::ReadFile(single + "/records.jsonl"), "\"duplicate\":true");
+  ASSERT_GE(duplicates, 40u);
+  for (const auto& s : report["stages"]) {
+    if (s["stage"] == "assign") {
+      // Its own quarter of the ids and at most one kept document per duplicate.
+      EXPECT_LE(s["ids_on_rank_0"].get<size_t>(), documents / 4 + 2 + duplicates);
+      EXPECT_LT(s["ids_on_rank_0"].get<size_t>(), documents / 2);
+    }
+    if (s["stage"] == "join") {
+      // A forest: fewer edges than clustered groups.
+      EXPECT_LE(s["pairs_on_rank_0"].get<size_t>(), duplicates);
+      EXPECT_GE(s["pairs"].get<size_t>(), s["pairs_on_rank_0"].get<size_t>());
     }
   }
 }
 
-size_t CountLines(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
+TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
+  const std::vector<std::string> options = {"--banded", "--keep", "longest"};
+  const std::string single = Single("write_fault_single", options);
+  const CommandResult failed = Mpi("write_fault", 4, options, {"NEARDUP_MPI_FAIL_AT=write:2"});
+  EXPECT_NE(failed.exit_code, 0);
+  EXPECT_NE(failed.err.find("rank 2"), std::string::npos) << failed.err;
+  const std::string work = dir_ + "/write_fault/work";
+  EXPECT_TRUE(fs::exists(work + "/join.done"));
+  EXPECT_FALSE(fs::exists(work + "/write.done"));
+  std::vector<std::string> resume = options;
+  resume.push_back("--resume");
+  const CommandResult resumed = Mpi("write_fault", 4, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "write_fault");
+  EXPECT_TRUE(fs::exists(work + "/write.done"));
+  EXPECT_EQ(CountLines(resumed.err, "band range"),
+            CountLines(resumed.err, "skipped") - inputs_.size())
+      << resumed.err;
 }
 
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
@@ -335,6 +408,42 @@ TEST_F(MpiDedupTest, HostileLinesAreReportedWithFileAndLineAndCountedOnce) {
   // --strict: the same exit status as neardup dedup (3).
   const CommandResult strict = Mpi("hostile_strict", 2, {"--strict"});
   EXPECT_EQ(strict.exit_code, 3) << strict.err;
+}
+
+// The lines of a file that mention `needle`, as a set.
+std::set<std::string> LinesWith(const std::string& text, const std::string& needle) {
+  std::set<std::string> out;
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find(needle) != std::string::npos) out.insert(l);
+  }
+  return out;
+}
+
+TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
+  // Every input's lines in one file (the malformed and invalid UTF-8 lines
+  // fall in later pieces): 4 ranks read a piece each.
+  std::string all;
+  for (const std::string& in : inputs_) all += testing::ReadFile(in);
+  const std::string big = dir_ + "/big.jsonl";
+  testing::WriteFile(big, all);
+  inputs_ = {big};
+  const std::string single = Single("split_single", {"--banded"});
+  const CommandResult r = Mpi("split", 4, {"--banded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectSameOutputs(single, "split");
+  // Issues name the file and the same line numbers as neardup dedup's.
+  const auto issues = LinesWith(testing::ReadFile(single + "/stderr.txt"), "big.jsonl:");
+  EXPECT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues, LinesWith(r.err, "big.jsonl:")) << r.err;
+  EXPECT_EQ(CountLines(r.err, "neardup: read "), 1u) << r.err;
+  EXPECT_NE(r.err.find("from 1 file"), std::string::npos) << r.err;
+  // Each rank read one piece.
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string log =
+        testing::ReadFile(dir_ + "/split/work/log-rank-" + std::to_string(rank) + ".txt");
+    EXPECT_EQ(CountLines(log, "of 4: bytes"), 1u) << log;
+  }
 }
 
 TEST_F(MpiDedupTest, UsageErrors) {

@@ -190,7 +190,9 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
 }
 
 Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
-                                     BoilerplatePass& boilerplate, DedupCorpus* corpus) {
+                                     BoilerplatePass& boilerplate, DedupCorpus* corpus,
+                                     const ReadOptions* read_options) {
+  const ReadOptions& options = read_options != nullptr ? *read_options : config.read_options;
   const std::string& score_field = config.score_field;
   const bool keep_records = config.keep_records();
   const auto add = [&](const Document& doc, DedupDocument d) {
@@ -216,7 +218,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     const MinHashOptions& mh = config.method.minhash;
     const MinHasher hasher(mh.num_perm);
     return boilerplate.ForEach<MinHashedDocument>(
-        input, config.read_options,
+        input, options,
         [&](const Document& doc) {
           MinHashedDocument m;
           m.signature.resize(static_cast<size_t>(mh.num_perm));
@@ -237,7 +239,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         });
   }
   return boilerplate.ForEach<DocumentFingerprint>(
-      input, config.read_options,
+      input, options,
       [&](const Document& doc) {
         if (boilerplate.on()) return pipeline.Fingerprint(boilerplate.Strip(doc.text), doc.title);
         return pipeline.Fingerprint(doc.text, doc.title);
@@ -274,32 +276,59 @@ Status DedupWriter::OpenPairs(std::span<const std::string> ids) {
 std::function<void(const DedupPair&)> DedupWriter::pair_sink() {
   if (!pairs_) return {};
   return [this](const DedupPair& p) {
-    const bool minhash = config_.minhash;
-    const nlohmann::ordered_json line = {{"a", pair_ids_[p.i]},
-                                         {"b", pair_ids_[p.j]},
-                                         {ScoreKey(minhash), Score(minhash, p.distance)}};
-    pairs_->Write(JsonLine(line));
+    pairs_->Write(PairLine(config_, pair_ids_[p.i], pair_ids_[p.j], p.distance));
   };
+}
+
+std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, const DedupRecord& r,
+                       std::string_view id, std::string_view nearest_id) {
+  const bool minhash = config.minhash;
+  const char* score_key = ScoreKey(minhash);
+  nlohmann::ordered_json line = {{"id", id}};
+  if (!minhash) line["fingerprint"] = doc.fingerprint.ToHex();
+  line["cluster"] = r.cluster;
+  line["duplicate"] = r.duplicate;
+  line["nearest"] = nullptr;
+  line[score_key] = nullptr;
+  if (r.duplicate) {
+    line["nearest"] = nearest_id;
+    line[score_key] = Score(minhash, r.distance);
+  }
+  if (r.empty) line["empty"] = true;
+  return JsonLine(line);
+}
+
+std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
+                     int distance) {
+  const bool minhash = config.minhash;
+  const nlohmann::ordered_json line = {
+      {"a", a}, {"b", b}, {ScoreKey(minhash), Score(minhash, distance)}};
+  return JsonLine(line);
+}
+
+Status WriteClusters(const DedupConfig& config, const DedupResult& result,
+                     const std::function<std::string_view(size_t)>& id) {
+  const DedupFlags& flags = config.flags;
+  if (flags.clusters_out.empty()) return Status::OK();
+  NEARDUP_ASSIGN_OR_RETURN(auto clusters, Output::Open(flags.clusters_out, flags.input.inputs));
+  const ClusterRows rows = ClusterMembers(result);
+  for (size_t c = 0; c < rows.size(); ++c) {
+    nlohmann::ordered_json members = nlohmann::ordered_json::array();
+    for (size_t m : rows.Members(c)) members.push_back(id(m));
+    nlohmann::ordered_json line = {{"cluster", rows.ids[c]},
+                                   {"size", rows.Members(c).size()},
+                                   {"kept", id(rows.kept[c])},
+                                   {"members", members}};
+    clusters->Write(JsonLine(line));
+  }
+  return clusters->Close();
 }
 
 Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocument> docs,
                            std::span<const std::string> ids, std::span<const std::string> records) {
-  const bool minhash = config_.minhash;
-  const char* score_key = ScoreKey(minhash);
   for (size_t i = 0; i < docs.size(); ++i) {
     const DedupRecord& r = result.records[i];
-    nlohmann::ordered_json line = {{"id", ids[i]}};
-    if (!minhash) line["fingerprint"] = docs[i].fingerprint.ToHex();
-    line["cluster"] = r.cluster;
-    line["duplicate"] = r.duplicate;
-    line["nearest"] = nullptr;
-    line[score_key] = nullptr;
-    if (r.duplicate) {
-      line["nearest"] = ids[r.nearest];
-      line[score_key] = Score(minhash, r.distance);
-    }
-    if (r.empty) line["empty"] = true;
-    out_->Write(JsonLine(line));
+    out_->Write(RecordLine(config_, docs[i], r, ids[i], ids[r.nearest]));
   }
   NEARDUP_RETURN_IF_ERROR(out_->Close());
 
@@ -314,21 +343,7 @@ Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocum
                      [&](size_t i) { return result.records[i].duplicate == duplicates; }));
   }
   if (pairs_) NEARDUP_RETURN_IF_ERROR(pairs_->Close());
-  if (!flags.clusters_out.empty()) {
-    NEARDUP_ASSIGN_OR_RETURN(auto clusters, Output::Open(flags.clusters_out, flags.input.inputs));
-    const ClusterRows rows = ClusterMembers(result);
-    for (size_t c = 0; c < rows.size(); ++c) {
-      nlohmann::ordered_json members = nlohmann::ordered_json::array();
-      for (size_t m : rows.Members(c)) members.push_back(ids[m]);
-      nlohmann::ordered_json line = {{"cluster", rows.ids[c]},
-                                     {"size", rows.Members(c).size()},
-                                     {"kept", ids[rows.kept[c]]},
-                                     {"members", members}};
-      clusters->Write(JsonLine(line));
-    }
-    NEARDUP_RETURN_IF_ERROR(clusters->Close());
-  }
-  return Status::OK();
+  return WriteClusters(config_, result, [&](size_t i) { return std::string_view(ids[i]); });
 }
 
 Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,

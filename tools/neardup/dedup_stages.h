@@ -20,9 +20,11 @@
 #ifndef NEARDUP_TOOLS_NEARDUP_DEDUP_STAGES_H_
 #define NEARDUP_TOOLS_NEARDUP_DEDUP_STAGES_H_
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "boilerplate_pass.h"
@@ -85,9 +87,11 @@ struct DedupCorpus {
 // Stage 2: reads `input` (its inputs; threads, quiet) and appends each
 // document to *corpus. `boilerplate` has counted its lines already (or is
 // off). Issues are printed as met (file, line, reason); the summary line
-// unless input.quiet.
+// unless input.quiet. `read_options`: instead of config.read_options (a
+// byte range of a file).
 Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
-                                     BoilerplatePass& boilerplate, DedupCorpus* corpus);
+                                     BoilerplatePass& boilerplate, DedupCorpus* corpus,
+                                     const ReadOptions* read_options = nullptr);
 
 // "neardup: warning: N document(s) with a non-numeric field..." when any.
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores);
@@ -115,6 +119,19 @@ class DedupWriter {
   std::unique_ptr<Output> pairs_;
   std::span<const std::string> pair_ids_;
 };
+
+// The pieces of DedupWriter::Finish, for writers that hold a part of the
+// documents (neardup-mpi). One line of --output: document `doc` with record
+// `r`, its id and its nearest kept document's id (used when r.duplicate).
+std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, const DedupRecord& r,
+                       std::string_view id, std::string_view nearest_id);
+// One line of --pairs-out.
+std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
+                     int distance);
+// --clusters-out (nothing without it): every cluster of two or more of
+// `result`, `id` giving the id of each member.
+Status WriteClusters(const DedupConfig& config, const DedupResult& result,
+                     const std::function<std::string_view(size_t)>& id);
 
 // Seconds of each stage, for --summary-json and the summary lines.
 struct DedupTimes {

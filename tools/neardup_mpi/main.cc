@@ -6,23 +6,38 @@
 //
 //   mpirun -np 4 neardup-mpi dedup data/*.jsonl --work-dir /shared/run1 -o records.jsonl
 //
-// Stages (each rank's part in parentheses):
+// Stages (each rank's part in parentheses; doc/distributed.md has the data
+// sizes and the memory per rank):
 //   setup        rank 0 checks inputs and outputs and records the run's
 //                identity in WORK/run.id (a --resume with another command
 //                line is refused)
-//   boilerplate  (each rank counts the lines of its inputs; the counts are
-//                all-gathered and merged) when boilerplate removal is on and
-//                some input still needs fingerprints
-//   fingerprint  (each rank reads its contiguous share of the INPUTs, cut by
-//                size, and writes one shard per INPUT) -> WORK/shards/
-//   gather       fingerprints (minhash: signatures) all-gathered in chunks;
-//                ids (and records) gathered on rank 0
-//   join         (each rank joins its band ranges) -> WORK/join/; pairs
-//                gathered on rank 0, which clusters them. Joins that cannot
-//                be split by band (SimHash's exact join, stream mode) run on
-//                rank 0.
-//   write        rank 0 writes every output in input order, with the code
-//                of neardup dedup (dedup_stages.h).
+//   fingerprint  (each rank counts boilerplate lines of its units, the
+//                counts all-gathered, then fingerprints its contiguous share
+//                of the units, cut by size, one shard per unit) ->
+//                WORK/shards/. A unit is an INPUT, or a byte range of a large
+//                plain JSONL file cut at line starts (its first line number
+//                from the line breaks the ranks counted before it).
+//   gather       the 40-byte documents (minhash: signatures) gathered on
+//                rank 0 in chunks; ids and records stay on their rank
+//   plan         rank 0 groups identical fingerprints and chooses the bands,
+//                once; the distinct fingerprints (minhash: signatures) and
+//                the band layout are broadcast
+//   join         (each rank joins its band ranges) -> WORK/join/; the pairs
+//                routed to the rank of their first group (each once there),
+//                reduced to spanning forests, the forests merged in a tree
+//                to rank 0 (all pairs gathered there instead when
+//                --pairs-out or --cluster center needs them). Joins that
+//                cannot be split by band (SimHash's exact join, stream mode)
+//                run on rank 0.
+//   cluster      rank 0: union-find, keep policy (the library's code)
+//   assign       rank 0 asks each rank for the ids it needs (kept documents
+//                of clusters; every clustered document with --pairs-out or
+//                --clusters-out) and sends each rank the records of its
+//                documents that are in a cluster of two or more
+//   write        (each rank writes the output lines of its own documents, in
+//                input order) -> WORK/parts/
+//   output       rank 0 copies the parts, in rank order, to the outputs and
+//                writes --pairs-out and --clusters-out
 // Every stage ends with all ranks agreeing on whether it succeeded; a failed
 // rank is named with its reason and the job exits non-zero.
 
@@ -30,23 +45,32 @@
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "boilerplate_pass.h"
 #include "common.h"
+#include "dedup/cluster.h"
 #include "dedup/stages.h"
 #include "dedup_stages.h"
+#include "forest.h"
 #include "mpi_comm.h"
 #include "neardup/minhash_dedup.h"
 #include "shard.h"
+#include "util/file.h"
 
 namespace neardup::mpi {
 namespace {
@@ -127,10 +151,66 @@ int EndStage(const World& w, const char* stage, const Status& status) {
   return code;
 }
 
-// Contiguous shares of the inputs cut by size (a directory counts its files'
-// bytes): rank r reads inputs [cut[r], cut[r + 1]). Computed on rank 0.
-std::vector<uint64_t> CutInputs(const World& w, const std::vector<std::string>& inputs) {
-  std::vector<uint64_t> cut(static_cast<size_t>(w.size) + 1, 0);
+// A unit of the fingerprint stage: an INPUT, or a piece of a large plain
+// JSONL file (bytes [begin, end), cut at line starts; line first_line is its
+// first line).
+struct Unit {
+  uint64_t input = 0;
+  uint64_t begin = 0;
+  uint64_t end = UINT64_MAX;  // UINT64_MAX: the whole input
+  uint64_t first_line = 1;
+  uint64_t piece = 0;   // its number among the pieces of its input
+  uint64_t pieces = 1;  // 1: the input is not split
+};
+
+// True for a file that can be read in byte ranges: a regular file named
+// *.jsonl or *.ndjson (format auto or jsonl) that is not compressed.
+bool Splittable(const std::string& path, const std::string& format) {
+  if (format != "auto" && format != "jsonl" && format != "lines") return false;
+  std::string name = fs::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (format == "auto" && !name.ends_with(".jsonl") && !name.ends_with(".ndjson")) return false;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char head[4] = {0, 0, 0, 0};
+  const size_t n = std::fread(head, 1, 4, f);
+  std::fclose(f);
+  const bool gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+  const bool zstd =
+      n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd;
+  return !gzip && !zstd;
+}
+
+// The first line start at or after `at` (the byte after the first '\n' at or
+// after at - 1); `size` when there is none.
+uint64_t LineStartFrom(std::FILE* f, uint64_t at, uint64_t size) {
+  if (at == 0) return 0;
+  if (std::fseek(f, static_cast<long>(at - 1), SEEK_SET) != 0) return size;
+  std::string buffer(1u << 16, '\0');
+  uint64_t pos = at - 1;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+    const void* nl = std::memchr(buffer.data(), '\n', n);
+    if (nl != nullptr) {
+      return pos + static_cast<uint64_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
+    }
+    pos += n;
+  }
+  return size;
+}
+
+// The units (in input order) and each rank's contiguous share of them, cut by
+// size (a directory counts its files' bytes): rank r reads units
+// [cut[r], cut[r + 1]). A plain JSONL file larger than a rank's share is cut
+// into pieces at line starts. Computed on rank 0 and broadcast.
+void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* units,
+               std::vector<uint64_t>* cut) {
+  const std::vector<std::string>& inputs = input.inputs;
+  std::vector<uint64_t> words;
+  cut->assign(static_cast<size_t>(w.size) + 1, 0);
   if (w.rank == 0) {
     std::vector<double> weight(inputs.size(), 1);
     double total = 0;
@@ -147,22 +227,99 @@ std::vector<uint64_t> CutInputs(const World& w, const std::vector<std::string>& 
       }
       total += weight[i];
     }
+    const double share = total / w.size;
+    std::vector<double> unit_weight;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const auto pieces = static_cast<uint64_t>(std::ceil(weight[i] / share - 1e-9));
+      std::FILE* f = nullptr;
+      if (w.size > 1 && pieces > 1 && Splittable(inputs[i], input.format)) {
+        f = std::fopen(inputs[i].c_str(), "rb");
+      }
+      if (f == nullptr) {
+        units->push_back({i, 0, UINT64_MAX, 1, 0, 1});
+        unit_weight.push_back(weight[i]);
+        continue;
+      }
+      const auto size = static_cast<uint64_t>(weight[i] - 1);
+      std::vector<uint64_t> starts = {0};
+      for (uint64_t j = 1; j < pieces; ++j) {
+        const uint64_t at = LineStartFrom(f, size * j / pieces, size);
+        if (at > starts.back() && at < size) starts.push_back(at);
+      }
+      std::fclose(f);
+      starts.push_back(size);
+      for (size_t j = 0; j + 1 < starts.size(); ++j) {
+        units->push_back({i, starts[j], starts[j + 1], 1, j, starts.size() - 1});
+        unit_weight.push_back(static_cast<double>(starts[j + 1] - starts[j]) + 1);
+      }
+    }
     double sum = 0;
-    size_t i = 0;
+    size_t u = 0;
     for (int r = 1; r < w.size; ++r) {
       const double target = total * r / w.size;
-      while (i < inputs.size() && sum + weight[i] / 2 < target) sum += weight[i++];
-      cut[static_cast<size_t>(r)] = i;
+      while (u < units->size() && sum + unit_weight[u] / 2 < target) sum += unit_weight[u++];
+      (*cut)[static_cast<size_t>(r)] = u;
     }
-    cut[static_cast<size_t>(w.size)] = inputs.size();
+    (*cut)[static_cast<size_t>(w.size)] = units->size();
+    for (const Unit& x : *units) {
+      words.insert(words.end(), {x.input, x.begin, x.end, x.first_line, x.piece, x.pieces});
+    }
   }
-  BroadcastU64s(w, &cut, 0);
-  return cut;
+  BroadcastU64s(w, cut, 0);
+  std::vector<uint64_t> count = {words.size()};
+  BroadcastU64s(w, &count, 0);
+  words.resize(count[0]);
+  BroadcastU64s(w, &words, 0);
+  units->clear();
+  for (size_t k = 0; k + 6 <= words.size(); k += 6) {
+    units->push_back(
+        {words[k], words[k + 1], words[k + 2], words[k + 3], words[k + 4], words[k + 5]});
+  }
 }
 
-std::string ShardPath(const std::string& dir, size_t input) {
+// Each piece's first line: every rank counts the line breaks of its pieces,
+// the counts are summed over the ranks and added up per input.
+Status NumberLines(const World& w, const std::vector<std::string>& inputs,
+                   const std::vector<uint64_t>& cut, std::vector<Unit>* units) {
+  std::vector<uint64_t> breaks(units->size(), 0);
+  Status status = Status::OK();
+  for (size_t u = cut[static_cast<size_t>(w.rank)]; u < cut[static_cast<size_t>(w.rank) + 1]; ++u) {
+    const Unit& x = (*units)[u];
+    if (x.pieces == 1 || x.piece + 1 == x.pieces) continue;  // no later piece needs it
+    std::FILE* f = std::fopen(inputs[x.input].c_str(), "rb");
+    if (f == nullptr || std::fseek(f, static_cast<long>(x.begin), SEEK_SET) != 0) {
+      status = Status::IOError(inputs[x.input] + ": cannot read to count its lines");
+      if (f != nullptr) std::fclose(f);
+      continue;
+    }
+    std::string buffer(1u << 20, '\0');
+    uint64_t left = x.end - x.begin;
+    size_t n = 0;
+    while (left > 0 &&
+           (n = std::fread(buffer.data(), 1, std::min<uint64_t>(left, buffer.size()), f)) > 0) {
+      breaks[u] += static_cast<uint64_t>(std::count(buffer.data(), buffer.data() + n, '\n'));
+      left -= n;
+    }
+    std::fclose(f);
+  }
+  AllReduceSum(w, &breaks);  // collective whatever happened here
+  for (size_t u = 1; u < units->size(); ++u) {
+    Unit& x = (*units)[u];
+    if (x.piece > 0) x.first_line = (*units)[u - 1].first_line + breaks[u - 1];
+  }
+  return status;
+}
+
+std::string ShardPath(const std::string& dir, const Unit& unit) {
   char name[64];
-  std::snprintf(name, sizeof name, "/shards/input-%06zu.shard", input);
+  if (unit.pieces == 1) {
+    std::snprintf(name, sizeof name, "/shards/input-%06llu.shard",
+                  static_cast<unsigned long long>(unit.input));
+  } else {
+    std::snprintf(name, sizeof name, "/shards/input-%06llu-piece-%04llu.shard",
+                  static_cast<unsigned long long>(unit.input),
+                  static_cast<unsigned long long>(unit.piece));
+  }
   return dir + name;
 }
 
@@ -183,6 +340,103 @@ Result<std::vector<std::string>> Strings(std::string_view bytes) {
   return out;
 }
 
+std::string PartPath(const std::string& dir, int rank, const char* what) {
+  char name[64];
+  std::snprintf(name, sizeof name, "/parts/rank-%04d.%s", rank, what);
+  return dir + name;
+}
+
+// Output lines, buffered, to a file.
+class PartWriter {
+ public:
+  static Result<PartWriter> Create(const std::string& path) {
+    NEARDUP_ASSIGN_OR_RETURN(auto f, file::WritableFile::Create(path));
+    return PartWriter(std::move(f));
+  }
+  Status Write(std::string_view s) {
+    buffer_ += s;
+    if (buffer_.size() < (1u << 20)) return Status::OK();
+    return Flush();
+  }
+  Status Close() {
+    NEARDUP_RETURN_IF_ERROR(Flush());
+    return file_->Close();
+  }
+
+ private:
+  explicit PartWriter(std::unique_ptr<file::WritableFile> f) : file_(std::move(f)) {}
+  Status Flush() {
+    const Status s = file_->Append(buffer_);
+    buffer_.clear();
+    return s;
+  }
+  std::unique_ptr<file::WritableFile> file_;
+  std::string buffer_;
+};
+
+// Copies the file at `path` to `out` in 1 MiB pieces.
+Status CopyInto(const std::string& path, cli::Output* out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::IOError(path + ": cannot open a part of the output");
+  std::string buffer(1u << 20, '\0');
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+    out->Write(std::string_view(buffer.data(), n));
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return Status::IOError(path + ": read error");
+  return Status::OK();
+}
+
+// What rank 0 tells a rank about one of its documents in a cluster of two or
+// more (the others are their own singleton clusters, kept).
+struct Assignment {
+  uint64_t local = 0;  // position among the rank's documents
+  DedupRecord record;  // cluster, duplicate, distance (nearest: see below)
+  std::string nearest_id;
+};
+
+std::string EncodeAssignments(const std::vector<Assignment>& a) {
+  std::string out;
+  for (const Assignment& x : a) {
+    const uint64_t words[4] = {x.local, x.record.cluster, x.record.duplicate ? 1u : 0u,
+                               static_cast<uint64_t>(static_cast<int64_t>(x.record.distance))};
+    out.append(reinterpret_cast<const char*>(words), sizeof words);
+    AppendStrings({x.nearest_id}, &out);
+  }
+  return out;
+}
+
+Result<std::vector<Assignment>> DecodeAssignments(std::string_view bytes) {
+  std::vector<Assignment> out;
+  while (!bytes.empty()) {
+    uint64_t words[5];
+    if (bytes.size() < sizeof words) return Status::Corruption("malformed assignment");
+    std::memcpy(words, bytes.data(), sizeof words);
+    if (bytes.size() - sizeof words < words[4]) return Status::Corruption("malformed assignment");
+    Assignment& x = out.emplace_back();
+    x.local = words[0];
+    x.record.cluster = words[1];
+    x.record.duplicate = words[2] != 0;
+    x.record.distance = static_cast<int>(static_cast<int64_t>(words[3]));
+    x.nearest_id.assign(bytes.data() + sizeof words, words[4]);
+    bytes.remove_prefix(sizeof words + words[4]);
+  }
+  return out;
+}
+
+std::string EncodeU64s(const std::vector<uint64_t>& v) {
+  if (v.empty()) return {};
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t));
+}
+
+std::vector<uint64_t> DecodeU64s(std::string_view bytes) {
+  std::vector<uint64_t> v(bytes.size() / sizeof(uint64_t));
+  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(uint64_t));
+  return v;
+}
+
 class Run {
  public:
   Run(const World& w, MpiFlags flags) : w_(w), flags_(std::move(flags)) {}
@@ -193,24 +447,66 @@ class Run {
   Status CountBoilerplate(bool needed);
   Status Fingerprint(bool* any_needed_out);
   Status Gather();
+  Status Plan();
   Status Join();
-  Status Write();
+  Status JoinOnRankZero();
+  Status Cluster();
+  Status Assign();
+  Status WriteParts();
+  Status WriteOutputs();
   void Report();
+
+  // Who owns document `position` (a rank).
+  size_t Owner(uint64_t position) const {
+    return static_cast<size_t>(std::upper_bound(first_.begin(), first_.end(), position) -
+                               first_.begin()) -
+           1;
+  }
+  // Rank 0, after Assign: the id of a document in a cluster of two or more.
+  std::string_view Id(uint64_t position) const {
+    const auto it = std::lower_bound(id_positions_.begin(), id_positions_.end(), position);
+    // Every position asked for is in the table (Cluster() asked for them).
+    if (it == id_positions_.end() || *it != position) return {};
+    return ids_[static_cast<size_t>(it - id_positions_.begin())];
+  }
+  bool NeedsAllPairs() const {
+    return !config_->flags.pairs_out.empty() ||
+           config_->options.cluster_rule == ClusterRule::kCenter;
+  }
 
   World w_;
   MpiFlags flags_;
   std::unique_ptr<DedupConfig> config_;
-  std::unique_ptr<cli::DedupWriter> writer_;  // rank 0
+  std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened in setup
   std::unique_ptr<Log> log_;
   cli::BoilerplatePass boilerplate_;
-  std::vector<uint64_t> cut_;
-  std::vector<Shard> mine_;  // my inputs' shards, in input order
-  // After the gather: every document (all ranks); ids and records (rank 0).
-  DedupCorpus all_;
+  std::vector<Unit> units_;    // the fingerprint stage's units, in input order
+  std::vector<uint64_t> cut_;  // rank r reads units [cut_[r], cut_[r + 1])
+  std::vector<Shard> mine_;    // my inputs' shards, in input order
+  // After the gather: my documents (ids, records), at positions
+  // first_[rank] ...; first_ has P + 1 entries.
+  DedupCorpus own_;
+  std::vector<uint64_t> first_;
+  uint64_t documents_ = 0;
   InputStats stats_;
   uint64_t bad_scores_ = 0;
   uint64_t dropped_ = 0;
-  DedupResult result_;  // rank 0
+  // Rank 0: every document (and signature), the plan, the join's pairs.
+  DedupCorpus all_;
+  dedup_internal::SimHashPlan simhash_;
+  dedup_internal::MinHashPlan minhash_;
+  std::vector<IdPair> group_pairs_;
+  // Every rank: what the band join needs (rank 0's plan, broadcast).
+  int bands_ = 0;  // 0: not split by band
+  dedup_internal::SimHashPlan simhash_join_;
+  dedup_internal::MinHashPlan minhash_join_;  // group g: signature g of signatures_join_
+  std::vector<uint32_t> signatures_join_;
+  // Rank 0: the result; the ids of the documents in clusters of two or more.
+  DedupResult result_;
+  std::vector<std::vector<uint64_t>> wanted_;  // per rank: local positions whose ids rank 0 needs
+  std::vector<uint64_t> id_positions_;
+  std::vector<std::string> ids_;
+  std::vector<Assignment> assigned_;  // my documents in clusters of two or more
   std::vector<StageReport> stages_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double fingerprint_seconds_ = 0, dedup_seconds_ = 0, output_seconds_ = 0;
@@ -229,8 +525,9 @@ Status Run::Setup() {
         "exchanged between ranks); use the estimate (the default)");
   }
   std::error_code ec;
-  fs::create_directories(flags_.work_dir + "/shards", ec);
-  if (!ec) fs::create_directories(flags_.work_dir + "/join", ec);
+  for (const char* sub : {"/shards", "/join", "/parts"}) {
+    if (!ec) fs::create_directories(flags_.work_dir + sub, ec);
+  }
   if (ec)
     return Status::IOError(flags_.work_dir + ": cannot create the work directory: " + ec.message());
   log_ = std::make_unique<Log>(w_, flags_.work_dir, f.input.quiet);
@@ -238,7 +535,8 @@ Status Run::Setup() {
   NEARDUP_RETURN_IF_ERROR(
       cli::CheckInputsAndOutputs(f.input.inputs, {f.input.output, f.unique_out, f.duplicates_out,
                                                   f.pairs_out, f.clusters_out, f.summary_json}));
-  NEARDUP_ASSIGN_OR_RETURN(writer_, cli::DedupWriter::Open(*config_));
+  // Created before the input is read, as neardup dedup does.
+  NEARDUP_ASSIGN_OR_RETURN(out_, cli::Output::Open(f.input.output, f.input.inputs));
   const std::string id_path = flags_.work_dir + "/run.id";
   if (flags_.resume) {
     auto earlier = ReadChecked(id_path);
@@ -252,23 +550,34 @@ Status Run::Setup() {
   }
   return WriteFileAtomically(id_path, flags_.identity);
 }
+// Read options for one unit: its byte range and first line.
+ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
+  ReadOptions options = base;
+  if (unit.pieces > 1) {
+    options.range_begin = unit.begin;
+    options.range_end = unit.end;
+    options.range_first_line = unit.first_line;
+  }
+  return options;
+}
 
 Status Run::CountBoilerplate(bool needed) {
   if (!needed) return Status::OK();
-  cli::InputFlags input = config_->flags.input;
-  input.inputs.assign(input.inputs.begin() + static_cast<ptrdiff_t>(cut_[w_.rank]),
-                      input.inputs.begin() + static_cast<ptrdiff_t>(cut_[w_.rank + 1]));
-  LineStats counts;
+  LineCounter counter;
   Status counted = Status::OK();
-  if (!input.inputs.empty()) {
-    auto got = cli::BoilerplatePass::CountFiles(input, config_->read_options,
-                                                config_->method.pipeline.normalize);
+  for (size_t u = cut_[w_.rank]; counted.ok() && u < cut_[w_.rank + 1]; ++u) {
+    cli::InputFlags input = config_->flags.input;
+    input.inputs = {input.inputs[units_[u].input]};
+    auto got =
+        cli::BoilerplatePass::CountFiles(input, UnitReadOptions(config_->read_options, units_[u]),
+                                         config_->method.pipeline.normalize);
     if (got.ok()) {
-      counts = std::move(*got);
+      counter.Merge(*got);
     } else {
       counted = got.status();
     }
   }
+  const LineStats counts = std::move(counter).Finish();
   // Collective whatever happened here: the other ranks are in it.
   std::string mine;
   AppendStrings({counts.Serialize()}, &mine);
@@ -297,25 +606,33 @@ Status Run::Fingerprint(bool* any_needed_out) {
   const bool records = config_->keep_records();
   const size_t num_perm =
       config_->minhash ? static_cast<size_t>(config_->method.minhash.num_perm) : 0;
+  const auto name = [&](const Unit& u) {
+    std::string s = "input " + std::to_string(u.input) + " (" + f.input.inputs[u.input];
+    if (u.pieces > 1) {
+      s += ", piece " + std::to_string(u.piece) + " of " + std::to_string(u.pieces) + ": bytes " +
+           std::to_string(u.begin) + ".." + std::to_string(u.end) + ", from line " +
+           std::to_string(u.first_line);
+    }
+    return s + ")";
+  };
   // Shards done in an earlier run.
   std::vector<size_t> todo;
-  for (size_t i = cut_[w_.rank]; i < cut_[w_.rank + 1]; ++i) {
+  for (size_t u = cut_[w_.rank]; u < cut_[w_.rank + 1]; ++u) {
     mine_.emplace_back();
     if (flags_.resume) {
-      const std::string path = ShardPath(flags_.work_dir, i);
+      const std::string path = ShardPath(flags_.work_dir, units_[u]);
       auto bytes = ReadChecked(path);
       if (bytes.ok()) {
         auto shard = DecodeShard(*bytes, path, num_perm, records);
         if (shard.ok()) {
           mine_.back() = std::move(*shard);
-          (*log_)("fingerprint: input " + std::to_string(i) + " (" + f.input.inputs[i] +
-                  "): done in an earlier run, skipped");
+          (*log_)("fingerprint: " + name(units_[u]) + ": done in an earlier run, skipped");
           continue;
         }
         (*log_)("fingerprint: " + shard.status().message() + "; computing it again");
       }
     }
-    todo.push_back(i);
+    todo.push_back(u);
   }
   std::vector<uint64_t> need = {todo.size()};
   AllReduceSum(w_, &need);
@@ -324,27 +641,28 @@ Status Run::Fingerprint(bool* any_needed_out) {
   const bool count = need[0] > 0 && config_->boilerplate.mode != BoilerplateMode::kOff;
   const Status counted = CountBoilerplate(count);
   if (!counted.ok()) return counted;
-  for (size_t i : todo) {
+  for (size_t u : todo) {
+    const Unit& unit = units_[u];
     cli::InputFlags input = f.input;
-    input.inputs = {f.input.inputs[i]};
+    input.inputs = {f.input.inputs[unit.input]};
     input.quiet = true;  // one summary for the job, on rank 0
     const uint64_t dropped_before = boilerplate_.dropped_lines();
-    Shard& shard = mine_[i - cut_[w_.rank]];
-    NEARDUP_ASSIGN_OR_RETURN(shard.stats,
-                             cli::FingerprintInputs(*config_, input, boilerplate_, &shard.corpus));
+    Shard& shard = mine_[u - cut_[w_.rank]];
+    const ReadOptions read_options = UnitReadOptions(config_->read_options, unit);
+    NEARDUP_ASSIGN_OR_RETURN(shard.stats, cli::FingerprintInputs(*config_, input, boilerplate_,
+                                                                 &shard.corpus, &read_options));
     shard.boilerplate_dropped = boilerplate_.dropped_lines() - dropped_before;
     NEARDUP_RETURN_IF_ERROR(
-        WriteFileAtomically(ShardPath(flags_.work_dir, i), EncodeShard(shard, records)));
-    (*log_)("fingerprint: input " + std::to_string(i) + " (" + f.input.inputs[i] +
-            "): " + std::to_string(shard.corpus.docs.size()) + " documents");
+        WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard, records)));
+    (*log_)("fingerprint: " + name(unit) + ": " + std::to_string(shard.corpus.docs.size()) +
+            " documents");
     if (FailAt(w_, "fingerprint")) std::raise(SIGKILL);
   }
   return Status::OK();
 }
 
 Status Run::Gather() {
-  const bool records = config_->keep_records();
-  std::string packed, signatures, ids, recs;
+  std::string packed, signatures;
   std::vector<uint64_t> sums(kStatsWords + 2, 0);
   for (Shard& s : mine_) {
     for (const DedupDocument& d : s.corpus.docs) {
@@ -353,89 +671,110 @@ Status Run::Gather() {
     }
     signatures.append(reinterpret_cast<const char*>(s.corpus.signatures.data()),
                       s.corpus.signatures.size() * sizeof(uint32_t));
-    AppendStrings(s.corpus.ids, &ids);
-    if (records) AppendStrings(s.corpus.records, &recs);
     const std::vector<uint64_t> words = StatsWords(s.stats);
     for (size_t k = 0; k < kStatsWords; ++k) sums[k] += words[k];
     sums[kStatsWords] += s.corpus.bad_scores;
     sums[kStatsWords + 1] += s.boilerplate_dropped;
+    // My documents stay here: ids and records are written by this rank.
+    own_.docs.insert(own_.docs.end(), s.corpus.docs.begin(), s.corpus.docs.end());
+    std::move(s.corpus.ids.begin(), s.corpus.ids.end(), std::back_inserter(own_.ids));
+    std::move(s.corpus.records.begin(), s.corpus.records.end(), std::back_inserter(own_.records));
   }
   mine_.clear();
   AllReduceSum(w_, &sums);
   stats_ = StatsFromWords(sums.data());
   bad_scores_ = sums[kStatsWords];
   dropped_ = sums[kStatsWords + 1];
+  const std::vector<uint64_t> counts = AllGatherU64(w_, own_.docs.size());
+  first_.assign(counts.size() + 1, 0);
+  for (size_t r = 0; r < counts.size(); ++r) first_[r + 1] = first_[r] + counts[r];
+  documents_ = first_.back();
   Traffic traffic;
-  const std::string all = AllGatherBytes(w_, packed, &traffic);
+  const std::string all = GatherBytes(w_, packed, 0, &traffic);
   std::string().swap(packed);
+  const std::string sig =
+      config_->minhash ? GatherBytes(w_, signatures, 0, &traffic) : std::string();
+  std::string().swap(signatures);
+  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  AllReduceSum(w_, &moved);
+  stages_.push_back({"gather", 0, moved[0], {{"rounds", traffic.rounds}}});
+  if (w_.rank != 0) return Status::OK();
   const size_t n = all.size() / sizeof(PackedDocument);
+  if (n != documents_) return Status::Corruption("gather: documents lost in the exchange");
   all_.docs.resize(n);
   for (size_t i = 0; i < n; ++i) {
     PackedDocument p;
     std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
     all_.docs[i] = Unpack(p);
   }
-  if (config_->minhash) {
-    const std::string sig = AllGatherBytes(w_, signatures, &traffic);
-    all_.signatures.resize(sig.size() / sizeof(uint32_t));
-    if (!sig.empty()) std::memcpy(all_.signatures.data(), sig.data(), sig.size());
+  all_.signatures.resize(sig.size() / sizeof(uint32_t));
+  if (!sig.empty()) std::memcpy(all_.signatures.data(), sig.data(), sig.size());
+  return Status::OK();
+}
+
+Status Run::Plan() {
+  const DedupConfig& c = *config_;
+  // Stream mode is sequential: rank 0 runs it whole in the join stage.
+  if (c.options.mode != DedupMode::kCluster) return Status::OK();
+  const MinHashOptions& mh = c.method.minhash;
+  const auto perm = static_cast<size_t>(mh.num_perm);
+  // Rank 0 plans once; the others get what the band join needs (empty when
+  // rank 0 failed: its error ends the stage).
+  std::string blob;
+  Status planned = Status::OK();
+  if (w_.rank == 0) {
+    planned = [&]() -> Status {
+      if (c.minhash) {
+        NEARDUP_ASSIGN_OR_RETURN(
+            minhash_, dedup_internal::PlanMinHash(all_.docs, all_.signatures, {}, mh, c.options));
+        blob = EncodeMinHashJoinPlan(minhash_, all_.signatures, perm);
+        bands_ = minhash_.groups.size() >= 2 ? mh.bands : 0;
+      } else {
+        NEARDUP_ASSIGN_OR_RETURN(simhash_, dedup_internal::PlanSimHash(all_.docs, c.options));
+        blob = EncodeSimHashJoinPlan(simhash_);
+        bands_ = simhash_.report.banded ? simhash_.report.bands.bands : 0;
+      }
+      return Status::OK();
+    }();
+    if (!planned.ok()) blob.clear();
   }
-  const std::string all_ids = GatherBytes(w_, ids, 0, &traffic);
-  const std::string all_recs = records ? GatherBytes(w_, recs, 0, &traffic) : std::string();
+  Traffic traffic;
+  BroadcastBytes(w_, &blob, 0, &traffic);
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
-  stages_.push_back({"gather", 0, moved[0], {{"rounds", traffic.rounds}}});
-  if (w_.rank == 0) {
-    NEARDUP_ASSIGN_OR_RETURN(all_.ids, Strings(all_ids));
-    if (records) {
-      NEARDUP_ASSIGN_OR_RETURN(all_.records, Strings(all_recs));
-    }
-    if (all_.ids.size() != n || (records && all_.records.size() != n)) {
-      return Status::Corruption("gather: ids and fingerprints disagree in number");
-    }
-    NEARDUP_RETURN_IF_ERROR(writer_->OpenPairs(all_.ids));
+  stages_.push_back({"plan", 0, moved[0], {{"rounds", traffic.rounds}}});
+  if (w_.rank == 0 || blob.empty()) return planned;
+  if (c.minhash) {
+    NEARDUP_ASSIGN_OR_RETURN(minhash_join_, DecodeMinHashJoinPlan(blob, perm, &signatures_join_));
+    bands_ = minhash_join_.groups.size() >= 2 ? mh.bands : 0;
+  } else {
+    NEARDUP_ASSIGN_OR_RETURN(simhash_join_, DecodeSimHashJoinPlan(blob));
+    bands_ = simhash_join_.report.banded ? simhash_join_.report.bands.bands : 0;
   }
   return Status::OK();
 }
 
 Status Run::Join() {
+  if (bands_ == 0) return JoinOnRankZero();
   const DedupConfig& c = *config_;
-  DedupOptions options = c.options;
+  const DedupOptions& options = c.options;
   const MinHashOptions& mh = c.method.minhash;
-  dedup_internal::SimHashPlan simhash;
-  dedup_internal::MinHashPlan minhash;
-  int bands = 0;
-  const bool cluster = options.mode == DedupMode::kCluster;
-  if (cluster && c.minhash) {
-    NEARDUP_ASSIGN_OR_RETURN(
-        minhash, dedup_internal::PlanMinHash(all_.docs, all_.signatures, {}, mh, options));
-    bands = minhash.groups.size() >= 2 ? mh.bands : 0;
-  } else if (cluster) {
-    NEARDUP_ASSIGN_OR_RETURN(simhash, dedup_internal::PlanSimHash(all_.docs, options));
-    bands = simhash.report.banded ? simhash.report.bands.bands : 0;
-  }
-  if (bands == 0) {
-    // Not split by band: rank 0 runs the whole join (SimHash's exact join,
-    // stream mode, fewer than two distinct documents).
-    if (w_.rank != 0) return Status::OK();
-    (*log_)("join: not banded; rank 0 joins everything");
-    options.pair_sink = writer_->pair_sink();
-    NEARDUP_ASSIGN_OR_RETURN(result_,
-                             c.minhash ? MinHashDedup(all_.docs, all_.signatures, {}, mh, options)
-                                       : Dedup(all_.docs, options));
-    return WriteMarker(flags_.work_dir, "join");
-  }
+  // Rank 0 joins with its own plan; the others with the broadcast one.
+  const dedup_internal::SimHashPlan& simhash = w_.rank == 0 ? simhash_ : simhash_join_;
+  const dedup_internal::MinHashPlan& minhash = w_.rank == 0 ? minhash_ : minhash_join_;
+  const std::span<const uint32_t> signatures =
+      w_.rank == 0 ? std::span<const uint32_t>(all_.signatures) : signatures_join_;
   const size_t ranges =
-      std::min<size_t>(static_cast<size_t>(bands), 4 * static_cast<size_t>(w_.size));
+      std::min<size_t>(static_cast<size_t>(bands_), 4 * static_cast<size_t>(w_.size));
   std::vector<IdPair> pairs, range_pairs;
   BandJoinStats total;
   size_t computed = 0;
-  // The ranges of this rank; an error ends them, not the exchange below (the
-  // other ranks are in it).
+  // The ranges of this rank; an error ends them, not the exchanges below
+  // (the other ranks are in them).
   const Status joined = [&]() -> Status {
     for (size_t j = static_cast<size_t>(w_.rank); j < ranges; j += static_cast<size_t>(w_.size)) {
-      const int begin = static_cast<int>(j * static_cast<size_t>(bands) / ranges);
-      const int end = static_cast<int>((j + 1) * static_cast<size_t>(bands) / ranges);
+      const int begin = static_cast<int>(j * static_cast<size_t>(bands_) / ranges);
+      const int end = static_cast<int>((j + 1) * static_cast<size_t>(bands_) / ranges);
       const std::string path = RangePath(flags_.work_dir, j, ranges);
       const std::string what = "join: band range " + std::to_string(j) + " of " +
                                std::to_string(ranges) + " (bands " + std::to_string(begin) + ".." +
@@ -454,7 +793,7 @@ Status Run::Join() {
       BandJoinStats stats;
       if (c.minhash) {
         NEARDUP_RETURN_IF_ERROR(dedup_internal::MinHashJoinBands(
-            minhash, all_.signatures, {}, mh, options, begin, end, &range_pairs, &stats));
+            minhash, signatures, {}, mh, options, begin, end, &range_pairs, &stats));
       } else {
         NEARDUP_RETURN_IF_ERROR(
             dedup_internal::SimHashJoinBands(simhash, options, begin, end, &range_pairs, &stats));
@@ -471,49 +810,269 @@ Status Run::Join() {
     return Status::OK();
   }();
   dedup_internal::MergePairs(&pairs);
+  // Each pair to the rank of its first group, where the copies that two
+  // ranges found become one (their number is the join's count).
   Traffic traffic;
-  const std::string all = GatherBytes(w_, EncodePairs(pairs), 0, &traffic);
-  std::vector<uint64_t> sums = {total.candidates,   total.tested, total.large_buckets,
-                                traffic.bytes_sent, computed,     joined.ok() ? 0u : 1u};
+  const std::vector<IdPair> owned = RoutePairs(w_, pairs, &traffic);
+  std::vector<IdPair>().swap(pairs);
+  std::vector<uint64_t> sums = {total.candidates, total.tested,          total.large_buckets,
+                                computed,         joined.ok() ? 0u : 1u, owned.size()};
   AllReduceSum(w_, &sums);
-  stages_.push_back({"join", 0, sums[3], {{"band_ranges", ranges}, {"ranges_computed", sums[4]}}});
+  if (NeedsAllPairs()) {
+    // --pairs-out lists every pair, --cluster center tests them all: rank 0
+    // gets them (each once already).
+    const std::string all = GatherBytes(w_, EncodePairs(owned), 0, &traffic);
+    if (w_.rank == 0) {
+      group_pairs_ = std::move(*DecodePairs(all, "gathered pairs"));
+      dedup_internal::MergePairs(&group_pairs_);
+    }
+  } else {
+    group_pairs_ = MergeForests(w_, SpanningForest(owned), &traffic);
+  }
+  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  AllReduceSum(w_, &moved);
+  stages_.push_back({"join",
+                     0,
+                     moved[0],
+                     {{"band_ranges", ranges},
+                      {"ranges_computed", sums[3]},
+                      {"pairs", sums[5]},
+                      {"pairs_on_rank_0", group_pairs_.size()}}});
   NEARDUP_RETURN_IF_ERROR(joined);
-  // Rank 0 clusters only when every rank joined its ranges (EndStage names
+  // Rank 0 goes on only when every rank joined its ranges (EndStage names
   // the ranks that did not).
-  if (sums[5] > 0 || w_.rank != 0) return Status::OK();
-  NEARDUP_ASSIGN_OR_RETURN(pairs, DecodePairs(all, "gathered pairs"));
-  dedup_internal::MergePairs(&pairs);
-  options.pair_sink = writer_->pair_sink();
+  if (sums[4] > 0 || w_.rank != 0) return Status::OK();
   if (c.minhash) {
     result_.join.banded = true;
-    result_.join.distinct = minhash.groups.size();
+    result_.join.distinct = minhash_.groups.size();
   } else {
-    result_.join = simhash.report;
+    result_.join = simhash_.report;
   }
   result_.join.candidates = sums[0];
   result_.join.tested = sums[1];
   result_.join.large_buckets = sums[2];
-  result_.join.confirmed = pairs.size();
-  if (c.minhash) {
-    dedup_internal::FinishMinHash(all_.docs, minhash, all_.signatures, {}, mh, pairs, options,
-                                  &result_);
+  result_.join.confirmed = sums[5];
+  return WriteMarker(flags_.work_dir, "join");
+}
+
+Status Run::JoinOnRankZero() {
+  if (w_.rank != 0) return Status::OK();
+  (*log_)("join: not banded; rank 0 joins everything");
+  const DedupConfig& c = *config_;
+  DedupOptions options = c.options;
+  options.collect_pairs = NeedsAllPairs();
+  if (options.mode == DedupMode::kStream) {
+    NEARDUP_ASSIGN_OR_RETURN(result_, Dedup(all_.docs, options));
+  } else if (c.minhash) {
+    // Fewer than two distinct signatures: no pairs.
+    result_.join.banded = true;
+    result_.join.distinct = minhash_.groups.size();
   } else {
-    dedup_internal::FinishSimHash(all_.docs, simhash, pairs, options, &result_);
+    result_.join = simhash_.report;
+    const auto t = std::chrono::steady_clock::now();
+    NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinExact(simhash_, options, &group_pairs_,
+                                                             &result_.join.confirmed));
+    result_.join.join_seconds = Since(t);
   }
   return WriteMarker(flags_.work_dir, "join");
 }
 
-Status Run::Write() {
+Status Run::Cluster() {
+  if (w_.rank != 0) return Status::OK();
+  const DedupConfig& c = *config_;
+  const DedupFlags& f = c.flags;
+  if (c.options.mode == DedupMode::kCluster) {
+    // No pair sink: --pairs-out is written once the ids are here.
+    const DedupJoinReport join = result_.join;
+    if (c.minhash) {
+      dedup_internal::FinishMinHash(all_.docs, minhash_, all_.signatures, {}, c.method.minhash,
+                                    group_pairs_, c.options, &result_);
+    } else {
+      dedup_internal::FinishSimHash(all_.docs, simhash_, group_pairs_, c.options, &result_);
+    }
+    result_.join = join;
+    result_.join.cluster_seconds = 0;
+  }
+  // The ids rank 0 needs: every duplicate's kept document (records); every
+  // member of a cluster of two or more (--clusters-out); every document of a
+  // pair (--pairs-out).
+  const size_t n = result_.records.size();
+  std::vector<bool> want(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const DedupRecord& r = result_.records[i];
+    if (!r.duplicate) continue;
+    want[r.nearest] = true;
+    if (!f.clusters_out.empty()) want[i] = true;
+  }
+  if (!f.pairs_out.empty()) {
+    if (c.options.mode == DedupMode::kStream) {
+      for (const DedupPair& p : result_.pairs) want[p.i] = want[p.j] = true;
+    } else {
+      const dedup_internal::Groups& groups = c.minhash ? minhash_.groups : simhash_.groups;
+      const auto all_of = [&](size_t g) {
+        for (size_t m : groups.Members(g)) want[m] = true;
+      };
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (groups.Members(g).size() >= 2) all_of(g);
+      }
+      for (const IdPair& p : group_pairs_) {
+        all_of(p.a);
+        all_of(p.b);
+      }
+    }
+  }
+  wanted_.assign(static_cast<size_t>(w_.size), {});
+  for (size_t r = 0; r < wanted_.size(); ++r) {
+    for (uint64_t i = first_[r]; i < first_[r + 1]; ++i) {
+      if (want[i]) wanted_[r].push_back(i - first_[r]);
+    }
+  }
+  return Status::OK();
+}
+
+Status Run::Assign() {
+  Traffic traffic;
+  std::vector<std::string> requests;
+  for (const std::vector<uint64_t>& w : wanted_) requests.push_back(EncodeU64s(w));
+  const std::vector<uint64_t> wanted = DecodeU64s(ScatterBytes(w_, requests, 0, &traffic));
+  std::vector<std::string>().swap(requests);
+  std::string ids;
+  for (const uint64_t local : wanted) {
+    AppendStrings({local < own_.ids.size() ? own_.ids[local] : std::string()}, &ids);
+  }
+  const std::string all_ids = GatherBytes(w_, ids, 0, &traffic);
+  std::string().swap(ids);
+  // Rank 0: the ids, then each rank's part of the result (the documents in
+  // clusters of two or more; the others are singletons).
+  Status status = Status::OK();
+  std::vector<std::string> parts(static_cast<size_t>(w_.size));
+  if (w_.rank == 0) {
+    if (!ReadStrings(all_ids, &ids_)) status = Status::Corruption("malformed id exchange");
+    for (size_t r = 0; r < wanted_.size(); ++r) {
+      for (const uint64_t local : wanted_[r]) id_positions_.push_back(first_[r] + local);
+    }
+    std::vector<std::vector<uint64_t>>().swap(wanted_);
+    if (ids_.size() != id_positions_.size()) status = Status::Corruption("ids lost in exchange");
+    for (size_t r = 0; status.ok() && r < parts.size(); ++r) {
+      for (uint64_t i = first_[r]; i < first_[r + 1]; ++i) {
+        const DedupRecord& rec = result_.records[i];
+        if (!rec.duplicate && rec.cluster == i) continue;
+        Assignment a;
+        a.local = i - first_[r];
+        a.record = rec;
+        if (rec.duplicate) a.nearest_id = Id(rec.nearest);
+        parts[r] += EncodeAssignments({a});
+      }
+    }
+  }
+  const std::string mine = ScatterBytes(w_, parts, 0, &traffic);
+  std::vector<std::string>().swap(parts);
+  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  AllReduceSum(w_, &moved);
+  stages_.push_back(
+      {"assign",
+       0,
+       moved[0],
+       {{"ids_on_rank_0", ids_.size() + own_.ids.size()}, {"rounds", traffic.rounds}}});
+  NEARDUP_RETURN_IF_ERROR(status);
+  NEARDUP_ASSIGN_OR_RETURN(assigned_, DecodeAssignments(mine));
+  if (w_.rank == 0) {
+    // What the outputs still need on rank 0: the groups and pairs
+    // (--pairs-out), the records (--clusters-out).
+    std::vector<DedupDocument>().swap(all_.docs);
+    std::vector<uint32_t>().swap(all_.signatures);
+    if (config_->flags.clusters_out.empty()) std::vector<DedupRecord>().swap(result_.records);
+  }
+  return Status::OK();
+}
+
+Status Run::WriteParts() {
+  const DedupFlags& f = config_->flags;
+  NEARDUP_ASSIGN_OR_RETURN(PartWriter records,
+                           PartWriter::Create(PartPath(flags_.work_dir, w_.rank, "records")));
+  std::optional<PartWriter> kept, duplicates;
+  if (!f.unique_out.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(kept,
+                             PartWriter::Create(PartPath(flags_.work_dir, w_.rank, "unique")));
+  }
+  if (!f.duplicates_out.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(duplicates,
+                             PartWriter::Create(PartPath(flags_.work_dir, w_.rank, "duplicates")));
+  }
+  const uint64_t first = first_[static_cast<size_t>(w_.rank)];
+  size_t next = 0;
+  for (size_t i = 0; i < own_.docs.size(); ++i) {
+    DedupRecord r;
+    r.cluster = r.nearest = first + i;
+    r.empty = own_.docs[i].empty;
+    std::string_view nearest_id = own_.ids[i];
+    if (next < assigned_.size() && assigned_[next].local == i) {
+      const Assignment& a = assigned_[next++];
+      r.cluster = a.record.cluster;
+      r.duplicate = a.record.duplicate;
+      r.distance = a.record.distance;
+      nearest_id = a.nearest_id;
+    }
+    NEARDUP_RETURN_IF_ERROR(
+        records.Write(RecordLine(*config_, own_.docs[i], r, own_.ids[i], nearest_id)));
+    std::optional<PartWriter>& to = r.duplicate ? duplicates : kept;
+    if (to) {
+      NEARDUP_RETURN_IF_ERROR(to->Write(own_.records[i]));
+      NEARDUP_RETURN_IF_ERROR(to->Write("\n"));
+    }
+  }
+  if (next != assigned_.size()) return Status::Corruption("write: an assignment of no document");
+  NEARDUP_RETURN_IF_ERROR(records.Close());
+  if (kept) NEARDUP_RETURN_IF_ERROR(kept->Close());
+  if (duplicates) NEARDUP_RETURN_IF_ERROR(duplicates->Close());
+  (*log_)("write: " + std::to_string(own_.docs.size()) + " documents' lines");
+  if (FailAt(w_, "write")) std::raise(SIGKILL);
+  return Status::OK();
+}
+
+Status Run::WriteOutputs() {
   if (w_.rank != 0) return Status::OK();
   const auto t = std::chrono::steady_clock::now();
-  NEARDUP_RETURN_IF_ERROR(writer_->Finish(result_, all_.docs, all_.ids, all_.records));
+  const DedupConfig& c = *config_;
+  const DedupFlags& f = c.flags;
+  std::vector<std::string> parts;
+  for (int r = 0; r < w_.size; ++r) {
+    parts.push_back(PartPath(flags_.work_dir, r, "records"));
+    NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out_.get()));
+  }
+  NEARDUP_RETURN_IF_ERROR(out_->Close());
+  for (const bool dups : {false, true}) {
+    const std::string& path = dups ? f.duplicates_out : f.unique_out;
+    if (path.empty()) continue;
+    NEARDUP_ASSIGN_OR_RETURN(auto out, cli::Output::Open(path, f.input.inputs));
+    for (int r = 0; r < w_.size; ++r) {
+      parts.push_back(PartPath(flags_.work_dir, r, dups ? "duplicates" : "unique"));
+      NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out.get()));
+    }
+    NEARDUP_RETURN_IF_ERROR(out->Close());
+  }
+  if (!f.pairs_out.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(auto out, cli::Output::Open(f.pairs_out, f.input.inputs));
+    const auto sink = [&](const DedupPair& p) {
+      out->Write(cli::PairLine(c, Id(p.i), Id(p.j), p.distance));
+    };
+    if (c.options.mode == DedupMode::kStream) {
+      for (const DedupPair& p : result_.pairs) sink(p);
+    } else {
+      dedup_internal::EmitDocumentPairs(c.minhash ? minhash_.groups : simhash_.groups, group_pairs_,
+                                        sink);
+    }
+    NEARDUP_RETURN_IF_ERROR(out->Close());
+  }
+  NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(c, result_, [this](size_t i) { return Id(i); }));
+  for (const std::string& p : parts) NEARDUP_RETURN_IF_ERROR(file::RemoveFile(p));
   output_seconds_ = Since(t);
   return WriteMarker(flags_.work_dir, "write");
 }
 
 void Run::Report() {
   if (w_.rank != 0) return;
-  nlohmann::ordered_json o = {{"ranks", w_.size}, {"documents", all_.docs.size()}};
+  nlohmann::ordered_json o = {{"ranks", w_.size}, {"documents", documents_}};
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (const StageReport& s : stages_) {
     nlohmann::ordered_json j = {
@@ -554,9 +1113,12 @@ int Run::Main() {
   };
   int code = timed("setup", [&] { return Setup(); });
   if (code >= 0) return code;
-  cut_ = CutInputs(w_, config_->flags.input.inputs);
+  CutInputs(w_, config_->flags.input, &units_, &cut_);
   bool any_needed = false;
-  code = timed("fingerprint", [&] { return Fingerprint(&any_needed); });
+  code = timed("fingerprint", [&] {
+    NEARDUP_RETURN_IF_ERROR(NumberLines(w_, config_->flags.input.inputs, cut_, &units_));
+    return Fingerprint(&any_needed);
+  });
   if (code >= 0) return code;
   if (w_.rank == 0) {
     if (const Status s = WriteMarker(flags_.work_dir, "fingerprint"); !s.ok()) return cli::Fail(s);
@@ -572,11 +1134,14 @@ int Run::Main() {
     cli::WarnBadScores(*config_, bad_scores_);
   }
   const auto dedup_start = std::chrono::steady_clock::now();
-  code = timed("join", [&] { return Join(); });
-  if (code >= 0) return code;
-  dedup_seconds_ = Since(dedup_start);
-  code = timed("write", [&] { return Write(); });
-  if (code >= 0) return code;
+  const std::pair<const char*, Status (Run::*)()> stages[] = {
+      {"plan", &Run::Plan},     {"join", &Run::Join},        {"cluster", &Run::Cluster},
+      {"assign", &Run::Assign}, {"write", &Run::WriteParts}, {"output", &Run::WriteOutputs}};
+  for (const auto& [name, body] : stages) {
+    if (std::string_view(name) == "write") dedup_seconds_ = Since(dedup_start);
+    code = timed(name, [&] { return (this->*body)(); });
+    if (code >= 0) return code;
+  }
   Report();
   int exit_code = cli::kExitOk;
   if (w_.rank == 0) {

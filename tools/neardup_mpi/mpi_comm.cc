@@ -86,6 +86,116 @@ std::string GatherBytes(const World& world, std::string_view mine, int root, Tra
   return Exchange(world, mine, root, false, traffic);
 }
 
+void BroadcastBytes(const World& world, std::string* bytes, int root, Traffic* traffic) {
+  std::vector<uint64_t> size = {bytes->size()};
+  BroadcastU64s(world, &size, root);
+  bytes->resize(size[0]);
+  const size_t chunk = ChunkBytes(1);
+  for (uint64_t at = 0; at < size[0]; at += chunk) {
+    const int n = static_cast<int>(std::min<uint64_t>(chunk, size[0] - at));
+    MPI_Bcast(bytes->data() + at, n, MPI_BYTE, root, MPI_COMM_WORLD);
+    if (traffic != nullptr) {
+      if (world.rank == root) {
+        traffic->bytes_sent += static_cast<uint64_t>(n) * static_cast<uint64_t>(world.size - 1);
+      } else {
+        traffic->bytes_received += static_cast<uint64_t>(n);
+      }
+      ++traffic->rounds;
+    }
+  }
+}
+
+std::string AllToAllBytes(const World& world, const std::vector<std::string>& to,
+                          Traffic* traffic) {
+  const auto p = static_cast<size_t>(world.size);
+  std::vector<uint64_t> send_sizes(p), recv_sizes(p);
+  for (size_t d = 0; d < p; ++d) send_sizes[d] = to[d].size();
+  MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, recv_sizes.data(), 1, MPI_UINT64_T,
+               MPI_COMM_WORLD);
+  const size_t chunk = ChunkBytes(world.size);
+  uint64_t largest = 0, total = 0;
+  std::vector<uint64_t> offset(p);
+  for (size_t r = 0; r < p; ++r) {
+    largest = std::max({largest, send_sizes[r], recv_sizes[r]});
+    offset[r] = total;
+    total += recv_sizes[r];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  std::string out(total, '\0'), send, receive;
+  std::vector<int> scounts(p), sdispls(p), rcounts(p), rdispls(p);
+  const auto piece = [chunk](uint64_t size, uint64_t t) {
+    const uint64_t begin = std::min<uint64_t>(size, t * chunk);
+    return std::pair<uint64_t, int>(
+        begin, static_cast<int>(std::min<uint64_t>(size, (t + 1) * chunk) - begin));
+  };
+  const uint64_t rounds = (largest + chunk - 1) / chunk;
+  for (uint64_t t = 0; t < rounds; ++t) {
+    send.clear();
+    int at = 0, in = 0;
+    for (size_t r = 0; r < p; ++r) {
+      const auto [begin, n] = piece(send_sizes[r], t);
+      send.append(to[r], begin, static_cast<size_t>(n));
+      scounts[r] = n;
+      sdispls[r] = at;
+      at += n;
+      rcounts[r] = piece(recv_sizes[r], t).second;
+      rdispls[r] = in;
+      in += rcounts[r];
+    }
+    receive.resize(static_cast<size_t>(in));
+    MPI_Alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_BYTE, receive.data(),
+                  rcounts.data(), rdispls.data(), MPI_BYTE, MPI_COMM_WORLD);
+    for (size_t r = 0; r < p; ++r) {
+      std::memcpy(out.data() + offset[r] + piece(recv_sizes[r], t).first,
+                  receive.data() + rdispls[r], static_cast<size_t>(rcounts[r]));
+    }
+    if (traffic != nullptr) {
+      const auto self = static_cast<size_t>(world.rank);
+      traffic->bytes_sent += static_cast<uint64_t>(at - scounts[self]);
+      traffic->bytes_received += static_cast<uint64_t>(in - rcounts[self]);
+      ++traffic->rounds;
+    }
+  }
+  return out;
+}
+
+void SendBytes(const World& world, std::string_view bytes, int to, Traffic* traffic) {
+  (void)world;
+  uint64_t size = bytes.size();
+  MPI_Send(&size, 1, MPI_UINT64_T, to, 0, MPI_COMM_WORLD);
+  const size_t chunk = ChunkBytes(1);
+  for (uint64_t at = 0; at < size; at += chunk) {
+    const int n = static_cast<int>(std::min<uint64_t>(chunk, size - at));
+    MPI_Send(bytes.data() + at, n, MPI_BYTE, to, 0, MPI_COMM_WORLD);
+    if (traffic != nullptr) {
+      traffic->bytes_sent += static_cast<uint64_t>(n);
+      ++traffic->rounds;
+    }
+  }
+}
+
+std::string ReceiveBytes(const World& world, int from) {
+  (void)world;
+  uint64_t size = 0;
+  MPI_Recv(&size, 1, MPI_UINT64_T, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::string bytes(size, '\0');
+  const size_t chunk = ChunkBytes(1);
+  for (uint64_t at = 0; at < size; at += chunk) {
+    const int n = static_cast<int>(std::min<uint64_t>(chunk, size - at));
+    MPI_Recv(bytes.data() + at, n, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return bytes;
+}
+
+std::string ScatterBytes(const World& world, const std::vector<std::string>& parts, int root,
+                         Traffic* traffic) {
+  if (world.rank != root) return ReceiveBytes(world, root);
+  for (int r = 0; r < world.size; ++r) {
+    if (r != root) SendBytes(world, parts[static_cast<size_t>(r)], r, traffic);
+  }
+  return parts[static_cast<size_t>(root)];
+}
+
 std::vector<uint64_t> AllGatherU64(const World& world, uint64_t mine) {
   std::vector<uint64_t> all(static_cast<size_t>(world.size));
   MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);

@@ -43,6 +43,23 @@ std::string AllGatherBytes(const World& world, std::string_view mine, Traffic* t
 // The same on `root` only (other ranks get an empty string).
 std::string GatherBytes(const World& world, std::string_view mine, int root, Traffic* traffic);
 
+// Root's bytes on every rank (the others' *bytes are replaced), in rounds.
+void BroadcastBytes(const World& world, std::string* bytes, int root, Traffic* traffic);
+
+// to[d] goes to rank d (to.size() == P): returns what every rank sent to this
+// one, concatenated in rank order. In rounds of at most ChunkBytes(P) bytes
+// per pair of ranks.
+std::string AllToAllBytes(const World& world, const std::vector<std::string>& to, Traffic* traffic);
+
+// parts[r] (on root; parts.size() == P) to rank r; returns this rank's part.
+std::string ScatterBytes(const World& world, const std::vector<std::string>& parts, int root,
+                         Traffic* traffic);
+
+// Point to point (in chunks): `bytes` to rank `to`; the bytes rank `from`
+// sends. Not collective.
+void SendBytes(const World& world, std::string_view bytes, int to, Traffic* traffic);
+std::string ReceiveBytes(const World& world, int from);
+
 // Every rank's value, in rank order.
 std::vector<uint64_t> AllGatherU64(const World& world, uint64_t mine);
 

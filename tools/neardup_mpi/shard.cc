@@ -5,6 +5,8 @@
 #include <xxhash.h>
 
 #include <cstring>
+#include <numeric>
+#include <type_traits>
 
 #include "util/file.h"
 
@@ -190,6 +192,65 @@ Result<std::vector<IdPair>> DecodePairs(std::string_view bytes, const std::strin
     p.distance = c.Get<int32_t>();
   }
   return pairs;
+}
+
+std::string EncodeSimHashJoinPlan(const dedup_internal::SimHashPlan& plan) {
+  static_assert(std::is_trivially_copyable_v<DedupJoinReport>);
+  std::string out;
+  Put(plan.report, &out);
+  Put<int64_t>(plan.bits, &out);
+  for (const auto& [hi, lo] : plan.words) {
+    Put(hi, &out);
+    Put(lo, &out);
+  }
+  return out;
+}
+
+Result<dedup_internal::SimHashPlan> DecodeSimHashJoinPlan(std::string_view bytes) {
+  dedup_internal::SimHashPlan plan;
+  Cursor c(bytes);
+  plan.report = c.Get<DedupJoinReport>();
+  plan.bits = static_cast<int>(c.Get<int64_t>());
+  if (!c.ok() || (bytes.size() - sizeof plan.report - 8) % 16 != 0) {
+    return Status::Corruption("malformed join plan");
+  }
+  plan.words.resize((bytes.size() - sizeof plan.report - 8) / 16);
+  for (auto& [hi, lo] : plan.words) {
+    hi = c.Get<uint64_t>();
+    lo = c.Get<uint64_t>();
+  }
+  return plan;
+}
+
+std::string EncodeMinHashJoinPlan(const dedup_internal::MinHashPlan& plan,
+                                  std::span<const uint32_t> signatures, size_t num_perm) {
+  std::string out;
+  Put<uint64_t>(plan.need, &out);
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    out.append(reinterpret_cast<const char*>(&signatures[plan.groups.Members(g)[0] * num_perm]),
+               num_perm * sizeof(uint32_t));
+  }
+  return out;
+}
+
+Result<dedup_internal::MinHashPlan> DecodeMinHashJoinPlan(std::string_view bytes, size_t num_perm,
+                                                          std::vector<uint32_t>* signatures) {
+  dedup_internal::MinHashPlan plan;
+  Cursor c(bytes);
+  plan.need = c.Get<uint64_t>();
+  const size_t row = num_perm * sizeof(uint32_t);
+  if (!c.ok() || row == 0 || (bytes.size() - 8) % row != 0) {
+    return Status::Corruption("malformed join plan");
+  }
+  const size_t groups = (bytes.size() - 8) / row;
+  signatures->resize(groups * num_perm);
+  if (groups > 0) std::memcpy(signatures->data(), bytes.data() + 8, groups * row);
+  // Group g is document g of *signatures.
+  plan.groups.members.resize(groups);
+  plan.groups.begin.resize(groups + 1);
+  std::iota(plan.groups.members.begin(), plan.groups.members.end(), 0);
+  std::iota(plan.groups.begin.begin(), plan.groups.begin.end(), 0);
+  return plan;
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view payload) {

@@ -18,10 +18,12 @@
 #define NEARDUP_TOOLS_NEARDUP_MPI_SHARD_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dedup/stages.h"
 #include "dedup_stages.h"
 #include "neardup/index.h"
 #include "neardup/status.h"
@@ -63,6 +65,18 @@ bool ReadStrings(std::string_view bytes, std::vector<std::string>* out);
 
 std::string EncodePairs(const std::vector<IdPair>& pairs);
 Result<std::vector<IdPair>> DecodePairs(std::string_view bytes, const std::string& name);
+
+// What the band join needs of rank 0's plan, as broadcast to the other
+// ranks. SimHash: the join report (band layout), the width and the distinct
+// fingerprints (16 bytes per group); the groups' members stay on rank 0.
+std::string EncodeSimHashJoinPlan(const dedup_internal::SimHashPlan& plan);
+Result<dedup_internal::SimHashPlan> DecodeSimHashJoinPlan(std::string_view bytes);
+// MinHash: `need` and one signature per group (num_perm words each); the
+// decoded plan's group g is document g of *signatures.
+std::string EncodeMinHashJoinPlan(const dedup_internal::MinHashPlan& plan,
+                                  std::span<const uint32_t> signatures, size_t num_perm);
+Result<dedup_internal::MinHashPlan> DecodeMinHashJoinPlan(std::string_view bytes, size_t num_perm,
+                                                          std::vector<uint32_t>* signatures);
 
 // Writes `payload` + its checksum to path atomically (temporary file, fsync,
 // rename, fsync of the directory).

@@ -1,0 +1,46 @@
+// Copyright 2026 The neardup Authors.
+//
+// The band join's pairs over the ranks of an MPI job, without gathering them
+// on one rank: each rank's pairs (of group numbers, from its band ranges) go
+// to the rank that owns their first group (a % P), which removes the pairs
+// two ranges both found; each rank reduces its share to a spanning forest
+// (the pairs that join two components), and the forests are merged in a
+// binary tree (log2 P rounds: in round s, rank r with r mod 2s == s sends its
+// forest to rank r - s, which unites it with its own) to rank 0. The
+// components of rank 0's forest are those of all the pairs, so cluster mode's
+// components (and the keep policy) come out the same; what rank 0 receives
+// is at most one edge per group in a cluster, not every pair.
+//
+//   std::vector<IdPair> mine = ...;                       // this rank's ranges
+//   std::vector<IdPair> owned = RoutePairs(world, mine, &traffic);
+//   uint64_t distinct = owned.size();                     // summed: confirmed
+//   std::vector<IdPair> forest = MergeForests(world, SpanningForest(owned), &traffic);
+//
+// Collective functions: every rank calls them in the same order.
+
+#ifndef NEARDUP_TOOLS_NEARDUP_MPI_FOREST_H_
+#define NEARDUP_TOOLS_NEARDUP_MPI_FOREST_H_
+
+#include <vector>
+
+#include "mpi_comm.h"
+#include "neardup/index.h"
+
+namespace neardup::mpi {
+
+// Every rank's pairs, redistributed: this rank gets the pairs with
+// a mod P == rank, sorted by (a, b), each once.
+std::vector<IdPair> RoutePairs(const World& world, const std::vector<IdPair>& pairs,
+                               Traffic* traffic);
+
+// The pairs (in their order) that join two components of the pairs before
+// them: a spanning forest, sorted by (a, b). Memory: O(pairs), not O(groups).
+std::vector<IdPair> SpanningForest(const std::vector<IdPair>& pairs);
+
+// Rank 0: a spanning forest of the union of every rank's `forest`, sorted;
+// the other ranks: empty.
+std::vector<IdPair> MergeForests(const World& world, std::vector<IdPair> forest, Traffic* traffic);
+
+}  // namespace neardup::mpi
+
+#endif  // NEARDUP_TOOLS_NEARDUP_MPI_FOREST_H_
