@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -333,7 +334,11 @@ class FastJsonLine {
     bool found = false;
   };
 
-  explicit FastJsonLine(std::string_view s) : s_(s) {}
+  // `strict`: the line has not been through RepairUtf8 and PrepareJsonLine;
+  // the validator also refuses what those would change (invalid UTF-8, a lone
+  // surrogate escape, a number that may overflow a double, nesting deeper
+  // than kMaxJsonNesting), so that a line it takes is the same as after them.
+  explicit FastJsonLine(std::string_view s, bool strict = false) : s_(s), strict_(strict) {}
 
   // Validates the line as one JSON object and fills *text, *id, *title for
   // the keys named; false when the line is not for the fast path.
@@ -468,6 +473,7 @@ class FastJsonLine {
   // At a '"': past the closing quote. Raw control characters and invalid
   // escapes fail (the line's UTF-8 is already repaired).
   bool SkipString(bool* escaped) {
+    if (strict_) return SkipStringStrict(escaped);
     ++i_;
     while ((i_ = NextStringSpecial(s_, i_, true)) < s_.size()) {
       const auto c = static_cast<unsigned char>(s_[i_]);
@@ -496,6 +502,77 @@ class FastJsonLine {
     }
     return false;
   }
+  // SkipString for a line not yet repaired: also validates the UTF-8 (CJK
+  // three-byte sequences inline, eight ASCII bytes at a time) and refuses a
+  // lone surrogate escape.
+  bool SkipStringStrict(bool* escaped) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+    const auto* p = reinterpret_cast<const unsigned char*>(s_.data());
+    const size_t n = s_.size();
+    size_t i = i_ + 1;
+    const auto cjk = [&] {  // a valid three-byte sequence E1..EC, EE, EF at i
+      const unsigned c = p[i];
+      return c >= 0xE1 && c <= 0xEF && c != 0xED && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
+             (p[i + 2] & 0xC0) == 0x80;
+    };
+    for (;;) {
+      while (i + 8 <= n) {  // the first byte that is '"', '\\', a control or not ASCII
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        const uint64_t hit = zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) |
+                             ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh);
+        if (hit != 0) {
+          i += static_cast<size_t>(std::countr_zero(hit)) / 8;
+          break;
+        }
+        i += 8;
+      }
+      if (i >= n) return false;
+      const unsigned c = p[i];
+      if (c >= 0x80) {
+        if (cjk()) {
+          do {
+            i += 3;
+          } while (i < n && cjk());
+          continue;
+        }
+        int len;
+        if (utf8::Decode(p + i, p + n, &len) >= utf8::kInvalidBase) return false;
+        i += static_cast<size_t>(len);
+        continue;
+      }
+      if (c == '"') {
+        i_ = i + 1;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c != '\\') {
+        ++i;
+        continue;
+      }
+      *escaped = true;
+      if (i + 1 >= n) return false;
+      const char e = static_cast<char>(p[i + 1]);
+      if (e == 'u') {
+        const int cp = Hex4(s_, i + 2);
+        if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return false;
+        i += 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {  // must be a pair
+          if (i + 6 > n || p[i] != '\\' || p[i + 1] != 'u') return false;
+          const int lo = Hex4(s_, i + 2);
+          if (lo < 0xDC00 || lo > 0xDFFF) return false;
+          i += 6;
+        }
+        continue;
+      }
+      if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
+          e != 't') {
+        return false;
+      }
+      i += 2;
+    }
+  }
   bool SkipLiteral(std::string_view word) {
     if (s_.substr(i_, word.size()) != word) return false;
     i_ += word.size();
@@ -516,6 +593,8 @@ class FastJsonLine {
         return SkipLiteral("null");
       case '{':
       case '[': {
+        // Strict: PrepareJsonLine counts the line's object too.
+        if (strict_ && depth + 2 > kMaxJsonNesting) return false;
         const char close = c == '{' ? '}' : ']';
         ++i_;
         SkipWs();
@@ -537,6 +616,11 @@ class FastJsonLine {
       default: {
         const size_t len = JsonNumberLength(s_, i_);
         if (len == 0) return false;
+        // Strict: only these can overflow a double (PrepareJsonLine's test).
+        if (strict_ &&
+            (len > 308 || s_.substr(i_, len).find_first_of("eE") != std::string_view::npos)) {
+          return false;
+        }
         i_ += len;
         return true;
       }
@@ -544,6 +628,7 @@ class FastJsonLine {
   }
 
   std::string_view s_;
+  bool strict_;
   size_t i_ = 0;
 };
 
@@ -1049,7 +1134,8 @@ class DocumentReaderImpl final : public DocumentReader {
   }
 
   bool ReadLineDocument(Document* doc) {
-    std::string line, error;
+    std::string& line = line_buffer_;  // kept between calls: no allocation per line
+    std::string error;
     bool too_long = false, endless = false;
     // A line too long is read past (not held) for this many bytes at most.
     const uint64_t skip_bytes = options_.max_document_bytes > UINT64_MAX / kLongLineSkipFactor
@@ -1107,6 +1193,9 @@ class DocumentReaderImpl final : public DocumentReader {
   // Parses one JSONL line into *doc. No nlohmann exception escapes: whatever
   // the parser or a conversion throws drops the line with a reason.
   bool ParseJsonLine(std::string* line, Document* doc) {
+    // The common line (valid UTF-8, nothing for PrepareJsonLine to change):
+    // one validating pass, without the two below.
+    if (ParseJsonObjectFast(*line, JsonLineScan{}, 0, doc, /*strict=*/true)) return true;
     // Invalid UTF-8 inside a string would fail the whole parse: repair it
     // first (it is counted for the document, which is kept).
     const Utf8Repair repair = RepairUtf8(line, /*replace_nul=*/false);
@@ -1128,15 +1217,16 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // FastJsonLine's path: true when it took the line (and filled *doc exactly
   // as ParseJsonObject would), false when ParseJsonObject must.
+  // `strict`: the line is raw (see FastJsonLine).
   bool ParseJsonObjectFast(std::string_view line, const JsonLineScan& scan, uint64_t replaced,
-                           Document* doc) {
+                           Document* doc, bool strict = false) {
     if (!scan.overflowed.empty() || !options_.extra_fields.empty() ||
         options_.text_field == options_.id_field || options_.text_field == options_.title_field ||
         options_.id_field == options_.title_field) {
       return false;
     }
     FastJsonLine::Member text, id, title;
-    FastJsonLine parser(line);
+    FastJsonLine parser(line, strict);
     if (!parser.Parse(options_.text_field, options_.id_field, options_.title_field, &text, &id,
                       &title)) {
       return false;
@@ -1244,6 +1334,7 @@ class DocumentReaderImpl final : public DocumentReader {
   std::string path_;  // source_ as given, not escaped
   uint64_t line_ = 0;
   InputFormat format_ = InputFormat::kText;
+  std::string line_buffer_;
 };
 
 }  // namespace
