@@ -707,6 +707,25 @@ class InputFile {
   // than `skip_bytes` in all: past that *endless is set too and the rest of
   // the line is not read (an endless line must not keep the reader busy
   // forever; where the next line starts is then unknown).
+  // ReadLine, with the line as *view: in the buffer, not copied (valid until
+  // the next read), when it lies there whole and within max_bytes; else
+  // assembled in *line.
+  bool ReadLineView(std::string_view* view, std::string* line, size_t max_bytes, size_t skip_bytes,
+                    bool* too_long, bool* endless, std::string* error) {
+    const size_t nl = buffer_.find('\n', start_);
+    if (nl != std::string::npos && nl - start_ <= max_bytes) {
+      line->clear();
+      *too_long = false;
+      *endless = false;
+      *view = std::string_view(buffer_).substr(start_, nl - start_);
+      start_ = nl + 1;
+      return true;
+    }
+    if (!ReadLine(line, max_bytes, skip_bytes, too_long, endless, error)) return false;
+    *view = *line;
+    return true;
+  }
+
   bool ReadLine(std::string* line, size_t max_bytes, size_t skip_bytes, bool* too_long,
                 bool* endless, std::string* error) {
     line->clear();
@@ -1134,15 +1153,16 @@ class DocumentReaderImpl final : public DocumentReader {
   }
 
   bool ReadLineDocument(Document* doc) {
-    std::string& line = line_buffer_;  // kept between calls: no allocation per line
+    std::string& line = line_buffer_;  // for lines not whole in the buffer; kept between calls
     std::string error;
     bool too_long = false, endless = false;
     // A line too long is read past (not held) for this many bytes at most.
     const uint64_t skip_bytes = options_.max_document_bytes > UINT64_MAX / kLongLineSkipFactor
                                     ? UINT64_MAX
                                     : options_.max_document_bytes * kLongLineSkipFactor;
-    while (file_.ReadLine(&line, options_.max_document_bytes, skip_bytes, &too_long, &endless,
-                          &error)) {
+    std::string_view view;
+    while (file_.ReadLineView(&view, &line, options_.max_document_bytes, skip_bytes, &too_long,
+                              &endless, &error)) {
       ++line_;
       if (too_long) {
         const std::string reason = "line longer than the limit of " +
@@ -1158,26 +1178,24 @@ class DocumentReaderImpl final : public DocumentReader {
                    " bytes; the rest of the file is not read");
         return false;
       }
-      if (line_ == 1 && std::string_view(line).starts_with(kUtf8Bom)) {
-        line.erase(0, kUtf8Bom.size());
-      }
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
+      if (line_ == 1 && view.starts_with(kUtf8Bom)) view.remove_prefix(kUtf8Bom.size());
+      if (view.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // blank line
       if (options_.keep_records) {
-        doc->record = line;
+        doc->record = view;
       } else {
         doc->record.clear();
       }
-      if (line.back() == '\r') line.pop_back();
+      if (view.back() == '\r') view.remove_suffix(1);
       if (format_ == InputFormat::kLines) {
         doc->id = source_ + ":" + std::to_string(line_);
         doc->title.clear();
         doc->fields.clear();
         doc->source = source_;
         doc->line = line_;
-        FinishText(std::move(line), doc);
+        FinishText(std::string(view), doc);
         return true;
       }
-      if (ParseJsonLine(&line, doc)) return true;
+      if (ParseJsonLine(view, doc)) return true;
     }
     if (!error.empty()) {
       if (file_.dropped_partial_line()) {
@@ -1192,10 +1210,12 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // Parses one JSONL line into *doc. No nlohmann exception escapes: whatever
   // the parser or a conversion throws drops the line with a reason.
-  bool ParseJsonLine(std::string* line, Document* doc) {
+  bool ParseJsonLine(std::string_view view, Document* doc) {
     // The common line (valid UTF-8, nothing for PrepareJsonLine to change):
     // one validating pass, without the two below.
-    if (ParseJsonObjectFast(*line, JsonLineScan{}, 0, doc, /*strict=*/true)) return true;
+    if (ParseJsonObjectFast(view, JsonLineScan{}, 0, doc, /*strict=*/true)) return true;
+    std::string owned(view);
+    std::string* line = &owned;
     // Invalid UTF-8 inside a string would fail the whole parse: repair it
     // first (it is counted for the document, which is kept).
     const Utf8Repair repair = RepairUtf8(line, /*replace_nul=*/false);
