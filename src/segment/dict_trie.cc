@@ -202,6 +202,15 @@ void DictTrie::Freeze() {
     const uint32_t cp = nodes_[c].cp();
     if (cp < kRootDirect) root_child_[cp] = static_cast<int32_t>(c);
   }
+  wide_filter_.assign((size_t{1} << kWideFilterBits) / 64, 0);
+  for (size_t u = 0; u < n; ++u) {
+    const uint32_t first = nodes_[u].first_child(), end = nodes_[u + 1].first_child();
+    if (end - first <= kMaxScan) continue;
+    for (uint32_t c = first; c < end; ++c) {
+      const size_t bit = WideFilterBit(static_cast<int32_t>(u), nodes_[c].cp());
+      wide_filter_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    }
+  }
   sample_.resize(n / kLine + 2);
   for (size_t j = 0; j < sample_.size(); ++j) {
     sample_[j] = j * kLine <= n ? nodes_[j * kLine].cp() : 0;

@@ -75,7 +75,10 @@ class DictTrie {
     }
     uint32_t lo = nodes_[node].first_child();
     uint32_t hi = nodes_[node + 1].first_child();
-    if (hi - lo > kMaxScan) WideRange(lo, hi, cp, &lo, &hi);
+    if (hi - lo > kMaxScan) {
+      if (!MayHaveWideChild(node, cp)) return Probe{node, 0, 0};
+      WideRange(lo, hi, cp, &lo, &hi);
+    }
     __builtin_prefetch(&nodes_[lo]);
     return Probe{node, lo, hi};
   }
@@ -191,6 +194,18 @@ class DictTrie {
     *lo = j * kLine;
     *hi = std::min(end, *lo + kLine);
   }
+  // A one-sided filter of the wide nodes' children (a bit per hash of
+  // (node, code point), 256 KiB): most probes of a walk's second step are for
+  // words that do not exist, and the filter answers those without a search.
+  static constexpr int kWideFilterBits = 21;
+  static size_t WideFilterBit(int32_t node, uint32_t cp) {
+    const uint64_t key = (static_cast<uint64_t>(node) << 21) | cp;
+    return static_cast<size_t>((key * 0xD6E8FEB86659FD93ull) >> (64 - kWideFilterBits));
+  }
+  bool MayHaveWideChild(int32_t node, uint32_t cp) const {
+    const size_t bit = WideFilterBit(node, cp);
+    return (wide_filter_[bit >> 6] >> (bit & 63)) & 1;
+  }
   int32_t Scan(uint32_t c, uint32_t end, uint32_t cp) const {
     for (; c < end; ++c) {
       const uint32_t x = nodes_[c].cp();
@@ -244,11 +259,12 @@ class DictTrie {
   Edge* MutableEdge(int32_t node);
 
   bool frozen_ = false;
-  std::vector<Node> node_store_;     // frozen: the records, with room to align them
-  Node* nodes_ = nullptr;            // frozen: node_count() + 1 records (the last a sentinel)
-  std::vector<double> lf_;           // frozen: the distinct log frequencies, -1 first
-  std::vector<int32_t> root_child_;  // frozen: the root's child by code point below U+10000
-  std::vector<uint32_t> sample_;     // frozen: nodes_[kLine * j].cp() at j
+  std::vector<Node> node_store_;       // frozen: the records, with room to align them
+  Node* nodes_ = nullptr;              // frozen: node_count() + 1 records (the last a sentinel)
+  std::vector<double> lf_;             // frozen: the distinct log frequencies, -1 first
+  std::vector<int32_t> root_child_;    // frozen: the root's child by code point below U+10000
+  std::vector<uint32_t> sample_;       // frozen: nodes_[kLine * j].cp() at j
+  std::vector<uint64_t> wide_filter_;  // frozen: see MayHaveWideChild
 
   std::vector<Edge> root_direct_;
   struct Free {
