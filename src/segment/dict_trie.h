@@ -9,12 +9,15 @@
 // in a direct table), which takes inserts. Freeze() then renumbers the nodes
 // in breadth-first order with each node's children consecutive and sorted by
 // code point, and keeps one 8-byte record per node: the code point of its
-// edge, whether it is a word, and its first child (its children end where the
-// next node's begin). A DAG walk's step scans the children of one node, most
-// often inside one cache line; the records of jieba's 498k nodes take 4 MB
-// (the hash table took 32 MiB plus a 1 MiB filter), so a walk's probes mostly
-// stay in cache. Frozen, the trie is only read (thread-safe reads); node ids
-// (the segmenter's word ids) are the breadth-first ones.
+// edge, its log frequency (an index into the distinct ones) and its first
+// child (its children end where the next node's begin). A DAG walk's step
+// scans the children of a narrow node (one cache line) or, for a wide one,
+// asks a small filter and then binary-searches a sample of the records down
+// to one line. jieba's 498k nodes take 4 MB instead of the loading layout's
+// 32 MiB plus 1 MiB filter (on the shared 2-core VM the segmenter was no
+// faster for it: doc/benchmarks.md). Frozen, the trie is only read
+// (thread-safe reads); node ids (the segmenter's word ids) are the
+// breadth-first ones.
 
 #ifndef NEARDUP_SEGMENT_DICT_TRIE_H_
 #define NEARDUP_SEGMENT_DICT_TRIE_H_
