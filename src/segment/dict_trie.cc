@@ -4,7 +4,9 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstdlib>
 #include <new>
 
@@ -86,6 +88,7 @@ DictTrie::Edge* DictTrie::MutableEdge(int32_t node) {
 }
 
 int32_t DictTrie::Insert(const uint32_t* cps, size_t n) {
+  assert(!frozen_);
   int32_t node = 0;
   for (size_t i = 0; i < n; ++i) {
     const int32_t child = Child(node, cps[i]);
@@ -117,6 +120,7 @@ int32_t DictTrie::Insert(const uint32_t* cps, size_t n) {
 }
 
 void DictTrie::set_freq(int32_t node, int64_t f) {
+  assert(!frozen_);
   freq_[node] = f;
   log_freq_[node] = f > 0 ? std::log(static_cast<double>(f)) : 0.0;
   if (node != 0) MutableEdge(node)->log_freq_or_minus_one = f > 0 ? log_freq_[node] : -1.0;
@@ -131,6 +135,102 @@ void DictTrie::set_tag(int32_t node, std::string_view tag) {
     it = tag_index_.emplace(std::string(tag), static_cast<uint16_t>(tags_.size() - 1)).first;
   }
   tag_[node] = it->second;
+}
+
+void DictTrie::Freeze() {
+  if (frozen_) return;
+  const size_t n = node_count();
+  constexpr uint64_t kCpMask = (uint64_t{1} << 22) - 1;
+  // Each node's children, grouped by parent (counting sort) and sorted by
+  // code point.
+  std::vector<uint32_t> begin(n + 1, 0);
+  for (size_t t = 1; t < n; ++t) ++begin[(edge_key_[t] >> 22) + 1];
+  for (size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+  std::vector<uint32_t> children(n > 0 ? n - 1 : 0);
+  {
+    std::vector<uint32_t> pos(begin.begin(), begin.end() - 1);
+    for (size_t t = 1; t < n; ++t) children[pos[edge_key_[t] >> 22]++] = static_cast<uint32_t>(t);
+  }
+  for (size_t p = 0; p < n; ++p) {
+    std::sort(children.begin() + begin[p], children.begin() + begin[p + 1],
+              [&](uint32_t a, uint32_t b) {
+                return (edge_key_[a] & kCpMask) < (edge_key_[b] & kCpMask);
+              });
+  }
+  if (n + 1 >= (size_t{1} << kChildBits)) return;  // too many nodes for the records
+  // The distinct log frequencies of words.
+  lf_.assign(1, -1.0);
+  std::unordered_map<int64_t, uint32_t> lf_index;
+  for (size_t t = 1; t < n; ++t) {
+    if (freq_[t] > 0 && lf_index.emplace(freq_[t], static_cast<uint32_t>(lf_.size())).second) {
+      lf_.push_back(log_freq_[t]);
+    }
+  }
+  if (lf_.size() >= (size_t{1} << kLfBits)) {  // too many distinct frequencies
+    std::vector<double>().swap(lf_);
+    return;
+  }
+  // Breadth-first numbering: the children of the node numbered u get the
+  // next free numbers, in code point order.
+  std::vector<uint32_t> old_of(n);
+  std::vector<uint32_t> new_of(n);
+  node_store_.assign(n + 1 + kLine, Node{0});
+  {
+    const auto addr = reinterpret_cast<uintptr_t>(node_store_.data());
+    nodes_ = node_store_.data() + (64 - addr % 64) % 64 / sizeof(Node);
+  }
+  old_of[0] = 0;
+  new_of[0] = 0;
+  uint32_t next = 1;
+  auto record = [](uint64_t cp, uint64_t first_child, uint64_t lf) {
+    return Node{cp | first_child << kCpBits | lf << (kCpBits + kChildBits)};
+  };
+  for (size_t u = 0; u < n; ++u) {
+    const uint32_t old = old_of[u];
+    const uint32_t first = next;
+    for (uint32_t i = begin[old]; i < begin[old + 1]; ++i) {
+      old_of[next] = children[i];
+      new_of[children[i]] = next;
+      ++next;
+    }
+    nodes_[u] = record(u == 0 ? 0 : edge_key_[old] & kCpMask, first,
+                       freq_[old] > 0 ? lf_index[freq_[old]] : 0);
+  }
+  nodes_[n] = record(0, n, 0);
+  root_child_.assign(kRootDirect, kNone);
+  for (uint32_t c = nodes_[0].first_child(); c < nodes_[1].first_child(); ++c) {
+    const uint32_t cp = nodes_[c].cp();
+    if (cp < kRootDirect) root_child_[cp] = static_cast<int32_t>(c);
+  }
+  wide_filter_.assign((size_t{1} << kWideFilterBits) / 64, 0);
+  for (size_t u = 0; u < n; ++u) {
+    const uint32_t first = nodes_[u].first_child(), end = nodes_[u + 1].first_child();
+    if (end - first <= kMaxScan) continue;
+    for (uint32_t c = first; c < end; ++c) {
+      const size_t bit = WideFilterBit(static_cast<int32_t>(u), nodes_[c].cp());
+      wide_filter_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    }
+  }
+  sample_.resize(n / kLine + 2);
+  for (size_t j = 0; j < sample_.size(); ++j) {
+    sample_[j] = j * kLine <= n ? nodes_[j * kLine].cp() : 0;
+  }
+  auto permute = [&](auto* v) {
+    auto copy = *v;
+    for (size_t t = 0; t < n; ++t) (*v)[new_of[t]] = copy[t];
+  };
+  permute(&freq_);
+  permute(&log_freq_);
+  permute(&tag_);
+  permute(&force_split_);
+  // The loading layout is no longer needed.
+  slots_.reset();
+  capacity_ = mask_ = 0;
+  edge_count_ = 0;
+  std::vector<uint64_t>().swap(filter_);
+  std::vector<uint64_t>().swap(edge_key_);
+  std::vector<Edge>().swap(root_direct_);
+  frozen_ = true;
 }
 
 }  // namespace neardup::segment

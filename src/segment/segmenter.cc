@@ -42,7 +42,7 @@ struct Scratch {
   // character x, trie node, log freq).
   struct Walk {
     uint32_t idx, x;
-    int32_t node;
+    DictTrie::Probe probe;  // of the step by cps[x]
   };
   struct DagEnd {
     uint32_t idx, x;
@@ -368,6 +368,7 @@ Result<std::unique_ptr<Segmenter>> Segmenter::Open(const SegmenterOptions& optio
   for (const std::string& path : impl->options.user_dicts) {
     NEARDUP_RETURN_IF_ERROR(impl->LoadUserDict(path));
   }
+  impl->dict.Freeze();
   return std::unique_ptr<Segmenter>(new Segmenter(std::move(impl)));
 }
 
@@ -407,30 +408,28 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
     const size_t lo = hi > kChunk ? hi - kChunk : 0;
     ends.clear();
     walks.clear();
+    DictTrie::Step step;
     for (size_t idx = lo; idx < hi; ++idx) {
-      const DictTrie::Edge* e = dict.ChildEdge(0, cps[idx]);
-      if (e == nullptr) continue;
-      if (e->log_freq_or_minus_one >= 0) {
-        ends.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx), e->child,
-                        e->log_freq_or_minus_one});
+      if (!dict.Next(0, cps[idx], &step)) continue;
+      if (step.log_freq_or_minus_one >= 0) {
+        ends.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx), step.child,
+                        step.log_freq_or_minus_one});
       }
-      if (e->has_children != 0 && idx + 1 < m) {
-        walks.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx + 1), e->child});
-        dict.PrefetchChild(e->child, cps[idx + 1]);
+      if (step.has_children && idx + 1 < m) {
+        walks.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx + 1),
+                         dict.Prepare(step.child, cps[idx + 1])});
       }
     }
     while (!walks.empty()) {
       size_t alive = 0;
       for (size_t w = 0; w < walks.size(); ++w) {
         const Scratch::Walk walk = walks[w];
-        const DictTrie::Edge* e = dict.ChildEdge(walk.node, cps[walk.x]);
-        if (e == nullptr) continue;
-        if (e->log_freq_or_minus_one >= 0) {
-          ends.push_back({walk.idx, walk.x, e->child, e->log_freq_or_minus_one});
+        if (!dict.Next(walk.probe, cps[walk.x], &step)) continue;
+        if (step.log_freq_or_minus_one >= 0) {
+          ends.push_back({walk.idx, walk.x, step.child, step.log_freq_or_minus_one});
         }
-        if (e->has_children != 0 && walk.x + 1 < m) {
-          walks[alive++] = {walk.idx, walk.x + 1, e->child};
-          dict.PrefetchChild(e->child, cps[walk.x + 1]);
+        if (step.has_children && walk.x + 1 < m) {
+          walks[alive++] = {walk.idx, walk.x + 1, dict.Prepare(step.child, cps[walk.x + 1])};
         }
       }
       walks.resize(alive);

@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -333,7 +334,11 @@ class FastJsonLine {
     bool found = false;
   };
 
-  explicit FastJsonLine(std::string_view s) : s_(s) {}
+  // `strict`: the line has not been through RepairUtf8 and PrepareJsonLine;
+  // the validator also refuses what those would change (invalid UTF-8, a lone
+  // surrogate escape, a number that may overflow a double, nesting deeper
+  // than kMaxJsonNesting), so that a line it takes is the same as after them.
+  explicit FastJsonLine(std::string_view s, bool strict = false) : s_(s), strict_(strict) {}
 
   // Validates the line as one JSON object and fills *text, *id, *title for
   // the keys named; false when the line is not for the fast path.
@@ -468,6 +473,7 @@ class FastJsonLine {
   // At a '"': past the closing quote. Raw control characters and invalid
   // escapes fail (the line's UTF-8 is already repaired).
   bool SkipString(bool* escaped) {
+    if (strict_) return SkipStringStrict(escaped);
     ++i_;
     while ((i_ = NextStringSpecial(s_, i_, true)) < s_.size()) {
       const auto c = static_cast<unsigned char>(s_[i_]);
@@ -496,6 +502,77 @@ class FastJsonLine {
     }
     return false;
   }
+  // SkipString for a line not yet repaired: also validates the UTF-8 (CJK
+  // three-byte sequences inline, eight ASCII bytes at a time) and refuses a
+  // lone surrogate escape.
+  bool SkipStringStrict(bool* escaped) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+    const auto* p = reinterpret_cast<const unsigned char*>(s_.data());
+    const size_t n = s_.size();
+    size_t i = i_ + 1;
+    const auto cjk = [&] {  // a valid three-byte sequence E1..EC, EE, EF at i
+      const unsigned c = p[i];
+      return c >= 0xE1 && c <= 0xEF && c != 0xED && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
+             (p[i + 2] & 0xC0) == 0x80;
+    };
+    for (;;) {
+      while (i + 8 <= n) {  // the first byte that is '"', '\\', a control or not ASCII
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        const uint64_t hit = zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) |
+                             ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh);
+        if (hit != 0) {
+          i += static_cast<size_t>(std::countr_zero(hit)) / 8;
+          break;
+        }
+        i += 8;
+      }
+      if (i >= n) return false;
+      const unsigned c = p[i];
+      if (c >= 0x80) {
+        if (cjk()) {
+          do {
+            i += 3;
+          } while (i < n && cjk());
+          continue;
+        }
+        int len;
+        if (utf8::Decode(p + i, p + n, &len) >= utf8::kInvalidBase) return false;
+        i += static_cast<size_t>(len);
+        continue;
+      }
+      if (c == '"') {
+        i_ = i + 1;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c != '\\') {
+        ++i;
+        continue;
+      }
+      *escaped = true;
+      if (i + 1 >= n) return false;
+      const char e = static_cast<char>(p[i + 1]);
+      if (e == 'u') {
+        const int cp = Hex4(s_, i + 2);
+        if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return false;
+        i += 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {  // must be a pair
+          if (i + 6 > n || p[i] != '\\' || p[i + 1] != 'u') return false;
+          const int lo = Hex4(s_, i + 2);
+          if (lo < 0xDC00 || lo > 0xDFFF) return false;
+          i += 6;
+        }
+        continue;
+      }
+      if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
+          e != 't') {
+        return false;
+      }
+      i += 2;
+    }
+  }
   bool SkipLiteral(std::string_view word) {
     if (s_.substr(i_, word.size()) != word) return false;
     i_ += word.size();
@@ -516,6 +593,8 @@ class FastJsonLine {
         return SkipLiteral("null");
       case '{':
       case '[': {
+        // Strict: PrepareJsonLine counts the line's object too.
+        if (strict_ && depth + 2 > kMaxJsonNesting) return false;
         const char close = c == '{' ? '}' : ']';
         ++i_;
         SkipWs();
@@ -537,6 +616,11 @@ class FastJsonLine {
       default: {
         const size_t len = JsonNumberLength(s_, i_);
         if (len == 0) return false;
+        // Strict: only these can overflow a double (PrepareJsonLine's test).
+        if (strict_ &&
+            (len > 308 || s_.substr(i_, len).find_first_of("eE") != std::string_view::npos)) {
+          return false;
+        }
         i_ += len;
         return true;
       }
@@ -544,6 +628,7 @@ class FastJsonLine {
   }
 
   std::string_view s_;
+  bool strict_;
   size_t i_ = 0;
 };
 
@@ -629,6 +714,26 @@ class InputFile {
   // than `skip_bytes` in all: past that *endless is set too and the rest of
   // the line is not read (an endless line must not keep the reader busy
   // forever; where the next line starts is then unknown).
+  // ReadLine, with the line as *view: in the buffer, not copied (valid until
+  // the next read), when it lies there whole and within max_bytes; else
+  // assembled in *line.
+  bool ReadLineView(std::string_view* view, std::string* line, size_t max_bytes, size_t skip_bytes,
+                    bool* too_long, bool* endless, std::string* error) {
+    const size_t nl = buffer_.find('\n', start_);
+    if (nl != std::string::npos && nl - start_ <= max_bytes) {
+      line->clear();
+      *too_long = false;
+      *endless = false;
+      *view = std::string_view(buffer_).substr(start_, nl - start_);
+      consumed_ += nl - start_ + 1;
+      start_ = nl + 1;
+      return true;
+    }
+    if (!ReadLine(line, max_bytes, skip_bytes, too_long, endless, error)) return false;
+    *view = *line;
+    return true;
+  }
+
   bool ReadLine(std::string* line, size_t max_bytes, size_t skip_bytes, bool* too_long,
                 bool* endless, std::string* error) {
     line->clear();
@@ -1066,15 +1171,17 @@ class DocumentReaderImpl final : public DocumentReader {
   }
 
   bool ReadLineDocument(Document* doc) {
-    std::string line, error;
+    std::string& line = line_buffer_;  // for lines not whole in the buffer; kept between calls
+    std::string error;
     bool too_long = false, endless = false;
     // A line too long is read past (not held) for this many bytes at most.
     const uint64_t skip_bytes = options_.max_document_bytes > UINT64_MAX / kLongLineSkipFactor
                                     ? UINT64_MAX
                                     : options_.max_document_bytes * kLongLineSkipFactor;
+    std::string_view view;
     while (options_.range_begin + file_.consumed() < options_.range_end &&
-           file_.ReadLine(&line, options_.max_document_bytes, skip_bytes, &too_long, &endless,
-                          &error)) {
+           file_.ReadLineView(&view, &line, options_.max_document_bytes, skip_bytes, &too_long,
+                              &endless, &error)) {
       ++line_;
       if (too_long) {
         const std::string reason = "line longer than the limit of " +
@@ -1090,26 +1197,24 @@ class DocumentReaderImpl final : public DocumentReader {
                    " bytes; the rest of the file is not read");
         return false;
       }
-      if (line_ == 1 && std::string_view(line).starts_with(kUtf8Bom)) {
-        line.erase(0, kUtf8Bom.size());
-      }
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
+      if (line_ == 1 && view.starts_with(kUtf8Bom)) view.remove_prefix(kUtf8Bom.size());
+      if (view.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // blank line
       if (options_.keep_records) {
-        doc->record = line;
+        doc->record = view;
       } else {
         doc->record.clear();
       }
-      if (line.back() == '\r') line.pop_back();
+      if (view.back() == '\r') view.remove_suffix(1);
       if (format_ == InputFormat::kLines) {
         doc->id = source_ + ":" + std::to_string(line_);
         doc->title.clear();
         doc->fields.clear();
         doc->source = source_;
         doc->line = line_;
-        FinishText(std::move(line), doc);
+        FinishText(std::string(view), doc);
         return true;
       }
-      if (ParseJsonLine(&line, doc)) return true;
+      if (ParseJsonLine(view, doc)) return true;
     }
     if (!error.empty()) {
       if (file_.dropped_partial_line()) {
@@ -1124,7 +1229,12 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // Parses one JSONL line into *doc. No nlohmann exception escapes: whatever
   // the parser or a conversion throws drops the line with a reason.
-  bool ParseJsonLine(std::string* line, Document* doc) {
+  bool ParseJsonLine(std::string_view view, Document* doc) {
+    // The common line (valid UTF-8, nothing for PrepareJsonLine to change):
+    // one validating pass, without the two below.
+    if (ParseJsonObjectFast(view, JsonLineScan{}, 0, doc, /*strict=*/true)) return true;
+    std::string owned(view);
+    std::string* line = &owned;
     // Invalid UTF-8 inside a string would fail the whole parse: repair it
     // first (it is counted for the document, which is kept).
     const Utf8Repair repair = RepairUtf8(line, /*replace_nul=*/false);
@@ -1146,15 +1256,16 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // FastJsonLine's path: true when it took the line (and filled *doc exactly
   // as ParseJsonObject would), false when ParseJsonObject must.
+  // `strict`: the line is raw (see FastJsonLine).
   bool ParseJsonObjectFast(std::string_view line, const JsonLineScan& scan, uint64_t replaced,
-                           Document* doc) {
+                           Document* doc, bool strict = false) {
     if (!scan.overflowed.empty() || !options_.extra_fields.empty() ||
         options_.text_field == options_.id_field || options_.text_field == options_.title_field ||
         options_.id_field == options_.title_field) {
       return false;
     }
     FastJsonLine::Member text, id, title;
-    FastJsonLine parser(line);
+    FastJsonLine parser(line, strict);
     if (!parser.Parse(options_.text_field, options_.id_field, options_.title_field, &text, &id,
                       &title)) {
       return false;
@@ -1262,6 +1373,7 @@ class DocumentReaderImpl final : public DocumentReader {
   std::string path_;  // source_ as given, not escaped
   uint64_t line_ = 0;
   InputFormat format_ = InputFormat::kText;
+  std::string line_buffer_;
 };
 
 }  // namespace

@@ -102,15 +102,22 @@ void ParallelFor(size_t num_tasks, int threads, Fn&& fn) {
 struct BatchLimits {
   size_t max_items = 512;
   size_t max_cost = size_t{8} << 20;  // e.g. bytes of text
+  // Read the next batch while this one is processed: reading becomes a task
+  // of the batch's ParallelFor (the first handed out), so that with two or
+  // more threads the input is not a serial stage between batches. Up to two
+  // batches are then held, and next and cost run on any of the pool's threads
+  // (one call at a time, concurrently with process).
+  bool read_ahead = false;
 };
 
 // Reads items with next(Item*) until it returns false, computes
 // process(const Item&) -> Out on the pool's threads and calls
 // emit(Item&, Out&) on the calling thread, in input order. At most
 // limits.max_items items, and no more items once their summed cost(const
-// Item&) reaches limits.max_cost, are held at a time (at least one).
-// `process` must be safe to call concurrently; next, cost and emit run only on
-// the calling thread.
+// Item&) reaches limits.max_cost, are held at a time (at least one; twice
+// that with limits.read_ahead). `process` must be safe to call concurrently;
+// emit runs only on the calling thread, and so do next and cost unless
+// limits.read_ahead (see BatchLimits).
 template <typename Item, typename Out, typename NextFn, typename CostFn, typename ProcessFn,
           typename EmitFn>
 void OrderedParallelMap(ThreadPool* pool, const BatchLimits& limits, NextFn&& next, CostFn&& cost,
@@ -118,6 +125,39 @@ void OrderedParallelMap(ThreadPool* pool, const BatchLimits& limits, NextFn&& ne
   std::vector<Item> batch;
   std::vector<Out> results;
   bool more = true;
+  if (limits.read_ahead && pool->threads() > 1) {
+    // Fills *b; false once next() has said the input ended.
+    const auto read = [&](std::vector<Item>* b) {
+      b->clear();
+      size_t batch_cost = 0;
+      while (b->empty() || (b->size() < limits.max_items && batch_cost < limits.max_cost)) {
+        Item item;
+        if (!next(&item)) return false;
+        batch_cost += cost(item);
+        b->push_back(std::move(item));
+      }
+      return true;
+    };
+    std::vector<Item> ahead;
+    more = read(&batch);
+    while (!batch.empty()) {
+      results.assign(batch.size(), Out());
+      ahead.clear();
+      bool ahead_more = false;
+      const size_t first = more ? 1 : 0;  // task 0 reads the next batch
+      pool->ParallelFor(batch.size() + first, [&](size_t i, int) {
+        if (i < first) {
+          ahead_more = read(&ahead);
+        } else {
+          results[i - first] = process(batch[i - first]);
+        }
+      });
+      for (size_t i = 0; i < batch.size(); ++i) emit(batch[i], results[i]);
+      batch.swap(ahead);  // empty when the input had ended
+      more = ahead_more;
+    }
+    return;
+  }
   while (more) {
     batch.clear();
     size_t batch_cost = 0;

@@ -183,32 +183,21 @@ TEST(ReaderTest, RepairUtf8MatchesByteByByteRepair) {
 TEST(ReaderTest, JsonlFastPathMatchesNlohmann) {
   const std::vector<std::string> keys = {"\"text\"",       "\"id\"",   "\"title\"",
                                          "\"t\\u0065xt\"", "\"meta\"", "\"x\""};
-  const std::vector<std::string> values = {"\"正文\"",
-                                           "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"",
-                                           "\"\\u4e2d\\u6587\"",
-                                           "\"\\ud83d\\ude00 emoji\"",
-                                           "\"\\ud800 lone\"",
-                                           "\"\\udc00\"",
-                                           "\"\\u0000nul\"",
-                                           "\"raw\ttab\"",
-                                           "\"bad \xFF byte\"",
-                                           "\"\\x\"",
-                                           "42",
-                                           "-0.5e3",
-                                           "1e400",
-                                           "123456789012345678901",
-                                           "null",
-                                           "true",
-                                           "false",
-                                           "[1, {\"a\": [\"b\", null]}, \"c\"]",
-                                           "{\"text\": \"inner\"}",
-                                           "01",
-                                           "\"unterminated",
-                                           "{",
-                                           "[]",
-                                           "{}",
-                                           "tru",
-                                           "\"\xE4\xB8\""};
+  const std::vector<std::string> values = {
+      "\"正文\"", "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"", "\"\\u4e2d\\u6587\"",
+      "\"\\ud83d\\ude00 emoji\"", "\"\\ud800 lone\"", "\"\\udc00\"", "\"\\u0000nul\"",
+      "\"raw\ttab\"", "\"bad \xFF byte\"", "\"\\x\"", "42", "-0.5e3", "1e400",
+      "123456789012345678901", "null", "true", "false", "[1, {\"a\": [\"b\", null]}, \"c\"]",
+      "{\"text\": \"inner\"}", "01", "\"unterminated", "{", "[]", "{}", "tru", "\"\xE4\xB8\"",
+      // UTF-8 the one-pass validator must judge as
+      // the repair does: valid E0/ED/4-byte forms,
+      // an overlong and an encoded surrogate.
+      "\"\xE0\xA4\x85 \xED\x95\x9C \xF0\x9F\x98\x80\"", "\"\xE0\x80\x80 overlong\"",
+      "\"\xED\xA0\x80 surrogate\"", "\"\xE4\xB8\xAD\xE6\x96\x87\xE4\xB8\xAD\xE6\x96\x87\"",
+      // Nesting at the limit and one level past it
+      // (the line's object counts).
+      std::string(kMaxJsonNesting - 1, '[') + std::string(kMaxJsonNesting - 1, ']'),
+      std::string(kMaxJsonNesting, '[') + std::string(kMaxJsonNesting, ']')};
   std::mt19937 rng(15);
   std::string lines;
   for (int n = 0; n < 600; ++n) {

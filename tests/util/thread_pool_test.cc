@@ -95,7 +95,7 @@ std::vector<std::string> RunMap(int threads, size_t items, const BatchLimits& li
         --in_flight;
         emitted.push_back(out);
       });
-  EXPECT_LE(max_in_flight, std::max<size_t>(limits.max_items, 1));
+  EXPECT_LE(max_in_flight, std::max<size_t>(limits.max_items, 1) * (limits.read_ahead ? 2 : 1));
   return emitted;
 }
 
@@ -108,6 +108,16 @@ TEST(OrderedParallelMapTest, InputOrderAndSameResultForOneAndManyThreads) {
   EXPECT_EQ(RunMap(8, 1000, BatchLimits{}), one);
   EXPECT_TRUE(RunMap(4, 0, limits).empty());
   EXPECT_EQ(RunMap(4, 1, BatchLimits{.max_items = 0, .max_cost = 0}).size(), 1u);
+  // Reading ahead (next() as a task beside process()): the same output.
+  for (int threads : {1, 2, 4}) {
+    const BatchLimits ahead{.max_items = 16, .max_cost = 20, .read_ahead = true};
+    EXPECT_EQ(RunMap(threads, 1000, ahead), one) << threads;
+    EXPECT_TRUE(RunMap(threads, 0, ahead).empty()) << threads;
+    EXPECT_EQ(RunMap(threads, 1, BatchLimits{.max_items = 0, .max_cost = 0, .read_ahead = true}),
+              std::vector<std::string>{"0"})
+        << threads;
+    EXPECT_EQ(RunMap(threads, 16, ahead).size(), 16u) << threads;  // exactly one full batch
+  }
 }
 
 }  // namespace

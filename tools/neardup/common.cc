@@ -443,7 +443,7 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
   }
   uint64_t done_docs = 0, done_bytes = 0;
   OrderedParallelMap<Document, T>(
-      &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20},
+      &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
       [&](Document* doc) { return (*reader)->Next(doc); },
       [](const Document& doc) { return doc.text.size(); }, process,
       [&](Document& doc, T& result) {
