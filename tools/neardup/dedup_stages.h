@@ -49,6 +49,8 @@ struct DedupFlags {
   bool banded = false;
   double recall = 0.99;
   uint64_t band_seed = kDefaultBandSeed;
+  size_t short_features = 0;  // DedupOptions::short_features
+  double short_jaccard = 0.5;
   std::string summary_json;
 };
 
@@ -75,8 +77,9 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags);
 // Stage 2's result: one entry per document, in input order.
 struct DedupCorpus {
   std::vector<DedupDocument> docs;
-  std::vector<uint32_t> signatures;         // minhash: num_perm per document
-  std::vector<std::vector<uint64_t>> sets;  // minhash with exact verification
+  std::vector<uint32_t> signatures;               // minhash: num_perm per document
+  std::vector<std::vector<uint64_t>> sets;        // minhash with exact verification
+  std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
   std::vector<std::string> ids;
   std::vector<std::string> records;  // when DedupConfig::keep_records()
   uint64_t bad_scores = 0;           // --keep field:NAME values that are no number
