@@ -211,6 +211,8 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
                                      BoilerplatePass& boilerplate, DedupCorpus* corpus) {
   const std::string& score_field = config.score_field;
   const bool keep_records = config.keep_records();
+  uint64_t text_bytes = 0;
+  bool hold_texts = config.hold_text_bytes > 0;
   const auto add = [&](const Document& doc, DedupDocument d) {
     d.length = doc.text.size();
     if (!score_field.empty()) {
@@ -228,6 +230,12 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     corpus->docs.push_back(d);
     corpus->ids.push_back(doc.id);
     if (keep_records) corpus->records.push_back(doc.record);
+    if (hold_texts) {
+      text_bytes += doc.text.size();
+      hold_texts = text_bytes <= config.hold_text_bytes;
+      if (hold_texts) corpus->texts.push_back(doc.text);
+      if (!hold_texts) std::vector<std::string>().swap(corpus->texts);
+    }
   };
   const Pipeline& pipeline = *config.pipeline;
   if (config.minhash) {

@@ -67,6 +67,9 @@ struct DedupConfig {
   DedupOptions options;     // no pair_sink or progress yet
   std::string score_field;  // --keep field:NAME
   std::unique_ptr<Pipeline> pipeline;
+  // Hold each document's text in DedupCorpus::texts while their total is at
+  // most this many bytes (beyond it none is held); 0: never (calibrate).
+  uint64_t hold_text_bytes = 0;
   // Hold the input records (--unique-out or --duplicates-out).
   bool keep_records() const { return !flags.unique_out.empty() || !flags.duplicates_out.empty(); }
 };
@@ -82,6 +85,7 @@ struct DedupCorpus {
   std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
   std::vector<std::string> ids;
   std::vector<std::string> records;  // when DedupConfig::keep_records()
+  std::vector<std::string> texts;    // every text, or none (DedupConfig::hold_text_bytes)
   uint64_t bad_scores = 0;           // --keep field:NAME values that are no number
 };
 
