@@ -30,7 +30,7 @@
 //
 //   std::vector<neardup::DedupDocument> docs = ...;
 //   neardup::DedupOptions opt;
-//   opt.k = 3;                                  // default 24: the default method's
+//   opt.k = 3;                                  // default 28: the default method's
 //   auto result = neardup::Dedup(docs, opt);
 //   if (!result.ok()) return result.status();
 //   for (const auto& r : result->records) if (r.duplicate) ... r.nearest ...
@@ -128,9 +128,9 @@ struct DedupPair {
 struct DedupOptions {
   // Documents at Hamming distance <= k are near-duplicates. 0 <= k <= bits/4
   // (the permuted-table index's range); larger k is InvalidArgument. The
-  // default is the default method's (method.h, chars5 at 128 bits); 64-bit
+  // default is the default method's (method.h, chars5u at 128 bits); 64-bit
   // fingerprints need k <= 16 (the tfidf method's is 3).
-  int k = 24;
+  int k = 28;
   DedupMode mode = DedupMode::kCluster;
   // kStream accepts only kFirst.
   KeepPolicy keep = KeepPolicy::kFirst;
