@@ -30,7 +30,7 @@
 //
 //   std::vector<neardup::DedupDocument> docs = ...;
 //   neardup::DedupOptions opt;
-//   opt.k = 3;                                  // default 24: the default method's
+//   opt.k = 3;                                  // default 28: the default method's
 //   auto result = neardup::Dedup(docs, opt);
 //   if (!result.ok()) return result.status();
 //   for (const auto& r : result->records) if (r.duplicate) ... r.nearest ...
@@ -54,6 +54,30 @@
 #include "neardup/status.h"
 
 namespace neardup {
+
+// A pair of sets (a < b, positions) and their exact Jaccard.
+struct JaccardPair {
+  size_t a = 0;
+  size_t b = 0;
+  double jaccard = 0;
+  friend bool operator==(const JaccardPair&, const JaccardPair&) = default;
+};
+
+// Every pair of `sets` (each sorted, distinct) with exact Jaccard >= threshold,
+// sorted by (a, b). A prefix-filter join (Chaudhuri et al. 2006; Bayardo et
+// al. 2007): elements ordered by corpus frequency, rarest first; a set of
+// size s indexes its first s - ceil(t s) + 1 elements, and two sets at
+// Jaccard >= t share one of them, so no pair is missed; candidates pass a
+// size filter and are verified exactly. Empty sets pair with nothing.
+// InvalidArgument unless 0 < threshold <= 1.
+Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
+                                             double threshold);
+
+// The short-document rule's pairs (DedupOptions::short_features): the pairs
+// of JaccardJoin(sets, jaccard) in which the smaller set has fewer than
+// `short_features` elements.
+Result<std::vector<JaccardPair>> ShortDocumentPairs(std::span<const std::vector<uint64_t>> sets,
+                                                    size_t short_features, double jaccard);
 
 struct DedupDocument {
   Fingerprint fingerprint;
@@ -104,9 +128,9 @@ struct DedupPair {
 struct DedupOptions {
   // Documents at Hamming distance <= k are near-duplicates. 0 <= k <= bits/4
   // (the permuted-table index's range); larger k is InvalidArgument. The
-  // default is the default method's (method.h, chars5 at 128 bits); 64-bit
+  // default is the default method's (method.h, chars5u at 128 bits); 64-bit
   // fingerprints need k <= 16 (the tfidf method's is 3).
-  int k = 24;
+  int k = 28;
   DedupMode mode = DedupMode::kCluster;
   // kStream accepts only kFirst.
   KeepPolicy keep = KeepPolicy::kFirst;
@@ -126,6 +150,22 @@ struct DedupOptions {
   // recall by estimated cost. Both or neither.
   int band_bits = 0;
   int bands = 0;
+  // The short-document rule (cluster mode only; 0 = off). The Hamming
+  // distance of two fingerprints of few features spreads widely (one changed
+  // character of a 20-character sentence changes a quarter of its 5-grams),
+  // so at the usual k short near-copies are missed. With the rule, a pair in
+  // which one document has fewer than short_features distinct features is a
+  // near-duplicate also when the exact Jaccard of the two feature sets is
+  // >= short_jaccard (whatever their distance; ShortDocumentPairs, an exact
+  // prefix-filter join). short_sets: one entry per document, the sorted
+  // distinct feature hashes (Pipeline::FeatureSet) of every document with
+  // fewer than short_features / short_jaccard features (only those can be
+  // that close to a short one), empty for the others. Such a duplicate's
+  // record can have a distance above k (nearest_within_k unset); its pairs
+  // carry their Hamming distance.
+  size_t short_features = 0;
+  double short_jaccard = 0.5;
+  std::span<const std::vector<uint64_t>> short_sets;
   // Fill DedupResult::pairs. Cluster mode: every pair within k (banded join:
   // every pair it found; in a bucket joined against representatives, see
   // band_join.h, fewer). Stream mode:
@@ -190,6 +230,9 @@ struct DedupJoinReport {
   size_t tested = 0;      // banded: exact distance tests
   size_t confirmed = 0;   // pairs of distinct fingerprints within k
   size_t large_buckets = 0;
+  // Pairs added by the short-document rule (DedupOptions::short_features)
+  // that the join did not find within k.
+  size_t short_pairs = 0;
   // The cost model's one-thread estimates that chose the join.
   double estimated_exact_seconds = 0;
   double estimated_banded_seconds = 0;

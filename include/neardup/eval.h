@@ -279,23 +279,7 @@ class ShingleSets {
   std::shared_ptr<const Pipeline> pipeline_;
 };
 
-// A pair of sets (a < b, positions) and their exact Jaccard.
-struct JaccardPair {
-  size_t a = 0;
-  size_t b = 0;
-  double jaccard = 0;
-  friend bool operator==(const JaccardPair&, const JaccardPair&) = default;
-};
-
-// Every pair of `sets` (each sorted, distinct) with exact Jaccard >= threshold,
-// sorted by (a, b). A prefix-filter join (Chaudhuri et al. 2006; Bayardo et
-// al. 2007): elements ordered by corpus frequency, rarest first; a set of
-// size s indexes its first s - ceil(t s) + 1 elements, and two sets at
-// Jaccard >= t share one of them, so no pair is missed; candidates pass a
-// size filter and are verified exactly. Empty sets pair with nothing.
-// InvalidArgument unless 0 < threshold <= 1.
-Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
-                                             double threshold);
+// JaccardPair and JaccardJoin (the exact prefix-filter join) are in dedup.h.
 
 // The natural-duplicates evaluation: a real corpus without synthetic edits,
 // exact Jaccard as the truth, and what each method's dedup reports.

@@ -50,10 +50,10 @@ struct PipelineOptions {
   // the install directory, else the source tree (see FindDataFile).
   std::string data_dir;
   // The defaults are the default method's, the tool's (method.h:
-  // Method::Default(), `chars5`): every character 5-gram weighted by its
-  // count, 128-bit fingerprints, XXH3 feature hashes.
+  // Method::Default(), `chars5u`): the distinct character 5-grams, uniform
+  // weights, 128-bit fingerprints, XXH3 feature hashes.
   FeatureOptions features = {
-      .kind = FeatureKind::kCharNgrams, .ngram = 5, .weights = WeightScheme::kTf, .top_k = 0};
+      .kind = FeatureKind::kCharNgrams, .ngram = 5, .weights = WeightScheme::kUniform, .top_k = 0};
   int bits = 128;  // 64 or 128
   FeatureHashAlgorithm hash = FeatureHashAlgorithm::kXxh3;
   // Corpus boilerplate removal (boilerplate.h). The Pipeline itself never

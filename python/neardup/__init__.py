@@ -9,7 +9,7 @@ The Python face of the neardup C++ library; doc/python.md is the guide.
     for record in neardup.dedup(rows):                           # as `neardup dedup`
         ...
 
-A method is None (the default, chars5), its text form as on the command line
+A method is None (the default, chars5u), its text form as on the command line
 (``"tfidf,bits=64"``, see doc/methods.md) or a :class:`Method`. Library errors
 raise :class:`Error` (:class:`InvalidArgumentError` is also a ValueError,
 :class:`NotFoundError` also a FileNotFoundError) with the library's message.

@@ -73,7 +73,7 @@ def test_method_text_form():
     assert m.name == "tfidf" and m.bits == 128 and m.default_k == 10
     assert neardup.Method(str(m)) == m
     assert "chars5" in neardup.Method.presets()
-    assert neardup.Method().name == "chars5"
+    assert neardup.Method().name == "chars5u"
     assert neardup.fingerprint("abc def ghi", method=m) == neardup.fingerprint(
         "abc def ghi", method=str(m))
 

@@ -48,6 +48,17 @@ Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, in
         "stream mode keeps the first document; use cluster mode for "
         "the longest / field policies");
   }
+  if (opt.short_features > 0) {
+    if (opt.mode != DedupMode::kCluster) {
+      return Status::InvalidArgument("the short-document rule applies to cluster mode only");
+    }
+    if (opt.short_sets.size() != docs.size()) {
+      return Status::InvalidArgument("short_sets must hold one set per document");
+    }
+    if (!(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
+      return Status::InvalidArgument("short_jaccard must be in (0, 1]");
+    }
+  }
   if (!(opt.recall > 0 && opt.recall < 1)) {
     return Status::InvalidArgument("recall must be in (0, 1), got " + std::to_string(opt.recall));
   }
@@ -74,6 +85,29 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
   return d;
 }
 
+// The short-document rule: its pairs, as pairs of fingerprint groups, added
+// to the join's (a pair the join found already is kept once).
+Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::SimHashPlan& plan,
+                     const DedupOptions& opt, std::vector<IdPair>* group_pairs,
+                     DedupJoinReport* report) {
+  NEARDUP_ASSIGN_OR_RETURN(
+      std::vector<JaccardPair> pairs,
+      ShortDocumentPairs(opt.short_sets, opt.short_features, opt.short_jaccard));
+  const size_t before = group_pairs->size();
+  for (const JaccardPair& p : pairs) {
+    if (docs[p.a].empty || docs[p.b].empty) continue;
+    const size_t ga = plan.groups.of[p.a], gb = plan.groups.of[p.b];
+    if (ga == gb) continue;
+    const int d = HammingDistance(docs[p.a].fingerprint, docs[p.b].fingerprint);
+    if (d <= opt.k) continue;  // within k: the join has it (or its forest joins it)
+    group_pairs->push_back({std::min(ga, gb), std::max(ga, gb), d});
+  }
+  if (group_pairs->size() == before) return Status::OK();
+  dedup_internal::MergePairs(group_pairs);
+  report->short_pairs = group_pairs->size() - before;
+  return Status::OK();
+}
+
 // Memory grows with the documents and the pairs of distinct fingerprints
 // within k, never with the pairs of documents: identical fingerprints are
 // collapsed before the self-join and their documents united directly.
@@ -92,6 +126,9 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   } else {
     NEARDUP_RETURN_IF_ERROR(
         dedup_internal::SimHashJoinExact(plan, opt, &group_pairs, &r->join.confirmed));
+  }
+  if (opt.short_features > 0) {
+    NEARDUP_RETURN_IF_ERROR(AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
   dedup_internal::FinishSimHash(docs, plan, group_pairs, opt, r);

@@ -225,8 +225,10 @@ Status LineStats::Save(const std::string& path) const {
   const std::string temp = path + ".tmp";
   NEARDUP_ASSIGN_OR_RETURN(auto file, file::WritableFile::Create(temp));
   NEARDUP_RETURN_IF_ERROR(file->Append(Serialize()));
+  NEARDUP_RETURN_IF_ERROR(file->Sync());
   NEARDUP_RETURN_IF_ERROR(file->Close());
-  return file::RenameFile(temp, path);
+  NEARDUP_RETURN_IF_ERROR(file::RenameFile(temp, path));
+  return file::SyncParentDir(path);
 }
 
 Result<LineStats> LineStats::Load(const std::string& path) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -49,7 +50,9 @@ int Duplicates(const std::vector<nlohmann::json>& records) {
 }
 
 TEST(BoilerplateCliTest, FooterNoLongerMakesDuplicates) {
-  const auto off = RunCli({"dedup", "-", "--boilerplate", "off"}, Corpus());
+  // chars5's count weights: the footer, repeated in every page, outweighs
+  // the page's own text (uniform weights, the default, resist it better).
+  const auto off = RunCli({"dedup", "-", "--method", "chars5", "--boilerplate", "off"}, Corpus());
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_GE(Duplicates(ParseJsonLines(off.out)), 10);  // the footer chains the pages
   EXPECT_EQ(off.err.find("boilerplate:"), std::string::npos) << off.err;
@@ -101,6 +104,71 @@ TEST(BoilerplateCliTest, BadFlagsAreUsageErrors) {
             std::string::npos)
       << stats_off.err;
   EXPECT_EQ(RunCli({"dedup", "-", "--method", "chars5,boilerplate_min_docs=0"}, "").exit_code, 2);
+}
+
+// A persistent index built with boilerplate=lines keeps the line counts in
+// IDX.lines; query, check and add strip the same lines, so a query's distance
+// is dedup's distance for the same corpus, and the footer matches nothing.
+TEST(BoilerplateCliTest, IndexKeepsLineCountsBesideIt) {
+  const std::string dir = MakeTempDir("boilerplate_index");
+  WriteFile(dir + "/corpus.jsonl", Corpus());
+  const std::string idx = dir + "/idx";
+  auto r = RunCli({"index", "build", "--method", "chars5,boilerplate=lines", dir + "/corpus.jsonl",
+                   "-o", idx, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto stats = LineStats::Load(idx + ".lines");
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->documents(), 21u);
+  EXPECT_EQ(stats->LinesAtLeast(21), 12u);
+
+  // dedup of the same corpus: the copy's distance to p0.
+  const auto dedup = RunCli(
+      {"dedup", dir + "/corpus.jsonl", "--method", "chars5", "--boilerplate", "lines", "-q"});
+  ASSERT_EQ(dedup.exit_code, 0) << dedup.err;
+  const int want = ParseJsonLines(dedup.out)[20]["distance"].get<int>();
+
+  const std::string corpus = Corpus();
+  const std::string copy = corpus.substr(corpus.rfind("{\"id\": \"copy\""));
+  // A new page: a body of its own and the shared footer.
+  std::string page = copy;
+  const size_t body = page.find("\"text\": \"") + 9;
+  for (size_t c = 0; c < 60 * 3; c += 3) page.replace(body + c, 3, c % 2 ? "鱼" : "鸟");
+  page.replace(page.find("\"copy\""), 6, "\"page\"");
+  r = RunCli({"index", "query", idx, "-", "-q"}, copy + page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = ParseJsonLines(r.out);
+  ASSERT_EQ(out.size(), 2u);
+  bool found_p0 = false;
+  for (const auto& m : out[0]["matches"]) {
+    if (m["id"] == "p0") {
+      found_p0 = true;
+      EXPECT_EQ(m["distance"].get<int>(), want);
+    }
+  }
+  EXPECT_TRUE(found_p0) << r.out;
+  EXPECT_TRUE(out[1]["matches"].empty()) << r.out;  // the footer alone matches nothing
+
+  r = RunCli({"index", "check", idx, "-", "-q"}, page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ParseJsonLines(r.out)[0]["matches"].empty()) << r.out;
+  r = RunCli({"index", "add", idx, "-", "-q"}, page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunCli({"index", "query", idx, "-", "-q"}, page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  out = ParseJsonLines(r.out);
+  ASSERT_EQ(out[0]["matches"].size(), 1u) << r.out;
+  EXPECT_EQ(out[0]["matches"][0]["distance"], 0);
+
+  // Without IDX.lines the index's fingerprints cannot be reproduced: an error naming it.
+  ASSERT_EQ(std::rename((idx + ".lines").c_str(), (dir + "/moved").c_str()), 0);
+  r = RunCli({"index", "query", idx, "-", "-q"}, page);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(idx + ".lines"), std::string::npos) << r.err;
+  // A damaged one: Corruption, also named.
+  WriteFile(idx + ".lines", "not line counts");
+  r = RunCli({"index", "query", idx, "-", "-q"}, page);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(idx + ".lines"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -438,7 +438,8 @@ TEST(PipelineIoCliTest, AnEndlessLineEndsInBoundedMemory) {
 TEST(PipelineIoCliTest, AnIndexHeaderCannotMakeTheToolOpenOrEchoAnyFile) {
   const std::string dir = MakeTempDir("pio_hostile_index");
   WriteFile(dir + "/in.jsonl", "{\"id\":\"a\",\"text\":\"" + kTextA + "\"}\n");
-  const auto b = RunCli({"index", "build", "-q", dir + "/in.jsonl", "-o", dir + "/idx"});
+  const auto b =
+      RunCli({"index", "build", "-q", "--method", "chars5", dir + "/in.jsonl", "-o", dir + "/idx"});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const std::string secret = "root:$6$" + std::string(40, 'S') + ":19000:0:99999:7:::\n";
   WriteFile(dir + "/secret", secret);

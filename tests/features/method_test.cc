@@ -30,13 +30,15 @@ TEST(MethodTest, EveryPresetRoundTrips) {
   }
 }
 
-TEST(MethodTest, DefaultIsChars5AndEmptyTextIsTheDefault) {
+TEST(MethodTest, DefaultIsChars5uAndEmptyTextIsTheDefault) {
   const Method d = Method::Default();
   EXPECT_EQ(d.name, std::string(kDefaultMethod));
   EXPECT_EQ(d.pipeline.bits, 128);
-  EXPECT_EQ(d.default_k, 24);
+  EXPECT_EQ(d.name, "chars5u");
+  EXPECT_EQ(d.default_k, 28);
   EXPECT_EQ(d.pipeline.features.kind, FeatureKind::kCharNgrams);
   EXPECT_EQ(d.pipeline.features.ngram, 5);
+  EXPECT_EQ(d.pipeline.features.weights, WeightScheme::kUniform);
   auto parsed = Method::Parse("");
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, d);
@@ -51,8 +53,8 @@ TEST(MethodTest, LibraryDefaultsAreTheToolDefaults) {
 
 TEST(MethodTest, CanonicalTextOfTheDefault) {
   EXPECT_EQ(Method::Default().ToString(),
-            "chars5,normalize=nfkc,features=chars:5,weights=tf,topk=0,bits=128,hash=xxh3,"
-            "entropy_threshold=2,hmm=1,k=24");
+            "chars5u,normalize=nfkc,features=chars:5,weights=uniform,topk=0,bits=128,hash=xxh3,"
+            "entropy_threshold=2,hmm=1,k=28");
 }
 
 TEST(MethodTest, OverridesFollowTheRules) {
@@ -163,7 +165,7 @@ TEST(MethodTest, ResolveMakesPathsAbsoluteAndRecordsDigests) {
 }
 
 TEST(MethodTest, ResolveDropsDataFilesTheFeaturesDoNotUse) {
-  auto m = Method::Parse("chars5,idf=/nonexistent/idf.txt,user_dict=/nonexistent/u.txt");
+  auto m = Method::Parse("chars5u,idf=/nonexistent/idf.txt,user_dict=/nonexistent/u.txt");
   ASSERT_TRUE(m.ok());
   ASSERT_TRUE(m->Resolve().ok());
   EXPECT_TRUE(m->pipeline.idf_path.empty());

@@ -454,7 +454,7 @@ TEST(PresetsTest, NewPresetsHaveTheirDocumentedSettings) {
     EXPECT_EQ(p->pipeline.features.entropy_threshold, kDefaultEntropyThreshold) << e.name;
     EXPECT_EQ(p->pipeline.features.ngram, e.ngram) << e.name;
   }
-  EXPECT_EQ(kDefaultMethod, "chars5");
+  EXPECT_EQ(kDefaultMethod, "chars5u");
   EXPECT_EQ(kDefaultEntropyThreshold, 2.0);
 }
 

@@ -14,6 +14,7 @@
 #include "boilerplate_pass.h"
 #include "calibrate.h"
 #include "common.h"
+#include "dedup_stages.h"
 #include "neardup/dedup.h"
 #include "neardup/minhash_dedup.h"
 #include "util/thread_pool.h"
@@ -95,15 +96,19 @@ std::vector<size_t> Sample(std::vector<size_t> from, size_t count, uint64_t seed
 int RunCalibrate(CalibrateFlags flags) {
   const auto start = std::chrono::steady_clock::now();
   if (flags.input.inputs.empty()) flags.input.inputs = {"-"};
-  auto read_options = MakeReadOptions(flags.input);
-  if (!read_options.ok()) return Fail(read_options.status());
-  auto boilerplate_options = BoilerplatePass::Options(flags.boilerplate, flags.pipeline);
-  if (!boilerplate_options.ok()) return Fail(boilerplate_options.status());
-  NEARDUP_RETURN_IF_ERROR_CLI(ResolvePipelineFlags(&flags.pipeline));
-  auto method = MakeMethod(flags.pipeline);
-  if (!method.ok()) return Fail(method.status());
-  method->pipeline.boilerplate = *boilerplate_options;
-  const bool minhash = method->is_minhash();
+  // Configured, read and fingerprinted exactly as dedup does (dedup_stages.h).
+  DedupFlags dedup_flags;
+  dedup_flags.input = flags.input;
+  dedup_flags.pipeline = flags.pipeline;
+  dedup_flags.boilerplate = flags.boilerplate;
+  auto resolved = ResolveDedupConfig(std::move(dedup_flags));
+  if (!resolved.ok()) return Fail(resolved.status());
+  DedupConfig& config = **resolved;
+  flags.pipeline = config.flags.pipeline;
+  const Method* method = &config.method;
+  const Pipeline* pipeline = config.pipeline.get();
+  const auto* read_options = &config.read_options;
+  const bool minhash = config.minhash;
   const int max_distance = minhash ? method->minhash.num_perm : method->pipeline.bits;
   const int limit = minhash ? max_distance - 1 : max_distance / 4;
   const int max_k = flags.k >= 0 ? flags.k
@@ -118,8 +123,6 @@ int RunCalibrate(CalibrateFlags flags) {
   if (!(flags.recall > 0 && flags.recall < 1)) {
     return Fail(Status::InvalidArgument("--recall must be between 0 and 1 (exclusive)"));
   }
-  auto pipeline = Pipeline::Create(method->pipeline);
-  if (!pipeline.ok()) return Fail(pipeline.status());
   NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
       flags.input.inputs, {flags.input.output, flags.json, flags.boilerplate.stats_out}));
   auto out = Output::Open(flags.input.output, flags.input.inputs);
@@ -127,8 +130,8 @@ int RunCalibrate(CalibrateFlags flags) {
 
   // Pass 0 and 1: boilerplate counts, then fingerprints (signatures).
   BoilerplatePass boilerplate;
-  NEARDUP_RETURN_IF_ERROR_CLI(
-      boilerplate.Count(flags.input, *read_options, method->pipeline.boilerplate));
+  NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.Count(flags.input, config.read_options,
+                                                config.boilerplate, method->pipeline.normalize));
   if (!flags.boilerplate.stats_out.empty()) {
     NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
   }
@@ -136,59 +139,22 @@ int RunCalibrate(CalibrateFlags flags) {
   // (or must be: standard input), else read again at the end.
   const bool from_stdin = std::find(flags.input.inputs.begin(), flags.input.inputs.end(), "-") !=
                           flags.input.inputs.end();
-  bool hold_texts = true;
-  uint64_t held_bytes = 0;
-  std::vector<std::string> ids, texts;
-  std::vector<Fingerprint> fingerprints;
-  std::vector<uint32_t> signatures;
-  std::vector<DedupDocument> docs;
-  const MinHasher hasher(minhash ? method->minhash.num_perm : 1);
-  const auto keep = [&](const Document& doc, bool empty) {
-    ids.push_back(doc.id);
-    if (hold_texts) {
-      held_bytes += doc.text.size();
-      texts.push_back(doc.text);
-      if (!from_stdin && held_bytes > flags.max_held_bytes) {
-        hold_texts = false;
-        texts = {};
-      }
-    }
-    DedupDocument d;
-    d.empty = empty;
-    docs.push_back(d);
-  };
+  config.hold_text_bytes = from_stdin ? UINT64_MAX : flags.max_held_bytes;
   flags.input.progress = true;
-  Result<InputStats> stats = InputStats();
-  if (minhash) {
-    stats = boilerplate.ForEach<MinHashedDocument>(
-        flags.input, *read_options,
-        [&](const Document& doc) {
-          MinHashedDocument m;
-          m.signature.resize(static_cast<size_t>(hasher.num_perm()));
-          const std::string kept = boilerplate.on() ? boilerplate.Strip(doc.text) : doc.text;
-          m.features = (*pipeline)->MinHashSignature(hasher, kept, doc.title, m.signature.data());
-          return m;
-        },
-        [&](const Document& doc, MinHashedDocument& m) {
-          signatures.insert(signatures.end(), m.signature.begin(), m.signature.end());
-          keep(doc, m.features == 0);
-        });
-  } else {
-    stats = boilerplate.ForEach<DocumentFingerprint>(
-        flags.input, *read_options,
-        [&](const Document& doc) {
-          if (boilerplate.on()) {
-            return (*pipeline)->Fingerprint(boilerplate.Strip(doc.text), doc.title);
-          }
-          return (*pipeline)->Fingerprint(doc.text, doc.title);
-        },
-        [&](const Document& doc, DocumentFingerprint& fp) {
-          fingerprints.push_back(fp.fingerprint);
-          keep(doc, fp.empty());
-          docs.back().fingerprint = fp.fingerprint;
-        });
-  }
+  DedupCorpus corpus;
+  const Result<InputStats> stats = FingerprintInputs(config, flags.input, boilerplate, &corpus);
   if (!stats.ok()) return Fail(stats.status());
+  const std::vector<DedupDocument>& docs = corpus.docs;
+  const std::vector<uint32_t>& signatures = corpus.signatures;
+  const std::vector<std::string>& ids = corpus.ids;
+  std::vector<std::string>& texts = corpus.texts;
+  const bool hold_texts = corpus.texts.size() == docs.size();
+  std::vector<Fingerprint> fingerprints;
+  if (!minhash) {
+    fingerprints.reserve(docs.size());
+    for (const DedupDocument& d : docs) fingerprints.push_back(d.fingerprint);
+  }
+  const MinHasher hasher(minhash ? method->minhash.num_perm : 1);
 
   Report report;
   report.inputs = flags.input.inputs;
@@ -313,8 +279,8 @@ int RunCalibrate(CalibrateFlags flags) {
   }
   ParallelFor(report.pairs.size(), flags.input.threads, [&](size_t i, int) {
     SamplePair& p = report.pairs[i];
-    const std::u32string a = calibrate::CodePoints((*pipeline)->Normalize(texts[p.a]));
-    const std::u32string b = calibrate::CodePoints((*pipeline)->Normalize(texts[p.b]));
+    const std::u32string a = calibrate::CodePoints(pipeline->Normalize(texts[p.a]));
+    const std::u32string b = calibrate::CodePoints(pipeline->Normalize(texts[p.b]));
     p.jaccard = calibrate::CharNgramJaccard(a, b, 5);
     p.length_a = a.size(), p.length_b = b.size();
     p.text_a = a.substr(0, flags.show_chars);

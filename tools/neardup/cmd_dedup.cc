@@ -52,6 +52,7 @@ int RunDedup(DedupFlags dedup_flags) {
   NEARDUP_RETURN_IF_ERROR_CLI((*writer)->OpenPairs(corpus.ids));
   DedupOptions options = config.options;
   options.pair_sink = (*writer)->pair_sink();
+  options.short_sets = corpus.short_sets;
   const double fingerprint_seconds = Since(fingerprint_start);
   ProgressLine progress(ProgressEnabled(flags.input));
   if (progress.enabled()) {

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "boilerplate_pass.h"
 #include "common.h"
 #include "index_open.h"
 #include "neardup/document_index.h"
@@ -94,7 +95,8 @@ Result<Method> MethodFromHeader(const nlohmann::ordered_json& h, const std::stri
 // `sink` in input order. Malformed fingerprints are reported and skipped.
 Result<InputStats> ReadFingerprints(
     const IndexFlags& flags, const Method& method,
-    const std::function<void(const std::string&, const DocumentFingerprint&)>& sink) {
+    const std::function<void(const std::string&, const DocumentFingerprint&)>& sink,
+    BoilerplatePass& lines) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return read_options.status();
   std::unique_ptr<Pipeline> pipeline;
@@ -110,7 +112,9 @@ Result<InputStats> ReadFingerprints(
   uint64_t bad = 0;
   // With --fingerprints the document's text is the fingerprint: parsed here.
   const auto process = [&](const Document& doc) {
-    return pipeline ? pipeline->Fingerprint(doc.text, doc.title) : DocumentFingerprint{};
+    if (!pipeline) return DocumentFingerprint{};
+    if (lines.on()) return pipeline->Fingerprint(lines.Strip(doc.text), doc.title);
+    return pipeline->Fingerprint(doc.text, doc.title);
   };
   const auto emit = [&](const Document& doc, DocumentFingerprint& computed) {
     auto fp = pipeline ? Result<Fingerprint>(computed.fingerprint) : Fingerprint::FromHex(doc.text);
@@ -125,7 +129,7 @@ Result<InputStats> ReadFingerprints(
     }
     sink(doc.id, pipeline ? computed : DocumentFingerprint{*fp, 1});
   };
-  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
+  auto stats = lines.ForEach<DocumentFingerprint>(flags.input, *read_options, process, emit);
   if (!stats.ok()) return stats.status();
   stats->malformed += bad;
   return stats;
@@ -139,15 +143,19 @@ struct Batch {
   uint64_t empty = 0;
 };
 
-Result<InputStats> ReadBatch(const IndexFlags& flags, const Method& method, Batch* batch) {
-  return ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
-    if (fp.empty()) {
-      ++batch->empty;
-      return;
-    }
-    batch->ids.push_back(id);
-    batch->fps.push_back(fp.fingerprint);
-  });
+Result<InputStats> ReadBatch(const IndexFlags& flags, const Method& method, Batch* batch,
+                             BoilerplatePass& lines) {
+  return ReadFingerprints(
+      flags, method,
+      [&](const std::string& id, const DocumentFingerprint& fp) {
+        if (fp.empty()) {
+          ++batch->empty;
+          return;
+        }
+        batch->ids.push_back(id);
+        batch->fps.push_back(fp.fingerprint);
+      },
+      lines);
 }
 
 int RunBuild(IndexFlags flags) {
@@ -167,7 +175,13 @@ int RunBuild(IndexFlags flags) {
       CheckInputsAndOutputs(flags.input.inputs, {flags.index_path, flags.index_path + ".ids"}));
   Batch batch;
   flags.input.progress = true;
-  auto stats = ReadBatch(flags, *method, &batch);
+  BoilerplatePass lines;  // boilerplate=lines: counted here, saved as IDX.lines
+  if (!flags.fingerprints) {
+    auto read_options = MakeReadOptions(flags.input);
+    if (!read_options.ok()) return Fail(read_options.status());
+    NEARDUP_RETURN_IF_ERROR_CLI(CountIndexLines(*method, flags.input, *read_options, &lines));
+  }
+  auto stats = ReadBatch(flags, *method, &batch, lines);
   if (!stats.ok()) return Fail(stats.status());
   PermutedTableOptions options;
   options.bits = method->pipeline.bits;
@@ -180,6 +194,7 @@ int RunBuild(IndexFlags flags) {
   auto index = DocumentIndex::Build(flags.index_path, header, options, batch.ids, batch.fps);
   if (!index.ok()) return Fail(index.status());
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
+  NEARDUP_RETURN_IF_ERROR_CLI(SaveIndexLines(flags.index_path, lines));
   if (!flags.input.quiet) {
     const DocumentIndexStats s = (*index)->Stats();
     std::fprintf(stderr,
@@ -192,15 +207,23 @@ int RunBuild(IndexFlags flags) {
   return InputExitCode(flags.input, *stats);
 }
 
+// The index, its method and (boilerplate=lines) its line counts, IDX.lines.
 Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
-                                            Method* method,
+                                            Method* method, BoilerplatePass* lines = nullptr,
                                             const DocumentIndexOptions& options = {}) {
-  return OpenIndexAndMethod(flags.index_path, flags.pipeline.jieba_dir, mode, method, options);
+  NEARDUP_ASSIGN_OR_RETURN(
+      auto index,
+      OpenIndexAndMethod(flags.index_path, flags.pipeline.jieba_dir, mode, method, options));
+  if (lines != nullptr && !flags.fingerprints) {
+    NEARDUP_RETURN_IF_ERROR(LoadIndexLines(flags.index_path, *method, lines));
+  }
+  return index;
 }
 
 int RunQuery(const IndexFlags& flags) {
   Method method;
-  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, &method);
+  BoilerplatePass lines;
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, &method, &lines);
   if (!index.ok()) return Fail(index.status());
   const DocumentIndex& idx = **index;
   const int k = flags.k >= 0 ? flags.k : idx.max_k();
@@ -213,8 +236,9 @@ int RunQuery(const IndexFlags& flags) {
   if (!out.ok()) return Fail(out.status());
   std::vector<DocumentMatch> found;
   Status query_status;
-  auto stats =
-      ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
+  auto stats = ReadFingerprints(
+      flags, method,
+      [&](const std::string& id, const DocumentFingerprint& fp) {
         nlohmann::ordered_json matches = nlohmann::ordered_json::array();
         if (!fp.empty()) {
           const Status s = idx.Query(fp.fingerprint, k, &found);
@@ -228,7 +252,8 @@ int RunQuery(const IndexFlags& flags) {
         }
         nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
         (*out)->Write(JsonLine(line));
-      });
+      },
+      lines);
   if (!stats.ok()) return Fail(stats.status());
   const Status closed = (*out)->Close();
   if (!closed.ok()) return Fail(closed);
@@ -246,10 +271,11 @@ int RunAdd(const IndexFlags& flags) {
   // Read-write: the index's lock is held from here to the commit, so
   // concurrent adds run one after another and none is lost.
   Method method;
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &method);
+  BoilerplatePass lines;
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &method, &lines);
   if (!index.ok()) return Fail(index.status());
   Batch batch;
-  auto stats = ReadBatch(flags, method, &batch);
+  auto stats = ReadBatch(flags, method, &batch, lines);
   if (!stats.ok()) return Fail(stats.status());
   Status added = (*index)->AddBatch(batch.ids, batch.fps, flags.replace);
   if (added.IsInvalidArgument() && !flags.replace) {
@@ -273,7 +299,8 @@ int RunCheck(const IndexFlags& flags) {
   // The additions go to the log (one synced record), not a rewrite of IDX.
   DocumentIndexOptions log_options;
   log_options.log = true;
-  auto index = Open(flags, mode, &method, log_options);
+  BoilerplatePass lines;
+  auto index = Open(flags, mode, &method, &lines, log_options);
   if (!index.ok()) return Fail(index.status());
   DocumentIndex& idx = **index;
   CheckOptions options;
@@ -290,15 +317,17 @@ int RunCheck(const IndexFlags& flags) {
   std::vector<std::string> all_ids;
   std::vector<bool> empty;
   Batch batch;
-  auto stats =
-      ReadFingerprints(flags, method, [&](const std::string& id, const DocumentFingerprint& fp) {
+  auto stats = ReadFingerprints(
+      flags, method,
+      [&](const std::string& id, const DocumentFingerprint& fp) {
         all_ids.push_back(id);
         empty.push_back(fp.empty());
         if (!fp.empty()) {
           batch.ids.push_back(id);
           batch.fps.push_back(fp.fingerprint);
         }
-      });
+      },
+      lines);
   if (!stats.ok()) return Fail(stats.status());
   std::vector<CheckResult> results;
   Status checked = idx.Check(batch.ids, batch.fps, options, &results);

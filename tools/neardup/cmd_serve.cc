@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "boilerplate_pass.h"
 #include "common.h"
 #include "index_open.h"
 #include "neardup/document_index.h"
@@ -83,11 +84,13 @@ struct Batch {
 class Server {
  public:
   Server(const ServeFlags& flags, std::unique_ptr<DocumentIndex> index, Method method,
-         std::unique_ptr<Pipeline> pipeline, std::string token)
+         std::unique_ptr<Pipeline> pipeline, std::unique_ptr<BoilerplatePass> lines,
+         std::string token)
       : flags_(flags),
         index_(std::move(index)),
         method_(std::move(method)),
         pipeline_(std::move(pipeline)),
+        lines_(std::move(lines)),
         token_(std::move(token)) {}
 
   // Binds, prints the address, serves until Stop. False when it cannot bind.
@@ -112,6 +115,7 @@ class Server {
   std::unique_ptr<DocumentIndex> index_;
   const Method method_;
   const std::unique_ptr<Pipeline> pipeline_;
+  const std::unique_ptr<BoilerplatePass> lines_;  // boilerplate=lines: IDX.lines
   const std::string token_;
   httplib::Server http_;
   std::mutex log_mu_;  // one access log line at a time
@@ -208,8 +212,10 @@ bool Server::ParseBatch(const httplib::Request& req, httplib::Response& res, boo
         }
         title = t->get<std::string>();
       }
-      const DocumentFingerprint fp =
-          pipeline_->Fingerprint(value->get_ref<const std::string&>(), title);
+      const std::string& text = value->get_ref<const std::string&>();
+      const DocumentFingerprint fp = lines_->on()
+                                         ? pipeline_->Fingerprint(lines_->Strip(text), title)
+                                         : pipeline_->Fingerprint(text, title);
       batch->fps.push_back(fp.fingerprint);
       batch->empty.push_back(fp.empty());
     } else {
@@ -477,7 +483,9 @@ int RunServe(const ServeFlags& flags) {
   if (!index.ok()) return Fail(index.status());
   auto pipeline = Pipeline::Create(method.pipeline);
   if (!pipeline.ok()) return Fail(pipeline.status());
-  Server server(flags, std::move(*index), std::move(method), std::move(*pipeline),
+  auto lines = std::make_unique<BoilerplatePass>();
+  NEARDUP_RETURN_IF_ERROR_CLI(LoadIndexLines(flags.index_path, method, lines.get()));
+  Server server(flags, std::move(*index), std::move(method), std::move(*pipeline), std::move(lines),
                 std::move(token));
 
   // A signal that arrives before the server listens must still stop it:

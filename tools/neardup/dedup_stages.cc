@@ -29,6 +29,7 @@ nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
   } else {
     o["recall_at_k"] = 1.0;
   }
+  if (j.short_pairs > 0) o["short_pairs"] = j.short_pairs;
   o["estimated_exact_seconds"] = j.estimated_exact_seconds;
   o["estimated_banded_seconds"] = j.estimated_banded_seconds;
   return o;
@@ -119,6 +120,15 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "Banded join: seed of the sampled bit positions (same seed and input: same "
                   "result)")
       ->capture_default_str();
+  cmd->add_option("--short-features", flags->short_features,
+                  "Short-document rule (cluster mode; 0: off): a pair in which one document has "
+                  "fewer than this many distinct features is also a near-duplicate when the exact "
+                  "Jaccard of their feature sets is >= --short-jaccard")
+      ->capture_default_str();
+  cmd->add_option("--short-jaccard", flags->short_jaccard,
+                  "Short-document rule: the feature-set Jaccard of a near-duplicate")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--summary-json", flags->summary_json,
                   "Write the run's summary as JSON: counts, the join used (exact or banded r, L, "
                   "seed, recall guarantee, candidates, pairs) and seconds per phase");
@@ -179,6 +189,14 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   options.join = flags.exact    ? DedupJoin::kExact
                  : flags.banded ? DedupJoin::kBanded
                                 : DedupJoin::kAuto;
+  if (flags.short_features > 0 && (minhash || options.mode != DedupMode::kCluster)) {
+    return Status::InvalidArgument("--short-features applies to SimHash methods in cluster mode");
+  }
+  if (flags.short_features > 0 && !(flags.short_jaccard > 0)) {
+    return Status::InvalidArgument("--short-jaccard must be in (0, 1]");
+  }
+  options.short_features = flags.short_features;
+  options.short_jaccard = flags.short_jaccard;
   options.recall = flags.recall;
   options.band_seed = flags.band_seed;
   if (!(flags.recall > 0 && flags.recall < 1)) {
@@ -195,6 +213,8 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
   const ReadOptions& options = read_options != nullptr ? *read_options : config.read_options;
   const std::string& score_field = config.score_field;
   const bool keep_records = config.keep_records();
+  uint64_t text_bytes = 0;
+  bool hold_texts = config.hold_text_bytes > 0;
   const auto add = [&](const Document& doc, DedupDocument d) {
     d.length = doc.text.size();
     if (!score_field.empty()) {
@@ -212,6 +232,12 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     corpus->docs.push_back(d);
     corpus->ids.push_back(doc.id);
     if (keep_records) corpus->records.push_back(doc.record);
+    if (hold_texts) {
+      text_bytes += doc.text.size();
+      hold_texts = text_bytes <= config.hold_text_bytes;
+      if (hold_texts) corpus->texts.push_back(doc.text);
+      if (!hold_texts) std::vector<std::string>().swap(corpus->texts);
+    }
   };
   const Pipeline& pipeline = *config.pipeline;
   if (config.minhash) {
@@ -238,6 +264,9 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
           add(doc, d);
         });
   }
+  // The short-document rule: the feature sets of the documents that may take part.
+  const double short_limit = static_cast<double>(config.options.short_features) /
+                             std::max(config.options.short_jaccard, 1e-9);
   return boilerplate.ForEach<DocumentFingerprint>(
       input, options,
       [&](const Document& doc) {
@@ -248,6 +277,15 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         DedupDocument d;
         d.fingerprint = fp.fingerprint;
         d.empty = fp.empty();
+        if (config.options.short_features > 0) {
+          // Few features: few characters, so computing them again here is cheap.
+          std::vector<uint64_t> set;
+          if (!fp.empty() && static_cast<double>(fp.features) < short_limit) {
+            pipeline.FeatureSet(boilerplate.on() ? boilerplate.Strip(doc.text) : doc.text,
+                                doc.title, &set);
+          }
+          corpus->short_sets.push_back(std::move(set));
+        }
         add(doc, d);
       });
 }

@@ -51,6 +51,8 @@ struct DedupFlags {
   bool banded = false;
   double recall = 0.99;
   uint64_t band_seed = kDefaultBandSeed;
+  size_t short_features = 0;  // DedupOptions::short_features
+  double short_jaccard = 0.5;
   std::string summary_json;
 };
 
@@ -67,6 +69,9 @@ struct DedupConfig {
   DedupOptions options;     // no pair_sink or progress yet
   std::string score_field;  // --keep field:NAME
   std::unique_ptr<Pipeline> pipeline;
+  // Hold each document's text in DedupCorpus::texts while their total is at
+  // most this many bytes (beyond it none is held); 0: never (calibrate).
+  uint64_t hold_text_bytes = 0;
   // Hold the input records (--unique-out or --duplicates-out).
   bool keep_records() const { return !flags.unique_out.empty() || !flags.duplicates_out.empty(); }
 };
@@ -77,10 +82,12 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags);
 // Stage 2's result: one entry per document, in input order.
 struct DedupCorpus {
   std::vector<DedupDocument> docs;
-  std::vector<uint32_t> signatures;         // minhash: num_perm per document
-  std::vector<std::vector<uint64_t>> sets;  // minhash with exact verification
+  std::vector<uint32_t> signatures;               // minhash: num_perm per document
+  std::vector<std::vector<uint64_t>> sets;        // minhash with exact verification
+  std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
   std::vector<std::string> ids;
   std::vector<std::string> records;  // when DedupConfig::keep_records()
+  std::vector<std::string> texts;    // every text, or none (DedupConfig::hold_text_bytes)
   uint64_t bad_scores = 0;           // --keep field:NAME values that are no number
 };
 
