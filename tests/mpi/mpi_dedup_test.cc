@@ -460,6 +460,10 @@ TEST_F(MpiDedupTest, UsageErrors) {
   r = Mpi("other", 2, {"--exact", "--resume"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("another command line"), std::string::npos) << r.err;
+  // The short-document rule is refused, not ignored.
+  r = Mpi("short", 2, {"--short-features", "200"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--short-features is not supported"), std::string::npos) << r.err;
 }
 
 }  // namespace
