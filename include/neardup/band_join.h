@@ -141,6 +141,12 @@ inline constexpr uint64_t kDefaultBandSeed = 0x6e656172647570ULL;  // "neardup"
 SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
                                 const std::vector<int>& sample_distances, uint64_t seed);
 
+// The same choice for stream mode's incremental banded index
+// (DedupMode::kStream, doc/banding.md): r <= 32, and a cost per document and
+// band that grows with the index's levels (a probe and merges per level).
+SimHashBands ChooseSimHashStreamBands(size_t n, int f, int k, double recall,
+                                      const std::vector<int>& sample_distances, uint64_t seed);
+
 // The L band masks, 2 words each (hi, lo) in Fingerprint's bit numbering:
 // band b samples the r positions drawn by a partial Fisher-Yates shuffle from
 // SplitMix64(seed + b).

@@ -401,8 +401,14 @@ constexpr double kProbeNs = 11.0;
 
 }  // namespace
 
-SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
-                                const std::vector<int>& sample_distances, uint64_t seed) {
+namespace {
+
+// (r, L) of the lowest cost(r, L, mean p(D) of a random pair) among r in
+// [1, max_r] (see ChooseSimHashBands).
+template <class Cost>
+SimHashBands ChooseBands(size_t n, int f, int k, double recall,
+                         const std::vector<int>& sample_distances, uint64_t seed, int max_r,
+                         const Cost& cost_of) {
   // The distance distribution of a random pair: the sample's, or (none)
   // that of independent random fingerprints, Binomial(f, 1/2).
   std::vector<double> weight(static_cast<size_t>(f) + 1, 0.0);
@@ -424,7 +430,7 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
   best.bits = f;
   best.seed = seed;
   bool have = false;
-  for (int r = 1; r <= f - k; ++r) {
+  for (int r = 1; r <= std::min(f - k, max_r); ++r) {
     const double pk = BitSamplingCollision(f, k, r);
     if (pk <= 0) break;
     const double pc = BitSamplingCollision(f, close_d, r);
@@ -439,7 +445,7 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
       }
     }
     const double per_band = nn * (nn - 1) / 2 * mean_p;
-    const double cost = bands * (nn * kKeyNs + per_band * kTestNs) * 1e-9;
+    const double cost = cost_of(bands, per_band);
     if (!have || cost < best.estimated_seconds) {
       have = true;
       best.band_bits = r;
@@ -452,6 +458,35 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
   best.recall_at_k_minus_4 =
       BandRecall(BitSamplingCollision(f, std::max(k - 4, 0), best.band_bits), best.bands);
   return best;
+}
+
+// Stream mode (dedup/stream_bands.h): per document and band, a probe of each
+// level and its share of the merges; per candidate, a test of a fingerprint
+// in a random place.
+constexpr double kStreamProbeNs = 12.0;
+constexpr double kStreamMergeNs = 3.0;
+constexpr double kStreamTestNs = 4.0;
+
+}  // namespace
+
+SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
+                                const std::vector<int>& sample_distances, uint64_t seed) {
+  const double nn = static_cast<double>(n);
+  return ChooseBands(n, f, k, recall, sample_distances, seed, f, [nn](int bands, double per_band) {
+    return bands * (nn * kKeyNs + per_band * kTestNs) * 1e-9;
+  });
+}
+
+SimHashBands ChooseSimHashStreamBands(size_t n, int f, int k, double recall,
+                                      const std::vector<int>& sample_distances, uint64_t seed) {
+  const double nn = static_cast<double>(n);
+  // Levels of leveling with growth 4 over batches of 4,096 (stream_bands.h).
+  const double levels = std::max(1.0, std::ceil(std::log(nn / 4096) / std::log(4.0)));
+  const double per_doc = levels * (kStreamProbeNs + 2 * kStreamMergeNs);
+  return ChooseBands(n, f, k, recall, sample_distances, seed, 32,
+                     [nn, per_doc](int bands, double per_band) {
+                       return bands * (nn * per_doc + per_band * kStreamTestNs) * 1e-9;
+                     });
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> SimHashBandMasks(const SimHashBands& bands) {
