@@ -12,6 +12,7 @@
 #include "dedup/band_keys.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
+#include "util/union_find.h"
 
 namespace neardup {
 namespace {
@@ -168,7 +169,15 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
   // Radix scratch, one per worker (sized to the largest partition).
   std::vector<std::vector<uint64_t>> scratch(workers);
 
+  // components_only: the union-find of the bands so far, and its roots as a
+  // flat array that the band's workers read (frozen while a band runs).
+  const bool forest = options.components_only;
+  UnionFind uf(forest ? n : 0);
+  std::vector<uint32_t> comp(forest ? n : 0);
+  std::iota(comp.begin(), comp.end(), 0u);
+  size_t confirmed_forest = 0, unions_since_refresh = 0;
   auto confirmed_before = [&](uint32_t a, uint32_t b) {
+    if (forest) return comp[a] == comp[b];
     if (!options.skip_confirmed) return false;
     const IdPair probe{a, b, 0};
     return std::binary_search(pairs->begin(), pairs->end(), probe, ById);
@@ -296,6 +305,25 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       pending.insert(pending.end(), out.pairs.begin(), out.pairs.end());
       out = TaskOut{};
     }
+    if (forest) {
+      // Sorted first: the forest does not depend on the thread count.
+      std::sort(pending.begin(), pending.end(), ById);
+      confirmed_forest += pending.size();
+      for (const IdPair& p : pending) {
+        if (uf.Union(p.a, p.b)) {
+          pairs->push_back(p);
+          ++unions_since_refresh;
+        }
+      }
+      pending.clear();
+      // A stale comp is still right (equal: connected), it only skips fewer
+      // tests: refreshed (O(n)) once enough has been joined since.
+      if (unions_since_refresh > n / 256) {
+        for (size_t i = 0; i < n; ++i) comp[i] = static_cast<uint32_t>(uf.Find(i));
+        unions_since_refresh = 0;
+      }
+      continue;
+    }
     // Confirmed pairs recur in most bands: fold them in when the pending ones
     // outgrow the distinct ones (or n / 8: 3 bytes per document), so memory
     // stays with the distinct pairs.
@@ -303,9 +331,14 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       MergeUnique(&pending, pairs);
     }
   }
-  MergeUnique(&pending, pairs);
+  if (forest) {
+    std::sort(pairs->begin(), pairs->end(), ById);
+    st.confirmed = confirmed_forest;
+  } else {
+    MergeUnique(&pending, pairs);
+    st.confirmed = pairs->size();
+  }
   report(static_cast<size_t>(bands));
-  st.confirmed = pairs->size();
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (stats != nullptr) *stats = st;
   return Status::OK();

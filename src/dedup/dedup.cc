@@ -89,7 +89,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinBands(plan, opt, 0, plan.report.bands.bands,
                                                              &group_pairs, &stats));
     dedup_internal::AddBandStats(stats, &r->join);
-    r->join.confirmed = group_pairs.size();
+    r->join.confirmed = stats.confirmed;
   } else {
     NEARDUP_RETURN_IF_ERROR(
         dedup_internal::SimHashJoinExact(plan, opt, &group_pairs, &r->join.confirmed));
@@ -215,6 +215,11 @@ Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupO
 
 namespace dedup_internal {
 
+bool ComponentsOnly(const DedupOptions& opt) {
+  // Centre clustering and pair output need every pair within k.
+  return !opt.collect_pairs && !opt.pair_sink && opt.cluster_rule == ClusterRule::kComponents;
+}
+
 Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& opt) {
   SimHashPlan plan;
   NEARDUP_RETURN_IF_ERROR(Validate(docs, opt, &plan.bits));
@@ -286,8 +291,7 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& opt,
   NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
   report("index", 1, 1);
   report("join", 0, 1);
-  // Centre clustering and pair output need every pair within k.
-  if (opt.collect_pairs || opt.pair_sink || opt.cluster_rule == ClusterRule::kCenter) {
+  if (!ComponentsOnly(opt)) {
     NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
     if (confirmed != nullptr) *confirmed = pairs->size();
   } else {
@@ -325,6 +329,7 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
   BandJoinOptions bopt;
   bopt.threads = opt.threads;
   bopt.progress = opt.progress;
+  bopt.components_only = ComponentsOnly(opt);
   return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
 }
 

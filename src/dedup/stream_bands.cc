@@ -73,19 +73,40 @@ void StreamBandIndex::Keys(std::span<const uint32_t> ids, ThreadPool* pool,
 void StreamBandIndex::Query(uint32_t q, int k, const uint32_t* keys, size_t stride, Best* best,
                             Counts* counts) const {
   const Words& w = words_[q];
+  // Per level, in three passes over the bands, so that the cache misses of
+  // different bands overlap: directory slots, then the buckets, then the
+  // candidates' fingerprints.
+  constexpr size_t kMaxBands = 64;
+  size_t slot[kMaxBands];
+  uint32_t begin[kMaxBands], end[kMaxBands];
   for (const std::vector<Run>& level : levels_) {
-    for (size_t b = 0; b < level.size(); ++b) {
-      const Run& run = level[b];
-      const uint32_t key = keys[b * stride];
-      const size_t bucket = run.dir_bits == 0 ? 0 : key >> (32 - run.dir_bits);
-      const uint32_t begin = run.dir[bucket], end = run.dir[bucket + 1];
-      for (uint32_t x = begin; x < end; ++x) {
-        if (!run.keys.empty() && run.keys[x] != key) continue;
-        ++counts->candidates;
-        ++counts->tested;
-        const uint32_t id = run.ids[x];
-        const int d = Distance(w, words_[id]);
-        if (d <= k && Closer(d, id, *best)) *best = {id, d};
+    for (size_t b0 = 0; b0 < level.size(); b0 += kMaxBands) {
+      const size_t nb = std::min(kMaxBands, level.size() - b0);
+      for (size_t i = 0; i < nb; ++i) {
+        const Run& run = level[b0 + i];
+        const uint32_t key = keys[(b0 + i) * stride];
+        slot[i] = run.dir_bits == 0 ? 0 : key >> (32 - run.dir_bits);
+        __builtin_prefetch(run.dir.data() + slot[i]);
+      }
+      for (size_t i = 0; i < nb; ++i) {
+        const Run& run = level[b0 + i];
+        begin[i] = run.dir[slot[i]];
+        end[i] = run.dir[slot[i] + 1];
+        if (begin[i] == end[i]) continue;
+        __builtin_prefetch(run.ids.data() + begin[i]);
+        if (!run.keys.empty()) __builtin_prefetch(run.keys.data() + begin[i]);
+      }
+      for (size_t i = 0; i < nb; ++i) {
+        const Run& run = level[b0 + i];
+        const uint32_t key = keys[(b0 + i) * stride];
+        for (uint32_t x = begin[i]; x < end[i]; ++x) {
+          if (!run.keys.empty() && run.keys[x] != key) continue;
+          ++counts->candidates;
+          ++counts->tested;
+          const uint32_t id = run.ids[x];
+          const int d = Distance(w, words_[id]);
+          if (d <= k && Closer(d, id, *best)) *best = {id, d};
+        }
       }
     }
   }
