@@ -57,6 +57,7 @@ struct TaskOut {
   size_t tested = 0;
   size_t large = 0;
   size_t largest = 0;
+  std::vector<uint32_t> local;  // components_only: a bucket's union-find
 };
 
 // Keys are computed in blocks of this many documents.
@@ -259,7 +260,34 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
             prefetch(static_cast<uint32_t>(w[fetched]));
           }
           out.largest = std::max(out.largest, size);
-          if (size <= max_bucket) {
+          if (size <= max_bucket && forest) {
+            // A spanning forest of the bucket's pairs (a union-find over its
+            // members): a pair already connected, here or by earlier bands,
+            // is not tested, and the bucket adds fewer than `size` pairs.
+            out.candidates += size * (size - 1) / 2;
+            std::vector<uint32_t>& up = out.local;
+            up.resize(size);
+            std::iota(up.begin(), up.end(), 0u);
+            const auto root = [&up](uint32_t x) {
+              while (up[x] != x) x = up[x] = up[up[x]];
+              return x;
+            };
+            for (size_t x = s; x < e; ++x) {
+              const uint32_t a = static_cast<uint32_t>(w[x]);
+              for (size_t y = x + 1; y < e; ++y) {
+                const uint32_t b = static_cast<uint32_t>(w[y]);
+                const uint32_t rx = root(static_cast<uint32_t>(x - s));
+                const uint32_t ry = root(static_cast<uint32_t>(y - s));
+                if (rx == ry || confirmed_before(a, b)) continue;
+                ++out.tested;
+                const int score = test(a, b);
+                if (score >= 0) {
+                  out.pairs.push_back({a, b, score});
+                  up[std::max(rx, ry)] = std::min(rx, ry);
+                }
+              }
+            }
+          } else if (size <= max_bucket) {
             out.candidates += size * (size - 1) / 2;
             for (size_t x = s; x < e; ++x) {
               const uint32_t a = static_cast<uint32_t>(w[x]);
@@ -303,7 +331,9 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       st.large_buckets += out.large;
       st.largest_bucket = std::max(st.largest_bucket, out.largest);
       pending.insert(pending.end(), out.pairs.begin(), out.pairs.end());
-      out = TaskOut{};
+      out.pairs.clear();
+      out.pairs.shrink_to_fit();
+      out.candidates = out.tested = out.large = out.largest = 0;
     }
     if (forest) {
       // Sorted first: the forest does not depend on the thread count.
