@@ -130,8 +130,11 @@ bool ChooseStream(std::span<const DedupDocument> docs, const DedupOptions& opt, 
          rep->estimated_exact_seconds > rep->estimated_banded_seconds;
 }
 
-// Stream mode's pairs (one per duplicate), sorted, to the sink.
+// Stream mode's pairs (one per duplicate), sorted, to the sink; the join
+// report's confirmed pairs are those (duplicate, nearest kept).
 void StreamPairs(const DedupOptions& opt, DedupResult* r) {
+  r->join.confirmed = 0;
+  for (const DedupRecord& rec : r->records) r->join.confirmed += rec.duplicate;
   std::sort(r->pairs.begin(), r->pairs.end(), [](const DedupPair& a, const DedupPair& b) {
     return a.i != b.i ? a.i < b.i : a.j < b.j;
   });
