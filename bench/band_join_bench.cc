@@ -18,6 +18,8 @@
 //       bits); written to out.bin (default fps.bin.synth)
 //   neardup_band_join_bench selfjoin fps.bin N [T]       # SimHashBandJoin alone: time,
 //       CPU, and the memory it adds per document beyond the fingerprints
+//   neardup_band_join_bench stream fps.bin N exact|banded [T]  # stream mode (keep first),
+//       k = 24: the exact tables or the incremental banded index
 //
 // Not a test: prints times, candidates and pairs; measure memory with
 // /usr/bin/time -v.
@@ -309,6 +311,37 @@ int SelfJoin(const std::string& path, size_t n, int threads) {
   return 0;
 }
 
+// Stream mode (keep first) on the first n fingerprints of path, 128 bits,
+// k = 24: the exact permuted tables or the incremental banded index; wall,
+// CPU and peak RSS.
+int Stream(const std::string& path, size_t n, bool banded, int threads) {
+  const std::vector<DedupDocument> docs = ReadFingerprints(path, n);
+  DedupOptions opt;
+  opt.k = 24;
+  opt.mode = DedupMode::kStream;
+  opt.threads = threads;
+  opt.join = banded ? DedupJoin::kBanded : DedupJoin::kExact;
+  const auto [before, peak_before] = Rss();
+  const double t0 = Now(), c0 = CpuSeconds();
+  auto result = Dedup(docs, opt);
+  const double wall = Now() - t0, cpu = CpuSeconds() - c0;
+  if (!result.ok()) {
+    std::cerr << result.status().ToString() << "\n";
+    return 1;
+  }
+  const auto [now, peak] = Rss();
+  const DedupJoinReport& j = result->join;
+  std::printf(
+      "stream N=%zu %s threads=%d: wall %.2f s, cpu %.2f s; r=%d L=%d recall(k)=%.4f "
+      "recall(k-4)=%.6f; candidates %zu, tested %zu; duplicates %zu; peak RSS %.0f MB (%.0f "
+      "before)\n",
+      docs.size(), banded ? "banded" : "exact", threads, wall, cpu, j.bands.band_bits,
+      j.bands.bands, j.bands.recall_at_k, j.bands.recall_at_k_minus_4, j.candidates, j.tested,
+      result->summary.duplicates, static_cast<double>(peak) / 1e6,
+      static_cast<double>(peak_before) / 1e6);
+  return 0;
+}
+
 }  // namespace
 }  // namespace neardup
 
@@ -330,10 +363,15 @@ int main(int argc, char** argv) {
                          a.size() > 4 ? std::stoi(a[4]) : 2, a.size() > 6 ? std::stoi(a[5]) : 0,
                          a.size() > 6 ? std::stoi(a[6]) : 0);
   }
+  if (a.size() >= 4 && a[0] == "stream") {
+    return neardup::Stream(a[1], std::stoul(a[2]), a[3] == "banded",
+                           a.size() > 4 ? std::stoi(a[4]) : 2);
+  }
   std::fprintf(stderr,
                "usage: %s write N out.jsonl | fingerprints N fps.bin [threads] | synth N fps.bin "
                "[out.bin] | selfjoin fps.bin N [threads] "
-               "| join fps.bin N exact|banded [threads [r L]]\n",
+               "| join fps.bin N exact|banded [threads [r L]] | stream fps.bin N exact|banded "
+               "[threads]\n",
                argv[0]);
   return 2;
 }

@@ -84,12 +84,21 @@ struct BandJoinOptions {
   // confirmed pairs before every test; the confirmed pairs are merged after
   // every band). For expensive tests.
   bool skip_confirmed = false;
+  // Only the connected components of the pairs are wanted: confirmed pairs
+  // are folded into a union-find after every band and only a spanning forest
+  // of them is kept and returned (fewer than n pairs, sorted), so memory does
+  // not grow with the pairs of a template's variants. A pair whose documents
+  // are already connected by earlier bands is not tested again (counted in
+  // candidates, not in tested); confirmed then counts the pairs tested and
+  // confirmed, a lower bound of the distinct pairs. The components are those
+  // of the full join's pairs, whatever the thread count.
+  bool components_only = false;
 };
 
 struct BandJoinStats {
   size_t candidates = 0;     // pairs that shared a band key, counted once per band
   size_t tested = 0;         // calls of the test
-  size_t confirmed = 0;      // distinct pairs returned
+  size_t confirmed = 0;      // distinct pairs confirmed (components_only: see there)
   size_t large_buckets = 0;  // buckets joined against representatives
   size_t largest_bucket = 0;
   double seconds = 0;  // wall time of the join
@@ -140,6 +149,12 @@ inline constexpr uint64_t kDefaultBandSeed = 0x6e656172647570ULL;  // "neardup"
 // REQUIRES: f in {64, 128}, 0 <= k < f, 0 < recall < 1.
 SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
                                 const std::vector<int>& sample_distances, uint64_t seed);
+
+// The same choice for stream mode's incremental banded index
+// (DedupMode::kStream, doc/banding.md): r <= 32, and a cost per document and
+// band that grows with the index's levels (a probe and merges per level).
+SimHashBands ChooseSimHashStreamBands(size_t n, int f, int k, double recall,
+                                      const std::vector<int>& sample_distances, uint64_t seed);
 
 // The L band masks, 2 words each (hi, lo) in Fingerprint's bit numbering:
 // band b samples the r positions drawn by a partial Fisher-Yates shuffle from

@@ -24,6 +24,9 @@
 //             previously kept document lies within k, else it is a duplicate
 //             of the closest kept one (ties: the earliest). Not transitive; the
 //             kept set depends on the input order. Only KeepPolicy::kFirst.
+//             At large k and N the kept documents are found through bands
+//             (DedupOptions::join): a kept document within k is found with
+//             probability recall(d), a duplicate is always within k.
 //
 // Empty documents (no features) are never compared with anything: each is a
 // singleton cluster, kept, and counted in DedupSummary::empty.
@@ -138,7 +141,10 @@ struct DedupOptions {
   ClusterRule cluster_rule = ClusterRule::kComponents;
   // Worker threads for the self-join; 0 = all hardware threads.
   int threads = 0;
-  // Cluster mode's join (stream mode is always exact).
+  // How pairs within k are found. Cluster mode: the self-join. Stream mode:
+  // exact permuted tables, or an incremental banded index of the kept
+  // documents (dedup/stream_bands.h) with the same recall guarantee, kAuto
+  // choosing by estimated cost; DedupResult::join reports it.
   DedupJoin join = DedupJoin::kAuto;
   // Banded join: the probability that a pair at distance exactly k is found
   // (closer pairs: higher; see doc/banding.md). In (0, 1).
@@ -219,8 +225,9 @@ struct DedupSummary {
   size_t clusters_with_duplicates = 0;  // clusters of size >= 2
 };
 
-// What cluster mode's join did. Pairs are counted between distinct
-// fingerprints (identical ones are collapsed first).
+// What the join did (cluster mode; stream mode: `distinct` counts the
+// non-empty documents, `tested` includes the exact comparisons within a batch). Pairs are counted
+// between distinct fingerprints (identical ones are collapsed first).
 struct DedupJoinReport {
   bool banded = false;
   // The band layout (r, L, seed) and its guarantee; meaningful when banded.

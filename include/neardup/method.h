@@ -38,8 +38,9 @@
 //
 //   num_perm           1..1024 permutations                   128
 //   threshold          Jaccard threshold, 0 < t <= 1          0.5
-//   bands, rows        bands x rows <= num_perm               OptimalBandsRows(t, num_perm),
-//                                                             datasketch's choice
+//   bands, rows        bands x rows <= num_perm               recall 0.99 at t:
+//                                                             BandsRowsForRecall
+//                                                             (35 x 3 at t = 0.5)
 //   recall             0 < R < 1: choose bands and rows so    (not stored: ToString
 //                      that P(candidate at t) >= R             writes bands and rows)
 //   verify             estimate | exact Jaccard               estimate

@@ -47,8 +47,9 @@ inline constexpr int kMaxMinHashPermutations = 1024;
 // text form: num_perm, bands, rows, threshold, verify).
 struct MinHashOptions {
   int num_perm = 128;  // 1..kMaxMinHashPermutations
-  // bands * rows <= num_perm. 0 (both): chosen from threshold and num_perm by
-  // OptimalBandsRows when the method is parsed.
+  // bands * rows <= num_perm. 0 (both): chosen from threshold and num_perm
+  // when the method is parsed (recall kDefaultMinHashRecall at the threshold,
+  // BandsRowsForRecall).
   int bands = 0;
   int rows = 0;
   // Pairs with Jaccard >= threshold are near-duplicates; 0 < threshold <= 1.
@@ -98,6 +99,10 @@ struct BandsRows {
   int rows = 0;
   friend bool operator==(const BandsRows&, const BandsRows&) = default;
 };
+
+// The recall at the threshold that the minhash method's default layout
+// guarantees (BandsRowsForRecall), as SimHash's banded join does at k.
+inline constexpr double kDefaultMinHashRecall = 0.99;
 
 // datasketch's choice (MinHashLSH._optimal_param): the (bands, rows) with
 // bands * rows <= num_perm that minimise

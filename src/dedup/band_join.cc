@@ -12,6 +12,7 @@
 #include "dedup/band_keys.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
+#include "util/union_find.h"
 
 namespace neardup {
 namespace {
@@ -56,6 +57,7 @@ struct TaskOut {
   size_t tested = 0;
   size_t large = 0;
   size_t largest = 0;
+  std::vector<uint32_t> local;  // components_only: a bucket's union-find
 };
 
 // Keys are computed in blocks of this many documents.
@@ -168,7 +170,15 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
   // Radix scratch, one per worker (sized to the largest partition).
   std::vector<std::vector<uint64_t>> scratch(workers);
 
+  // components_only: the union-find of the bands so far, and its roots as a
+  // flat array that the band's workers read (frozen while a band runs).
+  const bool forest = options.components_only;
+  UnionFind uf(forest ? n : 0);
+  std::vector<uint32_t> comp(forest ? n : 0);
+  std::iota(comp.begin(), comp.end(), 0u);
+  size_t confirmed_forest = 0, unions_since_refresh = 0;
   auto confirmed_before = [&](uint32_t a, uint32_t b) {
+    if (forest) return comp[a] == comp[b];
     if (!options.skip_confirmed) return false;
     const IdPair probe{a, b, 0};
     return std::binary_search(pairs->begin(), pairs->end(), probe, ById);
@@ -250,7 +260,34 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
             prefetch(static_cast<uint32_t>(w[fetched]));
           }
           out.largest = std::max(out.largest, size);
-          if (size <= max_bucket) {
+          if (size <= max_bucket && forest) {
+            // A spanning forest of the bucket's pairs (a union-find over its
+            // members): a pair already connected, here or by earlier bands,
+            // is not tested, and the bucket adds fewer than `size` pairs.
+            out.candidates += size * (size - 1) / 2;
+            std::vector<uint32_t>& up = out.local;
+            up.resize(size);
+            std::iota(up.begin(), up.end(), 0u);
+            const auto root = [&up](uint32_t x) {
+              while (up[x] != x) x = up[x] = up[up[x]];
+              return x;
+            };
+            for (size_t x = s; x < e; ++x) {
+              const uint32_t a = static_cast<uint32_t>(w[x]);
+              for (size_t y = x + 1; y < e; ++y) {
+                const uint32_t b = static_cast<uint32_t>(w[y]);
+                const uint32_t rx = root(static_cast<uint32_t>(x - s));
+                const uint32_t ry = root(static_cast<uint32_t>(y - s));
+                if (rx == ry || confirmed_before(a, b)) continue;
+                ++out.tested;
+                const int score = test(a, b);
+                if (score >= 0) {
+                  out.pairs.push_back({a, b, score});
+                  up[std::max(rx, ry)] = std::min(rx, ry);
+                }
+              }
+            }
+          } else if (size <= max_bucket) {
             out.candidates += size * (size - 1) / 2;
             for (size_t x = s; x < e; ++x) {
               const uint32_t a = static_cast<uint32_t>(w[x]);
@@ -294,7 +331,28 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       st.large_buckets += out.large;
       st.largest_bucket = std::max(st.largest_bucket, out.largest);
       pending.insert(pending.end(), out.pairs.begin(), out.pairs.end());
-      out = TaskOut{};
+      out.pairs.clear();
+      out.pairs.shrink_to_fit();
+      out.candidates = out.tested = out.large = out.largest = 0;
+    }
+    if (forest) {
+      // Sorted first: the forest does not depend on the thread count.
+      std::sort(pending.begin(), pending.end(), ById);
+      confirmed_forest += pending.size();
+      for (const IdPair& p : pending) {
+        if (uf.Union(p.a, p.b)) {
+          pairs->push_back(p);
+          ++unions_since_refresh;
+        }
+      }
+      pending.clear();
+      // A stale comp is still right (equal: connected), it only skips fewer
+      // tests: refreshed (O(n)) once enough has been joined since.
+      if (unions_since_refresh > n / 256) {
+        for (size_t i = 0; i < n; ++i) comp[i] = static_cast<uint32_t>(uf.Find(i));
+        unions_since_refresh = 0;
+      }
+      continue;
     }
     // Confirmed pairs recur in most bands: fold them in when the pending ones
     // outgrow the distinct ones (or n / 8: 3 bytes per document), so memory
@@ -303,9 +361,14 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       MergeUnique(&pending, pairs);
     }
   }
-  MergeUnique(&pending, pairs);
+  if (forest) {
+    std::sort(pairs->begin(), pairs->end(), ById);
+    st.confirmed = confirmed_forest;
+  } else {
+    MergeUnique(&pending, pairs);
+    st.confirmed = pairs->size();
+  }
   report(static_cast<size_t>(bands));
-  st.confirmed = pairs->size();
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (stats != nullptr) *stats = st;
   return Status::OK();
@@ -401,8 +464,14 @@ constexpr double kProbeNs = 11.0;
 
 }  // namespace
 
-SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
-                                const std::vector<int>& sample_distances, uint64_t seed) {
+namespace {
+
+// (r, L) of the lowest cost(r, L, mean p(D) of a random pair) among r in
+// [1, max_r] (see ChooseSimHashBands).
+template <class Cost>
+SimHashBands ChooseBands(size_t n, int f, int k, double recall,
+                         const std::vector<int>& sample_distances, uint64_t seed, int max_r,
+                         const Cost& cost_of) {
   // The distance distribution of a random pair: the sample's, or (none)
   // that of independent random fingerprints, Binomial(f, 1/2).
   std::vector<double> weight(static_cast<size_t>(f) + 1, 0.0);
@@ -424,7 +493,7 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
   best.bits = f;
   best.seed = seed;
   bool have = false;
-  for (int r = 1; r <= f - k; ++r) {
+  for (int r = 1; r <= std::min(f - k, max_r); ++r) {
     const double pk = BitSamplingCollision(f, k, r);
     if (pk <= 0) break;
     const double pc = BitSamplingCollision(f, close_d, r);
@@ -439,7 +508,7 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
       }
     }
     const double per_band = nn * (nn - 1) / 2 * mean_p;
-    const double cost = bands * (nn * kKeyNs + per_band * kTestNs) * 1e-9;
+    const double cost = cost_of(bands, per_band);
     if (!have || cost < best.estimated_seconds) {
       have = true;
       best.band_bits = r;
@@ -452,6 +521,35 @@ SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
   best.recall_at_k_minus_4 =
       BandRecall(BitSamplingCollision(f, std::max(k - 4, 0), best.band_bits), best.bands);
   return best;
+}
+
+// Stream mode (dedup/stream_bands.h): per document and band, a probe of each
+// level and its share of the merges; per candidate, a test of a fingerprint
+// in a random place.
+constexpr double kStreamProbeNs = 12.0;
+constexpr double kStreamMergeNs = 3.0;
+constexpr double kStreamTestNs = 4.0;
+
+}  // namespace
+
+SimHashBands ChooseSimHashBands(size_t n, int f, int k, double recall,
+                                const std::vector<int>& sample_distances, uint64_t seed) {
+  const double nn = static_cast<double>(n);
+  return ChooseBands(n, f, k, recall, sample_distances, seed, f, [nn](int bands, double per_band) {
+    return bands * (nn * kKeyNs + per_band * kTestNs) * 1e-9;
+  });
+}
+
+SimHashBands ChooseSimHashStreamBands(size_t n, int f, int k, double recall,
+                                      const std::vector<int>& sample_distances, uint64_t seed) {
+  const double nn = static_cast<double>(n);
+  // Levels of leveling with growth 4 over batches of 4,096 (stream_bands.h).
+  const double levels = std::max(1.0, std::ceil(std::log(nn / 4096) / std::log(4.0)));
+  const double per_doc = levels * (kStreamProbeNs + 2 * kStreamMergeNs);
+  return ChooseBands(n, f, k, recall, sample_distances, seed, 32,
+                     [nn, per_doc](int bands, double per_band) {
+                       return bands * (nn * per_doc + per_band * kStreamTestNs) * 1e-9;
+                     });
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> SimHashBandMasks(const SimHashBands& bands) {

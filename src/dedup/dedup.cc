@@ -13,6 +13,7 @@
 
 #include "dedup/cluster.h"
 #include "dedup/stages.h"
+#include "dedup/stream_bands.h"
 #include "neardup/band_join.h"
 #include "neardup/index.h"
 #include "util/random.h"
@@ -122,7 +123,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinBands(plan, opt, 0, plan.report.bands.bands,
                                                              &group_pairs, &stats));
     dedup_internal::AddBandStats(stats, &r->join);
-    r->join.confirmed = group_pairs.size();
+    r->join.confirmed = stats.confirmed;
   } else {
     NEARDUP_RETURN_IF_ERROR(
         dedup_internal::SimHashJoinExact(plan, opt, &group_pairs, &r->join.confirmed));
@@ -135,9 +136,62 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   return Status::OK();
 }
 
+// The stream join: banded (dedup/stream_bands.h) when the exact tables would
+// be slow, as cluster mode chooses (but on documents, not distinct
+// fingerprints: stream mode inserts only kept documents).
+bool ChooseStream(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
+                  DedupJoinReport* rep) {
+  std::vector<Fingerprint> fps;
+  for (const DedupDocument& d : docs) {
+    if (!d.empty) fps.push_back(d.fingerprint);
+  }
+  rep->distinct = fps.size();
+  if (opt.join == DedupJoin::kExact || fps.size() < 2) return false;
+  if (opt.bands > 0) {
+    rep->bands.bits = bits;
+    rep->bands.band_bits = opt.band_bits;
+    rep->bands.bands = opt.bands;
+    rep->bands.seed = opt.band_seed;
+    rep->bands.recall_at_k =
+        BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
+    rep->bands.recall_at_k_minus_4 =
+        BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
+  } else {
+    rep->bands = ChooseSimHashStreamBands(fps.size(), bits, opt.k, opt.recall, SampleDistances(fps),
+                                          opt.band_seed);
+    rep->estimated_banded_seconds = rep->bands.estimated_seconds;
+  }
+  rep->estimated_exact_seconds = EstimateExactJoinSeconds(fps.size(), bits, opt.k);
+  if (opt.join == DedupJoin::kBanded || opt.bands > 0) return true;
+  return rep->estimated_exact_seconds > 0.25 &&
+         rep->estimated_exact_seconds > rep->estimated_banded_seconds;
+}
+
+// Stream mode's pairs (one per duplicate), sorted, to the sink; the join
+// report's confirmed pairs are those (duplicate, nearest kept).
+void StreamPairs(const DedupOptions& opt, DedupResult* r) {
+  r->join.confirmed = 0;
+  for (const DedupRecord& rec : r->records) r->join.confirmed += rec.duplicate;
+  std::sort(r->pairs.begin(), r->pairs.end(), [](const DedupPair& a, const DedupPair& b) {
+    return a.i != b.i ? a.i < b.i : a.j < b.j;
+  });
+  if (opt.pair_sink) {
+    for (const DedupPair& p : r->pairs) opt.pair_sink(p);
+    if (!opt.collect_pairs) std::vector<DedupPair>().swap(r->pairs);
+  }
+}
+
 Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
                   DedupResult* r) {
   const size_t n = docs.size();
+  const auto t = std::chrono::steady_clock::now();
+  if (bits != 0 && ChooseStream(docs, opt, bits, &r->join)) {
+    r->join.banded = true;
+    NEARDUP_RETURN_IF_ERROR(dedup_internal::BandedStream(docs, opt, r->join.bands, r));
+    r->join.join_seconds = SecondsSince(t);
+    StreamPairs(opt, r);
+    return Status::OK();
+  }
   r->records.resize(n);
   PermutedTableOptions popt;
   popt.bits = bits == 0 ? 64 : bits;
@@ -168,13 +222,8 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
     if (opt.collect_pairs || opt.pair_sink) r->pairs.push_back({rec.nearest, i, rec.distance});
   }
   if (opt.progress) opt.progress("stream", n, n);
-  std::sort(r->pairs.begin(), r->pairs.end(), [](const DedupPair& a, const DedupPair& b) {
-    return a.i != b.i ? a.i < b.i : a.j < b.j;
-  });
-  if (opt.pair_sink) {
-    for (const DedupPair& p : r->pairs) opt.pair_sink(p);
-    if (!opt.collect_pairs) std::vector<DedupPair>().swap(r->pairs);
-  }
+  r->join.join_seconds = SecondsSince(t);
+  StreamPairs(opt, r);
   return Status::OK();
 }
 
@@ -205,6 +254,11 @@ Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupO
 }
 
 namespace dedup_internal {
+
+bool ComponentsOnly(const DedupOptions& opt) {
+  // Centre clustering and pair output need every pair within k.
+  return !opt.collect_pairs && !opt.pair_sink && opt.cluster_rule == ClusterRule::kComponents;
+}
 
 Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& opt) {
   SimHashPlan plan;
@@ -277,8 +331,7 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& opt,
   NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Build(popt, ids, fps));
   report("index", 1, 1);
   report("join", 0, 1);
-  // Centre clustering and pair output need every pair within k.
-  if (opt.collect_pairs || opt.pair_sink || opt.cluster_rule == ClusterRule::kCenter) {
+  if (!ComponentsOnly(opt)) {
     NEARDUP_RETURN_IF_ERROR(index->SelfJoin(opt.k, opt.threads, pairs));
     if (confirmed != nullptr) *confirmed = pairs->size();
   } else {
@@ -316,6 +369,7 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
   BandJoinOptions bopt;
   bopt.threads = opt.threads;
   bopt.progress = opt.progress;
+  bopt.components_only = ComponentsOnly(opt);
   return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
 }
 

@@ -106,6 +106,7 @@ Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signa
   bopt.threads = opt.threads;
   bopt.progress = opt.progress;
   bopt.skip_confirmed = mh.exact;  // a merge of two sets costs more than a lookup
+  bopt.components_only = ComponentsOnly(opt);
   return BandJoin(plan.groups.size(), keys, test, bopt, pairs, stats);
 }
 
@@ -150,7 +151,7 @@ Result<DedupResult> MinHashDedup(std::span<const DedupDocument> docs,
   NEARDUP_RETURN_IF_ERROR(dedup_internal::MinHashJoinBands(plan, signatures, sets, mh, opt, 0,
                                                            mh.bands, &group_pairs, &stats));
   dedup_internal::AddBandStats(stats, &result.join);
-  result.join.confirmed = group_pairs.size();
+  result.join.confirmed = stats.confirmed;
   result.join.join_seconds = SecondsSince(t);
   dedup_internal::FinishMinHash(docs, plan, signatures, sets, mh, group_pairs, opt, &result);
   return result;

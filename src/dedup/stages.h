@@ -101,6 +101,10 @@ void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
 // every range (the method's test), so which copy stays does not matter.
 void MergePairs(std::vector<IdPair>* pairs);
 
+// True when only the connected components of the pairs are needed (no pair
+// output, components rule): the joins then keep a spanning forest.
+bool ComponentsOnly(const DedupOptions& options);
+
 // Adds the counts of `s` to *report (candidates, tested, large buckets).
 void AddBandStats(const BandJoinStats& s, DedupJoinReport* report);
 

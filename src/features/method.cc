@@ -174,6 +174,15 @@ bool IsMinHashKey(std::string_view key) {
          key == "recall" || key == "verify";
 }
 
+// The default LSH layout for (threshold, num_perm): as SimHash's banded join,
+// the least candidates that find a pair at the threshold with probability
+// kDefaultMinHashRecall; datasketch's balance (OptimalBandsRows) where
+// num_perm cannot reach it.
+BandsRows DefaultBandsRows(double threshold, int num_perm) {
+  auto br = BandsRowsForRecall(threshold, num_perm, kDefaultMinHashRecall);
+  return br.ok() ? *br : OptimalBandsRows(threshold, num_perm);
+}
+
 // The minhash method's defaults: character 3-grams (the set the evaluation
 // measured, doc/evaluation.md), 128 permutations, threshold 0.5.
 Method MinHashDefault() {
@@ -182,7 +191,7 @@ Method MinHashDefault() {
   m.kind = MethodKind::kMinHash;
   m.pipeline.features = {
       .kind = FeatureKind::kCharNgrams, .ngram = 3, .weights = WeightScheme::kUniform, .top_k = 0};
-  const BandsRows br = OptimalBandsRows(m.minhash.threshold, m.minhash.num_perm);
+  const BandsRows br = DefaultBandsRows(m.minhash.threshold, m.minhash.num_perm);
   m.minhash.bands = br.bands;
   m.minhash.rows = br.rows;
   return m;
@@ -381,7 +390,7 @@ Result<Method> Method::Parse(std::string_view text,
     } else if (rows_given && !bands_given) {
       h.bands = h.rows > 0 ? h.num_perm / h.rows : 0;
     } else if (!bands_given && (perm_given || threshold_given)) {
-      const BandsRows br = OptimalBandsRows(h.threshold, h.num_perm);
+      const BandsRows br = DefaultBandsRows(h.threshold, h.num_perm);
       h.bands = br.bands;
       h.rows = br.rows;
     }

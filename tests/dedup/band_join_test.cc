@@ -438,3 +438,78 @@ TEST(SimHashBandJoinTest, EqualsTheSharedBandOracleWhateverTheThreads) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Components by a union-find over pairs: per document its smallest member.
+std::vector<size_t> ComponentsOf(size_t n, const std::vector<IdPair>& pairs) {
+  std::vector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i) parent[i] = i;
+  const auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const IdPair& p : pairs) {
+    const size_t a = find(p.a), b = find(p.b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+  std::vector<size_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = find(i);
+  return out;
+}
+
+// components_only keeps a spanning forest of the confirmed pairs: the same
+// components as every pair of the full banded join, fewer than n pairs,
+// every one verified, the same forest whatever the thread count.
+TEST(BandJoinTest, ComponentsOnlyKeepsAForestOfTheSameComponents) {
+  std::mt19937_64 rng(21);
+  std::vector<Fingerprint> fps;
+  for (int t = 0; t < 6; ++t) {  // templates with 200 variants each (pairwise <= 6)
+    const Fingerprint base = RandomFingerprint(128, rng);
+    for (int v = 0; v < 200; ++v) fps.push_back(FlipBits(base, 3, rng));
+  }
+  for (int i = 0; i < 3000; ++i) {
+    const Fingerprint f = RandomFingerprint(128, rng);
+    fps.push_back(f);
+    if (i % 5 == 0) fps.push_back(FlipBits(f, static_cast<int>(rng() % 25), rng));
+  }
+  std::shuffle(fps.begin(), fps.end(), rng);
+  const SimHashBands layout = ChooseSimHashBands(fps.size(), 128, 24, 0.99, {}, kDefaultBandSeed);
+  BandJoinOptions all;
+  all.threads = 2;
+  std::vector<IdPair> every;
+  BandJoinStats all_stats;
+  ASSERT_TRUE(SimHashBandJoin(fps, 24, layout, all, &every, &all_stats).ok());
+  std::vector<IdPair> first;
+  BandJoinStats first_stats;
+  for (int threads : {1, 3}) {
+    BandJoinOptions opt;
+    opt.threads = threads;
+    opt.components_only = true;
+    std::vector<IdPair> forest;
+    BandJoinStats stats;
+    ASSERT_TRUE(SimHashBandJoin(fps, 24, layout, opt, &forest, &stats).ok());
+    EXPECT_LT(forest.size(), fps.size());
+    EXPECT_TRUE(std::is_sorted(forest.begin(), forest.end(), [](const IdPair& x, const IdPair& y) {
+      return x.a != y.a ? x.a < y.a : x.b < y.b;
+    }));
+    for (const IdPair& p : forest) ASSERT_EQ(SlowDistance(fps[p.a], fps[p.b]), p.distance);
+    EXPECT_EQ(ComponentsOf(fps.size(), forest), ComponentsOf(fps.size(), every));
+    // Connected pairs are not tested again.
+    EXPECT_LT(stats.tested, all_stats.tested);
+    EXPECT_LE(stats.confirmed, all_stats.confirmed);
+    EXPECT_GE(stats.confirmed, forest.size());
+    if (first.empty()) {
+      first = forest;
+      first_stats = stats;
+    } else {
+      EXPECT_EQ(forest, first);
+      EXPECT_EQ(stats.tested, first_stats.tested);
+    }
+  }
+  EXPECT_GT(every.size(), 6u * 200 * 199 / 2 * 9 / 10);  // the templates' pairs
+}
+
+}  // namespace
+}  // namespace neardup

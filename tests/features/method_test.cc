@@ -201,7 +201,11 @@ TEST(MinHashMethodTest, DefaultsRoundTripAndChooseBandsRows) {
   EXPECT_EQ(m->minhash.num_perm, 128);
   EXPECT_EQ(m->minhash.threshold, 0.5);
   EXPECT_FALSE(m->minhash.exact);
-  EXPECT_EQ((BandsRows{m->minhash.bands, m->minhash.rows}), OptimalBandsRows(0.5, 128));
+  // The default layout guarantees recall 0.99 at the threshold (35 x 3).
+  EXPECT_EQ((BandsRows{m->minhash.bands, m->minhash.rows}), (BandsRows{35, 3}));
+  EXPECT_EQ((BandsRows{m->minhash.bands, m->minhash.rows}),
+            *BandsRowsForRecall(0.5, 128, kDefaultMinHashRecall));
+  EXPECT_GE(MinHashCandidateProbability(0.5, m->minhash.bands, m->minhash.rows), 0.99);
   EXPECT_EQ(m->pipeline.features.kind, FeatureKind::kCharNgrams);
   EXPECT_EQ(m->pipeline.features.ngram, 3);
   EXPECT_EQ(m->ShortName(), "minhash");
@@ -243,7 +247,9 @@ TEST(MinHashMethodTest, SettingsOverrideAndRoundTrip) {
       EXPECT_EQ(m->minhash.rows, c.rows) << c.text;
     } else if (c.bands < 0) {  // chosen again for the new threshold / num_perm
       EXPECT_EQ((BandsRows{m->minhash.bands, m->minhash.rows}),
-                OptimalBandsRows(c.threshold, c.num_perm))
+                *BandsRowsForRecall(c.threshold, c.num_perm, kDefaultMinHashRecall))
+          << c.text;
+      EXPECT_GE(MinHashCandidateProbability(c.threshold, m->minhash.bands, m->minhash.rows), 0.99)
           << c.text;
     }
     auto back = Method::Parse(m->ToString());
@@ -260,7 +266,8 @@ TEST(MinHashMethodTest, SettingsOverrideAndRoundTrip) {
   // Options given after the text (the command line's) see its keys.
   auto more = Method::Parse("minhash", {{"num_perm", "64"}});
   ASSERT_TRUE(more.ok());
-  EXPECT_EQ((BandsRows{more->minhash.bands, more->minhash.rows}), OptimalBandsRows(0.5, 64));
+  EXPECT_EQ((BandsRows{more->minhash.bands, more->minhash.rows}),
+            *BandsRowsForRecall(0.5, 64, kDefaultMinHashRecall));
 }
 
 TEST(MinHashMethodTest, BadSettingsAreNamed) {

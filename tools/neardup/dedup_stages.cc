@@ -106,11 +106,12 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
   cmd->add_option("--clusters-out", flags->clusters_out,
                   "Write every cluster of two or more as JSONL {cluster, size, kept, members}");
   cmd->add_flag("--exact", flags->exact,
-                "Cluster mode: find every pair within k (permuted tables), however long it "
-                "takes. Default: exact where that is cheap, else banded (see --recall)");
+                "Find every pair within k (stream mode: every kept document within k) with the "
+                "permuted tables, however long it takes. Default: exact where that is cheap, "
+                "else banded (see --recall)");
   cmd->add_flag("--banded", flags->banded,
-                "Cluster mode: always use the banded join (bit-sampling bands; pairs verified, "
-                "so never a false pair)");
+                "Always use bit-sampling bands (cluster mode: the banded join; stream mode: an "
+                "incremental banded index); pairs verified, so never a false pair");
   cmd->add_option("--recall", flags->recall,
                   "Banded join: probability of finding a pair at distance exactly k (closer "
                   "pairs: higher; 0.99 gives >= 0.9999 at k - 4). SimHash only; minhash: "
@@ -421,7 +422,7 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
           {"candidates", j.candidates},
           {"tested", j.tested},
           {"large_buckets", j.large_buckets}};
-    } else if (options.mode == DedupMode::kCluster) {
+    } else {
       o["join"] = JoinJson(j, options.k);
     }
     o["seconds"] = {{"fingerprint", times.fingerprint},
@@ -459,7 +460,7 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), s.empty,
                boilerplate_summary.c_str(), times.total);
-  if (options.mode == DedupMode::kCluster && s.documents > s.empty) {
+  if (s.documents > s.empty) {
     std::fprintf(stderr,
                  "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "
                  "%.2f s\n",
