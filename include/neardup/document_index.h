@@ -43,11 +43,15 @@
 // the last committed state, never a mix of two.
 //
 // Thread safety: every method may be called from many threads at once. A
-// reader-writer mutex inside makes each call one step: Query, Contains and
-// Stats share it; Add, AddBatch, Remove, Check and Commit hold it
-// exclusively, so a Check's query and its add are atomic with respect to
-// every other call on the same object (a server's many workers share one
-// read-write DocumentIndex).
+// reader-writer mutex inside (writers preferred) makes each call one step:
+// Query, Contains and Stats share it; Add, AddBatch, Remove and Commit hold
+// it exclusively. Check queries under the shared side (so concurrent checks
+// use every core) and takes the exclusive side only to bring each answer up
+// to date with the changes made since its query and to add: a Check's answer
+// and its add are atomic with respect to every other call on the same object
+// (a server's many workers share one read-write DocumentIndex). With
+// DocumentIndexOptions::sync, the fsync of the log runs after the lock is
+// released and is shared by the calls that wait for it (group commit).
 
 #ifndef NEARDUP_DOCUMENT_INDEX_H_
 #define NEARDUP_DOCUMENT_INDEX_H_

@@ -183,6 +183,15 @@ Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>
   return Status::OK();
 }
 
+void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
+                                  std::vector<Neighbor>* out) const {
+  for (size_t i = from; i < d_ids_.size(); ++i) {
+    if (d_dead_[i]) continue;
+    const int d = std::popcount(d_lo_[i] ^ query.lo()) + std::popcount(d_hi_[i] ^ query.hi());
+    if (d <= k) out->push_back(Neighbor{d_ids_[i], d});
+  }
+}
+
 Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int /*threads*/,
                                SearchResults* out) const {
   out->offsets.assign(1, 0);

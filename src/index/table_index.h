@@ -50,6 +50,12 @@ class TableIndex : public HammingIndex {
   const TablesPolicy& policy() const { return policy_; }
   const IndexFileV2* base() const { return base_.get(); }
   size_t delta_size() const { return d_ids_.size(); }
+  // Appends to *out every live delta entry at position >= `from` (in
+  // insertion order: the entries added since delta_size() was `from`) within
+  // distance k of `query`, by a linear scan (exact). REQUIRES: k and the
+  // query's width valid (as checked by Search).
+  void SearchDeltaSince(size_t from, const Fingerprint& query, int k,
+                        std::vector<Neighbor>* out) const;
   // True when base row `row` was removed.
   bool BaseRemoved(size_t row) const { return row < base_dead_.size() && base_dead_[row]; }
 
