@@ -1091,6 +1091,10 @@ Status DocumentIndex::Rep::Await(const PendingSync& pending) {
                                  ": the log could not be synced, so changes are refused "
                                  "until the index is reopened: " +
                                  s.message());
+    // The record was written: a reader sees the change, a power loss may
+    // lose it.
+    return Status::IOError(path +
+                           ": the change is in the log, but its fsync failed: " + s.message());
   }
   return s;
 }
