@@ -863,7 +863,9 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
                            index_internal::TableIndex::Create(
                                options.bits, options.max_k, PolicyOf(header.tables),
                                options.expected_size != 0 ? options.expected_size : ids.size()));
-  NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(numeric, fps));
+  // The delta's tables are built only if the index is queried before its
+  // Commit replaces it with the file (`index build`: never).
+  NEARDUP_RETURN_IF_ERROR(rep->index->AddBatchDeferTables(numeric, fps));
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
   // Leftovers are not removed here: until this index commits, a pending ids

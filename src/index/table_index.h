@@ -11,7 +11,9 @@
 #ifndef NEARDUP_INDEX_TABLE_INDEX_H_
 #define NEARDUP_INDEX_TABLE_INDEX_H_
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +38,10 @@ class TableIndex : public HammingIndex {
   size_t MemoryBytes() const override;
   Status Add(uint64_t id, const Fingerprint& fp) override;
   Status AddBatch(std::span<const uint64_t> ids, std::span<const Fingerprint> fps) override;
+  // AddBatch, leaving the delta's tables to be built by the first call that
+  // needs them (Search, MemoryBytes; or the next AddBatch): a bulk load that
+  // is written to a file and replaced by it never builds them.
+  Status AddBatchDeferTables(std::span<const uint64_t> ids, std::span<const Fingerprint> fps);
   size_t Remove(uint64_t id) override;
   size_t RemoveBatch(std::span<const uint64_t> ids) override;
   Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override;
@@ -62,6 +68,11 @@ class TableIndex : public HammingIndex {
  private:
   TableIndex() = default;
   void RebuildDeltaTables();
+  Status Append(std::span<const uint64_t> ids, std::span<const Fingerprint> fps, bool defer);
+  // Builds the delta's tables when AddBatchDeferTables left them out of
+  // date. Safe from concurrent const calls (the readers' side of a
+  // DocumentIndex's lock): one builds, the others wait for it.
+  void EnsureTables() const;
 
   TablesSpec spec_;
   TablesPolicy policy_;
@@ -75,6 +86,8 @@ class TableIndex : public HammingIndex {
   std::vector<OwnedTable> d_tables_;                         // over [0, d_built_)
   size_t d_built_ = 0;
   TablesView d_view_;
+  mutable std::mutex lazy_mu_;
+  mutable std::atomic<bool> tables_current_{true};
 };
 
 }  // namespace neardup::index_internal
