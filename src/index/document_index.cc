@@ -350,6 +350,10 @@ bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep)
   return false;
 }
 
+bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
+  return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+}
+
 // A reader-writer mutex that prefers writers: a reader arriving while a
 // writer waits queues behind it. std::shared_mutex (glibc's default rwlock)
 // prefers readers, so a steady stream of queries (and of the query halves of
@@ -1353,23 +1357,42 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     }
   }
   out->resize(ids.size());
-  // The readers' half: each document queried under its own shared lock (a
-  // long batch never holds writers back for long).
+  // The readers' half. The index file's tables (the bulk of a query's
+  // cache misses) are queried without any lock: the file never changes, and
+  // the pointer held keeps it mapped through a compaction. The delta (small,
+  // in memory) under the shared lock, briefly. Removed rows are dropped when
+  // the answer is named.
   struct Found {
     uint64_t epoch = 0;
+    bool stale = false;    // a compaction replaced the index in between
     size_t delta_end = 0;  // the delta's size when it was queried
     std::vector<Neighbor> neighbors;
   };
   std::vector<Found> found(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::shared_lock lock(r.mu);
-    if (may_add && !options.replace && r.names.Contains(ids[i])) {
-      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+    std::shared_ptr<const index_internal::IndexFileV2> file;
+    {
+      std::shared_lock lock(r.mu);
+      if (may_add && !options.replace && r.names.Contains(ids[i])) {
+        return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+      }
+      found[i].epoch = r.epoch;
+      file = r.index->base_file();
     }
-    found[i].epoch = r.epoch;
-    found[i].delta_end = r.index->delta_size();
-    NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &found[i].neighbors));
-    if (!may_add) NEARDUP_RETURN_IF_ERROR(r.Name(found[i].neighbors, &(*out)[i].matches));
+    std::vector<Neighbor>& neighbors = found[i].neighbors;
+    if (file) index_internal::TableIndex::SearchFile(*file, nullptr, fps[i], k, &neighbors);
+    std::shared_lock lock(r.mu);
+    if (r.epoch != found[i].epoch) {
+      found[i].stale = true;
+      if (may_add) continue;  // the writer's half queries again
+      NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
+    } else {
+      found[i].delta_end = r.index->delta_size();
+      r.index->SearchDelta(fps[i], k, &neighbors);
+      std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
+      std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
+    }
+    if (!may_add) NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &(*out)[i].matches));
   }
   if (!may_add) return Status::OK();
 
@@ -1387,15 +1410,13 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   std::vector<LogOp> ops;
   for (size_t i = 0; i < ids.size(); ++i) {
     std::vector<Neighbor>& neighbors = found[i].neighbors;
-    if (found[i].epoch != r.epoch) {
+    if (found[i].stale || found[i].epoch != r.epoch) {
       NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
     } else {
       // Removed since the query: gone from the names too.
       std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
       r.index->SearchDeltaSince(found[i].delta_end, fps[i], k, &neighbors);
-      std::sort(neighbors.begin(), neighbors.end(), [](const Neighbor& a, const Neighbor& b) {
-        return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
-      });
+      std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
     }
     CheckResult& result = (*out)[i];
     NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &result.matches));

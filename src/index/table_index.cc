@@ -177,35 +177,39 @@ Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>
     return Status::InvalidArgument("a " + std::to_string(query.bits()) + "-bit query in a " +
                                    std::to_string(bits()) + "-bit index");
   }
+  if (base_) SearchFile(*base_, &base_dead_, query, k, out);
+  SearchDelta(query, k, out);
+  std::sort(out->begin(), out->end(), ByDistanceThenId);
+  return Status::OK();
+}
+
+void TableIndex::SearchFile(const IndexFileV2& file, const std::vector<bool>* dead,
+                            const Fingerprint& query, int k, std::vector<Neighbor>* out) {
+  thread_local std::vector<uint32_t> rows;
+  thread_local std::vector<int> dists;
+  rows.clear();
+  dists.clear();
+  QueryTables(file.tables(), query.hi(), query.lo(), k, &rows, &dists);
+  const auto ids = file.ids();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] >= ids.size()) continue;
+    if (dead != nullptr && rows[i] < dead->size() && (*dead)[rows[i]]) continue;
+    out->push_back(Neighbor{ids[rows[i]], dists[i]});
+  }
+}
+
+void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
   EnsureTables();
   thread_local std::vector<uint32_t> rows;
   thread_local std::vector<int> dists;
-  if (base_) {
-    rows.clear();
-    dists.clear();
-    QueryTables(base_->tables(), query.hi(), query.lo(), k, &rows, &dists);
-    const auto ids = base_->ids();
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (BaseRemoved(rows[i]) || rows[i] >= ids.size()) continue;
-      out->push_back(Neighbor{ids[rows[i]], dists[i]});
-    }
-  }
   rows.clear();
   dists.clear();
   QueryTables(d_view_, query.hi(), query.lo(), k, &rows, &dists);
-  for (size_t i = d_built_; i < d_ids_.size(); ++i) {
-    const int d = std::popcount(d_lo_[i] ^ query.lo()) + std::popcount(d_hi_[i] ^ query.hi());
-    if (d <= k) {
-      rows.push_back(static_cast<uint32_t>(i));
-      dists.push_back(d);
-    }
-  }
   for (size_t i = 0; i < rows.size(); ++i) {
     if (d_dead_[rows[i]]) continue;
     out->push_back(Neighbor{d_ids_[rows[i]], dists[i]});
   }
-  std::sort(out->begin(), out->end(), ByDistanceThenId);
-  return Status::OK();
+  SearchDeltaSince(d_built_, query, k, out);
 }
 
 void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,

@@ -56,6 +56,17 @@ class TableIndex : public HammingIndex {
   const TablesPolicy& policy() const { return policy_; }
   const IndexFileV2* base() const { return base_.get(); }
   size_t delta_size() const { return d_ids_.size(); }
+  // The version 2 file used in place (null for an index without one). It
+  // never changes: queries of it need no lock once the pointer is held.
+  std::shared_ptr<const IndexFileV2> base_file() const { return base_; }
+  // Appends to *out every row of `file` within distance k of `query` found
+  // by its tables (numeric ids; rows removed since included, unless `dead`
+  // marks them). Needs no lock. REQUIRES: k and the width valid.
+  static void SearchFile(const IndexFileV2& file, const std::vector<bool>* dead,
+                         const Fingerprint& query, int k, std::vector<Neighbor>* out);
+  // Appends to *out every live delta entry within distance k (its tables and
+  // its tail), unsorted. REQUIRES: k and the width valid.
+  void SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const;
   // Appends to *out every live delta entry at position >= `from` (in
   // insertion order: the entries added since delta_size() was `from`) within
   // distance k of `query`, by a linear scan (exact). REQUIRES: k and the
