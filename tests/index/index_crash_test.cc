@@ -196,6 +196,33 @@ class IndexCrashTest : public ::testing::Test {
     return -1;
   }
 
+  // 300 documents in the pristine index, 40 more in batch.jsonl (base + them
+  // = after), 5 in later.jsonl for the writer that runs after a fault.
+  struct Scenario {
+    Docs base, after, later;
+  };
+  Scenario MakeScenario(uint64_t seed) {
+    Scenario sc;
+    sc.base = MakeDocs("old", 300, seed);
+    const Docs batch = MakeDocs("new", 40, seed + 1);
+    sc.later = MakeDocs("later", 5, seed + 2);
+    BuildPristine(sc.base);
+    WriteFile(dir_ + "/batch.jsonl", FingerprintJsonl(batch));
+    WriteFile(dir_ + "/later.jsonl", FingerprintJsonl(sc.later));
+    sc.after = Union(sc.base, batch);
+    return sc;
+  }
+
+  // After a writer recovered: the index's own files, no leftover.
+  static void ExpectOnlyIndexFiles(const std::string& dir) {
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      EXPECT_TRUE(name == "i.idx" || name == "i.idx.ids" || name == "i.idx.lock" ||
+                  name == "i.idx.log")
+          << "left over after recovery: " << name;
+    }
+  }
+
   Child Add(const std::string& idx, const std::string& input) const {
     Child c;
     c.args = {"index", "add", idx, "--fingerprints", input, "-q"};
@@ -211,13 +238,10 @@ class IndexCrashTest : public ::testing::Test {
 // ... until the add runs to the end), and checks old-or-new after each; then
 // a second add on the survivor must complete it and add its own documents.
 TEST_F(IndexCrashTest, KilledAtEveryWriteStep) {
-  const Docs base = MakeDocs("old", 300, 11);
-  const Docs batch = MakeDocs("new", 40, 12);
-  const Docs later = MakeDocs("later", 5, 13);
-  BuildPristine(base);
-  WriteFile(dir_ + "/batch.jsonl", FingerprintJsonl(batch));
-  WriteFile(dir_ + "/later.jsonl", FingerprintJsonl(later));
-  const Docs after = Union(base, batch);
+  const Scenario sc = MakeScenario(11);
+  const Docs& base = sc.base;
+  const Docs& later = sc.later;
+  const Docs& after = sc.after;
   int steps = 0;
   int saw_old = 0, saw_new = 0;
   for (int n = 1; n <= 200; ++n) {
@@ -239,12 +263,7 @@ TEST_F(IndexCrashTest, KilledAtEveryWriteStep) {
     ASSERT_EQ(RunChild(Add(idx, dir_ + "/later.jsonl")), 0) << ReadFile(dir_ + "/stderr.txt");
     ASSERT_EQ(StateOf(idx, Union(base, later), Union(after, later), &why), state)
         << "after killed at step " << n << ": " << why;
-    for (const auto& e : std::filesystem::directory_iterator(dir_ + "/kill")) {
-      const std::string name = e.path().filename().string();
-      EXPECT_TRUE(name == "i.idx" || name == "i.idx.ids" || name == "i.idx.lock" ||
-                  name == "i.idx.log")
-          << "left over after recovery: " << name;
-    }
+    ExpectOnlyIndexFiles(dir_ + "/kill");
   }
   ASSERT_GT(steps, 0) << "the add never completed";
   EXPECT_GT(saw_old, 0);
@@ -260,13 +279,9 @@ TEST_F(IndexCrashTest, KilledAtEveryWriteStep) {
 // holds the same documents (the old pair with its log, or the new pair), and
 // the next writer tidies what it left.
 TEST_F(IndexCrashTest, CompactKilledOrFullAtEveryWriteStep) {
-  const Docs base = MakeDocs("old", 300, 15);
-  const Docs batch = MakeDocs("new", 40, 16);
-  const Docs later = MakeDocs("later", 5, 17);
-  BuildPristine(base);
-  WriteFile(dir_ + "/batch.jsonl", FingerprintJsonl(batch));
-  WriteFile(dir_ + "/later.jsonl", FingerprintJsonl(later));
-  const Docs after = Union(base, batch);
+  const Scenario sc = MakeScenario(15);
+  const Docs& later = sc.later;
+  const Docs& after = sc.after;
   for (const bool kill : {true, false}) {
     const char* fault = kill ? "NEARDUP_FAULT_KILL_AT" : "NEARDUP_FAULT_FAIL_AT";
     int steps = 0;
@@ -290,12 +305,7 @@ TEST_F(IndexCrashTest, CompactKilledOrFullAtEveryWriteStep) {
       ASSERT_EQ(RunChild(Add(idx, dir_ + "/later.jsonl")), 0) << ReadFile(dir_ + "/stderr.txt");
       ASSERT_EQ(StateOf(idx, Union(after, later), Union(after, later), &why), 0)
           << "after " << fault << " " << n << ": " << why;
-      for (const auto& e : std::filesystem::directory_iterator(dir_ + "/compact")) {
-        const std::string name = e.path().filename().string();
-        EXPECT_TRUE(name == "i.idx" || name == "i.idx.ids" || name == "i.idx.lock" ||
-                    name == "i.idx.log")
-            << "left over after recovery: " << name;
-      }
+      ExpectOnlyIndexFiles(dir_ + "/compact");
     }
     EXPECT_GT(steps, 5) << fault;
     std::printf("index compact: %d write steps (%s)\n", steps, fault);
