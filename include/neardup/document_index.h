@@ -111,7 +111,7 @@ struct DocumentMatch {
 
 // What DocumentIndex::Check does with each document after querying it.
 enum class CheckPolicy {
-  kQueryOnly,  // add nothing (a Query that takes the writer's lock)
+  kQueryOnly,  // add nothing (answers as Query)
   kAddIfNew,   // add the document when it has no match: "have I seen it?"
   kAddAlways,  // add every document; its matches are still reported
 };
@@ -236,8 +236,11 @@ class DocumentIndex {
 
   // For each document in order: its matches within options.k among the
   // indexed documents (including those added earlier in this batch), then,
-  // by options.policy, adds it. The whole batch is one step under the
-  // writer's lock: two concurrent Checks of near duplicates never both add.
+  // by options.policy, adds it. Each document is queried without the
+  // writer's lock, and its answer is brought up to date under it just before
+  // the add: the outcome is that of a query made at the moment of the add, so
+  // two concurrent Checks of near duplicates never both add. (Another call
+  // may run between two documents of one batch.)
   // *out gets one CheckResult per document. Validated before anything
   // changes (nothing is added on error): InvalidArgument when ids.size() !=
   // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,

@@ -7,6 +7,11 @@
 // entries (rebuilt as it doubles) and a short unsorted tail scanned linearly,
 // so a query costs the same as on a freshly written file and its answers are
 // the same: the mapped index answers exactly as the in-memory one.
+//
+// Thread safety: const methods may run concurrently with each other (the
+// delta's tables are built lazily under an internal mutex); a non-const
+// method needs exclusive access. SearchFile on a held base_file() needs no
+// lock at all.
 
 #ifndef NEARDUP_INDEX_TABLE_INDEX_H_
 #define NEARDUP_INDEX_TABLE_INDEX_H_
