@@ -237,10 +237,10 @@ class DocumentIndex {
   // For each document in order: its matches within options.k among the
   // indexed documents (including those added earlier in this batch), then,
   // by options.policy, adds it. Each document is queried without the
-  // writer's lock, and its answer is brought up to date under it just before
-  // the add: the outcome is that of a query made at the moment of the add, so
-  // two concurrent Checks of near duplicates never both add. (Another call
-  // may run between two documents of one batch.)
+  // writer's lock; then, as one step under it, every answer of the batch is
+  // brought up to date and the adds are made: the outcome is that of the
+  // whole batch checked at that moment, so two concurrent Checks of near
+  // duplicates never both add.
   // *out gets one CheckResult per document. Validated before anything
   // changes (nothing is added on error): InvalidArgument when ids.size() !=
   // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,
