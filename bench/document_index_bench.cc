@@ -14,6 +14,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,6 +129,47 @@ void BM_QueryMapped(benchmark::State& state) {
   state.counters["recall_guarantee"] = (*index)->Stats().tables.recall_at_k;
 }
 BENCHMARK(BM_QueryMapped)->Unit(benchmark::kMicrosecond)->MinTime(3);
+
+// Check (query-or-add, every query a new random fingerprint, so each is
+// added) from 1 and 2 threads on one read-write index with its log (no
+// fsync): the checks' queries run under the shared lock, so two threads
+// should approach twice one thread's rate on two idle cores. The reference
+// is BM_QueryMapped (a query alone, one thread).
+void BM_Check(benchmark::State& state) {
+  Data& d = GetData();
+  static DocumentIndex* index = [&] {
+    DocumentIndexOptions o;
+    o.log = true;
+    o.sync = false;
+    o.compact_fraction = 0;
+    std::filesystem::remove(d.path + ".log");  // a previous run's checks
+    auto opened = DocumentIndex::Open(d.path, DocumentIndex::Mode::kReadWrite, o);
+    if (!opened.ok()) std::abort();
+    return opened->release();
+  }();
+  static std::atomic<uint64_t> next_id{0};
+  std::mt19937_64 rng(1000 + next_id.fetch_add(1));
+  std::vector<CheckResult> out;
+  size_t i = 0;
+  for (auto _ : state) {
+    ++i;
+    const std::string id = "check-" + std::to_string(next_id.fetch_add(1));
+    const Fingerprint fp = Fingerprint::From128(rng(), rng());
+    if (!index
+             ->Check(std::span<const std::string>(&id, 1), std::span<const Fingerprint>(&fp, 1),
+                     CheckOptions{}, &out)
+             .ok()) {
+      return state.SkipWithError("check");
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(i));  // items_per_second: checks/s, all threads
+}
+BENCHMARK(BM_Check)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(3);
 
 void BM_QueryLinearScan(benchmark::State& state) {
   Data& d = GetData();

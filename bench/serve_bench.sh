@@ -4,7 +4,10 @@
 # method) and with fingerprints, against an index of N random fingerprints;
 # plus the index's open time and peak RSS (`neardup index stats`).
 #
-#   bash bench/serve_bench.sh BUILD_DIR [N] [SECONDS]
+#   bash bench/serve_bench.sh BUILD_DIR [N] [SECONDS] [WORK_DIR]
+#
+# WORK_DIR (optional) keeps the generated index between runs (built when
+# WORK_DIR/i.idx is missing; each run's checks add to it).
 #
 # Documents come from ../shared/data/zh_thucnews1000.jsonl (cut to 700
 # characters, ~2 KB of UTF-8). Results: JSON lines on standard output.
@@ -12,14 +15,20 @@ set -euo pipefail
 BUILD=${1:?build directory}
 N=${2:-1000000}
 SECONDS_PER_RUN=${3:-5}
-NEARDUP=$BUILD/neardup
+NEARDUP=${NEARDUP:-$BUILD/neardup}  # NEARDUP=... to compare another build
 LOAD=$BUILD/bench/neardup_serve_load
 DATA=$(dirname "$0")/../../shared/data/zh_thucnews1000.jsonl
-WORK=$(mktemp -d)
-trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+if [ -n "${4:-}" ]; then
+  WORK=$4
+  mkdir -p "$WORK"
+  trap 'kill $SERVER 2>/dev/null || true' EXIT
+else
+  WORK=$(mktemp -d)
+  trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+fi
 SERVER=
 
-python3 - "$N" "$WORK" "$DATA" <<'PY'
+[ -e "$WORK/i.idx" ] || python3 - "$N" "$WORK" "$DATA" <<'PY'
 import json, random, sys
 n, work, data = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 rng = random.Random(1)
@@ -34,8 +43,11 @@ with open(f"{work}/doc_bodies.jsonl", "w") as f, open(data, encoding="utf-8") as
         text = json.loads(line)["text"][:700]
         f.write(json.dumps({"documents": [{"id": "ID", "text": text}]}, ensure_ascii=False) + "\n")
 PY
-echo "building an index of $N fingerprints" >&2
-"$NEARDUP" index build --fingerprints "$WORK/index.jsonl" -o "$WORK/i.idx" -q
+if [ ! -e "$WORK/i.idx" ]; then
+  echo "building an index of $N fingerprints" >&2
+  /usr/bin/time -f '{"build_s": %e, "build_max_rss_kb": %M}' \
+    "$NEARDUP" index build --fingerprints "$WORK/index.jsonl" -o "$WORK/i.idx" -q
+fi
 ls -l "$WORK/i.idx" "$WORK/i.idx.ids" >&2
 for run in 1 2 3; do
   /usr/bin/time -f '{"open_and_stats_s": %e, "max_rss_kb": %M}' \
@@ -60,8 +72,24 @@ for mode in "fingerprints sync" "fingerprints no-sync" "documents sync"; do
   bodies=$WORK/fp_bodies.jsonl
   [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
   for c in 1 8 64; do
-    printf '{"input": "%s", "log": "%s", "n": %d, ' "$1" "$2" "$N"
-    "$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" | sed 's/^{//' || true
+    # The server's CPU time (utime + stime, clock ticks) around the run: CPU
+    # per request, which the machine's other load does not inflate as much
+    # as it does the throughput; and the load average at the end.
+    cpu0=$(awk '{print $14 + $15}' /proc/$SERVER/stat)
+    result=$("$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" || true)
+    cpu1=$(awk '{print $14 + $15}' /proc/$SERVER/stat)
+    python3 - "$1" "$2" "$N" "$result" "$cpu0" "$cpu1" "$(getconf CLK_TCK)" <<'PY'
+import json, os, sys
+mode, log, n, result, cpu0, cpu1, tck = sys.argv[1:]
+r = json.loads(result)
+cpu = (float(cpu1) - float(cpu0)) / float(tck)
+out = {"input": mode, "log": log, "n": int(n)}
+out.update(r)
+out["server_cpu_s"] = round(cpu, 2)
+out["server_cpu_us_per_request"] = round(1e6 * cpu / max(r["requests"], 1), 1)
+out["load1"] = os.getloadavg()[0]
+print(json.dumps(out))
+PY
   done
   kill -TERM $SERVER; wait $SERVER || true
 done

@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
           if (!res) ++no_answer;
           // The first few failures, for the reader of a failed run.
           if (errors.load() <= 3) {
-            std::fprintf(stderr, "request failed: %s\n",
+            std::fprintf(stderr,
+                         "request failed after %.1f ms (request %ld of its connection): %s\n",
+                         std::chrono::duration<double, std::milli>(t1 - t0).count(), n,
                          res ? ("HTTP " + std::to_string(res->status) + " " + res->body).c_str()
                              : httplib::to_string(res.error()).c_str());
           }

@@ -43,11 +43,15 @@
 // the last committed state, never a mix of two.
 //
 // Thread safety: every method may be called from many threads at once. A
-// reader-writer mutex inside makes each call one step: Query, Contains and
-// Stats share it; Add, AddBatch, Remove, Check and Commit hold it
-// exclusively, so a Check's query and its add are atomic with respect to
-// every other call on the same object (a server's many workers share one
-// read-write DocumentIndex).
+// reader-writer mutex inside (writers preferred) makes each call one step:
+// Query, Contains and Stats share it; Add, AddBatch, Remove and Commit hold
+// it exclusively. Check queries under the shared side (so concurrent checks
+// use every core) and takes the exclusive side only to bring each answer up
+// to date with the changes made since its query and to add: a Check's answer
+// and its add are atomic with respect to every other call on the same object
+// (a server's many workers share one read-write DocumentIndex). With
+// DocumentIndexOptions::sync, the fsync of the log runs after the lock is
+// released and is shared by the calls that wait for it (group commit).
 
 #ifndef NEARDUP_DOCUMENT_INDEX_H_
 #define NEARDUP_DOCUMENT_INDEX_H_
@@ -107,7 +111,7 @@ struct DocumentMatch {
 
 // What DocumentIndex::Check does with each document after querying it.
 enum class CheckPolicy {
-  kQueryOnly,  // add nothing (a Query that takes the writer's lock)
+  kQueryOnly,  // add nothing (answers as Query)
   kAddIfNew,   // add the document when it has no match: "have I seen it?"
   kAddAlways,  // add every document; its matches are still reported
 };
@@ -232,8 +236,11 @@ class DocumentIndex {
 
   // For each document in order: its matches within options.k among the
   // indexed documents (including those added earlier in this batch), then,
-  // by options.policy, adds it. The whole batch is one step under the
-  // writer's lock: two concurrent Checks of near duplicates never both add.
+  // by options.policy, adds it. Each document is queried without the
+  // writer's lock; then, as one step under it, every answer of the batch is
+  // brought up to date and the adds are made: the outcome is that of the
+  // whole batch checked at that moment, so two concurrent Checks of near
+  // duplicates never both add.
   // *out gets one CheckResult per document. Validated before anything
   // changes (nothing is added on error): InvalidArgument when ids.size() !=
   // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,

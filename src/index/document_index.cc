@@ -5,6 +5,7 @@
 
 #include "neardup/document_index.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -349,6 +350,36 @@ bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep)
   return false;
 }
 
+bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
+  return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+}
+
+// A reader-writer mutex that prefers writers: a reader arriving while a
+// writer waits queues behind it. std::shared_mutex (glibc's default rwlock)
+// prefers readers, so a steady stream of queries (and of the query halves of
+// concurrent Checks) could keep the writer's half of a Check waiting
+// indefinitely.
+class RwMutex {
+ public:
+  RwMutex() {
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&rw_, &attr);
+    pthread_rwlockattr_destroy(&attr);
+  }
+  ~RwMutex() { pthread_rwlock_destroy(&rw_); }
+  RwMutex(const RwMutex&) = delete;
+  RwMutex& operator=(const RwMutex&) = delete;
+  void lock() { pthread_rwlock_wrlock(&rw_); }
+  void unlock() { pthread_rwlock_unlock(&rw_); }
+  void lock_shared() { pthread_rwlock_rdlock(&rw_); }
+  void unlock_shared() { pthread_rwlock_unlock(&rw_); }
+
+ private:
+  pthread_rwlock_t rw_;
+};
+
 // The document ids by numeric id: those of a version 2 base file (read in
 // place: its name order gives the lookup by id) and, above them, the ids
 // added since (or all of them, for an index read from version 1 files).
@@ -430,8 +461,12 @@ class Names {
 }  // namespace
 
 struct DocumentIndex::Rep {
-  // Shared by Query, Contains and Stats; exclusive for every change.
-  mutable std::shared_mutex mu;
+  // Shared by Query, Contains, Stats and the queries of Check; exclusive for
+  // every change.
+  mutable RwMutex mu;
+  // Incremented whenever `index` and `names` are replaced by a newly
+  // committed file (the delta's positions start again); guarded by mu.
+  uint64_t epoch = 0;
   std::string path;
   Mode mode = Mode::kReadOnly;
   std::unique_ptr<file::FileLock> lock;
@@ -568,6 +603,8 @@ struct DocumentIndex::Rep {
   // Waits for *pending; REQUIRES: `mu` not held.
   Status Await(const PendingSync& pending);
   Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
+  // The document ids of `neighbors`, in order.
+  Status Name(const std::vector<Neighbor>& neighbors, std::vector<DocumentMatch>* out) const;
 };
 
 namespace {
@@ -830,7 +867,9 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
                            index_internal::TableIndex::Create(
                                options.bits, options.max_k, PolicyOf(header.tables),
                                options.expected_size != 0 ? options.expected_size : ids.size()));
-  NEARDUP_RETURN_IF_ERROR(rep->index->AddBatch(numeric, fps));
+  // The delta's tables are built only if the index is queried before its
+  // Commit replaces it with the file (`index build`: never).
+  NEARDUP_RETURN_IF_ERROR(rep->index->AddBatchDeferTables(numeric, fps));
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
   // Leftovers are not removed here: until this index commits, a pending ids
@@ -1058,6 +1097,10 @@ Status DocumentIndex::Rep::Await(const PendingSync& pending) {
                                  ": the log could not be synced, so changes are refused "
                                  "until the index is reopened: " +
                                  s.message());
+    // The record was written: a reader sees the change, a power loss may
+    // lose it.
+    return Status::IOError(path +
+                           ": the change is in the log, but its fsync failed: " + s.message());
   }
   return s;
 }
@@ -1121,6 +1164,7 @@ Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
   file_bytes = static_cast<int64_t>(file->file_bytes());
   names.Reset(file, snap.lines);
   index = index_internal::TableIndex::FromFile(std::move(file));
+  ++epoch;
   return Status::OK();
 }
 
@@ -1256,9 +1300,14 @@ Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMa
 
 Status DocumentIndex::Rep::Query(const Fingerprint& fp, int k,
                                  std::vector<DocumentMatch>* out) const {
-  out->clear();
   std::vector<Neighbor> neighbors;
   NEARDUP_RETURN_IF_ERROR(index->Search(fp, k, &neighbors));
+  return Name(neighbors, out);
+}
+
+Status DocumentIndex::Rep::Name(const std::vector<Neighbor>& neighbors,
+                                std::vector<DocumentMatch>* out) const {
+  out->clear();
   out->reserve(neighbors.size());
   for (const Neighbor& n : neighbors) {
     // Open checked that every entry has a non-null line; kept as a check.
@@ -1272,42 +1321,105 @@ Status DocumentIndex::Rep::Query(const Fingerprint& fp, int k,
   return Status::OK();
 }
 
+// Check in two halves, so that checks use every core: each document is
+// queried under the readers' side of the lock (as Query, concurrently with
+// other checks), remembering where the delta ended; then, under the writer's
+// lock, its answer is brought up to date (matches removed meanwhile dropped,
+// documents added meanwhile, this batch's earlier ones included, scanned)
+// before it is added or not. The result is that of a query made at the
+// moment of the add, so two concurrent checks of near duplicates never both
+// add. A compaction that replaced the index in between (rare) makes the
+// writer's half query again.
 Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                             const CheckOptions& options, std::vector<CheckResult>* out) {
-  std::unique_lock lock(rep_->mu);
   Rep& r = *rep_;
-  Rep::PendingSync pending;
   out->clear();
   const bool may_add = options.policy != CheckPolicy::kQueryOnly;
-  if (may_add) NEARDUP_RETURN_IF_ERROR(r.CheckChangeable());
+  if (may_add) NEARDUP_RETURN_IF_ERROR(r.CheckWritable());
   if (ids.size() != fps.size()) {
     return Status::InvalidArgument("ids and fingerprints differ in number");
   }
-  const int k = options.k < 0 ? r.index->max_k() : options.k;
-  if (k > r.index->max_k()) {
+  const int k = options.k < 0 ? r.max_k : options.k;
+  if (k > r.max_k) {
     return Status::InvalidArgument("k " + std::to_string(k) + " is larger than the index's max k " +
-                                   std::to_string(r.index->max_k()));
+                                   std::to_string(r.max_k));
   }
-  // Validate everything before changing anything.
+  // Validate everything that does not depend on the index's state first.
   std::unordered_map<std::string_view, size_t> seen;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (fps[i].bits() != r.index->bits()) {
+    if (fps[i].bits() != r.bits) {
       return Status::InvalidArgument("document '" + ids[i] + "': a " +
                                      std::to_string(fps[i].bits()) + "-bit fingerprint in a " +
-                                     std::to_string(r.index->bits()) + "-bit index");
+                                     std::to_string(r.bits) + "-bit index");
     }
     if (!seen.emplace(ids[i], i).second) {
       return Status::InvalidArgument("document id '" + ids[i] + "' appears twice in the input");
     }
-    if (may_add && !options.replace && r.names.Contains(ids[i])) {
-      return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
-    }
   }
   out->resize(ids.size());
+  // The readers' half. The index file's tables (the bulk of a query's
+  // cache misses) are queried without any lock: the file never changes, and
+  // the pointer held keeps it mapped through a compaction. The delta (small,
+  // in memory) under the shared lock, briefly. Removed rows are dropped when
+  // the answer is named.
+  struct Found {
+    uint64_t epoch = 0;
+    bool stale = false;    // a compaction replaced the index in between
+    size_t delta_end = 0;  // the delta's size when it was queried
+    std::vector<Neighbor> neighbors;
+  };
+  std::vector<Found> found(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::shared_ptr<const index_internal::IndexFileV2> file;
+    {
+      std::shared_lock lock(r.mu);
+      if (may_add && !options.replace && r.names.Contains(ids[i])) {
+        return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+      }
+      found[i].epoch = r.epoch;
+      file = r.index->base_file();
+    }
+    std::vector<Neighbor>& neighbors = found[i].neighbors;
+    if (file) index_internal::TableIndex::SearchFile(*file, nullptr, fps[i], k, &neighbors);
+    std::shared_lock lock(r.mu);
+    if (r.epoch != found[i].epoch) {
+      found[i].stale = true;
+      if (may_add) continue;  // the writer's half queries again
+      NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
+    } else {
+      found[i].delta_end = r.index->delta_size();
+      r.index->SearchDelta(fps[i], k, &neighbors);
+      std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
+      std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
+    }
+    if (!may_add) NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &(*out)[i].matches));
+  }
+  if (!may_add) return Status::OK();
+
+  // The writer's half.
+  Rep::PendingSync pending;
+  std::unique_lock lock(r.mu);
+  NEARDUP_RETURN_IF_ERROR(r.CheckChangeable());
+  if (!options.replace) {
+    for (const std::string& id : ids) {
+      if (r.names.Contains(id)) {
+        return Status::InvalidArgument("document id '" + id + "' is already in " + r.path);
+      }
+    }
+  }
   std::vector<LogOp> ops;
   for (size_t i = 0; i < ids.size(); ++i) {
+    std::vector<Neighbor>& neighbors = found[i].neighbors;
+    if (found[i].stale || found[i].epoch != r.epoch) {
+      NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
+    } else {
+      // Removed since the query: gone from the names too.
+      std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
+      r.index->SearchDeltaSince(found[i].delta_end, fps[i], k, &neighbors);
+      std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
+    }
     CheckResult& result = (*out)[i];
-    NEARDUP_RETURN_IF_ERROR(r.Query(fps[i], k, &result.matches));
+    NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &result.matches));
     // With replace, the entry this document replaces is not its duplicate.
     std::erase_if(result.matches, [&](const DocumentMatch& m) { return m.id == ids[i]; });
     result.added = options.policy == CheckPolicy::kAddAlways ||
@@ -1317,7 +1429,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
           r.AddBatch(ids.subspan(i, 1), fps.subspan(i, 1), options.replace, &ops));
     }
   }
-  if (may_add) NEARDUP_RETURN_IF_ERROR(r.Persist(ops, &pending));
+  NEARDUP_RETURN_IF_ERROR(r.Persist(ops, &pending));
   lock.unlock();
   return r.Await(pending);
 }

@@ -66,6 +66,7 @@ void TableIndex::RebuildDeltaTables() {
 }
 
 size_t TableIndex::MemoryBytes() const {
+  EnsureTables();
   size_t bytes = (d_ids_.capacity() + d_lo_.capacity() + d_hi_.capacity()) * 8 +
                  d_dead_.capacity() / 8 + base_dead_.capacity() / 8 + d_pos_.size() * 48;
   for (const OwnedTable& t : d_tables_) {
@@ -78,7 +79,26 @@ Status TableIndex::Add(uint64_t id, const Fingerprint& fp) {
   return AddBatch(std::span<const uint64_t>(&id, 1), std::span<const Fingerprint>(&fp, 1));
 }
 
+void TableIndex::EnsureTables() const {
+  if (tables_current_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(lazy_mu_);
+  if (tables_current_.load(std::memory_order_relaxed)) return;
+  // Logically const: the answers do not change, only how they are found.
+  const_cast<TableIndex*>(this)->RebuildDeltaTables();
+  tables_current_.store(true, std::memory_order_release);
+}
+
 Status TableIndex::AddBatch(std::span<const uint64_t> ids, std::span<const Fingerprint> fps) {
+  return Append(ids, fps, /*defer=*/false);
+}
+
+Status TableIndex::AddBatchDeferTables(std::span<const uint64_t> ids,
+                                       std::span<const Fingerprint> fps) {
+  return Append(ids, fps, /*defer=*/true);
+}
+
+Status TableIndex::Append(std::span<const uint64_t> ids, std::span<const Fingerprint> fps,
+                          bool defer) {
   if (ids.size() != fps.size()) {
     return Status::InvalidArgument("ids and fingerprints differ in number");
   }
@@ -101,12 +121,16 @@ Status TableIndex::AddBatch(std::span<const uint64_t> ids, std::span<const Finge
   }
   live_ += ids.size();
   if (d_ids_.size() - d_built_ > std::max(kMinTail, d_built_)) {
-    RebuildDeltaTables();
-  } else {
-    // The vectors may have moved: the view's fingerprints follow them.
-    d_view_.lo = std::span<const uint64_t>(d_lo_.data(), d_built_);
-    if (spec_.bits == 128) d_view_.hi = std::span<const uint64_t>(d_hi_.data(), d_built_);
+    if (defer) {
+      tables_current_.store(false, std::memory_order_release);
+    } else {
+      RebuildDeltaTables();
+      tables_current_.store(true, std::memory_order_release);
+    }
   }
+  // The vectors may have moved: the view's fingerprints follow them.
+  d_view_.lo = std::span<const uint64_t>(d_lo_.data(), d_built_);
+  if (spec_.bits == 128) d_view_.hi = std::span<const uint64_t>(d_hi_.data(), d_built_);
   return Status::OK();
 }
 
@@ -153,34 +177,48 @@ Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>
     return Status::InvalidArgument("a " + std::to_string(query.bits()) + "-bit query in a " +
                                    std::to_string(bits()) + "-bit index");
   }
+  if (base_) SearchFile(*base_, &base_dead_, query, k, out);
+  SearchDelta(query, k, out);
+  std::sort(out->begin(), out->end(), ByDistanceThenId);
+  return Status::OK();
+}
+
+void TableIndex::SearchFile(const IndexFileV2& file, const std::vector<bool>* dead,
+                            const Fingerprint& query, int k, std::vector<Neighbor>* out) {
   thread_local std::vector<uint32_t> rows;
   thread_local std::vector<int> dists;
-  if (base_) {
-    rows.clear();
-    dists.clear();
-    QueryTables(base_->tables(), query.hi(), query.lo(), k, &rows, &dists);
-    const auto ids = base_->ids();
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (BaseRemoved(rows[i]) || rows[i] >= ids.size()) continue;
-      out->push_back(Neighbor{ids[rows[i]], dists[i]});
-    }
+  rows.clear();
+  dists.clear();
+  QueryTables(file.tables(), query.hi(), query.lo(), k, &rows, &dists);
+  const auto ids = file.ids();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] >= ids.size()) continue;
+    if (dead != nullptr && rows[i] < dead->size() && (*dead)[rows[i]]) continue;
+    out->push_back(Neighbor{ids[rows[i]], dists[i]});
   }
+}
+
+void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
+  EnsureTables();
+  thread_local std::vector<uint32_t> rows;
+  thread_local std::vector<int> dists;
   rows.clear();
   dists.clear();
   QueryTables(d_view_, query.hi(), query.lo(), k, &rows, &dists);
-  for (size_t i = d_built_; i < d_ids_.size(); ++i) {
-    const int d = std::popcount(d_lo_[i] ^ query.lo()) + std::popcount(d_hi_[i] ^ query.hi());
-    if (d <= k) {
-      rows.push_back(static_cast<uint32_t>(i));
-      dists.push_back(d);
-    }
-  }
   for (size_t i = 0; i < rows.size(); ++i) {
     if (d_dead_[rows[i]]) continue;
     out->push_back(Neighbor{d_ids_[rows[i]], dists[i]});
   }
-  std::sort(out->begin(), out->end(), ByDistanceThenId);
-  return Status::OK();
+  SearchDeltaSince(d_built_, query, k, out);
+}
+
+void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
+                                  std::vector<Neighbor>* out) const {
+  for (size_t i = from; i < d_ids_.size(); ++i) {
+    if (d_dead_[i]) continue;
+    const int d = std::popcount(d_lo_[i] ^ query.lo()) + std::popcount(d_hi_[i] ^ query.hi());
+    if (d <= k) out->push_back(Neighbor{d_ids_[i], d});
+  }
 }
 
 Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int /*threads*/,

@@ -7,11 +7,18 @@
 // entries (rebuilt as it doubles) and a short unsorted tail scanned linearly,
 // so a query costs the same as on a freshly written file and its answers are
 // the same: the mapped index answers exactly as the in-memory one.
+//
+// Thread safety: const methods may run concurrently with each other (the
+// delta's tables are built lazily under an internal mutex); a non-const
+// method needs exclusive access. SearchFile on a held base_file() needs no
+// lock at all.
 
 #ifndef NEARDUP_INDEX_TABLE_INDEX_H_
 #define NEARDUP_INDEX_TABLE_INDEX_H_
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +43,10 @@ class TableIndex : public HammingIndex {
   size_t MemoryBytes() const override;
   Status Add(uint64_t id, const Fingerprint& fp) override;
   Status AddBatch(std::span<const uint64_t> ids, std::span<const Fingerprint> fps) override;
+  // AddBatch, leaving the delta's tables to be built by the first call that
+  // needs them (Search, MemoryBytes; or the next AddBatch): a bulk load that
+  // is written to a file and replaced by it never builds them.
+  Status AddBatchDeferTables(std::span<const uint64_t> ids, std::span<const Fingerprint> fps);
   size_t Remove(uint64_t id) override;
   size_t RemoveBatch(std::span<const uint64_t> ids) override;
   Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override;
@@ -50,12 +61,34 @@ class TableIndex : public HammingIndex {
   const TablesPolicy& policy() const { return policy_; }
   const IndexFileV2* base() const { return base_.get(); }
   size_t delta_size() const { return d_ids_.size(); }
+  // The version 2 file used in place (null for an index without one). It
+  // never changes: queries of it need no lock once the pointer is held.
+  std::shared_ptr<const IndexFileV2> base_file() const { return base_; }
+  // Appends to *out every row of `file` within distance k of `query` found
+  // by its tables (numeric ids; rows removed since included, unless `dead`
+  // marks them). Needs no lock. REQUIRES: k and the width valid.
+  static void SearchFile(const IndexFileV2& file, const std::vector<bool>* dead,
+                         const Fingerprint& query, int k, std::vector<Neighbor>* out);
+  // Appends to *out every live delta entry within distance k (its tables and
+  // its tail), unsorted. REQUIRES: k and the width valid.
+  void SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const;
+  // Appends to *out every live delta entry at position >= `from` (in
+  // insertion order: the entries added since delta_size() was `from`) within
+  // distance k of `query`, by a linear scan (exact). REQUIRES: k and the
+  // query's width valid (as checked by Search).
+  void SearchDeltaSince(size_t from, const Fingerprint& query, int k,
+                        std::vector<Neighbor>* out) const;
   // True when base row `row` was removed.
   bool BaseRemoved(size_t row) const { return row < base_dead_.size() && base_dead_[row]; }
 
  private:
   TableIndex() = default;
   void RebuildDeltaTables();
+  Status Append(std::span<const uint64_t> ids, std::span<const Fingerprint> fps, bool defer);
+  // Builds the delta's tables when AddBatchDeferTables left them out of
+  // date. Safe from concurrent const calls (the readers' side of a
+  // DocumentIndex's lock): one builds, the others wait for it.
+  void EnsureTables() const;
 
   TablesSpec spec_;
   TablesPolicy policy_;
@@ -69,6 +102,8 @@ class TableIndex : public HammingIndex {
   std::vector<OwnedTable> d_tables_;                         // over [0, d_built_)
   size_t d_built_ = 0;
   TablesView d_view_;
+  mutable std::mutex lazy_mu_;
+  mutable std::atomic<bool> tables_current_{true};
 };
 
 }  // namespace neardup::index_internal

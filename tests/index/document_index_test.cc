@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -479,6 +481,107 @@ TEST_F(DocumentIndexTest, ConcurrentChecksAddEachGroupOnce) {
   }
   for (int g = 0; g < kGroups; ++g) EXPECT_EQ(per_group[g], 1) << "group " << g;
   EXPECT_EQ((*w)->size(), size_t{kGroups});
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Rounds in which eight threads check near duplicates of one group at the
+// same moment (a barrier) on a logged index with a version 2 base, while a
+// ninth thread, at the same moment, removes the group's indexed member
+// (even rounds: a match found by a check's query is gone before its add) or
+// compacts (every third round: the index and its delta are replaced between
+// a check's query and its add). A round without an indexed member adds
+// exactly one document; a round with one adds at most one; every check that
+// does not add reports a member of its group.
+TEST_F(DocumentIndexTest, SimultaneousChecksWithRemovalsAndCompactions) {
+  constexpr int kRounds = 90;
+  constexpr int kThreads = 8;
+  BuildAndCommit(MakeDocs("base", 300, 3));
+  DocumentIndexOptions logged;
+  logged.log = true;
+  logged.sync = false;
+  auto w = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadWrite, logged);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  std::mt19937_64 rng(29);
+  std::vector<uint64_t> bases(kRounds);
+  std::vector<std::string> seeds;
+  std::vector<Fingerprint> seed_fps;
+  for (int r = 0; r < kRounds; ++r) {
+    bases[r] = rng();
+    if (r % 2 == 0) {
+      seeds.push_back("seed" + std::to_string(r));
+      seed_fps.push_back(Fingerprint::From64(bases[r]));
+    }
+  }
+  ASSERT_TRUE((*w)->AddBatch(seeds, seed_fps).ok());
+  ASSERT_TRUE((*w)->Compact().ok());  // the seeds in the base file
+  std::vector<std::vector<Fingerprint>> fps(kRounds);
+  for (int r = 0; r < kRounds; ++r) {
+    for (int t = 0; t < kThreads; ++t) fps[r].push_back(Near(bases[r], 1, rng));
+  }
+  std::vector<std::vector<char>> added(kRounds, std::vector<char>(kThreads, 0));
+  std::vector<std::vector<char>> matched(kRounds, std::vector<char>(kThreads, 0));
+  std::atomic<bool> failed{false};
+  std::barrier sync(kThreads + 1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<CheckResult> out;
+      for (int r = 0; r < kRounds; ++r) {
+        sync.arrive_and_wait();
+        const std::string group = "r" + std::to_string(r) + "-";
+        const std::vector<std::string> ids = {group + std::to_string(t)};
+        const std::vector<Fingerprint> one = {fps[r][t]};
+        if (!(*w)->Check(ids, one, CheckOptions{}, &out).ok() || out.size() != 1) {
+          failed = true;
+          continue;
+        }
+        added[r][t] = out[0].added;
+        for (const DocumentMatch& m : out[0].matches) {
+          if (m.id.rfind(group, 0) == 0 || m.id == "seed" + std::to_string(r)) matched[r][t] = 1;
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int r = 0; r < kRounds; ++r) {
+      sync.arrive_and_wait();
+      if (r % 2 == 0) {
+        const std::vector<std::string> seed = {"seed" + std::to_string(r)};
+        auto removed = (*w)->Remove(seed, nullptr);
+        if (!removed.ok() || *removed != 1) failed = true;
+      }
+      if (r % 6 == 0 && !(*w)->Compact().ok()) failed = true;
+    }
+  });
+  for (auto& t : threads) t.join();
+  ASSERT_FALSE(failed);
+  size_t total = 300;
+  for (int r = 0; r < kRounds; ++r) {
+    int adds = 0;
+    for (int t = 0; t < kThreads; ++t) {
+      adds += added[r][t];
+      if (!added[r][t]) {
+        EXPECT_TRUE(matched[r][t]) << "round " << r << " thread " << t;
+      }
+    }
+    if (r % 2 == 0) {
+      EXPECT_LE(adds, 1) << "round " << r;
+    } else {
+      EXPECT_EQ(adds, 1) << "round " << r;
+    }
+    total += adds;
+  }
+  EXPECT_EQ((*w)->size(), total);
+  // The log and the base agree with memory after a reopen.
+  w->reset();
+  auto r = DocumentIndex::Open(path_);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->size(), total);
 }
 
 }  // namespace

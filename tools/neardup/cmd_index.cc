@@ -267,12 +267,24 @@ int RunQuery(const IndexFlags& flags) {
   return InputExitCode(flags.input, *stats);
 }
 
+// How `index add`, `remove` and `check --add-new` write: each appends one
+// record to the write-ahead log IDX.log, fsynced before it exits 0, instead of
+// rewriting IDX; once the log is larger than half the index (and 1 MiB), the
+// same process folds it into IDX before it exits (as `index compact`).
+DocumentIndexOptions WriteAheadOptions() {
+  DocumentIndexOptions o;
+  o.log = true;
+  o.sync = true;
+  o.background_compaction = false;
+  return o;
+}
+
 int RunAdd(const IndexFlags& flags) {
-  // Read-write: the index's lock is held from here to the commit, so
+  // Read-write: the index's lock is held from here to the exit, so
   // concurrent adds run one after another and none is lost.
   Method method;
   BoilerplatePass lines;
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &method, &lines);
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &method, &lines, WriteAheadOptions());
   if (!index.ok()) return Fail(index.status());
   Batch batch;
   auto stats = ReadBatch(flags, method, &batch, lines);
@@ -282,7 +294,6 @@ int RunAdd(const IndexFlags& flags) {
     added = Status::InvalidArgument(added.message() + "; --replace replaces it");
   }
   NEARDUP_RETURN_IF_ERROR_CLI(added);
-  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
   if (!flags.input.quiet) {
     std::fprintf(stderr, "neardup: added %zu fingerprints; the index holds %zu\n", batch.fps.size(),
                  (*index)->size());
@@ -297,10 +308,8 @@ int RunCheck(const IndexFlags& flags) {
   const auto mode =
       flags.add_new ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly;
   // The additions go to the log (one synced record), not a rewrite of IDX.
-  DocumentIndexOptions log_options;
-  log_options.log = true;
   BoilerplatePass lines;
-  auto index = Open(flags, mode, &method, &lines, log_options);
+  auto index = Open(flags, mode, &method, &lines, WriteAheadOptions());
   if (!index.ok()) return Fail(index.status());
   DocumentIndex& idx = **index;
   CheckOptions options;
@@ -362,7 +371,7 @@ int RunCheck(const IndexFlags& flags) {
 }
 
 int RunRemove(const IndexFlags& flags) {
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr, nullptr, WriteAheadOptions());
   if (!index.ok()) return Fail(index.status());
   std::vector<std::string> missing;
   auto removed = (*index)->Remove(flags.remove_ids, &missing);
@@ -370,7 +379,6 @@ int RunRemove(const IndexFlags& flags) {
   for (const std::string& id : missing) {
     std::cerr << "neardup: warning: no document '" << id << "' in " << flags.index_path << "\n";
   }
-  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
   if (!flags.input.quiet) {
     std::fprintf(stderr, "neardup: removed %zu fingerprints; the index holds %zu\n", *removed,
                  (*index)->size());
@@ -500,7 +508,10 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   q->callback([query, exit_code] { exit_code->value = RunQuery(*query); });
 
   auto add = std::make_shared<IndexFlags>();
-  CLI::App* a = index->add_subcommand("add", "Fingerprint documents and add them to the index");
+  CLI::App* a = index->add_subcommand(
+      "add",
+      "Fingerprint documents and add them to the index (one fsynced record appended to IDX.log; "
+      "IDX is rewritten once the log outgrows half of it, or by `index compact`)");
   a->add_option("IDX", add->index_path, "The index")->required();
   AddInputOptions(a, &add->input);
   a->add_flag("--fingerprints", add->fingerprints, "INPUT is `neardup fingerprint` JSONL");
@@ -538,7 +549,8 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   c->callback([check, exit_code] { exit_code->value = RunCheck(*check); });
 
   auto remove = std::make_shared<IndexFlags>();
-  CLI::App* r = index->add_subcommand("remove", "Remove documents from the index by id");
+  CLI::App* r = index->add_subcommand(
+      "remove", "Remove documents from the index by id (one fsynced record appended to IDX.log)");
   r->add_option("IDX", remove->index_path, "The index")->required();
   r->add_option("ID", remove->remove_ids, "Document ids")->required();
   r->add_flag("--strict", remove->input.strict, "Exit with status 3 if an id is not indexed");
@@ -548,7 +560,8 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   auto compact = std::make_shared<IndexFlags>();
   CLI::App* co = index->add_subcommand(
       "compact",
-      "Rewrite IDX and IDX.ids with the log IDX.log (written by check --add-new and serve) "
+      "Rewrite IDX and IDX.ids with the log IDX.log (written by add, remove, check --add-new "
+      "and serve) "
       "folded in and tables chosen for the index's size; a version 1 index becomes version 2 "
       "(the upgrade)");
   co->add_option("IDX", compact->index_path, "The index")->required();

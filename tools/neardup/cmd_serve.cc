@@ -7,13 +7,10 @@
 // a crash; the requests are wired to DocumentIndex::Query, AddBatch, Check
 // and Remove. The API is in doc/serve.md.
 
-// cpp-httplib listens with a backlog of 5 by default: 64 clients connecting
-// at once overflowed it (connections refused). Only this file of the program
-// includes httplib.h, so the setting is the same everywhere it is used.
-#define CPPHTTPLIB_LISTEN_BACKLOG 1024
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -52,6 +49,10 @@ struct ServeFlags {
 };
 
 // An error answer: {"error": {"status": N, "message": "..."}}.
+// Pending connections the kernel keeps for the accept loop (capped by
+// net.core.somaxconn, 4096 by default).
+constexpr int kListenBacklog = 1024;
+
 void SetError(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
   const Json j = {{"error", {{"status", status}, {"message", message}}}};
@@ -119,6 +120,8 @@ class Server {
   const std::string token_;
   httplib::Server http_;
   std::mutex log_mu_;  // one access log line at a time
+  // The listening socket, recorded when httplib creates it (ListenBacklog).
+  std::atomic<int> listen_fd_{-1};
 };
 
 bool Server::Authorized(const httplib::Request& req) const {
@@ -434,12 +437,34 @@ bool Server::Run() {
   // A keep-alive connection serves this many requests before it is closed
   // (httplib's default, 5, made clients reconnect every fifth request).
   http_.set_keep_alive_max_count(100000);
+  // cpp-httplib listens with a backlog of 5, fixed when Debian compiled
+  // libcpp-httplib (CPPHTTPLIB_LISTEN_BACKLOG defined here does not reach
+  // it): with more clients connecting at once than that, or an accept loop
+  // that is slow to run on a loaded machine, the kernel drops handshakes, and
+  // a client whose handshake completed on its side sees its first request
+  // fail ("Read") after about a second. The listening socket is recorded when
+  // it is created, and listen(2) is called on it again with a larger backlog
+  // (Linux updates the backlog of a listening socket).
+  http_.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    int expected = -1;
+    listen_fd_.compare_exchange_strong(expected, sock);
+  });
   int port = flags_.port;
   if (port == 0) {
     port = http_.bind_to_any_port(flags_.host);
     if (port < 0) return false;
   } else if (!http_.bind_to_port(flags_.host, port)) {
     return false;
+  }
+  if (const int fd = listen_fd_.load(); fd >= 0) {
+    int listening = 0;
+    socklen_t len = sizeof(listening);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0 ||
+        ::listen(fd, kListenBacklog) != 0) {
+      std::fprintf(stderr, "neardup: warning: cannot raise the listen backlog to %d\n",
+                   kListenBacklog);
+    }
   }
   // The address on standard output (a test or script reads the port).
   std::printf("neardup: serving %s on http://%s:%d\n", flags_.index_path.c_str(),
