@@ -16,7 +16,7 @@
 #   fingerprints. Reference in the same run: the exact join (permuted tables)
 #   and the banded one through Dedup at 100k real fingerprints.
 # e2e: `neardup dedup --threads 2` on SIZES documents (default 100000 300000
-#   1000000) for the default method and --method minhash: wall, CPU and peak RSS
+#   1000000) for the default method (chars5u) and --method minhash: wall, CPU and peak RSS
 #   from /usr/bin/time -v, phase seconds from --summary-json.
 # Every row carries the load average before the run (the machine is shared).
 set -euo pipefail
@@ -75,7 +75,7 @@ if [ "$what" = e2e ] || [ "$what" = all ]; then
   for n in "${sizes[@]}"; do
     [ -s "c$n.jsonl" ] || head -n "$n" "c$max.jsonl" >"c$n.jsonl"
   done
-  for method in chars5 minhash; do
+  for method in chars5u minhash; do  # the default method, then MinHash
     for n in "${sizes[@]}"; do
       echo "== neardup dedup, $n documents, --method $method, 2 threads"
       timed "dedup_${method}_$n" "$neardup" dedup "c$n.jsonl" --method "$method" --threads 2 \
