@@ -136,6 +136,19 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   return Status::OK();
 }
 
+// The band layout that --bands / --band-bits force, with its guarantee.
+SimHashBands ForcedBands(const DedupOptions& opt, int bits) {
+  SimHashBands b;
+  b.bits = bits;
+  b.band_bits = opt.band_bits;
+  b.bands = opt.bands;
+  b.seed = opt.band_seed;
+  b.recall_at_k = BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
+  b.recall_at_k_minus_4 =
+      BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
+  return b;
+}
+
 // The stream join: banded (dedup/stream_bands.h) when the exact tables would
 // be slow, as cluster mode chooses (but on documents, not distinct
 // fingerprints: stream mode inserts only kept documents).
@@ -148,14 +161,7 @@ bool ChooseStream(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   rep->distinct = fps.size();
   if (opt.join == DedupJoin::kExact || fps.size() < 2) return false;
   if (opt.bands > 0) {
-    rep->bands.bits = bits;
-    rep->bands.band_bits = opt.band_bits;
-    rep->bands.bands = opt.bands;
-    rep->bands.seed = opt.band_seed;
-    rep->bands.recall_at_k =
-        BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
-    rep->bands.recall_at_k_minus_4 =
-        BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
+    rep->bands = ForcedBands(opt, bits);
   } else {
     rep->bands = ChooseSimHashStreamBands(fps.size(), bits, opt.k, opt.recall, SampleDistances(fps),
                                           opt.band_seed);
@@ -280,14 +286,7 @@ Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const Dedup
   bool banded = opt.join == DedupJoin::kBanded;
   if (opt.join != DedupJoin::kExact) {
     if (opt.bands > 0) {
-      rep->bands.bits = bits;
-      rep->bands.band_bits = opt.band_bits;
-      rep->bands.bands = opt.bands;
-      rep->bands.seed = opt.band_seed;
-      rep->bands.recall_at_k =
-          BandRecall(BitSamplingCollision(bits, opt.k, opt.band_bits), opt.bands);
-      rep->bands.recall_at_k_minus_4 =
-          BandRecall(BitSamplingCollision(bits, std::max(opt.k - 4, 0), opt.band_bits), opt.bands);
+      rep->bands = ForcedBands(opt, bits);
     } else {
       rep->bands =
           ChooseSimHashBands(n, bits, opt.k, opt.recall, SampleDistances(fps), opt.band_seed);
