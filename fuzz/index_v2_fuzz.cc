@@ -62,8 +62,6 @@ struct Fixture {
   std::string bytes;      // the index file
   std::string ids_bytes;  // its ids file ("" when written without one)
   std::vector<neardup::Fingerprint> fps;
-  int bits = 64;
-  int max_k = 0;
 };
 
 std::string ReadAll(const std::string& path) {
@@ -93,8 +91,6 @@ std::vector<neardup::Fingerprint> RandomFingerprints(int bits, int n, uint64_t s
 // at this size), with its ids file.
 Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed) {
   Fixture f;
-  f.bits = bits;
-  f.max_k = max_k;
   f.fps = RandomFingerprints(bits, 40, seed);
   std::vector<std::string> ids;
   for (size_t i = 0; i < f.fps.size(); ++i) ids.push_back("doc-" + std::to_string(i));
@@ -118,8 +114,6 @@ Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed) {
 // with a directory sized for the few rows written), without an ids file.
 Fixture MakeBandsFixture(int bits, int max_k, uint64_t seed) {
   Fixture f;
-  f.bits = bits;
-  f.max_k = max_k;
   f.fps = RandomFingerprints(bits, 40, seed);
   ix::IndexFileV2Meta meta;
   meta.spec = ix::ChooseTables(1000000, bits, max_k, meta.policy);
