@@ -60,8 +60,7 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   if (held_) {
     r.on_issue = [](const InputIssue& issue) {
       if (issue.kind == InputIssue::Kind::kSkipped) return;
-      std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
-                << "\n";
+      PrintIssue(issue);
     };
   } else {
     r.on_issue = [](const InputIssue&) {};

@@ -267,8 +267,28 @@ Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags) {
   return method->pipeline;
 }
 
+void PrintErrorLine(std::string_view line) {
+  std::string buffer;
+  buffer.reserve(line.size() + 1);
+  buffer.append(line);
+  buffer.push_back('\n');
+  std::cerr.flush();
+  size_t done = 0;
+  while (done < buffer.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, buffer.data() + done, buffer.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere left to report to
+    done += static_cast<size_t>(n);
+  }
+}
+
+void PrintIssue(const InputIssue& issue) {
+  PrintErrorLine(std::string("neardup: ") + (issue.dropped() ? "skipped: " : "warning: ") +
+                 issue.ToString());
+}
+
 int Fail(const Status& status) {
-  std::cerr << "neardup: error: " << status.message() << "\n";
+  PrintErrorLine("neardup: error: " + status.message());
   return status.IsInvalidArgument() ? kExitUsage : kExitError;
 }
 
@@ -412,8 +432,7 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
     // Symbolic links skipped in directories are only counted in the summary:
     // a man page tree has dozens of them.
     if (issue.kind == InputIssue::Kind::kSkipped) return;
-    std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
-              << "\n";
+    PrintIssue(issue);
   };
   auto reader = DocumentReader::Open(flags.inputs, options);
   if (!reader.ok()) return reader.status();
@@ -534,11 +553,6 @@ Status WriteRecords(const std::string& path, const std::vector<std::string>& inp
 }
 
 namespace {
-
-void PrintIssue(const InputIssue& issue) {
-  std::cerr << "neardup: " << (issue.dropped() ? "skipped: " : "warning: ") << issue.ToString()
-            << "\n";
-}
 
 // The first document of `operand` (a text with --text).
 Result<Document> LoadOperand(const std::string& operand, const OperandFlags& flags) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -195,6 +196,14 @@ int InputExitCode(const InputFlags& flags, const InputStats& stats);
 
 // One line: "neardup: read 3 documents from 2 files (1.2 MB); 1 malformed line".
 std::string SummaryLine(const InputStats& stats);
+
+// Writes `line` and a newline to standard error in one write(2), so that the
+// lines of threads, or of the ranks of an MPI job sharing one stderr, never
+// interleave within a line.
+void PrintErrorLine(std::string_view line);
+
+// "neardup: warning: FILE:LINE: reason" (or "skipped: ...") for one issue.
+void PrintIssue(const InputIssue& issue);
 
 // In a Run* function: prints the error and returns its exit status.
 #define NEARDUP_RETURN_IF_ERROR_CLI(expr)                            \

@@ -111,7 +111,7 @@ class Log {
   void operator()(const std::string& line) {
     file_ << line << "\n";
     file_.flush();
-    if (!quiet_) std::cerr << "neardup-mpi: rank " << w_.rank << ": " << line << "\n";
+    if (!quiet_) cli::PrintErrorLine("neardup-mpi: rank " + std::to_string(w_.rank) + ": " + line);
   }
 
  private:
@@ -132,8 +132,8 @@ struct StageReport {
 // status (each failed rank has printed its reason; rank 0 names them).
 int EndStage(const World& w, const char* stage, const Status& status) {
   if (!status.ok()) {
-    std::cerr << "neardup-mpi: rank " << w.rank << ": error in stage " << stage << ": "
-              << status.message() << "\n";
+    cli::PrintErrorLine("neardup-mpi: rank " + std::to_string(w.rank) + ": error in stage " +
+                        stage + ": " + status.message());
   }
   const int mine = status.ok() ? 0 : status.IsInvalidArgument() ? cli::kExitUsage : cli::kExitError;
   const std::vector<uint64_t> codes = AllGatherU64(w, static_cast<uint64_t>(mine));
@@ -146,7 +146,7 @@ int EndStage(const World& w, const char* stage, const Status& status) {
     if (code < 0) code = static_cast<int>(codes[r]);
   }
   if (code >= 0 && w.rank == 0) {
-    std::cerr << "neardup-mpi: stage " << stage << " failed on rank(s) " << ranks << "\n";
+    cli::PrintErrorLine("neardup-mpi: stage " + std::string(stage) + " failed on rank(s) " + ranks);
   }
   return code;
 }
