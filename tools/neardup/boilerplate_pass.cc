@@ -67,12 +67,20 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   }
   NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(input.inputs, {}));
   NEARDUP_ASSIGN_OR_RETURN(auto reader, DocumentReader::Open(input.inputs, r));
+  // The line keys on the pool (reading ahead), counted in input order: a
+  // serial pass here was a third of dedup's time at one thread and kept two
+  // threads below 1.5x one (doc/benchmarks.md, text core).
   LineCounter counter;
-  Document doc;
-  while (reader->Next(&doc)) {
-    counter.Add(doc.text, normalizer_.get());
-    if (held_) documents_.push_back(std::move(doc));
-  }
+  ThreadPool pool(input.threads);
+  OrderedParallelMap<Document, std::vector<uint64_t>>(
+      &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
+      [&](Document* doc) { return reader->Next(doc); },
+      [](const Document& doc) { return doc.text.size(); },
+      [&](const Document& doc) { return DocumentLineKeys(doc.text, normalizer_.get()); },
+      [&](Document& doc, std::vector<uint64_t>& keys) {
+        counter.AddKeys(keys);
+        if (held_) documents_.push_back(std::move(doc));
+      });
   input_stats_ = reader->stats();
   stats_ = std::move(counter).Finish();
   filter_ = std::make_unique<BoilerplateFilter>(stats_, options_, normalizer_.get());
