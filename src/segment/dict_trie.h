@@ -220,7 +220,10 @@ class DictTrie {
     if (node == 0 && cp < kRootDirect) return root_child_[cp];
     uint32_t lo = nodes_[node].first_child();
     uint32_t hi = nodes_[node + 1].first_child();
-    if (hi - lo > kMaxScan) WideRange(lo, hi, cp, &lo, &hi);
+    if (hi - lo > kMaxScan) {
+      if (!MayHaveWideChild(node, cp)) return kNone;
+      WideRange(lo, hi, cp, &lo, &hi);
+    }
     return Scan(lo, hi, cp);
   }
   bool FrozenStep(int32_t c, Step* step) const {

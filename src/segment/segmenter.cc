@@ -38,19 +38,6 @@ struct Scratch {
   std::vector<double> route_prob;
   std::vector<uint32_t> route_end;
   std::vector<int32_t> route_node;  // the trie node of the route's word at each index
-  // ComputeRoute's DAG: walks under way and the words found (start idx, last
-  // character x, trie node, log freq).
-  struct Walk {
-    uint32_t idx, x;
-    DictTrie::Probe probe;  // of the step by cps[x]
-  };
-  struct DagEnd {
-    uint32_t idx, x;
-    int32_t node;
-    double log_freq;
-  };
-  std::vector<Walk> walks;
-  std::vector<DagEnd> ends, grouped;
   std::vector<uint8_t> states;
   std::vector<uint8_t> viterbi;
 };
@@ -382,11 +369,13 @@ Segmenter::~Segmenter() = default;
 // route_end[idx] is the last character of the best word starting at idx;
 // ties go to the longer word (Python's max over (prob, x) tuples).
 //
-// The DAG of a chunk of kChunk start positions is built level by level: all
-// walks of the chunk take their second step, then their third, and so on,
-// each probe prefetched one level ahead, so that the cache misses of
-// different walks overlap instead of following one another. The route then
-// runs backwards over the chunk's DAG (chunks from the end of the block).
+// One backward pass: the walk from each start idx (the words of DAG[idx], x
+// ascending) is scored as it goes, since prob[x + 1] is already known for
+// every x >= idx; no DAG is materialized. A walk's first step (the root's
+// direct table) and the search for its second (DictTrie::Prepare: the wide
+// node filter, the sample search, a prefetch of the children's cache line)
+// are done kAhead starts early, so that the miss into the children of the
+// next walks overlaps this one.
 void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const {
   if (s->route_prob.size() < m + 1) {
     s->route_prob.resize(m + 1);
@@ -399,73 +388,58 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
   prob[m] = 0;
   end[m] = 0;
   const double lt = log_total;
-  constexpr size_t kChunk = 64;
-  std::vector<Scratch::Walk>& walks = s->walks;
-  std::vector<Scratch::DagEnd>& ends = s->ends;
-  std::vector<Scratch::DagEnd>& grouped = s->grouped;
-  uint32_t first[kChunk + 1];
-  for (size_t hi = m; hi > 0;) {
-    const size_t lo = hi > kChunk ? hi - kChunk : 0;
-    ends.clear();
-    walks.clear();
+  // The first step of the walk from a start and the probe of its second.
+  struct Head {
+    bool found, second;
     DictTrie::Step step;
-    for (size_t idx = lo; idx < hi; ++idx) {
-      if (!dict.Next(0, cps[idx], &step)) continue;
+    DictTrie::Probe probe;
+  };
+  constexpr size_t kAhead = 6, kRing = 8;
+  Head heads[kRing];
+  const auto prepare = [&](size_t i) {
+    Head& h = heads[i % kRing];
+    h.found = dict.Next(0, cps[i], &h.step);
+    h.second = h.found && h.step.has_children && i + 1 < m;
+    if (h.second) h.probe = dict.Prepare(h.step.child, cps[i + 1]);
+  };
+  for (size_t i = m; i-- > 0 && i + kAhead >= m;) prepare(i);
+  for (size_t idx = m; idx-- > 0;) {
+    if (idx >= kAhead) prepare(idx - kAhead);
+    const Head& h = heads[idx % kRing];
+    bool found = false;
+    double best = 0;
+    size_t best_end = idx;
+    int32_t best_node = DictTrie::kNone;
+    if (h.found) {
+      DictTrie::Step step = h.step;
+      bool more = h.second;
       if (step.log_freq_or_minus_one >= 0) {
-        ends.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx), step.child,
-                        step.log_freq_or_minus_one});
+        best = step.log_freq_or_minus_one - lt + prob[idx + 1];
+        best_end = idx;
+        best_node = step.child;
+        found = true;
       }
-      if (step.has_children && idx + 1 < m) {
-        walks.push_back({static_cast<uint32_t>(idx), static_cast<uint32_t>(idx + 1),
-                         dict.Prepare(step.child, cps[idx + 1])});
-      }
-    }
-    while (!walks.empty()) {
-      size_t alive = 0;
-      for (size_t w = 0; w < walks.size(); ++w) {
-        const Scratch::Walk walk = walks[w];
-        if (!dict.Next(walk.probe, cps[walk.x], &step)) continue;
-        if (step.log_freq_or_minus_one >= 0) {
-          ends.push_back({walk.idx, walk.x, step.child, step.log_freq_or_minus_one});
-        }
-        if (step.has_children && walk.x + 1 < m) {
-          walks[alive++] = {walk.idx, walk.x + 1, dict.Prepare(step.child, cps[walk.x + 1])};
-        }
-      }
-      walks.resize(alive);
-    }
-    // Group the ends by start (stable: within a start, x ascends, as the
-    // levels came in order).
-    const size_t n = hi - lo;
-    std::fill(first, first + n + 1, 0u);
-    for (const Scratch::DagEnd& d : ends) ++first[d.idx - lo + 1];
-    for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-    if (grouped.size() < ends.size()) grouped.resize(ends.size());
-    for (const Scratch::DagEnd& d : ends) grouped[first[d.idx - lo]++] = d;
-    // first[i] is now the end of start lo + i's ends; its begin is first[i - 1].
-    for (size_t idx = hi; idx-- > lo;) {
-      const size_t i = idx - lo;
-      const size_t b = i == 0 ? 0 : first[i - 1];
-      bool found = false;
-      double best = 0;
-      size_t best_end = idx;
-      int32_t best_node = DictTrie::kNone;
-      for (size_t k = b; k < first[i]; ++k) {
-        const Scratch::DagEnd& d = grouped[k];
-        const double p = d.log_freq - lt + prob[d.x + 1];
-        if (!found || p >= best) {
-          best = p;
-          best_end = d.x;
-          best_node = d.node;
-          found = true;
+      if (more && dict.Next(h.probe, cps[idx + 1], &step)) {
+        for (size_t x = idx + 1;; ++x) {
+          if (step.log_freq_or_minus_one >= 0) {
+            const double p = step.log_freq_or_minus_one - lt + prob[x + 1];
+            if (!found || p >= best) {
+              best = p;
+              best_end = x;
+              best_node = step.child;
+              found = true;
+            }
+          }
+          if (!step.has_children || x + 1 >= m || !dict.Next(step.child, cps[x + 1], &step)) {
+            break;
+          }
         }
       }
-      if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
-      prob[idx] = best;
-      end[idx] = static_cast<uint32_t>(best_end);
-      route_node[idx] = best_node;
     }
-    hi = lo;
+    if (!found) best = 0.0 - lt + prob[idx + 1];  // log(FREQ.get(c) or 1) == 0
+    prob[idx] = best;
+    end[idx] = static_cast<uint32_t>(best_end);
+    route_node[idx] = best_node;
   }
 }
 
