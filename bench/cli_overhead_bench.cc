@@ -3,7 +3,9 @@
 // `neardup fingerprint` on JSONL against the library doing the same work:
 // Pipeline::Create and Pipeline::Fingerprint of every document's text (held
 // in memory) on one thread, vs the CLI (--threads 1) reading, parsing,
-// fingerprinting and writing its JSON lines to /dev/null. Interleaved rounds
+// fingerprinting and writing its JSON lines to /dev/null. With --command
+// dedup: `neardup dedup --boilerplate off` (the kept lines to /dev/null)
+// against the same fingerprints plus neardup::Dedup at the preset's k. Interleaved rounds
 // (the side that goes first alternates); the library side is this thread's
 // CPU time, the CLI side the child's user + system time; the ratio is the
 // median of per-round ratios (CLI / library; the issue-15 target is <= 1.15).
@@ -11,7 +13,7 @@
 // temporary JSONL file so that start-up does not dominate.
 //
 //   neardup_cli_overhead_bench --cli build/neardup [--corpus FILE] [--rounds 5]
-//                              [--repeat 10] [--method chars5]
+//                              [--repeat 10] [--method chars5] [--command dedup]
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -29,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/dedup.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
 
@@ -85,9 +88,13 @@ int main(int argc, char** argv) {
   const int rounds = std::atoi(Arg(argc, argv, "--rounds", "5"));
   const int repeat = std::atoi(Arg(argc, argv, "--repeat", "10"));
   const std::string method = Arg(argc, argv, "--method", "chars5");
-  if (cli.empty() || corpus.empty() || rounds < 1 || repeat < 1) {
+  const std::string command = Arg(argc, argv, "--command", "fingerprint");
+  const bool dedup = command == "dedup";
+  if (cli.empty() || corpus.empty() || rounds < 1 || repeat < 1 ||
+      (!dedup && command != "fingerprint")) {
     std::fprintf(stderr,
-                 "usage: %s --cli PATH --corpus FILE [--rounds N] [--repeat N] [--method M]\n",
+                 "usage: %s --cli PATH --corpus FILE [--rounds N] [--repeat N] [--method M] "
+                 "[--command fingerprint|dedup]\n",
                  argv[0]);
     return 2;
   }
@@ -124,8 +131,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", preset.status().ToString().c_str());
     return 2;
   }
-  const std::vector<std::string> args = {cli,         "fingerprint", "--method", method,
-                                         "--threads", "1",           "--quiet",  path};
+  std::vector<std::string> args = {cli, command, "--method", method, "--threads", "1", "--quiet"};
+  if (dedup) {
+    args.push_back("--boilerplate");
+    args.push_back("off");
+  }
+  args.push_back(path);
+  neardup::DedupOptions dedup_options;
+  dedup_options.k = preset->default_k;
+  dedup_options.threads = 1;
+  std::vector<neardup::DedupDocument> fingerprints;
   std::vector<double> lib, lib_create, ours, ratio;
   uint64_t x = 0;
   for (int round = 0; round < rounds; ++round) {
@@ -138,10 +153,21 @@ int main(int argc, char** argv) {
       return 1;
     }
     const double t1 = ThreadCpu();
+    fingerprints.clear();
     for (int r = 0; r < repeat; ++r) {
       for (const auto& [text, title] : docs) {
-        x ^= (*pipeline)->Fingerprint(text, title).fingerprint.lo();
+        const neardup::DocumentFingerprint f = (*pipeline)->Fingerprint(text, title);
+        x ^= f.fingerprint.lo();
+        if (dedup) fingerprints.push_back({f.fingerprint, f.empty(), 0, std::nullopt});
       }
+    }
+    if (dedup) {
+      auto result = neardup::Dedup(fingerprints, dedup_options);
+      if (!result.ok()) {
+        std::fprintf(stderr, "%s\n", result.status().ToString().c_str());
+        return 1;
+      }
+      x ^= result->summary.duplicates;
     }
     const double t2 = ThreadCpu();
     if (round % 2 == 0) cli_seconds = RunCli(args);
@@ -160,9 +186,9 @@ int main(int argc, char** argv) {
   std::printf(
       "method %s: %zu documents x %d = %.1f MB of text, %d interleaved rounds, one thread\n",
       method.c_str(), docs.size(), repeat, mb, rounds);
-  std::printf("library (Create + Fingerprint)  %7.3f s CPU  %6.1f MB/s  (Create %.3f s)\n",
-              Median(lib), mb / Median(lib), Median(lib_create));
-  std::printf("CLI fingerprint --threads 1     %7.3f s CPU  %6.1f MB/s\n", Median(ours),
+  std::printf("library (Create + Fingerprint%s)  %7.3f s CPU  %6.1f MB/s  (Create %.3f s)\n",
+              dedup ? " + Dedup" : "", Median(lib), mb / Median(lib), Median(lib_create));
+  std::printf("CLI %s --threads 1     %7.3f s CPU  %6.1f MB/s\n", command.c_str(), Median(ours),
               mb / Median(ours));
   std::printf("CLI / library: %.2fx (median of per-round ratios)   [%llx]\n", Median(ratio),
               static_cast<unsigned long long>(x & 0xF));

@@ -18,6 +18,7 @@ namespace {
 
 using ::neardup::testing::MakeTempDir;
 using ::neardup::testing::ParseJsonLines;
+using ::neardup::testing::ReadFile;
 using ::neardup::testing::RunCli;
 using ::neardup::testing::WriteFile;
 
@@ -104,6 +105,43 @@ TEST(BoilerplateCliTest, BadFlagsAreUsageErrors) {
             std::string::npos)
       << stats_off.err;
   EXPECT_EQ(RunCli({"dedup", "-", "--method", "chars5,boilerplate_min_docs=0"}, "").exit_code, 2);
+}
+
+// The counting pass computes the line keys on the thread pool: over several
+// batches (1,200 pages, 512 a batch) the counts are those of one LineCounter
+// in input order (the oracle), on one thread or three, from a file or from
+// standard input, and so are the records.
+TEST(BoilerplateCliTest, CountsAreTheSameOnAnyNumberOfThreads) {
+  std::mt19937_64 rng(11);
+  std::string corpus;
+  LineCounter oracle;
+  for (int i = 0; i < 1200; ++i) {
+    // A line of its own, one of 40 shared lines, one of 3 footers.
+    std::string text = "第 " + std::to_string(i) + " 页 " + std::to_string(rng()) + "\\n" +
+                       "共享的行 " + std::to_string(rng() % 40) + "\\n页脚 " +
+                       std::to_string(i % 3);
+    corpus += "{\"id\": \"p" + std::to_string(i) + "\", \"text\": \"" + text + "\"}\n";
+    std::string plain = text;
+    for (size_t at; (at = plain.find("\\n")) != std::string::npos;) plain.replace(at, 2, "\n");
+    oracle.Add(plain);
+  }
+  const std::string want = std::move(oracle).Finish().Serialize();
+  const std::string dir = MakeTempDir("boilerplate_threads");
+  WriteFile(dir + "/corpus.jsonl", corpus);
+  std::string first_out;
+  for (const char* threads : {"1", "3"}) {
+    for (const bool from_stdin : {false, true}) {
+      const std::string stats = dir + "/lines" + threads + (from_stdin ? "s" : "f") + ".bin";
+      const auto r = RunCli({"dedup", from_stdin ? "-" : dir + "/corpus.jsonl", "--threads",
+                             threads, "--boilerplate-stats-out", stats, "-q"},
+                            from_stdin ? corpus : "");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(ReadFile(stats), want) << threads << " threads, stdin " << from_stdin;
+      if (first_out.empty()) first_out = r.out;
+      EXPECT_EQ(r.out, first_out) << threads << " threads, stdin " << from_stdin;
+    }
+  }
+  EXPECT_EQ(ParseJsonLines(first_out).size(), 1200u);
 }
 
 // A persistent index built with boilerplate=lines keeps the line counts in
