@@ -185,28 +185,53 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
   const auto same = [](const Entry& x, const Entry& y) {
     return x.band == y.band && x.bucket == y.bucket;
   };
-  // 3. The signatures of the groups in buckets of two or more, from their
-  //    owners (each asked once per round).
-  std::vector<std::vector<uint64_t>> ask(p);
+  // 3. The buckets of two or more, in batches whose signatures take at most
+  //    round_bytes (one bucket at least); every rank runs as many batches as
+  //    the rank with the most (the exchanges are collective).
+  std::vector<std::pair<size_t, size_t>> buckets;
+  std::vector<size_t> batch_begin = {0};
+  const uint64_t row = perm * sizeof(uint32_t);
+  uint64_t held = 0;
   for (size_t s = 0; s < entries.size();) {
     size_t e = s + 1;
     while (e < entries.size() && same(entries[s], entries[e])) ++e;
     if (e - s >= 2) {
-      for (size_t i = s; i < e; ++i) ask[entries[i].owner].push_back(entries[i].group);
+      const uint64_t bytes = (e - s) * row;
+      if (held > 0 && held + bytes > options.round_bytes) {
+        batch_begin.push_back(buckets.size());
+        held = 0;
+      }
+      held += bytes;
+      buckets.emplace_back(s, e);
     }
     s = e;
   }
-  std::vector<std::string> requests(p);
-  for (size_t r = 0; r < p; ++r) {
-    std::sort(ask[r].begin(), ask[r].end());
-    ask[r].erase(std::unique(ask[r].begin(), ask[r].end()), ask[r].end());
-    for (const uint64_t g : ask[r]) Append(g, &requests[r]);
-  }
-  std::vector<uint64_t> from;
-  const std::string asked = AllToAllBytes(world, requests, &traffic->signatures, &from);
-  std::vector<std::string>().swap(requests);
-  std::vector<std::string> replies(p);
-  {
+  batch_begin.push_back(buckets.size());
+  uint64_t batches = 0;
+  for (const uint64_t n : AllGatherU64(world, batch_begin.size() - 1))
+    batches = std::max(batches, n);
+  std::vector<uint64_t> members;
+  for (uint64_t t = 0; t < batches; ++t) {
+    const size_t first = t + 1 < batch_begin.size() ? batch_begin[t] : buckets.size();
+    const size_t last = t + 1 < batch_begin.size() ? batch_begin[t + 1] : buckets.size();
+    // The signatures of the batch's groups, from their owners (each asked
+    // once per batch).
+    std::vector<std::vector<uint64_t>> ask(p);
+    for (size_t k = first; k < last; ++k) {
+      for (size_t i = buckets[k].first; i < buckets[k].second; ++i) {
+        ask[entries[i].owner].push_back(entries[i].group);
+      }
+    }
+    std::vector<std::string> requests(p);
+    for (size_t r = 0; r < p; ++r) {
+      std::sort(ask[r].begin(), ask[r].end());
+      ask[r].erase(std::unique(ask[r].begin(), ask[r].end()), ask[r].end());
+      for (const uint64_t g : ask[r]) Append(g, &requests[r]);
+    }
+    std::vector<uint64_t> from;
+    const std::string asked = AllToAllBytes(world, requests, &traffic->signatures, &from);
+    std::vector<std::string>().swap(requests);
+    std::vector<std::string> replies(p);
     size_t at = 0;
     for (size_t r = 0; r < p; ++r) {
       for (const uint64_t g : Decode<uint64_t>(std::string_view(asked).substr(at, from[r]))) {
@@ -219,25 +244,21 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
       }
       at += from[r];
     }
-  }
-  std::vector<uint64_t> order;
-  for (const std::vector<uint64_t>& a : ask) order.insert(order.end(), a.begin(), a.end());
-  std::vector<std::vector<uint64_t>>().swap(ask);
-  const SignatureTable table(std::move(order),
-                             Decode<uint32_t>(AllToAllBytes(world, replies, &traffic->signatures)),
-                             perm);
-  std::vector<std::string>().swap(replies);
-  // 4. Verify each bucket.
-  std::vector<uint64_t> members;
-  for (size_t s = 0; s < entries.size();) {
-    size_t e = s + 1;
-    while (e < entries.size() && same(entries[s], entries[e])) ++e;
-    if (e - s >= 2) {
+    std::vector<uint64_t> order;
+    for (const std::vector<uint64_t>& x : ask) order.insert(order.end(), x.begin(), x.end());
+    std::vector<std::vector<uint64_t>>().swap(ask);
+    const SignatureTable table(
+        std::move(order), Decode<uint32_t>(AllToAllBytes(world, replies, &traffic->signatures)),
+        perm);
+    std::vector<std::string>().swap(replies);
+    // 4. Verify each bucket of the batch.
+    for (size_t k = first; k < last; ++k) {
       members.clear();
-      for (size_t i = s; i < e; ++i) members.push_back(entries[i].group);
+      for (size_t i = buckets[k].first; i < buckets[k].second; ++i) {
+        members.push_back(entries[i].group);
+      }
       VerifyBucket(options, members, table, pairs, stats);
     }
-    s = e;
   }
 }
 

@@ -22,7 +22,9 @@
 // Memory per rank and round: 24 bytes per (group, band) entry sent and
 // received (at most ExchangeOptions::round_bytes of entries sent: a round
 // takes several bands, or one band's buckets split into parts by hash), and
-// num_perm x 4 bytes per group of a shared bucket (the signatures fetched).
+// the signatures of the groups of shared buckets, num_perm x 4 bytes each,
+// fetched in batches of buckets of at most round_bytes (a batch holds one
+// bucket at least).
 //
 // Collective functions: every rank calls them in the same order.
 
@@ -57,8 +59,9 @@ struct ExchangeOptions {
   bool components_only = false;
   size_t max_bucket = BandJoinOptions().max_bucket;
   size_t max_representatives = BandJoinOptions().max_representatives;
-  // Entries (24 bytes each) a rank sends in one round, at most.
-  uint64_t round_bytes = uint64_t{512} << 20;
+  // Entries (24 bytes each) a rank sends in one round, and signatures it
+  // fetches in one batch, at most.
+  uint64_t round_bytes = uint64_t{256} << 20;
 };
 
 // One round: bands [band_begin, band_end), the part `part` of `parts` of

@@ -17,19 +17,25 @@
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
 //                from the line breaks the ranks counted before it).
-//   gather       the 40-byte documents (minhash: signatures) gathered on
-//                rank 0 in chunks; ids and records stay on their rank
-//   plan         rank 0 groups identical fingerprints and chooses the bands,
-//                once; the distinct fingerprints (minhash: signatures) and
-//                the band layout are broadcast
-//   join         (each rank joins its band ranges) -> WORK/join/; the pairs
+//   gather       the 40-byte documents (minhash: and the 16-byte identity
+//                of each signature) gathered on rank 0 in chunks; ids,
+//                records and signatures stay on their rank
+//   plan         rank 0 groups identical fingerprints (signatures) and
+//                chooses the bands, once; the distinct fingerprints and the
+//                band layout are broadcast (minhash: the group count, and to
+//                each rank the groups whose first document it holds)
+//   join         (each rank joins its band ranges; minhash: band keys are
+//                exchanged by bucket in rounds, band_exchange.h, and each
+//                rank verifies its buckets) -> WORK/join/; the pairs
 //                routed to the rank of their first group (each once there),
 //                reduced to spanning forests, the forests merged in a tree
 //                to rank 0 (all pairs gathered there instead when
 //                --pairs-out or --cluster center needs them). Joins that
 //                cannot be split by band (SimHash's exact join, stream mode)
 //                run on rank 0.
-//   cluster      rank 0: union-find, keep policy (the library's code)
+//   cluster      rank 0: union-find, keep policy (the library's code;
+//                minhash: with the signatures of the clustered groups,
+//                fetched from their ranks)
 //   assign       rank 0 asks each rank for the ids it needs (kept documents
 //                of clusters; every clustered document with --pairs-out or
 //                --clusters-out) and sends each rank the records of its
@@ -58,6 +64,7 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -526,6 +533,10 @@ class Run {
   std::vector<uint32_t> group_signatures_;
   // Rank 0: the result; the ids of the documents in clusters of two or more.
   DedupResult result_;
+  // The documents result_.records are of (increasing; cluster mode: those
+  // of clusters of two or more; the records' cluster and nearest are
+  // indexes into it).
+  std::vector<uint64_t> positions_;
   std::vector<std::vector<uint64_t>> wanted_;  // per rank: local positions whose ids rank 0 needs
   std::vector<uint64_t> id_positions_;
   std::vector<std::string> ids_;
@@ -1059,6 +1070,10 @@ Status Run::Cluster() {
   if (w_.rank != 0) return Status::OK();
   const DedupFlags& f = c.flags;
   if (c.options.mode == DedupMode::kCluster) {
+    // Only the documents of clusters of two or more: the others are their
+    // own clusters, kept (O(clustered documents), not O(N)).
+    const dedup_internal::Groups& groups = c.minhash ? minhash_.groups : simhash_.groups;
+    ClusteredDocuments sub = SelectClustered(all_.docs, groups, group_pairs_);
     // No pair sink: --pairs-out is written once the ids are here.
     const DedupJoinReport join = result_.join;
     if (c.minhash) {
@@ -1066,56 +1081,67 @@ Status Run::Cluster() {
       // groups' signatures were fetched.
       const auto perm = static_cast<size_t>(c.method.minhash.num_perm);
       const auto signature = [&](size_t i) {
-        const uint64_t g = minhash_.groups.of[i];
+        const uint64_t g = minhash_.groups.of[sub.positions[i]];
         const auto k = static_cast<size_t>(
             std::lower_bound(signature_groups_.begin(), signature_groups_.end(), g) -
             signature_groups_.begin());
         return std::span<const uint32_t>(group_signatures_).subspan(k * perm, perm);
       };
-      dedup_internal::FinishMinHash(all_.docs, minhash_, signature, c.method.minhash, group_pairs_,
+      dedup_internal::MinHashPlan plan;
+      plan.groups = std::move(sub.groups);
+      plan.need = minhash_.need;
+      dedup_internal::FinishMinHash(sub.docs, plan, signature, c.method.minhash, sub.pairs,
                                     c.options, &result_);
       std::vector<uint32_t>().swap(group_signatures_);
       std::vector<uint64_t>().swap(signature_groups_);
     } else {
-      dedup_internal::FinishSimHash(all_.docs, simhash_, group_pairs_, c.options, &result_);
+      dedup_internal::SimHashPlan plan;
+      plan.groups = std::move(sub.groups);
+      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, c.options, &result_);
     }
+    positions_ = std::move(sub.positions);
+    // The summary of every document.
+    DedupSummary& s = result_.summary;
+    const size_t others = all_.docs.size() - positions_.size();
+    s.documents += others;
+    s.kept += others;
+    s.clusters += others;
+    for (const DedupDocument& d : all_.docs) s.empty += d.empty ? 1 : 0;
     result_.join = join;
     result_.join.cluster_seconds = 0;
+  } else {
+    // Stream mode: a record for every document.
+    positions_.resize(result_.records.size());
+    std::iota(positions_.begin(), positions_.end(), uint64_t{0});
   }
   // The ids rank 0 needs: every duplicate's kept document (records); every
   // member of a cluster of two or more (--clusters-out); every document of a
   // pair (--pairs-out).
-  const size_t n = result_.records.size();
-  std::vector<bool> want(n, false);
-  for (size_t i = 0; i < n; ++i) {
-    const DedupRecord& r = result_.records[i];
+  std::vector<uint64_t> want;
+  for (size_t j = 0; j < result_.records.size(); ++j) {
+    const DedupRecord& r = result_.records[j];
     if (!r.duplicate) continue;
-    want[r.nearest] = true;
-    if (!f.clusters_out.empty()) want[i] = true;
+    want.push_back(positions_[r.nearest]);
+    if (!f.clusters_out.empty()) want.push_back(positions_[j]);
   }
   if (!f.pairs_out.empty()) {
     if (c.options.mode == DedupMode::kStream) {
-      for (const DedupPair& p : result_.pairs) want[p.i] = want[p.j] = true;
+      for (const DedupPair& p : result_.pairs) want.insert(want.end(), {p.i, p.j});
     } else {
-      const dedup_internal::Groups& groups = c.minhash ? minhash_.groups : simhash_.groups;
-      const auto all_of = [&](size_t g) {
-        for (size_t m : groups.Members(g)) want[m] = true;
-      };
-      for (size_t g = 0; g < groups.size(); ++g) {
-        if (groups.Members(g).size() >= 2) all_of(g);
-      }
-      for (const IdPair& p : group_pairs_) {
-        all_of(p.a);
-        all_of(p.b);
-      }
+      // The members of groups of two or more and of paired groups.
+      want.insert(want.end(), positions_.begin(), positions_.end());
     }
   }
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
   wanted_.assign(static_cast<size_t>(w_.size), {});
-  for (size_t r = 0; r < wanted_.size(); ++r) {
-    for (uint64_t i = first_[r]; i < first_[r + 1]; ++i) {
-      if (want[i]) wanted_[r].push_back(i - first_[r]);
-    }
+  for (const uint64_t i : want) {
+    const size_t r = Owner(i);
+    wanted_[r].push_back(i - first_[r]);
   }
+  // One entry (FetchSignatures may have made it).
+  if (stages_.empty() || stages_.back().name != "cluster") stages_.push_back({"cluster", 0, 0, {}});
+  stages_.back().extra["documents_clustered_on_rank_0"] = positions_.size();
   return Status::OK();
 }
 
@@ -1142,16 +1168,19 @@ Status Run::Assign() {
     }
     std::vector<std::vector<uint64_t>>().swap(wanted_);
     if (ids_.size() != id_positions_.size()) status = Status::Corruption("ids lost in exchange");
-    for (size_t r = 0; status.ok() && r < parts.size(); ++r) {
-      for (uint64_t i = first_[r]; i < first_[r + 1]; ++i) {
-        const DedupRecord& rec = result_.records[i];
-        if (!rec.duplicate && rec.cluster == i) continue;
-        Assignment a;
-        a.local = i - first_[r];
-        a.record = rec;
-        if (rec.duplicate) a.nearest_id = Id(rec.nearest);
-        parts[r] += EncodeAssignments({a});
-      }
+    // Records of the clustered documents only (positions_, increasing: each
+    // rank's in its order).
+    for (size_t j = 0; status.ok() && j < result_.records.size(); ++j) {
+      const uint64_t i = positions_[j];
+      Assignment a;
+      a.record = result_.records[j];
+      a.record.cluster = positions_[a.record.cluster];
+      a.record.nearest = positions_[a.record.nearest];
+      if (!a.record.duplicate && a.record.cluster == i) continue;
+      const size_t r = Owner(i);
+      a.local = i - first_[r];
+      if (a.record.duplicate) a.nearest_id = Id(a.record.nearest);
+      parts[r] += EncodeAssignments({a});
     }
   }
   const std::string mine = ScatterBytes(w_, parts, 0, &traffic);
@@ -1254,7 +1283,8 @@ Status Run::WriteOutputs() {
     }
     NEARDUP_RETURN_IF_ERROR(out->Close());
   }
-  NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(c, result_, [this](size_t i) { return Id(i); }));
+  NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(
+      c, result_, [this](size_t i) { return Id(i); }, positions_));
   for (const std::string& p : parts) NEARDUP_RETURN_IF_ERROR(file::RemoveFile(p));
   output_seconds_ = Since(t);
   return WriteMarker(flags_.work_dir, "write");

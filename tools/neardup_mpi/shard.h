@@ -10,6 +10,9 @@
 //                              number NNNNNN (0-based, in command-line order)
 //   join/range-RRRR-of-TTTT.pairs
 //                              the group pairs confirmed in band range RRRR
+//   join/round-RRRR-of-TTTT-rank-KKKK.pairs
+//                              MinHash: the group pairs rank KKKK confirmed
+//                              in band-key round RRRR
 //   STAGE.done                 a stage's completion marker
 //
 // Thread safety: pure functions.
