@@ -2,10 +2,13 @@
 # Peak RSS of every rank of neardup-mpi and the bytes each stage moved, on a
 # corpus of near copies of the BBC articles (../shared/data/en_bbc2225.jsonl:
 # COPIES copies of each, every copy after the first with 1 word in 30
-# replaced, shuffled into 16 files).
+# replaced, shuffled into 16 files), or with COPIES = dN: N distinct
+# documents of 150 words drawn from the articles' words, and a near copy of
+# every twentieth (5 % duplicates).
 #
 #   bench/mpi/mpi_rss.sh NEARDUP_MPI COPIES P [dedup options...]
 #   bench/mpi/mpi_rss.sh build/neardup-mpi 24 4 --method minhash
+#   bench/mpi/mpi_rss.sh build/neardup-mpi d100000 4 --method minhash
 #
 # Prints one line per rank (peak RSS, from /usr/bin/time) and report.json's
 # stages (seconds, bytes moved, counts). The corpus is made once under
@@ -21,11 +24,21 @@ if [ ! -f "$corpus/part-15.jsonl" ]; then
   mkdir -p "$corpus"
   python3 - "$root/../shared/data/en_bbc2225.jsonl" "$copies" "$corpus" <<'PY'
 import json, random, sys
-source, copies, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+source, copies, out = sys.argv[1], sys.argv[2], sys.argv[3]
 rng = random.Random(14)
 docs = [json.loads(l) for l in open(source)]
 lines = []
-for c in range(copies):
+if copies.startswith('d'):
+    vocabulary = sorted({w for d in docs for w in d['text'].split()})
+    for i in range(int(copies[1:])):
+        words = [rng.choice(vocabulary) for _ in range(150)]
+        lines.append(json.dumps({'id': f'd{i}', 'text': ' '.join(words)}))
+        if i % 20 == 0:
+            for _ in range(5):
+                words[rng.randrange(len(words))] = rng.choice(vocabulary)
+            lines.append(json.dumps({'id': f'd{i}c', 'text': ' '.join(words)}))
+    copies = '0'
+for c in range(int(copies)):
     for d in docs:
         words = d['text'].split()
         if c > 0:
