@@ -422,8 +422,16 @@ TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
   ExpectSameOutputs(single, "write_fault");
   EXPECT_TRUE(fs::exists(work + "/write.done"));
   EXPECT_EQ(CountLines(resumed.err, "band range"),
-            CountLines(resumed.err, "skipped") - inputs_.size())
+            CountLines(resumed.err, "skipped") - inputs_.size() -
+                CountLines(resumed.err, "write: parts done in an earlier run, skipped"))
       << resumed.err;
+  // Rank 2 had written its parts (and their checksums) before it died: the
+  // rerun keeps them.
+  EXPECT_NE(resumed.err.find("rank 2: write: parts done in an earlier run, skipped"),
+            std::string::npos)
+      << resumed.err;
+  // The parts and their markers are gone once the outputs are written.
+  EXPECT_TRUE(fs::is_empty(work + "/parts"));
 }
 
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {

@@ -49,6 +49,7 @@
 
 #include <mpi.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -353,6 +354,33 @@ std::string PartPath(const std::string& dir, int rank, const char* what) {
   char name[64];
   std::snprintf(name, sizeof name, "/parts/rank-%04d.%s", rank, what);
   return dir + name;
+}
+
+// What a rank's parts hold: each one's size and XXH3-64, read back from the
+// files (kept in WORK/parts/rank-R.done once they are closed; --resume
+// skips writing parts that still match it). NotFound when a part is missing.
+Result<std::string> PartsDigest(const std::vector<std::string>& paths) {
+  std::string digest;
+  std::string buffer(1u << 20, '\0');
+  for (const std::string& path : paths) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return Status::NotFound(path + ": no such part");
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    uint64_t size = 0;
+    size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+      XXH3_64bits_update(state, buffer.data(), n);
+      size += n;
+    }
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    const uint64_t words[2] = {size, XXH3_64bits_digest(state)};
+    XXH3_freeState(state);
+    if (failed) return Status::IOError(path + ": read error");
+    digest.append(reinterpret_cast<const char*>(words), sizeof words);
+  }
+  return digest;
 }
 
 // Output lines, buffered, to a file.
@@ -1207,6 +1235,19 @@ Status Run::Assign() {
 
 Status Run::WriteParts() {
   const DedupFlags& f = config_->flags;
+  std::vector<std::string> paths = {PartPath(flags_.work_dir, w_.rank, "records")};
+  if (!f.unique_out.empty()) paths.push_back(PartPath(flags_.work_dir, w_.rank, "unique"));
+  if (!f.duplicates_out.empty()) paths.push_back(PartPath(flags_.work_dir, w_.rank, "duplicates"));
+  const std::string marker = PartPath(flags_.work_dir, w_.rank, "done");
+  if (flags_.resume) {
+    // The same command line and ranks (run.id): the same lines.
+    auto earlier = ReadChecked(marker);
+    auto now = PartsDigest(paths);
+    if (earlier.ok() && now.ok() && *earlier == *now) {
+      (*log_)("write: parts done in an earlier run, skipped");
+      return Status::OK();
+    }
+  }
   NEARDUP_ASSIGN_OR_RETURN(PartWriter records,
                            PartWriter::Create(PartPath(flags_.work_dir, w_.rank, "records")));
   std::optional<PartWriter> kept, duplicates;
@@ -1244,6 +1285,8 @@ Status Run::WriteParts() {
   NEARDUP_RETURN_IF_ERROR(records.Close());
   if (kept) NEARDUP_RETURN_IF_ERROR(kept->Close());
   if (duplicates) NEARDUP_RETURN_IF_ERROR(duplicates->Close());
+  NEARDUP_ASSIGN_OR_RETURN(const std::string digest, PartsDigest(paths));
+  NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(marker, digest));
   (*log_)("write: " + std::to_string(own_.docs.size()) + " documents' lines");
   if (FailAt(w_, "write")) std::raise(SIGKILL);
   return Status::OK();
@@ -1256,6 +1299,7 @@ Status Run::WriteOutputs() {
   const DedupFlags& f = c.flags;
   std::vector<std::string> parts;
   for (int r = 0; r < w_.size; ++r) {
+    parts.push_back(PartPath(flags_.work_dir, r, "done"));
     parts.push_back(PartPath(flags_.work_dir, r, "records"));
     NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out_.get()));
   }
@@ -1285,6 +1329,7 @@ Status Run::WriteOutputs() {
   }
   NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(
       c, result_, [this](size_t i) { return Id(i); }, positions_));
+  // Each rank's marker before its parts: a marker never outlives them.
   for (const std::string& p : parts) NEARDUP_RETURN_IF_ERROR(file::RemoveFile(p));
   output_seconds_ = Since(t);
   return WriteMarker(flags_.work_dir, "write");

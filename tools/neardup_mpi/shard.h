@@ -13,6 +13,8 @@
 //   join/round-RRRR-of-TTTT-rank-KKKK.pairs
 //                              MinHash: the group pairs rank KKKK confirmed
 //                              in band-key round RRRR
+//   parts/rank-RRRR.done       the sizes and XXH3-64 of rank RRRR's output
+//                              parts (the parts themselves are plain lines)
 //   STAGE.done                 a stage's completion marker
 //
 // Thread safety: pure functions.
