@@ -10,14 +10,18 @@
 // (d uniform in 1..k bits flipped) of every tenth, planted next to it. Each
 // rank makes its own share (the fingerprint stage's stand-in: a real run
 // reads and fingerprints text there), then the stages of neardup-mpi run as
-// in tools/neardup_mpi/main.cc. Two layouts, for the comparison in one build:
+// in tools/neardup_mpi/main.cc. Three layouts, for the comparison in one
+// build:
 //   root (default, neardup-mpi's): the 40-byte documents gathered on rank 0,
 //        which plans once and broadcasts the distinct fingerprints; the band
 //        join split into ranges over the ranks; pairs routed to the rank of
 //        their first group, reduced to spanning forests, merged in a tree to
-//        rank 0, which clusters (union-find, keep policy).
-//   allgather (the layout before): documents all-gathered, the plan repeated
-//        on every rank, every pair gathered on rank 0.
+//        rank 0, which clusters (union-find, keep policy) the documents of
+//        clusters of two or more only (SelectClustered).
+//   dense: root, but rank 0 clusters every document (the layout before).
+//   allgather (the layout before that): documents all-gathered, the plan
+//        repeated on every rank, every pair gathered on rank 0, every
+//        document clustered.
 // The reference in the same run: the planted pairs found, against the band
 // layout's computed recall (identical for both layouts and every P); and
 // P = 1 of the same N for the scaling ratio (run the command for each P).
@@ -30,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -95,7 +100,8 @@ int Main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &w.size);
   if (argc < 2) {
     if (w.rank == 0)
-      std::fprintf(stderr, "usage: %s N [k] [bits] [threads per rank] [root|allgather]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s N [k] [bits] [threads per rank] [root|dense|allgather]\n",
+                   argv[0]);
     return 2;
   }
   const uint64_t n = std::strtoull(argv[1], nullptr, 10);
@@ -103,6 +109,9 @@ int Main(int argc, char** argv) {
   const int bits = argc > 3 ? std::atoi(argv[3]) : 128;
   const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
   const bool allgather = argc > 5 && std::string(argv[5]) == "allgather";
+  // Rank 0 clusters every document (dense: before) or only those of clusters
+  // of two or more (neardup-mpi's).
+  const bool dense = allgather || (argc > 5 && std::string(argv[5]) == "dense");
   DedupOptions options;
   options.k = k;
   options.threads = threads;
@@ -213,7 +222,24 @@ int Main(int argc, char** argv) {
   }
   const size_t pairs_on_rank_0 = pairs.size();
   DedupResult result;
-  if (w.rank == 0) dedup_internal::FinishSimHash(docs, plan, pairs, options, &result);
+  std::vector<uint64_t> positions;  // result.records[j] is document positions[j]
+  if (w.rank == 0 && dense) {
+    dedup_internal::FinishSimHash(docs, plan, pairs, options, &result);
+    positions.resize(n);
+    std::iota(positions.begin(), positions.end(), uint64_t{0});
+  } else if (w.rank == 0) {
+    ClusteredDocuments sub = SelectClustered(docs, plan.groups, pairs);
+    dedup_internal::SimHashPlan clustered;
+    clustered.groups = std::move(sub.groups);
+    dedup_internal::FinishSimHash(sub.docs, clustered, sub.pairs, options, &result);
+    positions = std::move(sub.positions);
+  }
+  // A document's cluster (its own when it has no record).
+  const auto cluster_of = [&](uint64_t i) -> uint64_t {
+    const auto it = std::lower_bound(positions.begin(), positions.end(), i);
+    if (it == positions.end() || *it != i) return i;
+    return positions[result.records[static_cast<size_t>(it - positions.begin())].cluster];
+  };
   end(allgather ? "pairs to rank 0 + cluster" : "route + forest merge + cluster",
       pair_traffic.bytes_sent);
 
@@ -228,7 +254,7 @@ int Main(int argc, char** argv) {
     for (uint64_t i = 1; i < n; i += 10) {
       if (HammingDistance(docs[i].fingerprint, docs[i - 1].fingerprint) > k) continue;
       ++planted;
-      found += result.records[i].cluster == result.records[i - 1].cluster;
+      found += cluster_of(i) == cluster_of(i - 1);
     }
     std::printf(
         "N = %llu, %d bits, k = %d, P = %d ranks x %d threads: r = %d, L = %d bands in %zu "
@@ -236,8 +262,12 @@ int Main(int argc, char** argv) {
         "pairs clustered %zu of %zu (%.4f; computed recall at k %.4f); peak RSS rank 0 %.0f MB, "
         "largest rank %.0f MB\n",
         static_cast<unsigned long long>(n), bits, k, w.size, threads, plan.report.bands.band_bits,
-        bands, ranges, allgather ? "allgather" : "root", static_cast<unsigned long long>(sums[0]),
-        static_cast<unsigned long long>(distinct), pairs_on_rank_0, found, planted,
+        bands, ranges,
+        allgather ? "allgather"
+        : dense   ? "dense"
+                  : "root",
+        static_cast<unsigned long long>(sums[0]), static_cast<unsigned long long>(distinct),
+        pairs_on_rank_0, found, planted,
         planted ? static_cast<double>(found) / static_cast<double>(planted) : 1.0,
         plan.report.bands.recall_at_k, static_cast<double>(rss[0]) / 1024,
         static_cast<double>(*std::max_element(rss.begin() + (w.size > 1), rss.end())) / 1024);

@@ -9,6 +9,7 @@
 
 #include "dedup/cluster.h"
 #include "dedup/stages.h"
+#include "util/random.h"
 
 namespace neardup {
 namespace {
@@ -17,9 +18,7 @@ double SecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-Status Validate(std::span<const DedupDocument> docs, std::span<const uint32_t> signatures,
-                std::span<const std::vector<uint64_t>> sets, const MinHashOptions& mh,
-                const DedupOptions& opt) {
+Status ValidateOptions(const MinHashOptions& mh, const DedupOptions& opt) {
   if (mh.num_perm < 1 || mh.num_perm > kMaxMinHashPermutations) {
     return Status::InvalidArgument("minhash: num_perm must be in [1, " +
                                    std::to_string(kMaxMinHashPermutations) + "]");
@@ -32,6 +31,16 @@ Status Validate(std::span<const DedupDocument> docs, std::span<const uint32_t> s
   if (!(mh.threshold > 0 && mh.threshold <= 1)) {
     return Status::InvalidArgument("minhash: threshold must be in (0, 1]");
   }
+  if (opt.mode != DedupMode::kCluster) {
+    return Status::InvalidArgument("minhash: only cluster mode is supported");
+  }
+  return Status::OK();
+}
+
+Status Validate(std::span<const DedupDocument> docs, std::span<const uint32_t> signatures,
+                std::span<const std::vector<uint64_t>> sets, const MinHashOptions& mh,
+                const DedupOptions& opt) {
+  NEARDUP_RETURN_IF_ERROR(ValidateOptions(mh, opt));
   if (signatures.size() != docs.size() * static_cast<size_t>(mh.num_perm)) {
     return Status::InvalidArgument("minhash: " + std::to_string(signatures.size()) +
                                    " signature values for " + std::to_string(docs.size()) +
@@ -40,10 +49,16 @@ Status Validate(std::span<const DedupDocument> docs, std::span<const uint32_t> s
   if (mh.exact && sets.size() != docs.size()) {
     return Status::InvalidArgument("minhash: exact verification needs every document's set");
   }
-  if (opt.mode != DedupMode::kCluster) {
-    return Status::InvalidArgument("minhash: only cluster mode is supported");
-  }
   return Status::OK();
+}
+
+// The estimate's distance of two signatures and whether it is a
+// near-duplicate (equal components >= need).
+std::pair<int, bool> EstimateDistance(std::span<const uint32_t> a, std::span<const uint32_t> b,
+                                      size_t need) {
+  const size_t equal = EqualComponents(a, b);
+  return {MinHashDistance(static_cast<double>(equal) / static_cast<double>(a.size())),
+          equal >= need};
 }
 
 // A pair's distance (MinHashDistance) and whether it is a near-duplicate.
@@ -55,9 +70,27 @@ std::pair<int, bool> PairDistance(size_t i, size_t j, std::span<const uint32_t> 
     return {MinHashDistance(jac), jac >= mh.threshold};
   }
   const auto perm = static_cast<size_t>(mh.num_perm);
-  const size_t equal =
-      EqualComponents(signatures.subspan(i * perm, perm), signatures.subspan(j * perm, perm));
-  return {MinHashDistance(static_cast<double>(equal) / static_cast<double>(perm)), equal >= need};
+  return EstimateDistance(signatures.subspan(i * perm, perm), signatures.subspan(j * perm, perm),
+                          need);
+}
+
+size_t NeedOf(const MinHashOptions& mh) {
+  // A pair is a near-duplicate when its estimated Jaccard equal / num_perm
+  // >= threshold, i.e. equal >= need.
+  return static_cast<size_t>(std::ceil(mh.threshold * mh.num_perm - 1e-9));
+}
+
+dedup_internal::AssembleOptions MinHashAssembleOptions(const MinHashOptions& mh, size_t need,
+                                                       const DedupOptions& opt) {
+  dedup_internal::AssembleOptions a;
+  a.keep = opt.keep;
+  a.rule = opt.cluster_rule;
+  a.max_distance = MinHashDistance(
+      mh.exact ? mh.threshold : static_cast<double>(need) / static_cast<double>(mh.num_perm));
+  a.collect_pairs = opt.collect_pairs;
+  a.pair_sink = opt.pair_sink;
+  a.progress = opt.progress;
+  return a;
 }
 
 }  // namespace
@@ -71,16 +104,41 @@ Result<MinHashPlan> PlanMinHash(std::span<const DedupDocument> docs,
   NEARDUP_RETURN_IF_ERROR(Validate(docs, signatures, sets, mh, opt));
   const auto perm = static_cast<size_t>(mh.num_perm);
   MinHashPlan plan;
-  // A pair is a near-duplicate when its estimated Jaccard equal / num_perm
-  // >= threshold, i.e. equal >= need.
-  plan.need = static_cast<size_t>(std::ceil(mh.threshold * mh.num_perm - 1e-9));
+  plan.need = NeedOf(mh);
   plan.groups = GroupByKey(docs, [&](size_t i) -> std::pair<uint64_t, uint64_t> {
-    const XXH128_hash_t h =
-        mh.exact ? XXH3_128bits(sets[i].data(), sets[i].size() * sizeof(uint64_t))
-                 : XXH3_128bits(signatures.subspan(i * perm, perm).data(), perm * sizeof(uint32_t));
+    if (!mh.exact) return MinHashIdentity(signatures.subspan(i * perm, perm));
+    const XXH128_hash_t h = XXH3_128bits(sets[i].data(), sets[i].size() * sizeof(uint64_t));
     return {h.high64, h.low64};
   });
   return plan;
+}
+
+std::pair<uint64_t, uint64_t> MinHashIdentity(std::span<const uint32_t> signature) {
+  const XXH128_hash_t h = XXH3_128bits(signature.data(), signature.size() * sizeof(uint32_t));
+  return {h.high64, h.low64};
+}
+
+Result<MinHashPlan> PlanMinHashByIdentity(std::span<const DedupDocument> docs,
+                                          std::span<const std::pair<uint64_t, uint64_t>> identities,
+                                          const MinHashOptions& mh, const DedupOptions& opt) {
+  NEARDUP_RETURN_IF_ERROR(ValidateOptions(mh, opt));
+  if (mh.exact) return Status::InvalidArgument("minhash: exact verification needs the sets");
+  if (identities.size() != docs.size()) {
+    return Status::InvalidArgument("minhash: " + std::to_string(identities.size()) +
+                                   " identities for " + std::to_string(docs.size()) + " documents");
+  }
+  MinHashPlan plan;
+  plan.need = NeedOf(mh);
+  plan.groups = GroupByKey(docs, [&](size_t i) { return identities[i]; });
+  return plan;
+}
+
+uint64_t MinHashBandBucket(uint64_t key, size_t n) {
+  // BandJoin with 64-bit keys (key_bits 0): a partition of the top
+  // PartitionBits(n) bits of SplitMix64(key), then its next 32 bits sorted.
+  int partition_bits = 0;
+  while (partition_bits < 16 && (n >> partition_bits) > 1024) ++partition_bits;
+  return SplitMix64(key) >> (32 - partition_bits);
 }
 
 Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signatures,
@@ -116,17 +174,23 @@ void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
                    std::span<const IdPair> group_pairs, const DedupOptions& opt,
                    DedupResult* result) {
   const auto t = std::chrono::steady_clock::now();
-  AssembleOptions a;
-  a.keep = opt.keep;
-  a.rule = opt.cluster_rule;
+  AssembleOptions a = MinHashAssembleOptions(mh, plan.need, opt);
   a.distance = [&](size_t i, size_t kept) {
     return PairDistance(i, kept, signatures, sets, mh, plan.need).first;
   };
-  a.max_distance = MinHashDistance(
-      mh.exact ? mh.threshold : static_cast<double>(plan.need) / static_cast<double>(mh.num_perm));
-  a.collect_pairs = opt.collect_pairs;
-  a.pair_sink = opt.pair_sink;
-  a.progress = opt.progress;
+  AssembleClusters(docs, plan.groups, group_pairs, a, result);
+  result->join.cluster_seconds = SecondsSince(t);
+}
+
+void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
+                   const SignatureOf& signature, const MinHashOptions& mh,
+                   std::span<const IdPair> group_pairs, const DedupOptions& opt,
+                   DedupResult* result) {
+  const auto t = std::chrono::steady_clock::now();
+  AssembleOptions a = MinHashAssembleOptions(mh, plan.need, opt);
+  a.distance = [&](size_t i, size_t kept) {
+    return EstimateDistance(signature(i), signature(kept), plan.need).first;
+  };
   AssembleClusters(docs, plan.groups, group_pairs, a, result);
   result->join.cluster_seconds = SecondsSince(t);
 }

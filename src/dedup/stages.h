@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -84,6 +85,22 @@ Result<MinHashPlan> PlanMinHash(std::span<const DedupDocument> docs,
                                 std::span<const std::vector<uint64_t>> sets,
                                 const MinHashOptions& minhash, const DedupOptions& options);
 
+// A signature's identity key (what PlanMinHash groups by, estimate only): a
+// process that holds the signatures sends these 16 bytes instead.
+std::pair<uint64_t, uint64_t> MinHashIdentity(std::span<const uint32_t> signature);
+// PlanMinHash from every document's MinHashIdentity (identities[i], any value
+// for an empty document), without the signatures. REQUIRES: !minhash.exact.
+Result<MinHashPlan> PlanMinHashByIdentity(std::span<const DedupDocument> docs,
+                                          std::span<const std::pair<uint64_t, uint64_t>> identities,
+                                          const MinHashOptions& minhash,
+                                          const DedupOptions& options);
+
+// The bucket of band key `key` in MinHashJoinBands over n groups: BandJoin's
+// bucket (the top 32 + partition bits of the key's hash; distinct keys that
+// agree there share it, and their pairs are tested as well). Groups with
+// equal buckets of a band are its candidates, in increasing group order.
+uint64_t MinHashBandBucket(uint64_t key, size_t n);
+
 // The pairs of groups confirmed in bands [begin, end) of minhash.bands.
 Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signatures,
                         std::span<const std::vector<uint64_t>> sets, const MinHashOptions& minhash,
@@ -93,6 +110,15 @@ Status MinHashJoinBands(const MinHashPlan& plan, std::span<const uint32_t> signa
 void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
                    std::span<const uint32_t> signatures,
                    std::span<const std::vector<uint64_t>> sets, const MinHashOptions& minhash,
+                   std::span<const IdPair> group_pairs, const DedupOptions& options,
+                   DedupResult* result);
+
+// The same (estimate only) where the signatures are not all at hand:
+// signature(i) is document i's signature, asked for the documents of
+// clusters of two or more only (a duplicate and its cluster's kept document).
+using SignatureOf = std::function<std::span<const uint32_t>(size_t position)>;
+void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
+                   const SignatureOf& signature, const MinHashOptions& minhash,
                    std::span<const IdPair> group_pairs, const DedupOptions& options,
                    DedupResult* result);
 

@@ -346,17 +346,19 @@ std::string PairLine(const DedupConfig& config, std::string_view a, std::string_
 }
 
 Status WriteClusters(const DedupConfig& config, const DedupResult& result,
-                     const std::function<std::string_view(size_t)>& id) {
+                     const std::function<std::string_view(size_t)>& id,
+                     std::span<const uint64_t> positions) {
   const DedupFlags& flags = config.flags;
   if (flags.clusters_out.empty()) return Status::OK();
   NEARDUP_ASSIGN_OR_RETURN(auto clusters, Output::Open(flags.clusters_out, flags.input.inputs));
   const ClusterRows rows = ClusterMembers(result);
+  const auto at = [&](size_t j) { return positions.empty() ? j : positions[j]; };
   for (size_t c = 0; c < rows.size(); ++c) {
     nlohmann::ordered_json members = nlohmann::ordered_json::array();
-    for (size_t m : rows.Members(c)) members.push_back(id(m));
-    nlohmann::ordered_json line = {{"cluster", rows.ids[c]},
+    for (size_t m : rows.Members(c)) members.push_back(id(at(m)));
+    nlohmann::ordered_json line = {{"cluster", at(rows.ids[c])},
                                    {"size", rows.Members(c).size()},
-                                   {"kept", id(rows.kept[c])},
+                                   {"kept", id(at(rows.kept[c]))},
                                    {"members", members}};
     clusters->Write(JsonLine(line));
   }

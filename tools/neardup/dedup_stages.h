@@ -136,9 +136,12 @@ std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, cons
 std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
                      int distance);
 // --clusters-out (nothing without it): every cluster of two or more of
-// `result`, `id` giving the id of each member.
+// `result`, `id` giving the id of each member. `positions` (when not empty):
+// result.records[j] is document positions[j] (increasing), and the records'
+// cluster numbers are indexes into it (neardup-mpi's clustered documents).
 Status WriteClusters(const DedupConfig& config, const DedupResult& result,
-                     const std::function<std::string_view(size_t)>& id);
+                     const std::function<std::string_view(size_t)>& id,
+                     std::span<const uint64_t> positions = {});
 
 // Seconds of each stage, for --summary-json and the summary lines.
 struct DedupTimes {

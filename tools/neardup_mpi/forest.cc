@@ -64,4 +64,40 @@ std::vector<IdPair> MergeForests(const World& world, std::vector<IdPair> forest,
   return forest;
 }
 
+ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs,
+                                   const dedup_internal::Groups& groups,
+                                   std::span<const IdPair> pairs) {
+  std::vector<uint64_t> chosen;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups.Members(g).size() >= 2) chosen.push_back(g);
+  }
+  for (const IdPair& p : pairs) chosen.insert(chosen.end(), {p.a, p.b});
+  std::sort(chosen.begin(), chosen.end());
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  const auto index = [](const std::vector<uint64_t>& sorted, uint64_t v) {
+    return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin());
+  };
+  ClusteredDocuments out;
+  for (const uint64_t g : chosen) {
+    for (const size_t m : groups.Members(g)) out.positions.push_back(m);
+  }
+  std::sort(out.positions.begin(), out.positions.end());
+  for (const uint64_t i : out.positions) out.docs.push_back(docs[i]);
+  dedup_internal::Groups& sub = out.groups;
+  sub.of.assign(out.positions.size(), SIZE_MAX);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    sub.begin.push_back(sub.members.size());
+    for (const size_t m : groups.Members(chosen[k])) {
+      const size_t i = index(out.positions, m);
+      sub.members.push_back(i);
+      sub.of[i] = k;
+    }
+  }
+  sub.begin.push_back(sub.members.size());
+  for (const IdPair& p : pairs) {
+    out.pairs.push_back({index(chosen, p.a), index(chosen, p.b), p.distance});
+  }
+  return out;
+}
+
 }  // namespace neardup::mpi

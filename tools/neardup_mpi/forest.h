@@ -21,9 +21,12 @@
 #ifndef NEARDUP_TOOLS_NEARDUP_MPI_FOREST_H_
 #define NEARDUP_TOOLS_NEARDUP_MPI_FOREST_H_
 
+#include <span>
 #include <vector>
 
+#include "dedup/cluster.h"
 #include "mpi_comm.h"
+#include "neardup/dedup.h"
 #include "neardup/index.h"
 
 namespace neardup::mpi {
@@ -40,6 +43,22 @@ std::vector<IdPair> SpanningForest(const std::vector<IdPair>& pairs);
 // Rank 0: a spanning forest of the union of every rank's `forest`, sorted;
 // the other ranks: empty.
 std::vector<IdPair> MergeForests(const World& world, std::vector<IdPair> forest, Traffic* traffic);
+
+// The documents of clusters of two or more (the members of groups of two or
+// more and of groups in a pair), renumbered densely in increasing position:
+// the cluster stage's input. The renumbering is monotonic (groups and
+// documents keep their order), so clusters, keep policy and pair order come
+// out as over every document.
+struct ClusteredDocuments {
+  std::vector<uint64_t> positions;  // increasing
+  std::vector<DedupDocument> docs;  // docs[positions[i]]
+  dedup_internal::Groups groups;    // members are indexes into positions
+  std::vector<IdPair> pairs;        // of the renumbered groups
+};
+
+ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs,
+                                   const dedup_internal::Groups& groups,
+                                   std::span<const IdPair> pairs);
 
 }  // namespace neardup::mpi
 

@@ -17,19 +17,25 @@
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
 //                from the line breaks the ranks counted before it).
-//   gather       the 40-byte documents (minhash: signatures) gathered on
-//                rank 0 in chunks; ids and records stay on their rank
-//   plan         rank 0 groups identical fingerprints and chooses the bands,
-//                once; the distinct fingerprints (minhash: signatures) and
-//                the band layout are broadcast
-//   join         (each rank joins its band ranges) -> WORK/join/; the pairs
+//   gather       the 40-byte documents (minhash: and the 16-byte identity
+//                of each signature) gathered on rank 0 in chunks; ids,
+//                records and signatures stay on their rank
+//   plan         rank 0 groups identical fingerprints (signatures) and
+//                chooses the bands, once; the distinct fingerprints and the
+//                band layout are broadcast (minhash: the group count, and to
+//                each rank the groups whose first document it holds)
+//   join         (each rank joins its band ranges; minhash: band keys are
+//                exchanged by bucket in rounds, band_exchange.h, and each
+//                rank verifies its buckets) -> WORK/join/; the pairs
 //                routed to the rank of their first group (each once there),
 //                reduced to spanning forests, the forests merged in a tree
 //                to rank 0 (all pairs gathered there instead when
 //                --pairs-out or --cluster center needs them). Joins that
 //                cannot be split by band (SimHash's exact join, stream mode)
 //                run on rank 0.
-//   cluster      rank 0: union-find, keep policy (the library's code)
+//   cluster      rank 0: union-find, keep policy (the library's code;
+//                minhash: with the signatures of the clustered groups,
+//                fetched from their ranks)
 //   assign       rank 0 asks each rank for the ids it needs (kept documents
 //                of clusters; every clustered document with --pairs-out or
 //                --clusters-out) and sends each rank the records of its
@@ -43,6 +49,7 @@
 
 #include <mpi.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -58,9 +65,11 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
+#include "band_exchange.h"
 #include "boilerplate_pass.h"
 #include "common.h"
 #include "dedup/cluster.h"
@@ -93,7 +102,8 @@ struct MpiFlags {
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
 // RANK (SIGKILL, as an out-of-memory killer would) right after it finished
-// its first unit of STAGE (fingerprint: a shard; band: a band range).
+// its first unit of STAGE (fingerprint: a shard; band: a band range, or
+// MinHash's second band-key round).
 bool FailAt(const World& w, const char* stage) {
   const char* env = std::getenv("NEARDUP_MPI_FAIL_AT");
   if (env == nullptr) return false;
@@ -346,6 +356,33 @@ std::string PartPath(const std::string& dir, int rank, const char* what) {
   return dir + name;
 }
 
+// What a rank's parts hold: each one's size and XXH3-64, read back from the
+// files (kept in WORK/parts/rank-R.done once they are closed; --resume
+// skips writing parts that still match it). NotFound when a part is missing.
+Result<std::string> PartsDigest(const std::vector<std::string>& paths) {
+  std::string digest;
+  std::string buffer(1u << 20, '\0');
+  for (const std::string& path : paths) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return Status::NotFound(path + ": no such part");
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    uint64_t size = 0;
+    size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+      XXH3_64bits_update(state, buffer.data(), n);
+      size += n;
+    }
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    const uint64_t words[2] = {size, XXH3_64bits_digest(state)};
+    XXH3_freeState(state);
+    if (failed) return Status::IOError(path + ": read error");
+    digest.append(reinterpret_cast<const char*>(words), sizeof words);
+  }
+  return digest;
+}
+
 // Output lines, buffered, to a file.
 class PartWriter {
  public:
@@ -449,7 +486,12 @@ class Run {
   Status Gather();
   Status Plan();
   Status Join();
+  Status JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+                        size_t* units);
+  Status JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+                           size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
+  Status FetchSignatures();
   Status Cluster();
   Status Assign();
   Status WriteParts();
@@ -472,6 +514,13 @@ class Run {
   bool NeedsAllPairs() const {
     return !config_->flags.pairs_out.empty() ||
            config_->options.cluster_rule == ClusterRule::kCenter;
+  }
+  // The joins' options: every pair (not a spanning forest) when the outputs
+  // need them, as neardup dedup's pair sink asks.
+  DedupOptions JoinOptions() const {
+    DedupOptions options = config_->options;
+    options.collect_pairs = NeedsAllPairs();
+    return options;
   }
 
   World w_;
@@ -499,10 +548,23 @@ class Run {
   // Every rank: what the band join needs (rank 0's plan, broadcast).
   int bands_ = 0;  // 0: not split by band
   dedup_internal::SimHashPlan simhash_join_;
-  dedup_internal::MinHashPlan minhash_join_;  // group g: signature g of signatures_join_
-  std::vector<uint32_t> signatures_join_;
+  // MinHash: rank 0's identities of every signature (until the plan); on
+  // every rank the plan's size and `need`, and the groups whose first
+  // document is here (their signatures are own_.signatures).
+  std::vector<std::pair<uint64_t, uint64_t>> identities_;
+  size_t minhash_groups_ = 0;
+  size_t minhash_need_ = 0;
+  std::vector<MinHashRep> reps_;
+  // Rank 0, cluster stage: the signature of each group of a cluster of two
+  // or more (sorted groups; num_perm words each).
+  std::vector<uint64_t> signature_groups_;
+  std::vector<uint32_t> group_signatures_;
   // Rank 0: the result; the ids of the documents in clusters of two or more.
   DedupResult result_;
+  // The documents result_.records are of (increasing; cluster mode: those
+  // of clusters of two or more; the records' cluster and nearest are
+  // indexes into it).
+  std::vector<uint64_t> positions_;
   std::vector<std::vector<uint64_t>> wanted_;  // per rank: local positions whose ids rank 0 needs
   std::vector<uint64_t> id_positions_;
   std::vector<std::string> ids_;
@@ -662,15 +724,22 @@ Status Run::Fingerprint(bool* any_needed_out) {
 }
 
 Status Run::Gather() {
-  std::string packed, signatures;
+  // MinHash: each document's signature stays here; rank 0 groups by the
+  // signatures' 16-byte identities.
+  std::string packed, identities;
   std::vector<uint64_t> sums(kStatsWords + 2, 0);
+  const auto perm = static_cast<size_t>(config_->method.minhash.num_perm);
   for (Shard& s : mine_) {
-    for (const DedupDocument& d : s.corpus.docs) {
-      const PackedDocument p = Pack(d);
+    for (size_t i = 0; i < s.corpus.docs.size(); ++i) {
+      const PackedDocument p = Pack(s.corpus.docs[i]);
       packed.append(reinterpret_cast<const char*>(&p), sizeof p);
+      if (!config_->minhash) continue;
+      const auto id = dedup_internal::MinHashIdentity(
+          std::span<const uint32_t>(s.corpus.signatures).subspan(i * perm, perm));
+      identities.append(reinterpret_cast<const char*>(&id), sizeof id);
     }
-    signatures.append(reinterpret_cast<const char*>(s.corpus.signatures.data()),
-                      s.corpus.signatures.size() * sizeof(uint32_t));
+    own_.signatures.insert(own_.signatures.end(), s.corpus.signatures.begin(),
+                           s.corpus.signatures.end());
     const std::vector<uint64_t> words = StatsWords(s.stats);
     for (size_t k = 0; k < kStatsWords; ++k) sums[k] += words[k];
     sums[kStatsWords] += s.corpus.bad_scores;
@@ -692,9 +761,9 @@ Status Run::Gather() {
   Traffic traffic;
   const std::string all = GatherBytes(w_, packed, 0, &traffic);
   std::string().swap(packed);
-  const std::string sig =
-      config_->minhash ? GatherBytes(w_, signatures, 0, &traffic) : std::string();
-  std::string().swap(signatures);
+  const std::string ids =
+      config_->minhash ? GatherBytes(w_, identities, 0, &traffic) : std::string();
+  std::string().swap(identities);
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
   stages_.push_back({"gather", 0, moved[0], {{"rounds", traffic.rounds}}});
@@ -707,8 +776,11 @@ Status Run::Gather() {
     std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
     all_.docs[i] = Unpack(p);
   }
-  all_.signatures.resize(sig.size() / sizeof(uint32_t));
-  if (!sig.empty()) std::memcpy(all_.signatures.data(), sig.data(), sig.size());
+  identities_.resize(ids.size() / sizeof(identities_[0]));
+  if (!ids.empty()) std::memcpy(static_cast<void*>(identities_.data()), ids.data(), ids.size());
+  if (config_->minhash && identities_.size() != n) {
+    return Status::Corruption("gather: signature identities lost in the exchange");
+  }
   return Status::OK();
 }
 
@@ -717,18 +789,26 @@ Status Run::Plan() {
   // Stream mode is sequential: rank 0 runs it whole in the join stage.
   if (c.options.mode != DedupMode::kCluster) return Status::OK();
   const MinHashOptions& mh = c.method.minhash;
-  const auto perm = static_cast<size_t>(mh.num_perm);
   // Rank 0 plans once; the others get what the band join needs (empty when
-  // rank 0 failed: its error ends the stage).
+  // rank 0 failed: its error ends the stage). MinHash: the number of groups
+  // and `need`, and each rank the groups whose first document it holds.
   std::string blob;
+  std::vector<std::string> reps(static_cast<size_t>(w_.size));
   Status planned = Status::OK();
   if (w_.rank == 0) {
     planned = [&]() -> Status {
       if (c.minhash) {
         NEARDUP_ASSIGN_OR_RETURN(
-            minhash_, dedup_internal::PlanMinHash(all_.docs, all_.signatures, {}, mh, c.options));
-        blob = EncodeMinHashJoinPlan(minhash_, all_.signatures, perm);
-        bands_ = minhash_.groups.size() >= 2 ? mh.bands : 0;
+            minhash_, dedup_internal::PlanMinHashByIdentity(all_.docs, identities_, mh, c.options));
+        std::vector<std::pair<uint64_t, uint64_t>>().swap(identities_);
+        const uint64_t head[2] = {minhash_.groups.size(), minhash_.need};
+        blob.assign(reinterpret_cast<const char*>(head), sizeof head);
+        for (size_t g = 0; g < minhash_.groups.size(); ++g) {
+          const size_t first = minhash_.groups.Members(g).front();
+          const size_t r = Owner(first);
+          const MinHashRep rep{g, first - first_[r]};
+          reps[r].append(reinterpret_cast<const char*>(&rep), sizeof rep);
+        }
       } else {
         NEARDUP_ASSIGN_OR_RETURN(simhash_, dedup_internal::PlanSimHash(all_.docs, c.options));
         blob = EncodeSimHashJoinPlan(simhash_);
@@ -740,75 +820,149 @@ Status Run::Plan() {
   }
   Traffic traffic;
   BroadcastBytes(w_, &blob, 0, &traffic);
+  const std::string my_reps = c.minhash ? ScatterBytes(w_, reps, 0, &traffic) : std::string();
+  std::vector<std::string>().swap(reps);
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
   stages_.push_back({"plan", 0, moved[0], {{"rounds", traffic.rounds}}});
-  if (w_.rank == 0 || blob.empty()) return planned;
+  if (blob.empty()) return planned;
   if (c.minhash) {
-    NEARDUP_ASSIGN_OR_RETURN(minhash_join_, DecodeMinHashJoinPlan(blob, perm, &signatures_join_));
-    bands_ = minhash_join_.groups.size() >= 2 ? mh.bands : 0;
-  } else {
-    NEARDUP_ASSIGN_OR_RETURN(simhash_join_, DecodeSimHashJoinPlan(blob));
-    bands_ = simhash_join_.report.banded ? simhash_join_.report.bands.bands : 0;
+    uint64_t head[2];
+    if (blob.size() != sizeof head || my_reps.size() % sizeof(MinHashRep) != 0) {
+      return Status::Corruption("malformed join plan");
+    }
+    std::memcpy(head, blob.data(), sizeof head);
+    minhash_groups_ = head[0];
+    minhash_need_ = head[1];
+    bands_ = minhash_groups_ >= 2 ? mh.bands : 0;
+    reps_.resize(my_reps.size() / sizeof(MinHashRep));
+    if (!reps_.empty()) std::memcpy(reps_.data(), my_reps.data(), my_reps.size());
+    return Status::OK();
+  }
+  if (w_.rank == 0) return planned;
+  NEARDUP_ASSIGN_OR_RETURN(simhash_join_, DecodeSimHashJoinPlan(blob));
+  bands_ = simhash_join_.report.banded ? simhash_join_.report.bands.bands : 0;
+  return Status::OK();
+}
+
+Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+                           size_t* units) {
+  const DedupOptions options = JoinOptions();
+  // Rank 0 joins with its own plan; the others with the broadcast one.
+  const dedup_internal::SimHashPlan& simhash = w_.rank == 0 ? simhash_ : simhash_join_;
+  const size_t ranges =
+      std::min<size_t>(static_cast<size_t>(bands_), 4 * static_cast<size_t>(w_.size));
+  *units = ranges;
+  std::vector<IdPair> range_pairs;
+  for (size_t j = static_cast<size_t>(w_.rank); j < ranges; j += static_cast<size_t>(w_.size)) {
+    const int begin = static_cast<int>(j * static_cast<size_t>(bands_) / ranges);
+    const int end = static_cast<int>((j + 1) * static_cast<size_t>(bands_) / ranges);
+    const std::string path = RangePath(flags_.work_dir, j, ranges);
+    const std::string what = "join: band range " + std::to_string(j) + " of " +
+                             std::to_string(ranges) + " (bands " + std::to_string(begin) + ".." +
+                             std::to_string(end - 1) + ")";
+    if (flags_.resume) {
+      auto bytes = ReadChecked(path);
+      if (bytes.ok()) {
+        auto got = DecodePairs(*bytes, path);
+        if (got.ok()) {
+          pairs->insert(pairs->end(), got->begin(), got->end());
+          (*log_)(what + ": done in an earlier run, skipped");
+          continue;
+        }
+      }
+    }
+    BandJoinStats stats;
+    NEARDUP_RETURN_IF_ERROR(
+        dedup_internal::SimHashJoinBands(simhash, options, begin, end, &range_pairs, &stats));
+    total->candidates += stats.candidates;
+    total->tested += stats.tested;
+    total->large_buckets += stats.large_buckets;
+    NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(path, EncodePairs(range_pairs)));
+    (*log_)(what + ": " + std::to_string(range_pairs.size()) + " pairs");
+    pairs->insert(pairs->end(), range_pairs.begin(), range_pairs.end());
+    ++*computed;
+    if (FailAt(w_, "band")) std::raise(SIGKILL);
   }
   return Status::OK();
+}
+
+Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+                              size_t* units, ExchangeTraffic* traffic) {
+  const MinHashOptions& mh = config_->method.minhash;
+  ExchangeOptions o;
+  o.groups = minhash_groups_;
+  o.need = minhash_need_;
+  o.num_perm = mh.num_perm;
+  o.bands = mh.bands;
+  o.rows = mh.rows;
+  o.components_only = dedup_internal::ComponentsOnly(JoinOptions());
+  if (const char* env = std::getenv("NEARDUP_MPI_ROUND_BYTES")) {
+    o.round_bytes = std::max<uint64_t>(std::strtoull(env, nullptr, 10), 1);
+  }
+  const std::vector<ExchangeRound> rounds = PlanExchange(w_, o, reps_.size());
+  *units = rounds.size();
+  // Every round is collective: an error ends this rank's writing, not its
+  // part in the exchanges (the other ranks are in them).
+  Status status = Status::OK();
+  std::vector<IdPair> round_pairs;
+  for (size_t t = 0; t < rounds.size(); ++t) {
+    const ExchangeRound& round = rounds[t];
+    char name[96];
+    std::snprintf(name, sizeof name, "/join/round-%04zu-of-%04zu-rank-%04d.pairs", t, rounds.size(),
+                  w_.rank);
+    const std::string path = flags_.work_dir + name;
+    std::string what = "join: band-key round " + std::to_string(t) + " of " +
+                       std::to_string(rounds.size()) + " (bands " +
+                       std::to_string(round.band_begin) + ".." + std::to_string(round.band_end - 1);
+    if (round.parts > 1) {
+      what += ", part " + std::to_string(round.part) + " of " + std::to_string(round.parts);
+    }
+    what += ")";
+    // A round every rank finished in an earlier run is skipped by all.
+    std::optional<std::vector<IdPair>> earlier;
+    if (flags_.resume) {
+      auto bytes = ReadChecked(path);
+      if (bytes.ok()) {
+        auto got = DecodePairs(*bytes, path);
+        if (got.ok()) earlier = std::move(*got);
+      }
+    }
+    std::vector<uint64_t> done = {earlier ? 1u : 0u};
+    AllReduceSum(w_, &done);
+    if (done[0] == static_cast<uint64_t>(w_.size)) {
+      pairs->insert(pairs->end(), earlier->begin(), earlier->end());
+      (*log_)(what + ": done in an earlier run, skipped");
+      continue;
+    }
+    round_pairs.clear();
+    BandJoinStats stats;
+    JoinRound(w_, o, round, reps_, own_.signatures, &round_pairs, &stats, traffic);
+    dedup_internal::MergePairs(&round_pairs);
+    total->candidates += stats.candidates;
+    total->tested += stats.tested;
+    total->large_buckets += stats.large_buckets;
+    if (status.ok()) status = WriteFileAtomically(path, EncodePairs(round_pairs));
+    (*log_)(what + ": " + std::to_string(round_pairs.size()) + " pairs");
+    pairs->insert(pairs->end(), round_pairs.begin(), round_pairs.end());
+    ++*computed;
+    // After the second round (when there are two): every rank has finished
+    // the first by then (this rank's exchanges of the second needed theirs).
+    if (*computed == std::min<size_t>(2, rounds.size()) && FailAt(w_, "band")) std::raise(SIGKILL);
+  }
+  return status;
 }
 
 Status Run::Join() {
   if (bands_ == 0) return JoinOnRankZero();
   const DedupConfig& c = *config_;
-  const DedupOptions& options = c.options;
-  const MinHashOptions& mh = c.method.minhash;
-  // Rank 0 joins with its own plan; the others with the broadcast one.
-  const dedup_internal::SimHashPlan& simhash = w_.rank == 0 ? simhash_ : simhash_join_;
-  const dedup_internal::MinHashPlan& minhash = w_.rank == 0 ? minhash_ : minhash_join_;
-  const std::span<const uint32_t> signatures =
-      w_.rank == 0 ? std::span<const uint32_t>(all_.signatures) : signatures_join_;
-  const size_t ranges =
-      std::min<size_t>(static_cast<size_t>(bands_), 4 * static_cast<size_t>(w_.size));
-  std::vector<IdPair> pairs, range_pairs;
+  std::vector<IdPair> pairs;
   BandJoinStats total;
-  size_t computed = 0;
-  // The ranges of this rank; an error ends them, not the exchanges below
-  // (the other ranks are in them).
-  const Status joined = [&]() -> Status {
-    for (size_t j = static_cast<size_t>(w_.rank); j < ranges; j += static_cast<size_t>(w_.size)) {
-      const int begin = static_cast<int>(j * static_cast<size_t>(bands_) / ranges);
-      const int end = static_cast<int>((j + 1) * static_cast<size_t>(bands_) / ranges);
-      const std::string path = RangePath(flags_.work_dir, j, ranges);
-      const std::string what = "join: band range " + std::to_string(j) + " of " +
-                               std::to_string(ranges) + " (bands " + std::to_string(begin) + ".." +
-                               std::to_string(end - 1) + ")";
-      if (flags_.resume) {
-        auto bytes = ReadChecked(path);
-        if (bytes.ok()) {
-          auto got = DecodePairs(*bytes, path);
-          if (got.ok()) {
-            pairs.insert(pairs.end(), got->begin(), got->end());
-            (*log_)(what + ": done in an earlier run, skipped");
-            continue;
-          }
-        }
-      }
-      BandJoinStats stats;
-      if (c.minhash) {
-        NEARDUP_RETURN_IF_ERROR(dedup_internal::MinHashJoinBands(
-            minhash, signatures, {}, mh, options, begin, end, &range_pairs, &stats));
-      } else {
-        NEARDUP_RETURN_IF_ERROR(
-            dedup_internal::SimHashJoinBands(simhash, options, begin, end, &range_pairs, &stats));
-      }
-      total.candidates += stats.candidates;
-      total.tested += stats.tested;
-      total.large_buckets += stats.large_buckets;
-      NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(path, EncodePairs(range_pairs)));
-      (*log_)(what + ": " + std::to_string(range_pairs.size()) + " pairs");
-      pairs.insert(pairs.end(), range_pairs.begin(), range_pairs.end());
-      ++computed;
-      if (FailAt(w_, "band")) std::raise(SIGKILL);
-    }
-    return Status::OK();
-  }();
+  size_t computed = 0, units = 0;
+  ExchangeTraffic exchange;
+  // This rank's pairs: SimHash's band ranges, MinHash's band-key rounds.
+  const Status joined = c.minhash ? JoinMinHashRounds(&pairs, &total, &computed, &units, &exchange)
+                                  : JoinBandRanges(&pairs, &total, &computed, &units);
   dedup_internal::MergePairs(&pairs);
   // Each pair to the rank of its first group, where the copies that two
   // ranges found become one (their number is the join's count).
@@ -829,15 +983,19 @@ Status Run::Join() {
   } else {
     group_pairs_ = MergeForests(w_, SpanningForest(owned), &traffic);
   }
-  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  std::vector<uint64_t> moved = {traffic.bytes_sent, exchange.keys.bytes_sent,
+                                 exchange.signatures.bytes_sent};
   AllReduceSum(w_, &moved);
-  stages_.push_back({"join",
-                     0,
-                     moved[0],
-                     {{"band_ranges", ranges},
-                      {"ranges_computed", sums[3]},
-                      {"pairs", sums[5]},
-                      {"pairs_on_rank_0", group_pairs_.size()}}});
+  nlohmann::ordered_json extra = {
+      {c.minhash ? "band_key_rounds" : "band_ranges", units},
+      {c.minhash ? "rounds_computed" : "ranges_computed", c.minhash ? computed : sums[3]},
+      {"pairs", sums[5]},
+      {"pairs_on_rank_0", group_pairs_.size()}};
+  if (c.minhash) {
+    extra["band_key_bytes"] = moved[1];
+    extra["signature_bytes"] = moved[2];
+  }
+  stages_.push_back({"join", 0, moved[0] + moved[1] + moved[2], extra});
   NEARDUP_RETURN_IF_ERROR(joined);
   // Rank 0 goes on only when every rank joined its ranges (EndStage names
   // the ranks that did not).
@@ -859,8 +1017,7 @@ Status Run::JoinOnRankZero() {
   if (w_.rank != 0) return Status::OK();
   (*log_)("join: not banded; rank 0 joins everything");
   const DedupConfig& c = *config_;
-  DedupOptions options = c.options;
-  options.collect_pairs = NeedsAllPairs();
+  DedupOptions options = JoinOptions();
   if (options.mode == DedupMode::kStream) {
     NEARDUP_ASSIGN_OR_RETURN(result_, Dedup(all_.docs, options));
   } else if (c.minhash) {
@@ -877,56 +1034,142 @@ Status Run::JoinOnRankZero() {
   return WriteMarker(flags_.work_dir, "join");
 }
 
-Status Run::Cluster() {
+Status Run::FetchSignatures() {
+  const auto perm = static_cast<size_t>(config_->method.minhash.num_perm);
+  std::vector<std::string> requests(static_cast<size_t>(w_.size));
+  // Per rank: the positions in signature_groups_ of the groups it is asked for.
+  std::vector<std::vector<size_t>> asked_of(requests.size());
+  if (w_.rank == 0) {
+    const dedup_internal::Groups& groups = minhash_.groups;
+    std::vector<uint64_t>& wanted = signature_groups_;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (groups.Members(g).size() >= 2) wanted.push_back(g);
+    }
+    for (const IdPair& p : group_pairs_) wanted.insert(wanted.end(), {p.a, p.b});
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const size_t first = groups.Members(wanted[k]).front();
+      const size_t r = Owner(first);
+      const uint64_t local = first - first_[r];
+      requests[r].append(reinterpret_cast<const char*>(&local), sizeof local);
+      asked_of[r].push_back(k);
+    }
+  }
+  Traffic traffic;
+  const std::vector<uint64_t> asked = DecodeU64s(ScatterBytes(w_, requests, 0, &traffic));
+  std::vector<std::string>().swap(requests);
+  Status status = Status::OK();
+  std::string reply;
+  for (const uint64_t local : asked) {
+    if ((local + 1) * perm > own_.signatures.size()) {
+      status = Status::Corruption("cluster: a signature asked for that this rank does not hold");
+      break;
+    }
+    reply.append(reinterpret_cast<const char*>(own_.signatures.data() + local * perm),
+                 perm * sizeof(uint32_t));
+  }
+  const std::string all = GatherBytes(w_, reply, 0, &traffic);
+  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  AllReduceSum(w_, &moved);
+  stages_.push_back({"cluster", 0, moved[0], {{"signatures_on_rank_0", signature_groups_.size()}}});
+  NEARDUP_RETURN_IF_ERROR(status);
   if (w_.rank != 0) return Status::OK();
+  if (all.size() != signature_groups_.size() * perm * sizeof(uint32_t)) {
+    return Status::Corruption("cluster: signatures lost in the exchange");
+  }
+  // The replies come in rank order, each in the order asked.
+  group_signatures_.resize(signature_groups_.size() * perm);
+  const char* from = all.data();
+  for (const std::vector<size_t>& ks : asked_of) {
+    for (const size_t k : ks) {
+      std::memcpy(group_signatures_.data() + k * perm, from, perm * sizeof(uint32_t));
+      from += perm * sizeof(uint32_t);
+    }
+  }
+  return Status::OK();
+}
+
+Status Run::Cluster() {
   const DedupConfig& c = *config_;
+  if (c.minhash && c.options.mode == DedupMode::kCluster) {
+    NEARDUP_RETURN_IF_ERROR(FetchSignatures());
+  }
+  if (w_.rank != 0) return Status::OK();
   const DedupFlags& f = c.flags;
   if (c.options.mode == DedupMode::kCluster) {
+    // Only the documents of clusters of two or more: the others are their
+    // own clusters, kept (O(clustered documents), not O(N)).
+    const dedup_internal::Groups& groups = c.minhash ? minhash_.groups : simhash_.groups;
+    ClusteredDocuments sub = SelectClustered(all_.docs, groups, group_pairs_);
     // No pair sink: --pairs-out is written once the ids are here.
     const DedupJoinReport join = result_.join;
     if (c.minhash) {
-      dedup_internal::FinishMinHash(all_.docs, minhash_, all_.signatures, {}, c.method.minhash,
-                                    group_pairs_, c.options, &result_);
+      // Asked for the documents of clusters of two or more only: their
+      // groups' signatures were fetched.
+      const auto perm = static_cast<size_t>(c.method.minhash.num_perm);
+      const auto signature = [&](size_t i) {
+        const uint64_t g = minhash_.groups.of[sub.positions[i]];
+        const auto k = static_cast<size_t>(
+            std::lower_bound(signature_groups_.begin(), signature_groups_.end(), g) -
+            signature_groups_.begin());
+        return std::span<const uint32_t>(group_signatures_).subspan(k * perm, perm);
+      };
+      dedup_internal::MinHashPlan plan;
+      plan.groups = std::move(sub.groups);
+      plan.need = minhash_.need;
+      dedup_internal::FinishMinHash(sub.docs, plan, signature, c.method.minhash, sub.pairs,
+                                    c.options, &result_);
+      std::vector<uint32_t>().swap(group_signatures_);
+      std::vector<uint64_t>().swap(signature_groups_);
     } else {
-      dedup_internal::FinishSimHash(all_.docs, simhash_, group_pairs_, c.options, &result_);
+      dedup_internal::SimHashPlan plan;
+      plan.groups = std::move(sub.groups);
+      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, c.options, &result_);
     }
+    positions_ = std::move(sub.positions);
+    // The summary of every document.
+    DedupSummary& s = result_.summary;
+    const size_t others = all_.docs.size() - positions_.size();
+    s.documents += others;
+    s.kept += others;
+    s.clusters += others;
+    for (const DedupDocument& d : all_.docs) s.empty += d.empty ? 1 : 0;
     result_.join = join;
     result_.join.cluster_seconds = 0;
+  } else {
+    // Stream mode: a record for every document.
+    positions_.resize(result_.records.size());
+    std::iota(positions_.begin(), positions_.end(), uint64_t{0});
   }
   // The ids rank 0 needs: every duplicate's kept document (records); every
   // member of a cluster of two or more (--clusters-out); every document of a
   // pair (--pairs-out).
-  const size_t n = result_.records.size();
-  std::vector<bool> want(n, false);
-  for (size_t i = 0; i < n; ++i) {
-    const DedupRecord& r = result_.records[i];
+  std::vector<uint64_t> want;
+  for (size_t j = 0; j < result_.records.size(); ++j) {
+    const DedupRecord& r = result_.records[j];
     if (!r.duplicate) continue;
-    want[r.nearest] = true;
-    if (!f.clusters_out.empty()) want[i] = true;
+    want.push_back(positions_[r.nearest]);
+    if (!f.clusters_out.empty()) want.push_back(positions_[j]);
   }
   if (!f.pairs_out.empty()) {
     if (c.options.mode == DedupMode::kStream) {
-      for (const DedupPair& p : result_.pairs) want[p.i] = want[p.j] = true;
+      for (const DedupPair& p : result_.pairs) want.insert(want.end(), {p.i, p.j});
     } else {
-      const dedup_internal::Groups& groups = c.minhash ? minhash_.groups : simhash_.groups;
-      const auto all_of = [&](size_t g) {
-        for (size_t m : groups.Members(g)) want[m] = true;
-      };
-      for (size_t g = 0; g < groups.size(); ++g) {
-        if (groups.Members(g).size() >= 2) all_of(g);
-      }
-      for (const IdPair& p : group_pairs_) {
-        all_of(p.a);
-        all_of(p.b);
-      }
+      // The members of groups of two or more and of paired groups.
+      want.insert(want.end(), positions_.begin(), positions_.end());
     }
   }
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
   wanted_.assign(static_cast<size_t>(w_.size), {});
-  for (size_t r = 0; r < wanted_.size(); ++r) {
-    for (uint64_t i = first_[r]; i < first_[r + 1]; ++i) {
-      if (want[i]) wanted_[r].push_back(i - first_[r]);
-    }
+  for (const uint64_t i : want) {
+    const size_t r = Owner(i);
+    wanted_[r].push_back(i - first_[r]);
   }
+  // One entry (FetchSignatures may have made it).
+  if (stages_.empty() || stages_.back().name != "cluster") stages_.push_back({"cluster", 0, 0, {}});
+  stages_.back().extra["documents_clustered_on_rank_0"] = positions_.size();
   return Status::OK();
 }
 
@@ -953,16 +1196,19 @@ Status Run::Assign() {
     }
     std::vector<std::vector<uint64_t>>().swap(wanted_);
     if (ids_.size() != id_positions_.size()) status = Status::Corruption("ids lost in exchange");
-    for (size_t r = 0; status.ok() && r < parts.size(); ++r) {
-      for (uint64_t i = first_[r]; i < first_[r + 1]; ++i) {
-        const DedupRecord& rec = result_.records[i];
-        if (!rec.duplicate && rec.cluster == i) continue;
-        Assignment a;
-        a.local = i - first_[r];
-        a.record = rec;
-        if (rec.duplicate) a.nearest_id = Id(rec.nearest);
-        parts[r] += EncodeAssignments({a});
-      }
+    // Records of the clustered documents only (positions_, increasing: each
+    // rank's in its order).
+    for (size_t j = 0; status.ok() && j < result_.records.size(); ++j) {
+      const uint64_t i = positions_[j];
+      Assignment a;
+      a.record = result_.records[j];
+      a.record.cluster = positions_[a.record.cluster];
+      a.record.nearest = positions_[a.record.nearest];
+      if (!a.record.duplicate && a.record.cluster == i) continue;
+      const size_t r = Owner(i);
+      a.local = i - first_[r];
+      if (a.record.duplicate) a.nearest_id = Id(a.record.nearest);
+      parts[r] += EncodeAssignments({a});
     }
   }
   const std::string mine = ScatterBytes(w_, parts, 0, &traffic);
@@ -976,6 +1222,7 @@ Status Run::Assign() {
        {{"ids_on_rank_0", ids_.size() + own_.ids.size()}, {"rounds", traffic.rounds}}});
   NEARDUP_RETURN_IF_ERROR(status);
   NEARDUP_ASSIGN_OR_RETURN(assigned_, DecodeAssignments(mine));
+  std::vector<uint32_t>().swap(own_.signatures);
   if (w_.rank == 0) {
     // What the outputs still need on rank 0: the groups and pairs
     // (--pairs-out), the records (--clusters-out).
@@ -988,6 +1235,19 @@ Status Run::Assign() {
 
 Status Run::WriteParts() {
   const DedupFlags& f = config_->flags;
+  std::vector<std::string> paths = {PartPath(flags_.work_dir, w_.rank, "records")};
+  if (!f.unique_out.empty()) paths.push_back(PartPath(flags_.work_dir, w_.rank, "unique"));
+  if (!f.duplicates_out.empty()) paths.push_back(PartPath(flags_.work_dir, w_.rank, "duplicates"));
+  const std::string marker = PartPath(flags_.work_dir, w_.rank, "done");
+  if (flags_.resume) {
+    // The same command line and ranks (run.id): the same lines.
+    auto earlier = ReadChecked(marker);
+    auto now = PartsDigest(paths);
+    if (earlier.ok() && now.ok() && *earlier == *now) {
+      (*log_)("write: parts done in an earlier run, skipped");
+      return Status::OK();
+    }
+  }
   NEARDUP_ASSIGN_OR_RETURN(PartWriter records,
                            PartWriter::Create(PartPath(flags_.work_dir, w_.rank, "records")));
   std::optional<PartWriter> kept, duplicates;
@@ -1025,6 +1285,8 @@ Status Run::WriteParts() {
   NEARDUP_RETURN_IF_ERROR(records.Close());
   if (kept) NEARDUP_RETURN_IF_ERROR(kept->Close());
   if (duplicates) NEARDUP_RETURN_IF_ERROR(duplicates->Close());
+  NEARDUP_ASSIGN_OR_RETURN(const std::string digest, PartsDigest(paths));
+  NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(marker, digest));
   (*log_)("write: " + std::to_string(own_.docs.size()) + " documents' lines");
   if (FailAt(w_, "write")) std::raise(SIGKILL);
   return Status::OK();
@@ -1037,6 +1299,7 @@ Status Run::WriteOutputs() {
   const DedupFlags& f = c.flags;
   std::vector<std::string> parts;
   for (int r = 0; r < w_.size; ++r) {
+    parts.push_back(PartPath(flags_.work_dir, r, "done"));
     parts.push_back(PartPath(flags_.work_dir, r, "records"));
     NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out_.get()));
   }
@@ -1064,7 +1327,9 @@ Status Run::WriteOutputs() {
     }
     NEARDUP_RETURN_IF_ERROR(out->Close());
   }
-  NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(c, result_, [this](size_t i) { return Id(i); }));
+  NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(
+      c, result_, [this](size_t i) { return Id(i); }, positions_));
+  // Each rank's marker before its parts: a marker never outlives them.
   for (const std::string& p : parts) NEARDUP_RETURN_IF_ERROR(file::RemoveFile(p));
   output_seconds_ = Since(t);
   return WriteMarker(flags_.work_dir, "write");

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace neardup::mpi {
 namespace {
@@ -105,8 +106,8 @@ void BroadcastBytes(const World& world, std::string* bytes, int root, Traffic* t
   }
 }
 
-std::string AllToAllBytes(const World& world, const std::vector<std::string>& to,
-                          Traffic* traffic) {
+std::string AllToAllBytes(const World& world, const std::vector<std::string>& to, Traffic* traffic,
+                          std::vector<uint64_t>* from_sizes) {
   const auto p = static_cast<size_t>(world.size);
   std::vector<uint64_t> send_sizes(p), recv_sizes(p);
   for (size_t d = 0; d < p; ++d) send_sizes[d] = to[d].size();
@@ -156,6 +157,7 @@ std::string AllToAllBytes(const World& world, const std::vector<std::string>& to
       ++traffic->rounds;
     }
   }
+  if (from_sizes != nullptr) *from_sizes = std::move(recv_sizes);
   return out;
 }
 

@@ -48,8 +48,10 @@ void BroadcastBytes(const World& world, std::string* bytes, int root, Traffic* t
 
 // to[d] goes to rank d (to.size() == P): returns what every rank sent to this
 // one, concatenated in rank order. In rounds of at most ChunkBytes(P) bytes
-// per pair of ranks.
-std::string AllToAllBytes(const World& world, const std::vector<std::string>& to, Traffic* traffic);
+// per pair of ranks. *from_sizes (when not null): how many of the bytes
+// came from each rank.
+std::string AllToAllBytes(const World& world, const std::vector<std::string>& to, Traffic* traffic,
+                          std::vector<uint64_t>* from_sizes = nullptr);
 
 // parts[r] (on root; parts.size() == P) to rank r; returns this rank's part.
 std::string ScatterBytes(const World& world, const std::vector<std::string>& parts, int root,

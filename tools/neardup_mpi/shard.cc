@@ -5,7 +5,6 @@
 #include <xxhash.h>
 
 #include <cstring>
-#include <numeric>
 #include <type_traits>
 
 #include "util/file.h"
@@ -219,37 +218,6 @@ Result<dedup_internal::SimHashPlan> DecodeSimHashJoinPlan(std::string_view bytes
     hi = c.Get<uint64_t>();
     lo = c.Get<uint64_t>();
   }
-  return plan;
-}
-
-std::string EncodeMinHashJoinPlan(const dedup_internal::MinHashPlan& plan,
-                                  std::span<const uint32_t> signatures, size_t num_perm) {
-  std::string out;
-  Put<uint64_t>(plan.need, &out);
-  for (size_t g = 0; g < plan.groups.size(); ++g) {
-    out.append(reinterpret_cast<const char*>(&signatures[plan.groups.Members(g)[0] * num_perm]),
-               num_perm * sizeof(uint32_t));
-  }
-  return out;
-}
-
-Result<dedup_internal::MinHashPlan> DecodeMinHashJoinPlan(std::string_view bytes, size_t num_perm,
-                                                          std::vector<uint32_t>* signatures) {
-  dedup_internal::MinHashPlan plan;
-  Cursor c(bytes);
-  plan.need = c.Get<uint64_t>();
-  const size_t row = num_perm * sizeof(uint32_t);
-  if (!c.ok() || row == 0 || (bytes.size() - 8) % row != 0) {
-    return Status::Corruption("malformed join plan");
-  }
-  const size_t groups = (bytes.size() - 8) / row;
-  signatures->resize(groups * num_perm);
-  if (groups > 0) std::memcpy(signatures->data(), bytes.data() + 8, groups * row);
-  // Group g is document g of *signatures.
-  plan.groups.members.resize(groups);
-  plan.groups.begin.resize(groups + 1);
-  std::iota(plan.groups.members.begin(), plan.groups.members.end(), 0);
-  std::iota(plan.groups.begin.begin(), plan.groups.begin.end(), 0);
   return plan;
 }
 

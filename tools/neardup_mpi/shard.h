@@ -10,6 +10,11 @@
 //                              number NNNNNN (0-based, in command-line order)
 //   join/range-RRRR-of-TTTT.pairs
 //                              the group pairs confirmed in band range RRRR
+//   join/round-RRRR-of-TTTT-rank-KKKK.pairs
+//                              MinHash: the group pairs rank KKKK confirmed
+//                              in band-key round RRRR
+//   parts/rank-RRRR.done       the sizes and XXH3-64 of rank RRRR's output
+//                              parts (the parts themselves are plain lines)
 //   STAGE.done                 a stage's completion marker
 //
 // Thread safety: pure functions.
@@ -71,13 +76,6 @@ Result<std::vector<IdPair>> DecodePairs(std::string_view bytes, const std::strin
 // fingerprints (16 bytes per group); the groups' members stay on rank 0.
 std::string EncodeSimHashJoinPlan(const dedup_internal::SimHashPlan& plan);
 Result<dedup_internal::SimHashPlan> DecodeSimHashJoinPlan(std::string_view bytes);
-// MinHash: `need` and one signature per group (num_perm words each); the
-// decoded plan's group g is document g of *signatures.
-std::string EncodeMinHashJoinPlan(const dedup_internal::MinHashPlan& plan,
-                                  std::span<const uint32_t> signatures, size_t num_perm);
-Result<dedup_internal::MinHashPlan> DecodeMinHashJoinPlan(std::string_view bytes, size_t num_perm,
-                                                          std::vector<uint32_t>* signatures);
-
 // Writes `payload` + its checksum to path atomically (temporary file, fsync,
 // rename, fsync of the directory).
 Status WriteFileAtomically(const std::string& path, std::string_view payload);

@@ -1,0 +1,265 @@
+// Copyright 2026 The neardup Authors.
+
+#include "band_exchange.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <type_traits>
+
+#include "dedup/stages.h"
+#include "neardup/minhash.h"
+#include "neardup/minhash_dedup.h"
+#include "util/random.h"
+
+namespace neardup::mpi {
+namespace {
+
+// One group's bucket of one band, on its way to the bucket's rank.
+struct Entry {
+  uint64_t bucket = 0;
+  uint64_t group = 0;
+  uint32_t band = 0;
+  uint32_t owner = 0;  // the rank that holds the group's signature
+};
+static_assert(sizeof(Entry) == 24 && std::is_trivially_copyable_v<Entry>);
+
+template <class T>
+void Append(const T& value, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+template <class T>
+std::vector<T> Decode(std::string_view bytes) {
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
+
+// The hash that spreads (band, bucket) over the ranks and parts.
+uint64_t Spread(uint32_t band, uint64_t bucket) {
+  return SplitMix64(bucket + static_cast<uint64_t>(band) * kSplitMix64Gamma);
+}
+
+// The signatures fetched for a round: group -> num_perm words.
+class SignatureTable {
+ public:
+  SignatureTable(std::vector<uint64_t> groups, std::vector<uint32_t> words, size_t perm)
+      : groups_(std::move(groups)), words_(std::move(words)), perm_(perm) {
+    order_.resize(groups_.size());
+    std::iota(order_.begin(), order_.end(), size_t{0});
+    std::sort(order_.begin(), order_.end(),
+              [this](size_t x, size_t y) { return groups_[x] < groups_[y]; });
+    sorted_.resize(groups_.size());
+    for (size_t i = 0; i < order_.size(); ++i) sorted_[i] = groups_[order_[i]];
+  }
+  std::span<const uint32_t> Of(uint64_t group) const {
+    const size_t i = static_cast<size_t>(std::lower_bound(sorted_.begin(), sorted_.end(), group) -
+                                         sorted_.begin());
+    return std::span<const uint32_t>(words_).subspan(order_[i] * perm_, perm_);
+  }
+
+ private:
+  std::vector<uint64_t> groups_;  // in the order of words_
+  std::vector<uint32_t> words_;
+  size_t perm_;
+  std::vector<size_t> order_;     // positions of groups_ in increasing group
+  std::vector<uint64_t> sorted_;  // groups_ sorted
+};
+
+// BandJoin's work on one bucket (members: its groups, increasing): the
+// pairs it confirms, appended to *pairs.
+void VerifyBucket(const ExchangeOptions& o, std::span<const uint64_t> members,
+                  const SignatureTable& table, std::vector<IdPair>* pairs, BandJoinStats* stats) {
+  const auto test = [&](uint64_t a, uint64_t b) {
+    const size_t equal = EqualComponents(table.Of(a), table.Of(b));
+    if (equal < o.need) return -1;
+    return MinHashDistance(static_cast<double>(equal) / static_cast<double>(o.num_perm));
+  };
+  const size_t size = members.size();
+  stats->largest_bucket = std::max(stats->largest_bucket, size);
+  const size_t max_bucket = std::max<size_t>(o.max_bucket, 2);
+  if (size <= max_bucket) {
+    stats->candidates += size * (size - 1) / 2;
+    // components_only: a union-find over the bucket's members; a pair they
+    // already connect is not tested (the bucket's components stay the same).
+    std::vector<uint32_t> up(o.components_only ? size : 0);
+    std::iota(up.begin(), up.end(), 0u);
+    const auto root = [&up](uint32_t x) {
+      while (up[x] != x) x = up[x] = up[up[x]];
+      return x;
+    };
+    for (size_t x = 0; x < size; ++x) {
+      for (size_t y = x + 1; y < size; ++y) {
+        uint32_t rx = 0, ry = 0;
+        if (o.components_only) {
+          rx = root(static_cast<uint32_t>(x));
+          ry = root(static_cast<uint32_t>(y));
+          if (rx == ry) continue;
+        }
+        ++stats->tested;
+        const int score = test(members[x], members[y]);
+        if (score < 0) continue;
+        pairs->push_back({members[x], members[y], score});
+        if (o.components_only) up[std::max(rx, ry)] = std::min(rx, ry);
+      }
+    }
+    return;
+  }
+  // A large bucket: its members against representatives, as BandJoin does.
+  ++stats->large_buckets;
+  const size_t max_reps = std::max<size_t>(o.max_representatives, 1);
+  std::vector<uint64_t> reps = {members[0]};
+  for (size_t x = 1; x < size; ++x) {
+    const uint64_t b = members[x];
+    bool matched = false;
+    for (const uint64_t a : reps) {
+      ++stats->candidates;
+      ++stats->tested;
+      const int score = test(a, b);
+      if (score >= 0) {
+        pairs->push_back({a, b, score});
+        matched = true;
+      }
+    }
+    if (!matched && reps.size() < max_reps) reps.push_back(b);
+  }
+}
+
+}  // namespace
+
+std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOptions& options,
+                                        size_t my_reps) {
+  uint64_t most = 0;
+  for (const uint64_t r : AllGatherU64(world, my_reps)) most = std::max(most, r);
+  const uint64_t per_band = std::max<uint64_t>(most, 1) * sizeof(Entry);
+  const uint64_t budget = std::max<uint64_t>(options.round_bytes, sizeof(Entry));
+  std::vector<ExchangeRound> rounds;
+  if (per_band <= budget) {
+    const int step = static_cast<int>(
+        std::min<uint64_t>(budget / per_band, static_cast<uint64_t>(std::max(options.bands, 1))));
+    for (int b = 0; b < options.bands; b += step) {
+      rounds.push_back({b, std::min(options.bands, b + step), 0, 1});
+    }
+  } else {
+    const auto parts = static_cast<uint32_t>((per_band + budget - 1) / budget);
+    for (int b = 0; b < options.bands; ++b) {
+      for (uint32_t q = 0; q < parts; ++q) rounds.push_back({b, b + 1, q, parts});
+    }
+  }
+  return rounds;
+}
+
+void JoinRound(const World& world, const ExchangeOptions& options, const ExchangeRound& round,
+               std::span<const MinHashRep> reps, std::span<const uint32_t> signatures,
+               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic) {
+  const auto p = static_cast<size_t>(world.size);
+  const auto perm = static_cast<size_t>(options.num_perm);
+  const auto own = [&](uint64_t local) { return signatures.subspan(local * perm, perm); };
+  // 1. Each group's buckets of the round's bands, to the buckets' ranks.
+  std::vector<Entry> entries;
+  {
+    std::vector<std::string> to(p);
+    for (const MinHashRep& r : reps) {
+      for (int band = round.band_begin; band < round.band_end; ++band) {
+        Entry e;
+        e.bucket = dedup_internal::MinHashBandBucket(
+            MinHashBandKey(own(r.local), band, options.rows), options.groups);
+        e.group = r.group;
+        e.band = static_cast<uint32_t>(band);
+        e.owner = static_cast<uint32_t>(world.rank);
+        const uint64_t h = Spread(e.band, e.bucket);
+        if (round.parts > 1 && (h / p) % round.parts != round.part) continue;
+        Append(e, &to[h % p]);
+      }
+    }
+    entries = Decode<Entry>(AllToAllBytes(world, to, &traffic->keys));
+  }
+  // 2. Buckets: runs of equal (band, bucket), groups increasing.
+  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+    if (x.band != y.band) return x.band < y.band;
+    if (x.bucket != y.bucket) return x.bucket < y.bucket;
+    return x.group < y.group;
+  });
+  const auto same = [](const Entry& x, const Entry& y) {
+    return x.band == y.band && x.bucket == y.bucket;
+  };
+  // 3. The buckets of two or more, in batches whose signatures take at most
+  //    round_bytes (one bucket at least); every rank runs as many batches as
+  //    the rank with the most (the exchanges are collective).
+  std::vector<std::pair<size_t, size_t>> buckets;
+  std::vector<size_t> batch_begin = {0};
+  const uint64_t row = perm * sizeof(uint32_t);
+  uint64_t held = 0;
+  for (size_t s = 0; s < entries.size();) {
+    size_t e = s + 1;
+    while (e < entries.size() && same(entries[s], entries[e])) ++e;
+    if (e - s >= 2) {
+      const uint64_t bytes = (e - s) * row;
+      if (held > 0 && held + bytes > options.round_bytes) {
+        batch_begin.push_back(buckets.size());
+        held = 0;
+      }
+      held += bytes;
+      buckets.emplace_back(s, e);
+    }
+    s = e;
+  }
+  batch_begin.push_back(buckets.size());
+  uint64_t batches = 0;
+  for (const uint64_t n : AllGatherU64(world, batch_begin.size() - 1))
+    batches = std::max(batches, n);
+  std::vector<uint64_t> members;
+  for (uint64_t t = 0; t < batches; ++t) {
+    const size_t first = t + 1 < batch_begin.size() ? batch_begin[t] : buckets.size();
+    const size_t last = t + 1 < batch_begin.size() ? batch_begin[t + 1] : buckets.size();
+    // The signatures of the batch's groups, from their owners (each asked
+    // once per batch).
+    std::vector<std::vector<uint64_t>> ask(p);
+    for (size_t k = first; k < last; ++k) {
+      for (size_t i = buckets[k].first; i < buckets[k].second; ++i) {
+        ask[entries[i].owner].push_back(entries[i].group);
+      }
+    }
+    std::vector<std::string> requests(p);
+    for (size_t r = 0; r < p; ++r) {
+      std::sort(ask[r].begin(), ask[r].end());
+      ask[r].erase(std::unique(ask[r].begin(), ask[r].end()), ask[r].end());
+      for (const uint64_t g : ask[r]) Append(g, &requests[r]);
+    }
+    std::vector<uint64_t> from;
+    const std::string asked = AllToAllBytes(world, requests, &traffic->signatures, &from);
+    std::vector<std::string>().swap(requests);
+    std::vector<std::string> replies(p);
+    size_t at = 0;
+    for (size_t r = 0; r < p; ++r) {
+      for (const uint64_t g : Decode<uint64_t>(std::string_view(asked).substr(at, from[r]))) {
+        // Every group asked for is one of this rank's (the entry's owner).
+        const auto it =
+            std::lower_bound(reps.begin(), reps.end(), g,
+                             [](const MinHashRep& x, uint64_t group) { return x.group < group; });
+        const std::span<const uint32_t> sig = own(it->local);
+        replies[r].append(reinterpret_cast<const char*>(sig.data()), sig.size_bytes());
+      }
+      at += from[r];
+    }
+    std::vector<uint64_t> order;
+    for (const std::vector<uint64_t>& x : ask) order.insert(order.end(), x.begin(), x.end());
+    std::vector<std::vector<uint64_t>>().swap(ask);
+    const SignatureTable table(
+        std::move(order), Decode<uint32_t>(AllToAllBytes(world, replies, &traffic->signatures)),
+        perm);
+    std::vector<std::string>().swap(replies);
+    // 4. Verify each bucket of the batch.
+    for (size_t k = first; k < last; ++k) {
+      members.clear();
+      for (size_t i = buckets[k].first; i < buckets[k].second; ++i) {
+        members.push_back(entries[i].group);
+      }
+      VerifyBucket(options, members, table, pairs, stats);
+    }
+  }
+}
+
+}  // namespace neardup::mpi
