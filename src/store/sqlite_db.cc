@@ -2,7 +2,11 @@
 
 #include "store/sqlite_db.h"
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
+#include <string>
+#include <thread>
 
 #include "store/fault_vfs.h"
 
@@ -55,6 +59,32 @@ Status Db::Exec(std::string_view sql) {
   if (err) sqlite3_free(err);
   if (rc != SQLITE_OK) return Error(rc, copy);
   return Status::OK();
+}
+
+Status Db::EnableWal(int timeout_ms) {
+  // The one-column result of a PRAGMA, lower-cased by SQLite already.
+  auto first_value = [](void* out, int columns, char** values, char**) {
+    if (columns > 0 && values[0] != nullptr) *static_cast<std::string*>(out) = values[0];
+    return 0;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    std::string mode;
+    int rc = sqlite3_exec(db_.get(), "PRAGMA journal_mode", first_value, &mode, nullptr);
+    if (rc == SQLITE_OK && mode == "wal") return Status::OK();
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_exec(db_.get(), "PRAGMA journal_mode=WAL", first_value, &mode, nullptr);
+      if (rc == SQLITE_OK) return Status::OK();
+    }
+    const int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() + pause > deadline) {
+      return Error(rc, "PRAGMA journal_mode=WAL");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
 }
 
 Result<Stmt> Db::Prepare(std::string_view sql) {

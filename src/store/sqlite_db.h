@@ -66,6 +66,12 @@ class Db {
 
   Status Exec(std::string_view sql);
   Result<Stmt> Prepare(std::string_view sql);
+
+  // Puts the file in WAL journal mode (persistent: a no-op once done).
+  // SQLite does not run the busy handler for the conversion, so a store
+  // opened by two processes at once would fail with "database is locked";
+  // this retries with backoff for up to `timeout_ms`.
+  Status EnableWal(int timeout_ms);
   int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_.get()); }
 
   // An error Status for SQLite result code `rc` while doing `what`.

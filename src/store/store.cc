@@ -274,8 +274,7 @@ Status Store::Impl::Init() {
   fingerprinter_ = std::move(*fingerprinter);
   bool migrate = false;
   sqlite3_busy_timeout(db_->raw(), options_.busy_timeout_ms);
-  // journal_mode=WAL is persistent; setting it again is a no-op.
-  NEARDUP_RETURN_IF_ERROR(db_->Exec("PRAGMA journal_mode=WAL"));
+  NEARDUP_RETURN_IF_ERROR(db_->EnableWal(options_.busy_timeout_ms));
   // FULL: a committed Add survives power loss too, not only a killed process.
   // NORMAL (WAL): a killed process loses nothing committed; power loss may
   // lose the last commits, never consistency.

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
@@ -312,6 +315,35 @@ TEST(StoreTest, TamperedChunkIsCorruption) {
   // A recipe that is garbage.
   ExecSql(path, "UPDATE files SET recipe = X'FFFFFFFFFFFFFFFFFFFFFF' WHERE name = 'b'");
   EXPECT_TRUE(store->Get("b").status().IsCorruption());
+}
+
+// SQLite does not run the busy handler while it converts a file to WAL, so
+// stores opened at the same moment failed with "database is locked" (seen in
+// StoreCrashTest.TwoWritersAtOnce). Threads open fresh stores at once.
+TEST(StoreTest, StoresOpenedAtTheSameMomentAllOpen) {
+  const std::string dir = testing::MakeTempDir("same_moment");
+  constexpr int kStores = 12, kThreads = 6;
+  for (int s = 0; s < kStores; ++s) {
+    const std::string path = dir + "/s" + std::to_string(s) + ".db";
+    std::atomic<int> ready{0};
+    std::vector<std::string> errors(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < kThreads) std::this_thread::yield();
+        auto store = Store::Open(path);
+        if (!store.ok()) errors[t] = store.status().ToString();
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << path << " thread " << t;
+    auto store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto problems = (*store)->Verify();
+    ASSERT_TRUE(problems.ok());
+    EXPECT_TRUE(problems->empty());
+  }
 }
 
 TEST(StoreTest, OpenRejectsWhatIsNotAStore) {
