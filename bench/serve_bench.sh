@@ -70,7 +70,7 @@ for run in 1 2 3; do
 done
 
 serve() {  # serve [flags...]: starts the server, sets PORT
-  "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> /dev/null &
+  "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> "$WORK/serve.err" &
   SERVER=$!
   for _ in $(seq 600); do
     grep -q http "$WORK/serve.out" 2>/dev/null && break
