@@ -1,8 +1,8 @@
 // Copyright 2026 The neardup Authors.
 //
 // The persistent DocumentIndex (version 2 file, used in place) at the default
-// method's shape, 128 bits and k = 24, N = 1M random fingerprints (half of the
-// queries planted at distance 0..24 from a stored one), with the linear scan
+// method's shape, 128 bits and k = 28 (--neardup_k=K), N = 1M random fingerprints (half of the
+// queries planted at distance 0..k from a stored one), with the linear scan
 // as the reference in the same run:
 //
 //   build/bench/neardup_document_index_bench [--neardup_n=N]
@@ -33,6 +33,8 @@ namespace neardup {
 namespace {
 
 size_t g_n = 1000000;
+int g_k = 28;  // the default method's k (chars5u)
+uint32_t g_table_bytes = IndexTablesOptions{}.max_bytes_per_fingerprint;
 
 struct Data {
   std::string dir;
@@ -78,16 +80,18 @@ Data& GetData() {
     }
     for (int q = 0; q < 2000; ++q) {
       const size_t t = rng() % g_n;
-      data->queries.push_back(Flip(data->fps[t], q % 25, rng));
+      data->queries.push_back(Flip(data->fps[t], q % (g_k + 1), rng));
       data->targets.push_back(ids[t]);
       data->queries.push_back(Fingerprint::From128(rng(), rng()));
       data->targets.push_back("");
     }
     PermutedTableOptions o;
     o.bits = 128;
-    o.max_k = 24;
+    o.max_k = g_k;
     const auto start = std::chrono::steady_clock::now();
-    auto index = DocumentIndex::Build(data->path, DocumentIndexHeader{}, o, ids, data->fps);
+    DocumentIndexHeader header;
+    header.tables.max_bytes_per_fingerprint = g_table_bytes;
+    auto index = DocumentIndex::Build(data->path, header, o, ids, data->fps);
     if (!index.ok() || !(*index)->Commit().ok()) std::abort();
     std::fprintf(stderr, "built and committed %zu fingerprints in %.1f s\n", g_n,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -118,7 +122,7 @@ void BM_QueryMapped(benchmark::State& state) {
   size_t i = 0, found = 0, planted = 0;
   for (auto _ : state) {
     const size_t q = i++ % d.queries.size();
-    if (!(*index)->Query(d.queries[q], 24, &m).ok()) return state.SkipWithError("query");
+    if (!(*index)->Query(d.queries[q], g_k, &m).ok()) return state.SkipWithError("query");
     if (!d.targets[q].empty()) {
       ++planted;
       for (const auto& x : m) found += x.id == d.targets[q];
@@ -126,7 +130,11 @@ void BM_QueryMapped(benchmark::State& state) {
   }
   state.counters["q/s"] = benchmark::Counter(static_cast<double>(i), benchmark::Counter::kIsRate);
   state.counters["recall"] = planted ? static_cast<double>(found) / planted : 0;
-  state.counters["recall_guarantee"] = (*index)->Stats().tables.recall_at_k;
+  const IndexTablesStats t = (*index)->Stats().tables;
+  state.counters["recall_guarantee"] = t.recall_at_k;
+  state.counters["tables"] = t.tables;
+  state.counters["band_bits"] = t.band_bits;
+  state.counters["radius"] = t.probe_radius;
 }
 BENCHMARK(BM_QueryMapped)->Unit(benchmark::kMicrosecond)->MinTime(3);
 
@@ -180,7 +188,7 @@ void BM_QueryLinearScan(benchmark::State& state) {
   std::vector<Neighbor> m;
   size_t i = 0;
   for (auto _ : state) {
-    if (!(*scan)->Search(d.queries[i++ % d.queries.size()], 24, &m).ok()) {
+    if (!(*scan)->Search(d.queries[i++ % d.queries.size()], g_k, &m).ok()) {
       return state.SkipWithError("search");
     }
   }
@@ -194,6 +202,10 @@ BENCHMARK(BM_QueryLinearScan)->Unit(benchmark::kMicrosecond)->MinTime(3);
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--neardup_n=", 12) == 0) neardup::g_n = std::stoul(argv[i] + 12);
+    if (std::strncmp(argv[i], "--neardup_k=", 12) == 0) neardup::g_k = std::stoi(argv[i] + 12);
+    if (std::strncmp(argv[i], "--neardup_table_bytes=", 22) == 0) {
+      neardup::g_table_bytes = static_cast<uint32_t>(std::stoul(argv[i] + 22));
+    }
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -6,6 +6,10 @@
 #
 #   bash bench/serve_bench.sh BUILD_DIR [N] [SECONDS] [WORK_DIR]
 #
+# MODES (environment, default all four): which of "fingerprints sync",
+# "fingerprints no-sync", "documents sync", "fpbatch no-sync" to run;
+# "fpbatch" sends BATCH (default 32) fingerprints per request.
+#
 # WORK_DIR (optional) keeps the generated index between runs (built when
 # WORK_DIR/i.idx is missing; each run's checks add to it).
 #
@@ -48,6 +52,17 @@ if [ ! -e "$WORK/i.idx" ]; then
   /usr/bin/time -f '{"build_s": %e, "build_max_rss_kb": %M}' \
     "$NEARDUP" index build --fingerprints "$WORK/index.jsonl" -o "$WORK/i.idx" -q
 fi
+BATCH=${BATCH:-32}
+[ -e "$WORK/fp_batch$BATCH.jsonl" ] || python3 - "$WORK" "$BATCH" <<'PY'
+import random, sys
+work, batch = sys.argv[1], int(sys.argv[2])
+rng = random.Random(2)
+with open(f"{work}/fp_batch{batch}.jsonl", "w") as f:
+    for i in range(2000):
+        items = ",".join('{"id":"ID","fingerprint":"%032x"}' % rng.getrandbits(128)
+                         for _ in range(batch))
+        f.write('{"fingerprints":[%s]}\n' % items)
+PY
 ls -l "$WORK/i.idx" "$WORK/i.idx.ids" >&2
 for run in 1 2 3; do
   /usr/bin/time -f '{"open_and_stats_s": %e, "max_rss_kb": %M}' \
@@ -55,7 +70,7 @@ for run in 1 2 3; do
 done
 
 serve() {  # serve [flags...]: starts the server, sets PORT
-  "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> /dev/null &
+  "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> "$WORK/serve.err" &
   SERVER=$!
   for _ in $(seq 600); do
     grep -q http "$WORK/serve.out" 2>/dev/null && break
@@ -64,13 +79,16 @@ serve() {  # serve [flags...]: starts the server, sets PORT
   PORT=$(sed 's/.*://' "$WORK/serve.out")
 }
 
-for mode in "fingerprints sync" "fingerprints no-sync" "documents sync"; do
+MODES=${MODES:-fingerprints sync,fingerprints no-sync,documents sync,fpbatch no-sync}
+IFS=, read -r -a modes <<< "$MODES"
+for mode in "${modes[@]}"; do
   set -- $mode
   flags=()
   [ "$2" = no-sync ] && flags=(--no-sync)
   serve --threads 64 "${flags[@]}"
   bodies=$WORK/fp_bodies.jsonl
   [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
+  [ "$1" = fpbatch ] && bodies=$WORK/fp_batch$BATCH.jsonl
   for c in 1 8 64; do
     # The server's CPU time (utime + stime, clock ticks) around the run: CPU
     # per request, which the machine's other load does not inflate as much
@@ -87,6 +105,7 @@ out = {"input": mode, "log": log, "n": int(n)}
 out.update(r)
 out["server_cpu_s"] = round(cpu, 2)
 out["server_cpu_us_per_request"] = round(1e6 * cpu / max(r["requests"], 1), 1)
+out["server_cpu_us_per_item"] = round(1e6 * cpu / max(r["items_per_second"] * r["seconds"], 1), 1)
 out["load1"] = os.getloadavg()[0]
 print(json.dumps(out))
 PY

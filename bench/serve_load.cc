@@ -1,16 +1,16 @@
 // Copyright 2026 The neardup Authors.
 //
 // A load generator for `neardup serve` on loopback: C client threads, each
-// with its own keep-alive connection, POST one-item /v1/check requests (a
-// document or a fingerprint) back to back for a fixed time; prints
-// throughput and p50/p99 latency as one JSON line. bench/serve_bench.sh runs
-// it against a server at concurrency 1, 8 and 64.
+// with its own keep-alive connection, POST /v1/check requests (one item or a
+// batch of documents or fingerprints) back to back for a fixed time; prints
+// requests/s, items/s and p50/p99 latency as one JSON line.
+// bench/serve_bench.sh runs it against a server at concurrency 1, 8 and 64.
 //
 //   neardup_serve_load PORT CONCURRENCY SECONDS BODIES.jsonl
 //
 // BODIES.jsonl holds one request body per line; client c sends lines c,
-// c + C, c + 2C, ... in turn, with the "id" placeholder ID replaced by a
-// fresh id (unique across runs) so that each request is a new document.
+// c + C, c + 2C, ... in turn, with every "id" placeholder ID replaced by a
+// fresh id (unique across runs) so that each item is a new document.
 
 #include <httplib.h>
 #include <unistd.h>
@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   }
   if (bodies.empty() || concurrency <= 0) return 2;
   std::vector<std::vector<double>> latencies(concurrency);
+  std::vector<long> items(concurrency, 0);  // documents or fingerprints answered, by client
   std::atomic<long> errors{0};
   std::atomic<long> no_answer{0};  // of the errors: no HTTP answer (connection failed)
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -55,13 +56,18 @@ int main(int argc, char** argv) {
       while (std::chrono::steady_clock::now() < deadline) {
         std::string body = bodies[next % bodies.size()];
         next += static_cast<size_t>(concurrency);
-        const size_t at = body.find("\"ID\"");
-        if (at != std::string::npos) {
-          // Unique across runs against the same index: the process id.
-          body.replace(at, 4,
-                       "\"p" + std::to_string(getpid()) + "c" + std::to_string(c) + "-" +
-                           std::to_string(n++) + "\"");
+        // Every "ID" placeholder (a batch body has one per item) becomes a
+        // fresh id, unique across runs against the same index: the process id.
+        long body_items = 0;
+        for (size_t at = body.find("\"ID\""); at != std::string::npos;
+             at = body.find("\"ID\"", at)) {
+          const std::string id = "\"p" + std::to_string(getpid()) + "c" + std::to_string(c) + "-" +
+                                 std::to_string(n) + "-" + std::to_string(at) + "\"";
+          body.replace(at, 4, id);
+          at += id.size();
+          ++body_items;
         }
+        ++n;
         const auto t0 = std::chrono::steady_clock::now();
         auto res = client.Post("/v1/check", body, "application/json");
         const auto t1 = std::chrono::steady_clock::now();
@@ -78,6 +84,7 @@ int main(int argc, char** argv) {
           }
           continue;
         }
+        items[c] += body_items;
         latencies[c].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
       }
     });
@@ -91,10 +98,14 @@ int main(int argc, char** argv) {
   const auto pct = [&](double p) {
     return all.empty() ? 0.0 : all[std::min(all.size() - 1, static_cast<size_t>(p * all.size()))];
   };
+  long sent = 0;
+  for (long x : items) sent += x;
   std::printf(
       "{\"concurrency\": %d, \"requests\": %zu, \"errors\": %ld, \"no_answer\": %ld, "
-      "\"seconds\": %.2f, \"per_second\": %.0f, \"p50_ms\": %.2f, \"p99_ms\": %.2f}\n",
+      "\"seconds\": %.2f, \"per_second\": %.0f, \"items_per_request\": %.1f, "
+      "\"items_per_second\": %.0f, \"p50_ms\": %.2f, \"p99_ms\": %.2f}\n",
       concurrency, all.size(), errors.load(), no_answer.load(), elapsed, all.size() / elapsed,
-      pct(0.50), pct(0.99));
+      all.empty() ? 0.0 : static_cast<double>(sent) / static_cast<double>(all.size()),
+      static_cast<double>(sent) / elapsed, pct(0.50), pct(0.99));
   return errors.load() == 0 ? 0 : 1;
 }
