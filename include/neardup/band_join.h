@@ -89,7 +89,10 @@ struct BandJoinOptions {
   // of them is kept and returned (fewer than n pairs, sorted), so memory does
   // not grow with the pairs of a template's variants. A pair whose documents
   // are already connected by earlier bands is not tested again (counted in
-  // candidates, not in tested); confirmed then counts the pairs tested and
+  // candidates, not in tested), except a large bucket's member against a
+  // representative: whether it matches one decides the representatives, so
+  // that must not depend on the bands joined before (or on how the bands are
+  // cut into ranges, as neardup-mpi does); confirmed then counts the pairs tested and
   // confirmed, a lower bound of the distinct pairs. The components are those
   // of the full join's pairs, whatever the thread count.
   bool components_only = false;

@@ -308,7 +308,17 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
               for (uint32_t a : reps) {
                 ++out.candidates;
                 if (confirmed_before(a, b)) {
-                  matched = true;
+                  if (!forest) {  // a confirmed pair: its test passed
+                    matched = true;
+                    continue;
+                  }
+                  // Connected by earlier bands, but maybe not a pair. Whether
+                  // b matches must not depend on what earlier bands joined:
+                  // the representatives, and so the components, would differ
+                  // from the full join's and between band ranges
+                  // (neardup-mpi). Tested; connected, so no pair is kept.
+                  ++out.tested;
+                  if (test(a, b) >= 0) matched = true;
                   continue;
                 }
                 ++out.tested;

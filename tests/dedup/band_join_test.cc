@@ -511,5 +511,46 @@ TEST(BandJoinTest, ComponentsOnlyKeepsAForestOfTheSameComponents) {
   EXPECT_GT(every.size(), 6u * 200 * 199 / 2 * 9 / 10);  // the templates' pairs
 }
 
+// A large bucket's representatives depend only on its own tests, not on what
+// earlier bands connected: the components of components_only equal the full
+// join's, and those of the bands joined one range at a time (neardup-mpi).
+// Pairs (0,1), (1,2), (2,3) match; band 0 joins 0-1, band 1 joins 1-2, band
+// 2 is a large bucket {0, 2, 3}: 2 matches no representative (0), so it
+// becomes one and 3 is joined to it, although earlier bands connect 0 and 2.
+TEST(BandJoinTest, LargeBucketRepresentativesIgnoreEarlierBands) {
+  const uint64_t shared[3][4] = {{1, 1, 0, 0}, {0, 1, 1, 0}, {1, 0, 1, 1}};
+  const auto keys_from = [&](int first_band) -> BandKeyFunction {
+    return [&, first_band](int band, size_t begin, size_t end, uint64_t* out) {
+      for (size_t i = begin; i < end; ++i) {
+        // Key 1 where the document shares the band's bucket, else its own.
+        out[i - begin] = shared[first_band + band][i] ? 1 : 100 + i;
+      }
+    };
+  };
+  const PairTest test = [](size_t i, size_t j) { return j == i + 1 ? 1 : -1; };
+  BandJoinOptions opt;
+  opt.threads = 1;
+  opt.max_bucket = 2;
+  opt.bands = 3;
+  std::vector<IdPair> every, forest;
+  ASSERT_TRUE(BandJoin(4, keys_from(0), test, opt, &every, nullptr).ok());
+  opt.components_only = true;
+  BandJoinStats stats;
+  ASSERT_TRUE(BandJoin(4, keys_from(0), test, opt, &forest, &stats).ok());
+  EXPECT_EQ(stats.large_buckets, 1u);
+  const auto one = ComponentsOf(4, every);
+  EXPECT_EQ(one, ComponentsOf(4, forest));
+  EXPECT_EQ(one, ComponentsOf(4, std::vector<IdPair>{{0, 1, 1}, {1, 2, 1}, {2, 3, 1}}));
+  // One band at a time, the forests united.
+  std::vector<IdPair> ranges;
+  opt.bands = 1;
+  for (int band = 0; band < 3; ++band) {
+    std::vector<IdPair> part;
+    ASSERT_TRUE(BandJoin(4, keys_from(band), test, opt, &part, nullptr).ok());
+    ranges.insert(ranges.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(one, ComponentsOf(4, ranges));
+}
+
 }  // namespace
 }  // namespace neardup
