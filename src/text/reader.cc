@@ -115,6 +115,12 @@ struct JsonLineScan {
   std::vector<std::pair<std::string, std::string>> overflowed;  // key, number text
 };
 
+// The escapes of JSON other than \uXXXX: the character after the backslash.
+bool IsShortEscape(char e) {
+  return e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+         e == 't';
+}
+
 // The value of the four hex digits at s[i], or -1.
 int Hex4(std::string_view s, size_t i) {
   if (i + 4 > s.size()) return -1;
@@ -491,10 +497,7 @@ class FastJsonLine {
           i_ += 6;
           continue;
         }
-        if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
-            e != 't') {
-          return false;
-        }
+        if (!IsShortEscape(e)) return false;
         i_ += 2;
         continue;
       }
@@ -566,10 +569,7 @@ class FastJsonLine {
         }
         continue;
       }
-      if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
-          e != 't') {
-        return false;
-      }
+      if (!IsShortEscape(e)) return false;
       i += 2;
     }
   }
