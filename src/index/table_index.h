@@ -3,10 +3,16 @@
 // Internal: the HammingIndex of a DocumentIndex. A base (a version 2 index
 // file used in place, index_file_v2.h; or none) plus an in-memory delta of
 // the entries added since the base was written, with tombstones for removed
-// base rows. The delta has tables with the base's masks over its first
-// entries (rebuilt as it doubles) and a short unsorted tail scanned linearly,
-// so a query costs the same as on a freshly written file and its answers are
-// the same: the mapped index answers exactly as the in-memory one.
+// base rows. The delta is indexed in levels, each with tables of the base's
+// masks over a run of consecutive entries (oldest and largest first; two
+// neighbours of like size are merged, so there are at most
+// log2(delta / tail cap) + 1 of them and an entry is rebuilt that many times
+// at most), plus an unsorted tail scanned linearly. The tail's cap is what a
+// level costs a query: 64 entries per probe (a probe is a random read, an
+// entry of the tail two loads and two popcounts), so a layout of few probes
+// keeps a short tail and one of many a long one. The answers are those of a
+// freshly written file: the mapped index answers exactly as the in-memory
+// one.
 //
 // Thread safety: const methods may run concurrently with each other (the
 // delta's tables are built lazily under an internal mutex); a non-const
@@ -82,8 +88,22 @@ class TableIndex : public HammingIndex {
   bool BaseRemoved(size_t row) const { return row < base_dead_.size() && base_dead_[row]; }
 
  private:
+  // Tables over the delta entries [begin, end), with a view that reads
+  // their fingerprints from position `begin` (rows are relative to it).
+  struct DeltaLevel {
+    size_t begin = 0, end = 0;
+    std::vector<OwnedTable> tables;
+    TablesView view;
+  };
+
   TableIndex() = default;
-  void RebuildDeltaTables();
+  // Sets the tail's cap from spec_ (after spec_ is set).
+  void SetTailCap();
+  // Makes the tail a level and merges levels of like size.
+  void IndexTail();
+  DeltaLevel BuildLevel(size_t begin, size_t end) const;
+  // Points the levels' views at the delta's vectors (which may have moved).
+  void PointViews();
   Status Append(std::span<const uint64_t> ids, std::span<const Fingerprint> fps, bool defer);
   // Builds the delta's tables when AddBatchDeferTables left them out of
   // date. Safe from concurrent const calls (the readers' side of a
@@ -99,9 +119,9 @@ class TableIndex : public HammingIndex {
   std::vector<uint64_t> d_ids_, d_lo_, d_hi_;
   std::vector<bool> d_dead_;
   std::unordered_map<uint64_t, std::vector<size_t>> d_pos_;  // id -> delta positions
-  std::vector<OwnedTable> d_tables_;                         // over [0, d_built_)
+  std::vector<DeltaLevel> d_levels_;                         // covering [0, d_built_), oldest first
   size_t d_built_ = 0;
-  TablesView d_view_;
+  size_t tail_cap_ = 0;
   mutable std::mutex lazy_mu_;
   mutable std::atomic<bool> tables_current_{true};
 };

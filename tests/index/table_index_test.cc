@@ -131,6 +131,61 @@ TEST(TableIndexTest, ExactTablesEqualLinearScan) {
   }
 }
 
+// The delta in levels: batches of every size (one entry to several tail
+// caps), some deferred, with removals between them, so that levels form,
+// merge and hold dead entries; after each batch the exact tables answer as
+// a linear scan of the live entries.
+TEST(TableIndexTest, DeltaLevelsEqualLinearScanThroughAddsAndRemovals) {
+  constexpr int kBits = 64, kK = 3;
+  std::mt19937_64 rng(11);
+  TablesPolicy policy;
+  policy.exact = true;
+  auto index = TableIndex::Create(kBits, kK, policy, 1);
+  ASSERT_TRUE(index.ok());
+  std::map<uint64_t, Fingerprint> live;
+  std::vector<Fingerprint> all;
+  uint64_t next = 0;
+  const size_t sizes[] = {1, 700, 1500, 3, 1100, 40, 2500, 1025, 9, 4000, 1, 1300};
+  for (size_t round = 0; round < std::size(sizes); ++round) {
+    std::vector<uint64_t> ids;
+    std::vector<Fingerprint> fps;
+    for (size_t i = 0; i < sizes[round]; ++i) {
+      const Fingerprint fp =
+          !all.empty() && rng() % 3 == 0
+              ? FlipBits(all[rng() % all.size()], static_cast<int>(rng() % 5), rng)
+              : RandomFingerprint(kBits, rng);
+      ids.push_back(next);
+      fps.push_back(fp);
+      live[next] = fp;
+      all.push_back(fp);
+      ++next;
+    }
+    if (round % 3 == 2) {
+      ASSERT_TRUE((*index)->AddBatchDeferTables(ids, fps).ok());
+    } else {
+      ASSERT_TRUE((*index)->AddBatch(ids, fps).ok());
+    }
+    // Remove about 5 % of what is there, old and new entries alike.
+    std::vector<uint64_t> gone;
+    for (const auto& [id, fp] : live) {
+      if (rng() % 20 == 0) gone.push_back(id);
+    }
+    EXPECT_EQ((*index)->RemoveBatch(gone), gone.size());
+    for (uint64_t id : gone) live.erase(id);
+    ASSERT_EQ((*index)->size(), live.size());
+    std::vector<IndexEntry> entries;
+    for (const auto& [id, fp] : live) entries.push_back({id, fp});
+    std::vector<Neighbor> got;
+    for (int q = 0; q < 60; ++q) {
+      const Fingerprint query =
+          FlipBits(all[rng() % all.size()], static_cast<int>(rng() % (kK + 2)), rng);
+      ASSERT_TRUE((*index)->Search(query, kK, &got).ok());
+      ASSERT_EQ(got, OracleSearch(entries, query, kK)) << "round " << round;
+    }
+  }
+  EXPECT_GT((*index)->MemoryBytes(), all.size() * 8);
+}
+
 // Bands at the default method: planted pairs at every distance 0..k+4 among
 // random fingerprints. No false match ever; the recall measured at each
 // distance is held to the computed guarantee minus 4 sigma.
