@@ -82,10 +82,12 @@ struct IndexTablesOptions {
   double recall = 0.99;
   // Bytes per fingerprint the bands' tables may take (bands only).
   uint32_t max_bytes_per_fingerprint = 512;
-  // The index file's version written by Commit: 2 (tables used in place), or
-  // 1 (entries only; tables rebuilt in memory on every Open), which older
+  // The index file's version written by Commit: 3 (tables used in place,
+  // each row's fingerprint and each table entry in one place), 2 (the same
+  // tables in separate arrays, read by neardup before version 3), or 1
+  // (entries only; tables rebuilt in memory on every Open), which older
   // neardup reads.
-  int file_version = 2;
+  int file_version = 3;
 };
 
 // What the ids file's header records besides the ids.
@@ -260,7 +262,7 @@ class DocumentIndex {
 
   // Commit, even when nothing changed: rewrites the index file with tables
   // chosen for its current size (a version 1 file becomes
-  // header().tables.file_version, by default 2). InvalidArgument in read-only
+  // header().tables.file_version, by default 3). InvalidArgument in read-only
   // mode.
   Status Compact();
 
