@@ -16,10 +16,22 @@ namespace neardup::index_internal {
 namespace {
 
 // Cost model of one query, in nanoseconds on one thread: a probe (key,
-// directory slot, bucket scan: two cache misses, overlapped by prefetching)
-// and a candidate (a random fingerprint read and its distance).
+// directory slot, bucket scan) and a candidate (a random fingerprint read
+// and its distance). A probe's two reads (directory slot, bucket) miss the
+// cache once the tables outgrow it: kMissNs more per read, for the share of
+// the tables' bytes beyond kCacheBytes. So a layout's size counts: the
+// radius-0 bands (few probes, many tables) win once the byte budget allows
+// them.
 constexpr double kProbeNs = 60.0;
 constexpr double kCandidateNs = 30.0;
+constexpr double kMissNs = 80.0;
+constexpr double kCacheBytes = 16.0 * 1024 * 1024;
+
+double ProbeNs(double n, double bytes_per_fingerprint) {
+  const double table_bytes = n * bytes_per_fingerprint;
+  if (table_bytes <= kCacheBytes) return kProbeNs;
+  return kProbeNs + 2 * kMissNs * (1 - kCacheBytes / table_bytes);
+}
 // Bytes per row of one table: row (4), key (2), directory (about 0.5).
 constexpr double kTableBytes = 6.5;
 constexpr int kMaxBands = 4096;
@@ -92,7 +104,9 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
       if (tables > PermutedTableIndex::kMaxTables || (b > k + 1 && tables > tables_cap)) break;
       const int key_bits = (b - k) * (bits / b);
       const double cost =
-          tables * (kProbeNs + nn * std::ldexp(1.0, -key_bits) * kCandidateNs) * 1e-3;
+          tables *
+          (ProbeNs(nn, tables * kTableBytes) + nn * std::ldexp(1.0, -key_bits) * kCandidateNs) *
+          1e-3;
       if (exact.blocks == 0 || cost < exact.estimated_query_us) {
         exact.blocks = b;
         exact.estimated_query_us = cost;
@@ -121,8 +135,9 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
       const int bands = std::max(1, static_cast<int>(l));
       if (bands * kTableBytes > policy.max_bytes_per_fingerprint) continue;
       const double probes = static_cast<double>(bands) * (1 + radius * r);
-      const double cost =
-          (probes * kProbeNs + probes * nn * std::ldexp(1.0, -r) * kCandidateNs) * 1e-3;
+      const double cost = (probes * ProbeNs(nn, bands * kTableBytes) +
+                           probes * nn * std::ldexp(1.0, -r) * kCandidateNs) *
+                          1e-3;
       if (!have || cost < best.estimated_query_us) {
         have = true;
         best.band_bits = r;
