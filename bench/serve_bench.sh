@@ -10,6 +10,8 @@
 # "fingerprints no-sync", "documents sync", "fpbatch no-sync" to run;
 # "fpbatch" sends BATCH (default 32) fingerprints per request.
 #
+# SERVE_FLAGS (environment): more flags for `neardup serve`, e.g. --preload.
+#
 # WORK_DIR (optional) keeps the generated index between runs (built when
 # WORK_DIR/i.idx is missing; each run's checks add to it).
 #
@@ -98,7 +100,8 @@ for mode in "${modes[@]}"; do
   set -- $mode
   flags=()
   [ "$2" = no-sync ] && flags=(--no-sync)
-  serve --threads 64 "${flags[@]}"
+  # shellcheck disable=SC2086 # SERVE_FLAGS is a list of flags
+  serve --threads 64 "${flags[@]}" ${SERVE_FLAGS:-}
   bodies=$WORK/fp_bodies.jsonl
   [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
   [ "$1" = fpbatch ] && bodies=$WORK/fp_batch$BATCH.jsonl

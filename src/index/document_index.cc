@@ -257,14 +257,14 @@ FileId IdOf(const std::string& path) {
 
 // Reads PATH and the ids file that belongs to it (see "Reading" in
 // doc/index_format.md).
-Result<RawPair> ReadCommittedPair(const std::string& path) {
+Result<RawPair> ReadCommittedPair(const std::string& path, bool preload) {
   const std::string ids_path = IdsPath(path);
   Status last;
   for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(kRetryDelay);
     RawPair p;
     const FileId index_id = IdOf(path);
-    auto index_file = index_internal::MappedFile::Open(path);
+    auto index_file = index_internal::MappedFile::Open(path, preload);
     if (!index_file.ok()) {
       if (index_file.status().IsNotFound()) return Status::NotFound(path + ": no such index");
       return index_file.status();
@@ -714,7 +714,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   bool log_from_pending = false;
   for (int attempt = 0;; ++attempt) {
     const FileId before = IdOf(path);
-    NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path));
+    NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path, options.preload));
     auto bytes = file::ReadWholeFile(LogPath(path));
     if (!bytes.ok() && !bytes.status().IsNotFound()) return bytes.status();
     log_bytes.reset();
@@ -1156,7 +1156,7 @@ Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
   compact_basis = static_cast<double>(file_bytes);
   // A version 1 file is not used in place: the memory holds the state already.
   if (header.tables.file_version == 1) return Status::OK();
-  NEARDUP_ASSIGN_OR_RETURN(auto mapped, index_internal::MappedFile::Open(path));
+  NEARDUP_ASSIGN_OR_RETURN(auto mapped, index_internal::MappedFile::Open(path, options.preload));
   NEARDUP_ASSIGN_OR_RETURN(std::shared_ptr<const index_internal::IndexFileV2> file,
                            index_internal::IndexFileV2::Open(std::move(mapped), path));
   if (file->checksum() != committed_checksum) {

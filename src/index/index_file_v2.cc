@@ -113,7 +113,35 @@ std::span<const T> As(std::string_view bytes, uint64_t offset, uint64_t length) 
 
 }  // namespace
 
-Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+namespace {
+
+// Reads the file open as `fd` (`size` bytes) into anonymous memory backed by
+// transparent huge pages where the kernel has them; read-only afterwards.
+Result<char*> ReadIntoHugePages(int fd, size_t size, size_t* mapped, const std::string& path) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  *mapped = (size + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = ::mmap(nullptr, *mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return Status::IOError(path + ": mmap: " + std::strerror(errno));
+  char* data = static_cast<char*>(p);
+  (void)::madvise(data, *mapped, MADV_HUGEPAGE);  // a hint: fine if refused
+  for (size_t done = 0; done < size;) {
+    const ssize_t got = ::pread(fd, data + done, std::min<size_t>(size - done, size_t{1} << 26),
+                                static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      const std::string why = got < 0 ? std::strerror(errno) : "file shrank while read";
+      ::munmap(data, *mapped);
+      return Status::IOError(path + ": read: " + why);
+    }
+    done += static_cast<size_t>(got);
+  }
+  (void)::mprotect(data, *mapped, PROT_READ);
+  return data;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path, bool preload) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(path + ": no such file");
@@ -126,7 +154,13 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   }
   const size_t size = static_cast<size_t>(st.st_size);
   const char* data = nullptr;
-  if (size > 0) {
+  size_t mapped = size;
+  if (size > 0 && preload) {
+    Result<char*> read = ReadIntoHugePages(fd, size, &mapped, path);
+    ::close(fd);
+    if (!read.ok()) return read.status();
+    data = *read;
+  } else if (size > 0) {
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
@@ -134,13 +168,15 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
       return Status::IOError(path + ": mmap: " + std::strerror(err));
     }
     data = static_cast<const char*>(p);
+    ::close(fd);  // the mapping stays valid
+  } else {
+    ::close(fd);
   }
-  ::close(fd);  // the mapping stays valid
-  return std::shared_ptr<MappedFile>(new MappedFile(data, size));
+  return std::shared_ptr<MappedFile>(new MappedFile(data, size, mapped));
 }
 
 MappedFile::~MappedFile() {
-  if (size_ > 0) ::munmap(const_cast<char*>(data_), size_);
+  if (size_ > 0) ::munmap(const_cast<char*>(data_), mapped_);
 }
 
 uint32_t IndexFileVersion(std::string_view bytes) {

@@ -35,16 +35,21 @@ inline constexpr uint32_t kIndexVersion3 = 3;
 class MappedFile {
  public:
   // NotFound when absent; IOError when not a regular file or not mappable.
-  static Result<std::shared_ptr<MappedFile>> Open(const std::string& path);
+  // With `preload`, the whole file is read into anonymous memory advised to
+  // use transparent huge pages (MADV_HUGEPAGE) and made read-only, instead
+  // of being mapped.
+  static Result<std::shared_ptr<MappedFile>> Open(const std::string& path, bool preload = false);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view bytes() const { return {data_, size_}; }
 
  private:
-  MappedFile(const char* data, size_t size) : data_(data), size_(size) {}
+  MappedFile(const char* data, size_t size, size_t mapped)
+      : data_(data), size_(size), mapped_(mapped) {}
   const char* data_;
   size_t size_;
+  size_t mapped_;  // bytes to unmap
 };
 
 // The version of an index file image: 1, 2, 3, or 0 when it is not one (bad

@@ -332,6 +332,12 @@ class MappedDocumentIndexTest : public ::testing::Test {
     auto reader = DocumentIndex::Open(path_);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     ExpectModel(**reader, model, rng, "reopened after compaction");
+    // Read into (huge-page) memory instead of mapped: the same answers.
+    DocumentIndexOptions preload;
+    preload.preload = true;
+    auto preloaded = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadOnly, preload);
+    ASSERT_TRUE(preloaded.ok()) << preloaded.status().ToString();
+    ExpectModel(**preloaded, model, rng, "preloaded");
   }
 
   std::string dir_;
