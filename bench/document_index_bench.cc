@@ -7,13 +7,18 @@
 //
 //   build/bench/neardup_document_index_bench [--neardup_n=N]
 //
+// BM_QueryMapped/3 queries a version 3 file, BM_QueryMapped/2 the same index
+// written as version 2 (the reference for the packed layout).
+//
 // Counters: q/s (queries per second, one thread), recall (planted targets
 // found / planted), rss_mb (resident memory of the process after Open, before
 // any query; the index file is mapped, so its pages come in as queries touch
 // them), open_ms.
 
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -38,7 +43,8 @@ uint32_t g_table_bytes = IndexTablesOptions{}.max_bytes_per_fingerprint;
 
 struct Data {
   std::string dir;
-  std::string path;
+  std::string path;     // version 3 (the default)
+  std::string path_v2;  // version 2
   std::vector<Fingerprint> fps;
   std::vector<Fingerprint> queries;
   std::vector<std::string> targets;  // planted target id, or "" for a random query
@@ -59,6 +65,33 @@ Fingerprint Flip(Fingerprint fp, int d, std::mt19937_64& rng) {
   return Fingerprint::From128(hi, lo);
 }
 
+// This thread's time on a CPU, waiting on a run queue (runnable, no CPU free:
+// the machine's other load), and its voluntary context switches (blocked:
+// a lock, I/O), from /proc/thread-self/schedstat and getrusage.
+struct ThreadTimes {
+  double run_us = 0, wait_us = 0, blocked = 0;
+};
+ThreadTimes GetThreadTimes() {
+  ThreadTimes t;
+  std::ifstream in("/proc/thread-self/schedstat");
+  double run_ns = 0, wait_ns = 0;
+  in >> run_ns >> wait_ns;
+  t.run_us = run_ns / 1e3;
+  t.wait_us = wait_ns / 1e3;
+  struct rusage ru;
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) t.blocked = static_cast<double>(ru.ru_nvcsw);
+  return t;
+}
+
+// Anonymous memory of the process backed by huge pages (MB).
+double AnonHugeMb() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("AnonHugePages:", 0) == 0) return std::stod(line.substr(14)) / 1e3;
+  }
+  return 0;
+}
+
 double RssMb() {
   std::ifstream in("/proc/self/statm");
   long pages = 0, resident = 0;
@@ -72,6 +105,7 @@ Data& GetData() {
     data->dir = std::filesystem::temp_directory_path() / "neardup_document_index_bench";
     std::filesystem::create_directories(data->dir);
     data->path = data->dir + "/i.idx";
+    data->path_v2 = data->dir + "/v2.idx";
     std::mt19937_64 rng(1);
     std::vector<std::string> ids;
     for (size_t i = 0; i < g_n; ++i) {
@@ -95,6 +129,10 @@ Data& GetData() {
     if (!index.ok() || !(*index)->Commit().ok()) std::abort();
     std::fprintf(stderr, "built and committed %zu fingerprints in %.1f s\n", g_n,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    // The same index as a version 2 file (the reference of BM_QueryMapped/2).
+    header.tables.file_version = 2;
+    auto v2 = DocumentIndex::Build(data->path_v2, header, o, ids, data->fps);
+    if (!v2.ok() || !(*v2)->Commit().ok()) std::abort();
     return data;
   }();
   return *d;
@@ -114,12 +152,19 @@ void BM_Open(benchmark::State& state) {
 }
 BENCHMARK(BM_Open)->Unit(benchmark::kMillisecond);
 
+// Args: the file version, 3 (the default) or 2 (the reference); 1 to read
+// the file into huge pages (DocumentIndexOptions::preload) instead of
+// mapping it.
 void BM_QueryMapped(benchmark::State& state) {
   Data& d = GetData();
-  auto index = DocumentIndex::Open(d.path);
+  DocumentIndexOptions options;
+  options.preload = state.range(1) == 1;
+  auto index = DocumentIndex::Open(state.range(0) == 2 ? d.path_v2 : d.path,
+                                   DocumentIndex::Mode::kReadOnly, options);
   if (!index.ok()) return state.SkipWithError(index.status().ToString().c_str());
   std::vector<DocumentMatch> m;
   size_t i = 0, found = 0, planted = 0;
+  const ThreadTimes t0 = GetThreadTimes();
   for (auto _ : state) {
     const size_t q = i++ % d.queries.size();
     if (!(*index)->Query(d.queries[q], g_k, &m).ok()) return state.SkipWithError("query");
@@ -128,7 +173,11 @@ void BM_QueryMapped(benchmark::State& state) {
       for (const auto& x : m) found += x.id == d.targets[q];
     }
   }
+  const ThreadTimes t1 = GetThreadTimes();
   state.counters["q/s"] = benchmark::Counter(static_cast<double>(i), benchmark::Counter::kIsRate);
+  // CPU time per query (on a loaded machine, steadier than q/s).
+  state.counters["cpu_us"] = (t1.run_us - t0.run_us) / static_cast<double>(std::max<size_t>(i, 1));
+  state.counters["huge_mb"] = AnonHugeMb();
   state.counters["recall"] = planted ? static_cast<double>(found) / planted : 0;
   const IndexTablesStats t = (*index)->Stats().tables;
   state.counters["recall_guarantee"] = t.recall_at_k;
@@ -136,7 +185,12 @@ void BM_QueryMapped(benchmark::State& state) {
   state.counters["band_bits"] = t.band_bits;
   state.counters["radius"] = t.probe_radius;
 }
-BENCHMARK(BM_QueryMapped)->Unit(benchmark::kMicrosecond)->MinTime(3);
+BENCHMARK(BM_QueryMapped)
+    ->Args({3, 0})
+    ->Args({2, 0})
+    ->Args({3, 1})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(3);
 
 // Check (query-or-add, every query a new random fingerprint, so each is
 // added) from 1 and 2 threads on one read-write index with its log (no
@@ -159,6 +213,7 @@ void BM_Check(benchmark::State& state) {
   std::mt19937_64 rng(1000 + next_id.fetch_add(1));
   std::vector<CheckResult> out;
   size_t i = 0;
+  const ThreadTimes t0 = GetThreadTimes();
   for (auto _ : state) {
     ++i;
     const std::string id = "check-" + std::to_string(next_id.fetch_add(1));
@@ -171,6 +226,16 @@ void BM_Check(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(static_cast<int64_t>(i));  // items_per_second: checks/s, all threads
+  // Per check, averaged over the threads: CPU time, time runnable but
+  // waiting for a CPU, and blocking context switches.
+  const ThreadTimes t1 = GetThreadTimes();
+  const double checks = static_cast<double>(std::max<size_t>(i, 1));
+  state.counters["cpu_us"] =
+      benchmark::Counter((t1.run_us - t0.run_us) / checks, benchmark::Counter::kAvgThreads);
+  state.counters["runq_us"] =
+      benchmark::Counter((t1.wait_us - t0.wait_us) / checks, benchmark::Counter::kAvgThreads);
+  state.counters["blocked"] =
+      benchmark::Counter((t1.blocked - t0.blocked) / checks, benchmark::Counter::kAvgThreads);
 }
 BENCHMARK(BM_Check)
     ->Threads(1)

@@ -10,6 +10,8 @@
 # "fingerprints no-sync", "documents sync", "fpbatch no-sync" to run;
 # "fpbatch" sends BATCH (default 32) fingerprints per request.
 #
+# SERVE_FLAGS (environment): more flags for `neardup serve`, e.g. --preload.
+#
 # WORK_DIR (optional) keeps the generated index between runs (built when
 # WORK_DIR/i.idx is missing; each run's checks add to it).
 #
@@ -69,14 +71,27 @@ for run in 1 2 3; do
     "$NEARDUP" index stats "$WORK/i.idx" --json > /dev/null
 done
 
-serve() {  # serve [flags...]: starts the server, sets PORT
+serve() {  # serve [flags...]: starts the server, sets PORT; exits when it does not start
+  rm -f "$WORK/serve.out"
   "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> "$WORK/serve.err" &
   SERVER=$!
-  for _ in $(seq 600); do
+  # Up to 120 s: on a loaded machine loading the method's dictionaries
+  # (documents) can take far longer than on an idle one.
+  local started=$(date +%s.%N)
+  for _ in $(seq 2400); do
     grep -q http "$WORK/serve.out" 2>/dev/null && break
+    kill -0 $SERVER 2>/dev/null || break
     sleep 0.05
   done
-  PORT=$(sed 's/.*://' "$WORK/serve.out")
+  PORT=$(sed -n 's/.*http:[^ ]*:\([0-9][0-9]*\)$/\1/p' "$WORK/serve.out" 2>/dev/null)
+  if [ -z "$PORT" ]; then
+    # Without this check a server that failed to start (or was still loading)
+    # made every request of the run fail to connect (port 0).
+    echo "serve_bench: the server did not start (flags: $*):" >&2
+    tail -5 "$WORK/serve.err" >&2
+    exit 1
+  fi
+  echo "server listening on $PORT after $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s" >&2
 }
 
 MODES=${MODES:-fingerprints sync,fingerprints no-sync,documents sync,fpbatch no-sync}
@@ -85,7 +100,8 @@ for mode in "${modes[@]}"; do
   set -- $mode
   flags=()
   [ "$2" = no-sync ] && flags=(--no-sync)
-  serve --threads 64 "${flags[@]}"
+  # shellcheck disable=SC2086 # SERVE_FLAGS is a list of flags
+  serve --threads 64 "${flags[@]}" ${SERVE_FLAGS:-}
   bodies=$WORK/fp_bodies.jsonl
   [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
   [ "$1" = fpbatch ] && bodies=$WORK/fp_batch$BATCH.jsonl

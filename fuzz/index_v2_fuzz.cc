@@ -87,9 +87,9 @@ std::vector<neardup::Fingerprint> RandomFingerprints(int bits, int n, uint64_t s
   return fps;
 }
 
-// A DocumentIndex committed as version 2 (the cost model picks exact tables
-// at this size), with its ids file.
-Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed) {
+// A DocumentIndex committed as version `version` (2 or 3; the cost model
+// picks exact tables at this size), with its ids file.
+Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed, int version) {
   Fixture f;
   f.fps = RandomFingerprints(bits, 40, seed);
   std::vector<std::string> ids;
@@ -97,6 +97,7 @@ Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed) {
   const std::string path = neardup::fuzz::TempDir() + "/fixture" + std::to_string(seed) + ".idx";
   neardup::DocumentIndexHeader h;
   h.pipeline_json = bits == 64 ? R"({"bits":64})" : R"({"bits":128})";
+  h.tables.file_version = version;
   neardup::PermutedTableOptions o;
   o.bits = bits;
   o.max_k = max_k;
@@ -106,16 +107,18 @@ Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed) {
   index->reset();
   f.bytes = ReadAll(path);
   f.ids_bytes = ReadAll(path + ".ids");
-  FUZZ_FAIL_IF(ix::IndexFileVersion(f.bytes) != 2);
+  FUZZ_FAIL_IF(ix::IndexFileVersion(f.bytes) != static_cast<uint32_t>(version));
   return f;
 }
 
-// A version 2 file with bit-sampling band tables (chosen for a large index,
-// with a directory sized for the few rows written), without an ids file.
-Fixture MakeBandsFixture(int bits, int max_k, uint64_t seed) {
+// A version 2 or 3 file with bit-sampling band tables (chosen for a large
+// index, with a directory sized for the few rows written), without an ids
+// file.
+Fixture MakeBandsFixture(int bits, int max_k, uint64_t seed, uint32_t version) {
   Fixture f;
   f.fps = RandomFingerprints(bits, 40, seed);
   ix::IndexFileV2Meta meta;
+  meta.version = version;
   meta.spec = ix::ChooseTables(1000000, bits, max_k, meta.policy);
   FUZZ_FAIL_IF(meta.spec.kind != ix::TablesKind::kBands);
   meta.spec.dir_bits = ix::DirBitsFor(f.fps.size());
@@ -138,8 +141,8 @@ Fixture MakeBandsFixture(int bits, int max_k, uint64_t seed) {
 
 const std::vector<Fixture>& Fixtures() {
   static const std::vector<Fixture>* fixtures = new std::vector<Fixture>{
-      MakeDocumentIndexFixture(64, 3, 1), MakeDocumentIndexFixture(128, 8, 2),
-      MakeBandsFixture(64, 8, 3), MakeBandsFixture(128, 24, 4)};
+      MakeDocumentIndexFixture(64, 3, 1, 3), MakeDocumentIndexFixture(128, 8, 2, 2),
+      MakeBandsFixture(64, 8, 3, 2), MakeBandsFixture(128, 24, 4, 3)};
   return *fixtures;
 }
 
@@ -166,9 +169,9 @@ void FixChecksum(std::string* s) {
 }
 
 int Distance(const ix::TablesView& v, size_t row, uint64_t q_hi, uint64_t q_lo) {
-  int d = std::popcount(v.lo[row] ^ q_lo);
-  if (v.bits == 128) d += std::popcount(v.hi[row] ^ q_hi);
-  return d;
+  uint64_t x_hi = 0, x_lo = 0;
+  FUZZ_FAIL_IF(!v.RowFingerprint(row, &x_hi, &x_lo));
+  return std::popcount(x_lo ^ q_lo) + std::popcount(x_hi ^ q_hi);
 }
 
 // oracle: the metadata is the writer's (modes 0 and 1: a checksum the
@@ -179,7 +182,8 @@ void CheckFile(const ix::IndexFileV2& file, const std::vector<neardup::Fingerpri
   const ix::TablesView& v = file.tables();
   const bool verified = file.Verify().ok();
   // The spans a query reads must lie within what the view claims.
-  FUZZ_FAIL_IF(v.lo.size() < v.n || (v.bits == 128 && v.hi.size() < v.n));
+  uint64_t last_hi, last_lo;
+  FUZZ_FAIL_IF(v.n > 0 && !v.RowFingerprint(v.n - 1, &last_hi, &last_lo));
   const size_t rows = file.rows() < 4096 ? file.rows() : 4096;
   for (size_t i = 0; i < rows; ++i) {
     const auto name = file.Name(i);

@@ -257,14 +257,14 @@ FileId IdOf(const std::string& path) {
 
 // Reads PATH and the ids file that belongs to it (see "Reading" in
 // doc/index_format.md).
-Result<RawPair> ReadCommittedPair(const std::string& path) {
+Result<RawPair> ReadCommittedPair(const std::string& path, bool preload) {
   const std::string ids_path = IdsPath(path);
   Status last;
   for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(kRetryDelay);
     RawPair p;
     const FileId index_id = IdOf(path);
-    auto index_file = index_internal::MappedFile::Open(path);
+    auto index_file = index_internal::MappedFile::Open(path, preload);
     if (!index_file.ok()) {
       if (index_file.status().IsNotFound()) return Status::NotFound(path + ": no such index");
       return index_file.status();
@@ -273,7 +273,7 @@ Result<RawPair> ReadCommittedPair(const std::string& path) {
     p.index_bytes = p.index_file->bytes();
     const uint64_t checksum = index_internal::StoredChecksum(p.index_bytes);
     const bool header_only =
-        index_internal::IndexFileVersion(p.index_bytes) == index_internal::kIndexVersion2;
+        index_internal::IsMappedVersion(index_internal::IndexFileVersion(p.index_bytes));
     const auto read_ids = [&](const std::string& file) {
       return header_only ? ReadFirstLine(file) : file::ReadWholeFile(file);
     };
@@ -714,7 +714,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   bool log_from_pending = false;
   for (int attempt = 0;; ++attempt) {
     const FileId before = IdOf(path);
-    NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path));
+    NEARDUP_ASSIGN_OR_RETURN(raw, ReadCommittedPair(path, options.preload));
     auto bytes = file::ReadWholeFile(LogPath(path));
     if (!bytes.ok() && !bytes.status().IsNotFound()) return bytes.status();
     log_bytes.reset();
@@ -736,8 +736,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     if (IdOf(path) == before || attempt + 1 == kOpenAttempts) break;
     std::this_thread::sleep_for(kRetryDelay);
   }
-  if (index_internal::IndexFileVersion(raw.index_bytes) == index_internal::kIndexVersion2) {
-    // Version 2: used in place; nothing is parsed beyond the metadata.
+  if (index_internal::IsMappedVersion(index_internal::IndexFileVersion(raw.index_bytes))) {
+    // Versions 2 and 3: used in place; nothing is parsed beyond the metadata.
     NEARDUP_ASSIGN_OR_RETURN(std::shared_ptr<const index_internal::IndexFileV2> file,
                              index_internal::IndexFileV2::Open(raw.index_file, path));
     if (!raw.header.lines) {
@@ -858,8 +858,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
       return Status::InvalidArgument("document id '" + ids[i] + "' appears twice");
     }
   }
-  if (header.tables.file_version != 1 && header.tables.file_version != 2) {
-    return Status::InvalidArgument("index file version must be 1 or 2");
+  if (header.tables.file_version < 1 || header.tables.file_version > 3) {
+    return Status::InvalidArgument("index file version must be 1, 2 or 3");
   }
   std::vector<uint64_t> numeric(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) numeric[i] = rep->names.Append(ids[i]);
@@ -1144,6 +1144,7 @@ Status DocumentIndex::Rep::WriteSnapshot(const Snapshot& snap, const std::string
     if (!hi.empty()) hi[i] = snap.entries[i].fingerprint.hi();
   }
   index_internal::IndexFileV2Meta meta;
+  meta.version = static_cast<uint32_t>(header.tables.file_version);
   meta.policy = PolicyOf(header.tables);
   meta.spec = index_internal::ChooseTables(n, snap.bits, snap.max_k, meta.policy);
   return index_internal::WriteIndexFileV2(file, meta, {ids, lo, hi, doc_ids}, /*threads=*/0,
@@ -1155,7 +1156,7 @@ Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
   compact_basis = static_cast<double>(file_bytes);
   // A version 1 file is not used in place: the memory holds the state already.
   if (header.tables.file_version == 1) return Status::OK();
-  NEARDUP_ASSIGN_OR_RETURN(auto mapped, index_internal::MappedFile::Open(path));
+  NEARDUP_ASSIGN_OR_RETURN(auto mapped, index_internal::MappedFile::Open(path, options.preload));
   NEARDUP_ASSIGN_OR_RETURN(std::shared_ptr<const index_internal::IndexFileV2> file,
                            index_internal::IndexFileV2::Open(std::move(mapped), path));
   if (file->checksum() != committed_checksum) {
@@ -1488,7 +1489,10 @@ DocumentIndexStats DocumentIndex::Stats() const {
   t.recall_at_k = spec.recall_at_k;
   t.recall_at_k_minus_4 = spec.recall_at_k_minus_4;
   t.estimated_query_us = spec.estimated_query_us;
-  t.file_version = !rep_->has_committed ? 0 : rep_->index->base() != nullptr ? 2 : 1;
+  const index_internal::IndexFileV2* base = rep_->index->base();
+  t.file_version = !rep_->has_committed ? 0
+                   : base != nullptr    ? static_cast<int>(base->meta().version)
+                                        : 1;
   t.delta_entries = rep_->index->delta_size();
   return s;
 }

@@ -113,7 +113,35 @@ std::span<const T> As(std::string_view bytes, uint64_t offset, uint64_t length) 
 
 }  // namespace
 
-Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+namespace {
+
+// Reads the file open as `fd` (`size` bytes) into anonymous memory backed by
+// transparent huge pages where the kernel has them; read-only afterwards.
+Result<char*> ReadIntoHugePages(int fd, size_t size, size_t* mapped, const std::string& path) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  *mapped = (size + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = ::mmap(nullptr, *mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return Status::IOError(path + ": mmap: " + std::strerror(errno));
+  char* data = static_cast<char*>(p);
+  (void)::madvise(data, *mapped, MADV_HUGEPAGE);  // a hint: fine if refused
+  for (size_t done = 0; done < size;) {
+    const ssize_t got = ::pread(fd, data + done, std::min<size_t>(size - done, size_t{1} << 26),
+                                static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      const std::string why = got < 0 ? std::strerror(errno) : "file shrank while read";
+      ::munmap(data, *mapped);
+      return Status::IOError(path + ": read: " + why);
+    }
+    done += static_cast<size_t>(got);
+  }
+  (void)::mprotect(data, *mapped, PROT_READ);
+  return data;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path, bool preload) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(path + ": no such file");
@@ -126,7 +154,13 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   }
   const size_t size = static_cast<size_t>(st.st_size);
   const char* data = nullptr;
-  if (size > 0) {
+  size_t mapped = size;
+  if (size > 0 && preload) {
+    Result<char*> read = ReadIntoHugePages(fd, size, &mapped, path);
+    ::close(fd);
+    if (!read.ok()) return read.status();
+    data = *read;
+  } else if (size > 0) {
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
@@ -134,13 +168,15 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
       return Status::IOError(path + ": mmap: " + std::strerror(err));
     }
     data = static_cast<const char*>(p);
+    ::close(fd);  // the mapping stays valid
+  } else {
+    ::close(fd);
   }
-  ::close(fd);  // the mapping stays valid
-  return std::shared_ptr<MappedFile>(new MappedFile(data, size));
+  return std::shared_ptr<MappedFile>(new MappedFile(data, size, mapped));
 }
 
 MappedFile::~MappedFile() {
-  if (size_ > 0) ::munmap(const_cast<char*>(data_), size_);
+  if (size_ > 0) ::munmap(const_cast<char*>(data_), mapped_);
 }
 
 uint32_t IndexFileVersion(std::string_view bytes) {
@@ -150,6 +186,10 @@ uint32_t IndexFileVersion(std::string_view bytes) {
 
 Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
                         const IndexFileV2Rows& rows, int threads, uint64_t* checksum) {
+  if (!IsMappedVersion(meta.version)) {
+    return Status::InvalidArgument(path + ": index file version " + std::to_string(meta.version) +
+                                   " is not written here");
+  }
   const TablesSpec& spec = meta.spec;
   const size_t n = rows.ids.size();
   std::vector<uint32_t> order(n);
@@ -166,7 +206,7 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
   };
   SectionWriter w(out.get());
   std::string head(kIndexMagic, 8);
-  Put32(&head, kIndexVersion2);
+  Put32(&head, meta.version);
   Put32(&head, 0);
   std::string sections;
   Status s = w.Write(head.data(), head.size());
@@ -176,9 +216,22 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
     if (s.ok()) s = w.Write(data, bytes);
     if (s.ok()) w.End(&sections);
   };
+  const bool packed = meta.version == kIndexVersion3;
   section(rows.ids.data(), n * 8);
-  section(rows.lo.data(), n * 8);
-  section(rows.hi.data(), rows.hi.size() * 8);
+  if (packed) {
+    // Each row's words together: lo, then hi for 128 bits.
+    std::vector<uint64_t> words;
+    words.reserve(n + rows.hi.size());
+    for (size_t i = 0; i < n; ++i) {
+      words.push_back(rows.lo[i]);
+      if (!rows.hi.empty()) words.push_back(rows.hi[i]);
+    }
+    section(words.data(), words.size() * 8);
+    section(nullptr, 0);
+  } else {
+    section(rows.lo.data(), n * 8);
+    section(rows.hi.data(), rows.hi.size() * 8);
+  }
   std::vector<uint64_t> offsets(n + 1, 0);
   for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + rows.names[i].size();
   section(offsets.data(), offsets.size() * 8);
@@ -197,8 +250,13 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
                     spec.dir_bits, rows.lo, rows.hi, threads);
     for (const OwnedTable& t : tables) {
       section(t.dir.data(), t.dir.size() * 4);
-      section(t.rows.data(), t.rows.size() * 4);
-      section(t.keys.data(), t.keys.size() * 2);
+      if (packed) {
+        const std::vector<uint8_t> entries = PackEntries(t);
+        section(entries.data(), entries.size());
+      } else {
+        section(t.rows.data(), t.rows.size() * 4);
+        section(t.keys.data(), t.keys.size() * 2);
+      }
     }
   }
   if (!s.ok()) return fail(s);
@@ -223,7 +281,7 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
   Put32(&m, meta.policy.exact ? 1 : 0);
   Put32(&m, meta.policy.max_bytes_per_fingerprint);
   PutF64(&m, meta.policy.recall);
-  Put32(&m, static_cast<uint32_t>(kFixedSections + 3 * masks.size()));
+  Put32(&m, static_cast<uint32_t>(kFixedSections + (packed ? 2 : 3) * masks.size()));
   Put32(&m, 0);
   for (const TableMask& mask : spec.masks) {
     Put64(&m, mask.hi);
@@ -254,7 +312,10 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
 Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFile> file,
                                                        const std::string& name) {
   const std::string_view b = file->bytes();
-  if (IndexFileVersion(b) != kIndexVersion2) return Bad(name, "not a version 2 index file");
+  const uint32_t version = IndexFileVersion(b);
+  if (!IsMappedVersion(version)) return Bad(name, "not a version 2 or 3 index file");
+  const bool packed = version == kIndexVersion3;
+  const uint64_t per_table = packed ? 2 : 3;  // sections
   if (b.size() < kHeaderBytes + kTrailerBytes) return Bad(name, "truncated");
   const char* tail = b.data() + b.size() - kTrailerBytes;
   const uint64_t meta_offset = Get64(tail);
@@ -277,6 +338,7 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   f->file_ = file;
   f->name_ = name;
   f->checksum_ = sum;
+  f->meta_.version = version;
   const char* p = b.data() + meta_offset;
   TablesSpec& spec = f->meta_.spec;
   const uint32_t kind = Get32(p);
@@ -306,7 +368,9 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   if (spec.dir_bits < 0 || spec.dir_bits > 24) return Bad(name, "directory bits out of range");
   if (tables < 1 || tables > kMaxTables) return Bad(name, "table count out of range");
   if (f->meta_.rows > 0xfffffffeu) return Bad(name, "too many rows");
-  if (nsections != kFixedSections + 3 * tables) return Bad(name, "wrong number of sections");
+  if (nsections != kFixedSections + per_table * tables) {
+    return Bad(name, "wrong number of sections");
+  }
   if (meta_length != kFixedMetaBytes + tables * kMaskBytes + nsections * kSectionBytes) {
     return Bad(name, "metadata size mismatch");
   }
@@ -327,32 +391,23 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
     }
     uint64_t want = 0;
     bool any = false;
-    switch (i < kFixedSections ? i : kFixedSections + (i - kFixedSections) % 3) {
-      case 0:
-      case 1:
-        want = n * 8;
-        break;
-      case 2:
-        want = spec.bits == 128 ? n * 8 : 0;
-        break;
-      case 3:
-        want = (n + 1) * 8;
-        break;
-      case 4:
-        any = true;
-        break;
-      case 5:
-        want = n * 4;
-        break;
-      case 6:
-        want = slots * 4;
-        break;
-      case 7:
-        want = n * 4;
-        break;
-      default:
-        want = n * 2;
-        break;
+    const uint64_t words = spec.bits == 128 ? 2 : 1;
+    if (i >= kFixedSections) {
+      // A table: directory, then rows and keys (version 2) or entries (3).
+      const uint64_t part = (i - kFixedSections) % per_table;
+      want = part == 0 ? slots * 4 : packed ? n * kPackedEntryBytes : part == 1 ? n * 4 : n * 2;
+    } else if (i == 0) {
+      want = n * 8;
+    } else if (i == 1) {
+      want = packed ? n * words * 8 : n * 8;  // version 3: each row's words together
+    } else if (i == 2) {
+      want = !packed && spec.bits == 128 ? n * 8 : 0;
+    } else if (i == 3) {
+      want = (n + 1) * 8;
+    } else if (i == 4) {
+      any = true;
+    } else {
+      want = n * 4;
     }
     if (!any && sec.length != want) {
       return Bad(name, "section " + std::to_string(i) + " has the wrong size");
@@ -368,14 +423,25 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   v.bits = spec.bits;
   v.dir_bits = spec.dir_bits;
   v.n = static_cast<size_t>(n);
-  v.lo = As<uint64_t>(b, s[1].offset, s[1].length);
-  v.hi = As<uint64_t>(b, s[2].offset, s[2].length);
+  v.packed = packed;
+  if (packed) {
+    v.words = As<uint64_t>(b, s[1].offset, s[1].length);
+  } else {
+    v.lo = As<uint64_t>(b, s[1].offset, s[1].length);
+    v.hi = As<uint64_t>(b, s[2].offset, s[2].length);
+  }
   v.masks = f->masks_;
   for (uint32_t t = 0; t < tables; ++t) {
-    const size_t i = kFixedSections + 3 * t;
-    v.tables.push_back(TableView{As<uint32_t>(b, s[i].offset, s[i].length),
-                                 As<uint32_t>(b, s[i + 1].offset, s[i + 1].length),
-                                 As<uint16_t>(b, s[i + 2].offset, s[i + 2].length)});
+    const size_t i = kFixedSections + per_table * t;
+    TableView tv;
+    tv.dir = As<uint32_t>(b, s[i].offset, s[i].length);
+    if (packed) {
+      tv.entries = As<uint8_t>(b, s[i + 1].offset, s[i + 1].length);
+    } else {
+      tv.rows = As<uint32_t>(b, s[i + 1].offset, s[i + 1].length);
+      tv.keys = As<uint16_t>(b, s[i + 2].offset, s[i + 2].length);
+    }
+    v.tables.push_back(tv);
   }
   return f;
 }
@@ -416,8 +482,10 @@ Status IndexFileV2::Verify() const {
   // The padding between sections (to 64-byte boundaries) is zero, and the
   // sections follow one another: every byte of the file is checked.
   std::vector<Section> by_offset = sections_;
-  std::sort(by_offset.begin(), by_offset.end(),
-            [](const Section& x, const Section& y) { return x.offset < y.offset; });
+  std::sort(by_offset.begin(), by_offset.end(), [](const Section& x, const Section& y) {
+    // An empty section shares its offset with the next one.
+    return x.offset != y.offset ? x.offset < y.offset : x.length < y.length;
+  });
   uint64_t at = kHeaderBytes;
   const uint64_t meta_offset = b.size() - kTrailerBytes - Get64(b.data() + b.size() - 16);
   for (size_t i = 0; i <= by_offset.size(); ++i) {
@@ -448,6 +516,11 @@ Status IndexFileV2::Verify() const {
       if (t.dir[i - 1] > t.dir[i]) return Bad(name_, "table directory not ascending");
     }
     for (uint32_t r : t.rows) {
+      if (r >= rows()) return Bad(name_, "a table row out of range");
+    }
+    for (size_t i = 0; i + kPackedEntryBytes <= t.entries.size(); i += kPackedEntryBytes) {
+      uint32_t r;
+      std::memcpy(&r, &t.entries[i], 4);
       if (r >= rows()) return Bad(name_, "a table row out of range");
     }
   }

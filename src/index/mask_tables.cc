@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <thread>
 
 #include "neardup/band_join.h"
@@ -15,10 +16,22 @@ namespace neardup::index_internal {
 namespace {
 
 // Cost model of one query, in nanoseconds on one thread: a probe (key,
-// directory slot, bucket scan: two cache misses, overlapped by prefetching)
-// and a candidate (a random fingerprint read and its distance).
+// directory slot, bucket scan) and a candidate (a random fingerprint read
+// and its distance). A probe's two reads (directory slot, bucket) miss the
+// cache once the tables outgrow it: kMissNs more per read, for the share of
+// the tables' bytes beyond kCacheBytes. So a layout's size counts: the
+// radius-0 bands (few probes, many tables) win once the byte budget allows
+// them.
 constexpr double kProbeNs = 60.0;
 constexpr double kCandidateNs = 30.0;
+constexpr double kMissNs = 80.0;
+constexpr double kCacheBytes = 16.0 * 1024 * 1024;
+
+double ProbeNs(double n, double bytes_per_fingerprint) {
+  const double table_bytes = n * bytes_per_fingerprint;
+  if (table_bytes <= kCacheBytes) return kProbeNs;
+  return kProbeNs + 2 * kMissNs * (1 - kCacheBytes / table_bytes);
+}
 // Bytes per row of one table: row (4), key (2), directory (about 0.5).
 constexpr double kTableBytes = 6.5;
 constexpr int kMaxBands = 4096;
@@ -91,7 +104,9 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
       if (tables > PermutedTableIndex::kMaxTables || (b > k + 1 && tables > tables_cap)) break;
       const int key_bits = (b - k) * (bits / b);
       const double cost =
-          tables * (kProbeNs + nn * std::ldexp(1.0, -key_bits) * kCandidateNs) * 1e-3;
+          tables *
+          (ProbeNs(nn, tables * kTableBytes) + nn * std::ldexp(1.0, -key_bits) * kCandidateNs) *
+          1e-3;
       if (exact.blocks == 0 || cost < exact.estimated_query_us) {
         exact.blocks = b;
         exact.estimated_query_us = cost;
@@ -120,8 +135,9 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
       const int bands = std::max(1, static_cast<int>(l));
       if (bands * kTableBytes > policy.max_bytes_per_fingerprint) continue;
       const double probes = static_cast<double>(bands) * (1 + radius * r);
-      const double cost =
-          (probes * kProbeNs + probes * nn * std::ldexp(1.0, -r) * kCandidateNs) * 1e-3;
+      const double cost = (probes * ProbeNs(nn, bands * kTableBytes) +
+                           probes * nn * std::ldexp(1.0, -r) * kCandidateNs) *
+                          1e-3;
       if (!have || cost < best.estimated_query_us) {
         have = true;
         best.band_bits = r;
@@ -206,10 +222,73 @@ std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bi
   return tables;
 }
 
-void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
-                 std::vector<uint32_t>* rows, std::vector<int>* dists) {
-  if (view.n == 0) return;
-  const bool wide = !view.hi.empty();
+std::vector<uint8_t> PackEntries(const OwnedTable& table) {
+  const size_t n = std::min(table.rows.size(), table.keys.size());
+  std::vector<uint8_t> out(n * kPackedEntryBytes);
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(&out[i * kPackedEntryBytes], &table.rows[i], 4);
+    std::memcpy(&out[i * kPackedEntryBytes + 4], &table.keys[i], 2);
+  }
+  return out;
+}
+
+namespace {
+
+// How QueryTablesIn reads a table's buckets and the rows' fingerprints:
+// split (two arrays each) or packed (one).
+struct SplitLayout {
+  static size_t Rows(const TableView& tv) { return std::min(tv.rows.size(), tv.keys.size()); }
+  static void PrefetchBucket(const TableView& tv, size_t begin, size_t /*end*/) {
+    __builtin_prefetch(&tv.keys[begin]);
+    __builtin_prefetch(&tv.rows[begin]);
+  }
+  static uint16_t Key(const TableView& tv, size_t i) { return tv.keys[i]; }
+  static uint32_t Row(const TableView& tv, size_t i) { return tv.rows[i]; }
+  static bool HasRow(const TablesView& v, uint32_t row) {
+    return row < v.lo.size() && (v.bits != 128 || row < v.hi.size());
+  }
+  static void PrefetchRow(const TablesView& v, uint32_t row) {
+    __builtin_prefetch(&v.lo[row]);
+    if (v.bits == 128) __builtin_prefetch(&v.hi[row]);
+  }
+  static void Read(const TablesView& v, uint32_t row, uint64_t* hi, uint64_t* lo) {
+    *lo = v.lo[row];
+    *hi = v.bits == 128 ? v.hi[row] : 0;
+  }
+};
+
+struct PackedLayout {
+  static size_t Rows(const TableView& tv) { return tv.entries.size() / kPackedEntryBytes; }
+  static void PrefetchBucket(const TableView& tv, size_t begin, size_t end) {
+    // A bucket of a few rows may straddle two cache lines.
+    __builtin_prefetch(&tv.entries[begin * kPackedEntryBytes]);
+    __builtin_prefetch(&tv.entries[end * kPackedEntryBytes - 1]);
+  }
+  static uint16_t Key(const TableView& tv, size_t i) {
+    uint16_t key;
+    std::memcpy(&key, &tv.entries[i * kPackedEntryBytes + 4], 2);
+    return key;
+  }
+  static uint32_t Row(const TableView& tv, size_t i) {
+    uint32_t row;
+    std::memcpy(&row, &tv.entries[i * kPackedEntryBytes], 4);
+    return row;
+  }
+  static size_t Words(const TablesView& v) { return v.bits == 128 ? 2 : 1; }
+  static bool HasRow(const TablesView& v, uint32_t row) { return row < v.words.size() / Words(v); }
+  static void PrefetchRow(const TablesView& v, uint32_t row) {
+    __builtin_prefetch(&v.words[Words(v) * row]);
+  }
+  static void Read(const TablesView& v, uint32_t row, uint64_t* hi, uint64_t* lo) {
+    const size_t w = Words(v);
+    *lo = v.words[w * row];
+    *hi = w == 2 ? v.words[w * row + 1] : 0;
+  }
+};
+
+template <typename Layout>
+void QueryTablesIn(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
+                   std::vector<uint32_t>* rows, std::vector<int>* dists) {
   const size_t slots = size_t{1} << view.dir_bits;
   const int shift = 32 - view.dir_bits;
   struct Probe {
@@ -254,11 +333,10 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
     const TableView& tv = view.tables[p.table];
     const size_t s = view.dir_bits == 0 ? 0 : p.key >> shift;
     if (s >= slots || s + 1 >= tv.dir.size()) continue;
-    const size_t end = std::min<size_t>({tv.dir[s + 1], tv.rows.size(), tv.keys.size()});
+    const size_t end = std::min<size_t>(tv.dir[s + 1], Layout::Rows(tv));
     const size_t begin = tv.dir[s];
     if (begin >= end) continue;
-    __builtin_prefetch(&tv.keys[begin]);
-    __builtin_prefetch(&tv.rows[begin]);
+    Layout::PrefetchBucket(tv, begin, end);
     ranges.push_back(
         Range{static_cast<uint32_t>(i), static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
   }
@@ -272,11 +350,10 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
     const TableView& tv = view.tables[p.table];
     const uint16_t low = static_cast<uint16_t>(p.key);
     for (size_t i = r.begin; i < r.end; ++i) {
-      if (tv.keys[i] != low) continue;
-      const uint32_t row = tv.rows[i];
-      if (row >= view.n || row >= view.lo.size() || (wide && row >= view.hi.size())) continue;
-      __builtin_prefetch(&view.lo[row]);
-      if (wide) __builtin_prefetch(&view.hi[row]);
+      if (Layout::Key(tv, i) != low) continue;
+      const uint32_t row = Layout::Row(tv, i);
+      if (row >= view.n || !Layout::HasRow(view, row)) continue;
+      Layout::PrefetchRow(view, row);
       candidates.push_back(Candidate{r.probe, row});
     }
   }
@@ -284,8 +361,8 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
     const Probe& p = probes[c.probe];
     const TableMask& m = view.masks[p.table];
     const uint32_t row = c.row;
-    const uint64_t x_hi = wide ? view.hi[row] : 0;
-    const uint64_t x_lo = view.lo[row];
+    uint64_t x_hi, x_lo;
+    Layout::Read(view, row, &x_hi, &x_lo);
     // Genuinely the probed value in this table (not a hash collision), so
     // the row is found by exactly one probe of this table.
     if (((x_hi ^ p.hi) & m.hi) != 0 || ((x_lo ^ p.lo) & m.lo) != 0) continue;
@@ -300,6 +377,18 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
     if (earlier) continue;
     rows->push_back(row);
     dists->push_back(d);
+  }
+}
+
+}  // namespace
+
+void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
+                 std::vector<uint32_t>* rows, std::vector<int>* dists) {
+  if (view.n == 0) return;
+  if (view.packed) {
+    QueryTablesIn<PackedLayout>(view, q_hi, q_lo, k, rows, dists);
+  } else {
+    QueryTablesIn<SplitLayout>(view, q_hi, q_lo, k, rows, dists);
   }
 }
 

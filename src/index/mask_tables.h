@@ -85,30 +85,60 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy);
 // distance d: P(X <= radius).
 double TableCollision(int f, int d, int r, int radius);
 
-// One table, in place.
+// Bytes of one row of a packed table (TableView::entries): the row (uint32)
+// then the key's low 16 bits (uint16), little-endian, unaligned.
+inline constexpr size_t kPackedEntryBytes = 6;
+
+// One table, in place. Split (a version 2 file, the delta in memory): rows
+// and keys in two arrays. Packed (version 3): `entries`, so that a bucket is
+// one read instead of two.
 struct TableView {
   std::span<const uint32_t> dir;  // 2^t + 1 offsets
   std::span<const uint32_t> rows;
   std::span<const uint16_t> keys;
+  std::span<const uint8_t> entries;  // packed: kPackedEntryBytes per row
 };
 
-// A table set over n rows of fingerprints (lo, and hi for 128 bits).
+// A table set over n rows of fingerprints. Split: lo, and hi for 128 bits,
+// in two arrays. Packed (version 3): `words`, bits / 64 words per row (lo,
+// then hi), so that a candidate's fingerprint is one read instead of two.
 struct TablesView {
   int bits = 64;
   int dir_bits = 0;
   size_t n = 0;
+  bool packed = false;
   std::span<const uint64_t> lo;
-  std::span<const uint64_t> hi;  // empty for 64 bits
+  std::span<const uint64_t> hi;     // empty for 64 bits
+  std::span<const uint64_t> words;  // packed
   std::span<const TableMask> masks;
   std::vector<TableView> tables;
+
+  // The fingerprint of row `row` (hi is 0 for 64 bits); false when the row
+  // is out of range of the arrays (a damaged file).
+  bool RowFingerprint(size_t row, uint64_t* x_hi, uint64_t* x_lo) const {
+    if (packed) {
+      const size_t w = bits == 128 ? 2 : 1;
+      if (row >= words.size() / w) return false;
+      *x_lo = words[w * row];
+      *x_hi = w == 2 ? words[w * row + 1] : 0;
+      return true;
+    }
+    if (row >= lo.size() || (bits == 128 && row >= hi.size())) return false;
+    *x_lo = lo[row];
+    *x_hi = bits == 128 ? hi[row] : 0;
+    return true;
+  }
 };
 
-// Tables built in memory.
+// Tables built in memory (split).
 struct OwnedTable {
   std::vector<uint32_t> dir;
   std::vector<uint32_t> rows;
   std::vector<uint16_t> keys;
 };
+
+// The packed entries of a split table (TableView::entries).
+std::vector<uint8_t> PackEntries(const OwnedTable& table);
 
 // Builds every table of `masks` over rows [0, n) of (lo, hi), on `threads`
 // threads (0 = all).

@@ -304,11 +304,11 @@ std::vector<IndexEntry> TableIndex::Entries() const {
   if (base_) {
     const TablesView& v = base_->tables();
     const auto ids = base_->ids();
-    for (size_t row = 0; row < ids.size() && row < v.lo.size(); ++row) {
+    uint64_t hi, lo;
+    for (size_t row = 0; row < ids.size() && v.RowFingerprint(row, &hi, &lo); ++row) {
       if (BaseRemoved(row)) continue;
-      const uint64_t hi = wide && row < v.hi.size() ? v.hi[row] : 0;
-      out.push_back(IndexEntry{
-          ids[row], wide ? Fingerprint::From128(hi, v.lo[row]) : Fingerprint::From64(v.lo[row])});
+      out.push_back(
+          IndexEntry{ids[row], wide ? Fingerprint::From128(hi, lo) : Fingerprint::From64(lo)});
     }
   }
   for (size_t i = 0; i < d_ids_.size(); ++i) {

@@ -56,7 +56,7 @@ class DocumentIndexTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  void BuildAndCommit(const Docs& d, int file_version = 2) {
+  void BuildAndCommit(const Docs& d, int file_version = IndexTablesOptions{}.file_version) {
     DocumentIndexHeader h;
     h.pipeline_json = kPipeline;
     h.tables.file_version = file_version;

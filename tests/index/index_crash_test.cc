@@ -134,7 +134,7 @@ class IndexCrashTest : public ::testing::Test {
   }
 
   // Builds the index of `docs` in pristine_ with the library.
-  void BuildPristine(const Docs& docs, int file_version = 2) {
+  void BuildPristine(const Docs& docs, int file_version = IndexTablesOptions{}.file_version) {
     std::vector<std::string> ids;
     std::vector<Fingerprint> fps;
     for (const auto& [id, fp] : docs) {

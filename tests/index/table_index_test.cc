@@ -377,14 +377,22 @@ class MappedDocumentIndexTest : public ::testing::Test {
       ExpectModel(**index, model, rng, "reopened with the log");
       ASSERT_TRUE((*index)->Compact().ok());
       EXPECT_EQ((*index)->Stats().tables.delta_entries, 0u);
-      // A version 1 file is rewritten as version 2 (the upgrade).
-      EXPECT_EQ((*index)->Stats().tables.file_version, 2);
+      // A version 1 or 2 file is rewritten as the current version (the
+      // upgrade).
+      EXPECT_EQ((*index)->Stats().tables.file_version, IndexTablesOptions{}.file_version);
       ExpectModel(**index, model, rng, "compacted");
-      ASSERT_TRUE((*index)->Verify().ok());
+      const Status verified = (*index)->Verify();
+      ASSERT_TRUE(verified.ok()) << verified.ToString();
     }
     auto reader = DocumentIndex::Open(path_);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     ExpectModel(**reader, model, rng, "reopened after compaction");
+    // Read into (huge-page) memory instead of mapped: the same answers.
+    DocumentIndexOptions preload;
+    preload.preload = true;
+    auto preloaded = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadOnly, preload);
+    ASSERT_TRUE(preloaded.ok()) << preloaded.status().ToString();
+    ExpectModel(**preloaded, model, rng, "preloaded");
   }
 
   std::string dir_;
@@ -407,8 +415,24 @@ TEST_F(MappedDocumentIndexTest, Exact128) {
   RunScenario(128, 10, t);
 }
 
+// Version 2 files (the tables' rows and keys, and the fingerprints' halves,
+// in separate arrays) are read, changed through the log, and upgraded to
+// version 3 by Compact.
+TEST_F(MappedDocumentIndexTest, VersionTwoBands128) {
+  IndexTablesOptions v2;
+  v2.file_version = 2;
+  RunScenario(128, 24, v2);
+}
+
+TEST_F(MappedDocumentIndexTest, VersionTwoExact64) {
+  IndexTablesOptions v2;
+  v2.file_version = 2;
+  v2.exact = true;
+  RunScenario(64, 3, v2);
+}
+
 // Version 1 files (written by older neardup, or with file_version 1) are
-// read, changed through the log, and upgraded to version 2 by Compact.
+// read, changed through the log, and upgraded to version 3 by Compact.
 TEST_F(MappedDocumentIndexTest, VersionOneFilesAreReadAndUpgradedByCompact) {
   IndexTablesOptions v1;
   v1.file_version = 1;
@@ -422,9 +446,13 @@ TEST_F(MappedDocumentIndexTest, VersionOneBands) {
   RunScenario(64, 3, v1);
 }
 
-// A damaged version 2 file: every byte flipped in turn is an error on Open or
-// on Verify, or (a flip in a section, unverified) answers without crashing.
-TEST_F(MappedDocumentIndexTest, FlippedBytesAreCaughtByOpenOrVerify) {
+// A damaged version 2 or 3 file: every byte flipped in turn is an error on
+// Open or on Verify, or (a flip in a section, unverified) answers without
+// crashing.
+class DamagedFileTest : public MappedDocumentIndexTest,
+                        public ::testing::WithParamInterface<int> {};
+
+TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   std::mt19937_64 rng(3);
   std::vector<std::string> ids;
   std::vector<Fingerprint> fps;
@@ -435,12 +463,14 @@ TEST_F(MappedDocumentIndexTest, FlippedBytesAreCaughtByOpenOrVerify) {
   PermutedTableOptions options;
   options.bits = 128;
   options.max_k = 24;
-  auto built = DocumentIndex::Build(path_, DocumentIndexHeader{}, options, ids, fps);
+  DocumentIndexHeader header;
+  header.tables.file_version = GetParam();
+  auto built = DocumentIndex::Build(path_, header, options, ids, fps);
   ASSERT_TRUE(built.ok());
   ASSERT_TRUE((*built)->Commit().ok());
   built->reset();
   const std::string good = testing::ReadFile(path_);
-  const std::string ids_file = testing::ReadFile(path_ + ".ids");
+  ASSERT_EQ(index_internal::IndexFileVersion(good), static_cast<uint32_t>(GetParam()));
   std::vector<DocumentMatch> got;
   for (size_t i = 0; i < good.size(); i += std::max<size_t>(1, good.size() / 400)) {
     std::string bad = good;
@@ -459,6 +489,8 @@ TEST_F(MappedDocumentIndexTest, FlippedBytesAreCaughtByOpenOrVerify) {
   testing::WriteFile(path_, good);
   EXPECT_TRUE(DocumentIndex::Open(path_).ok());
 }
+
+INSTANTIATE_TEST_SUITE_P(Versions, DamagedFileTest, ::testing::Values(2, 3));
 
 }  // namespace
 }  // namespace neardup

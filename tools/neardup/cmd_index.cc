@@ -487,9 +487,10 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
                 "Bands: bytes per fingerprint the tables may take (default 512)")
       ->check(CLI::Range(8, 65536));
   b->add_option("--index-version", build->tables.file_version,
-                "Index file version to write: 2 (tables used in place, default) or 1 (read by "
-                "older neardup; tables rebuilt on every open)")
-      ->check(CLI::Range(1, 2));
+                "Index file version to write: 3 (tables used in place, default), 2 (read by "
+                "neardup before version 3) or 1 (read by older neardup; tables rebuilt on every "
+                "open)")
+      ->check(CLI::Range(1, 3));
   b->get_option("-o")->description(
       "The index to write: IDX (IDX.ids and IDX.lock go beside it); required, not -");
   b->callback([build, exit_code] { exit_code->value = RunBuild(*build); });
