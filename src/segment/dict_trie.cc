@@ -213,8 +213,14 @@ void DictTrie::Freeze() {
       wide_filter_[bit >> 6] |= uint64_t{1} << (bit & 63);
     }
   }
-  // Breadth-first numbering puts the three-character prefixes after the
-  // root's children and grandchildren.
+  // Breadth-first numbering puts the two-character prefixes right after the
+  // root's children, and the three-character ones after those.
+  pair_filter_.assign((size_t{1} << kTripleFilterBits) / 64, 0);
+  for (size_t c = nodes_[1].first_child(); c < n && parent[parent[c]] == 0; ++c) {
+    const uint32_t cps[2] = {nodes_[parent[c]].cp(), nodes_[c].cp()};
+    const uint64_t h = PairHash(cps);
+    pair_filter_[TripleWord(h)] |= TripleMask(h);
+  }
   triple_filter_.assign((size_t{1} << kTripleFilterBits) / 64, 0);
   for (size_t c = nodes_[nodes_[1].first_child()].first_child(); c < n; ++c) {
     const uint32_t p2 = parent[c], p1 = parent[p2];

@@ -387,8 +387,10 @@ Segmenter::~Segmenter() = default;
 // direct table) and the search for its second (DictTrie::Prepare: the wide
 // node filter, the sample search, a prefetch of the children's cache line)
 // are done kAhead starts early, so that the miss into the children of the
-// next walks overlaps this one; so is the prefetch of the triple filter's
-// word, which answers most third steps without touching the records.
+// next walks overlaps this one. The filters of two- and three-character
+// prefixes (DictTrie::MayHavePair, MayHaveTriple), keyed by code points and
+// prefetched 2 kAhead and kAhead starts early, answer most absent second and
+// third steps without touching the records.
 void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const {
   if (s->route_prob.size() < m + 1) {
     s->route_prob.resize(m + 1);
@@ -414,6 +416,7 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
     Head& h = heads[i % kRing];
     h.found = dict.First(cps[i], &h.step);
     h.second = h.found && h.step.has_children && i + 1 < m;
+    if (h.second) h.second = dict.MayHavePair(DictTrie::PairHash(cps + i));
     if (h.second) {
       h.probe = dict.Prepare(h.step.child, cps[i + 1]);
       if (i + 2 < m) {
@@ -424,6 +427,7 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
   };
   for (size_t i = m; i-- > 0 && i + kAhead >= m;) prepare(i);
   for (size_t idx = m; idx-- > 0;) {
+    if (idx >= 2 * kAhead) dict.PrefetchPair(DictTrie::PairHash(cps + idx - 2 * kAhead));
     if (idx >= kAhead) prepare(idx - kAhead);
     const Head& h = heads[idx % kRing];
     bool found = false;

@@ -175,10 +175,10 @@ TEST(SegmenterTest, DecodingMatchesUtf8Decode) {
   }
 }
 
-// The frozen trie's filter of three-character prefixes is one-sided: every
-// prefix of three characters of a dictionary word passes it (seeded random
+// The frozen trie's filters of two- and three-character prefixes are
+// one-sided: every such prefix of a dictionary word passes them (seeded random
 // words over a small alphabet, so that many share their first characters).
-TEST(DictTrieTest, TripleFilterPassesEveryThreeCharacterPrefix) {
+TEST(DictTrieTest, PrefixFiltersPassEveryPrefix) {
   segment::DictTrie trie;
   std::mt19937 rng(3);
   std::uniform_int_distribution<uint32_t> ch(0x4E00, 0x4E00 + 40), len(1, 6);
@@ -193,14 +193,19 @@ TEST(DictTrieTest, TripleFilterPassesEveryThreeCharacterPrefix) {
   ASSERT_TRUE(trie.frozen());
   size_t rejected = 0, absent = 0;
   for (const auto& w : words) {
+    if (w.size() >= 2) {
+      EXPECT_TRUE(trie.MayHavePair(segment::DictTrie::PairHash(w.data())));
+    }
     if (w.size() >= 3) {
       EXPECT_TRUE(trie.MayHaveTriple(segment::DictTrie::TripleHash(w.data())));
     }
     const uint32_t other[3] = {w[0] + 100, 0x4E00, 0x4E01};  // never a prefix
     ++absent;
     rejected += !trie.MayHaveTriple(segment::DictTrie::TripleHash(other));
+    rejected += !trie.MayHavePair(segment::DictTrie::PairHash(other));
+    absent += 1;
   }
-  EXPECT_GT(rejected, absent * 9 / 10);  // and it does reject most absent ones
+  EXPECT_GT(rejected, absent * 9 / 10);  // and they do reject most absent ones
 }
 
 // CutWithWordIds gives Cut's tokens, each with WordId(token), on seeded random
