@@ -15,7 +15,10 @@
 // asks a small filter and then binary-searches a sample of the records down
 // to one line. jieba's 498k nodes take 4 MB instead of the loading layout's
 // 32 MiB plus 1 MiB filter (on the shared 2-core VM the segmenter was no
-// faster for it: doc/benchmarks.md). Frozen, the trie is only read
+// faster for it: doc/benchmarks.md). Two more filters, of the two- and
+// three-character prefixes and keyed by code points (MayHavePair,
+// MayHaveTriple), let a walk skip most absent steps without touching the
+// records. Frozen, the trie is only read
 // (thread-safe reads); node ids (the segmenter's word ids) are the
 // breadth-first ones.
 
