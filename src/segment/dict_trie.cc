@@ -179,6 +179,7 @@ void DictTrie::Freeze() {
     const auto addr = reinterpret_cast<uintptr_t>(node_store_.data());
     nodes_ = node_store_.data() + (64 - addr % 64) % 64 / sizeof(Node);
   }
+  std::vector<uint32_t> parent(n + 1, 0);  // by new number
   old_of[0] = 0;
   new_of[0] = 0;
   uint32_t next = 1;
@@ -191,6 +192,7 @@ void DictTrie::Freeze() {
     for (uint32_t i = begin[old]; i < begin[old + 1]; ++i) {
       old_of[next] = children[i];
       new_of[children[i]] = next;
+      parent[next] = static_cast<uint32_t>(u);
       ++next;
     }
     nodes_[u] = record(u == 0 ? 0 : edge_key_[old] & kCpMask, first,
@@ -210,6 +212,22 @@ void DictTrie::Freeze() {
       const size_t bit = WideFilterBit(static_cast<int32_t>(u), nodes_[c].cp());
       wide_filter_[bit >> 6] |= uint64_t{1} << (bit & 63);
     }
+  }
+  // Breadth-first numbering puts the two-character prefixes right after the
+  // root's children, and the three-character ones after those.
+  pair_filter_.assign((size_t{1} << kTripleFilterBits) / 64, 0);
+  for (size_t c = nodes_[1].first_child(); c < n && parent[parent[c]] == 0; ++c) {
+    const uint32_t cps[2] = {nodes_[parent[c]].cp(), nodes_[c].cp()};
+    const uint64_t h = PairHash(cps);
+    pair_filter_[TripleWord(h)] |= TripleMask(h);
+  }
+  triple_filter_.assign((size_t{1} << kTripleFilterBits) / 64, 0);
+  for (size_t c = nodes_[nodes_[1].first_child()].first_child(); c < n; ++c) {
+    const uint32_t p2 = parent[c], p1 = parent[p2];
+    if (parent[p1] != 0) break;  // past the third level
+    const uint32_t cps[3] = {nodes_[p1].cp(), nodes_[p2].cp(), nodes_[c].cp()};
+    const uint64_t h = TripleHash(cps);
+    triple_filter_[TripleWord(h)] |= TripleMask(h);
   }
   sample_.resize(n / kLine + 2);
   for (size_t j = 0; j < sample_.size(); ++j) {

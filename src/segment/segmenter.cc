@@ -66,6 +66,18 @@ size_t Decode(std::string_view text, Scratch* s) {
       cps[n++] = *p++;
       continue;
     }
+    // Most non-ASCII text (CJK included) is three-byte sequences led by
+    // E1..EC or EE..EF, the leads that admit any two continuation bytes
+    // (no overlong form, no surrogate): decoded here without utf8::Decode's
+    // general checks.
+    if (end - p >= 3) {
+      const uint32_t b0 = p[0], b1 = p[1], b2 = p[2];
+      if (b0 - 0xE1 < 0x0F && b0 != 0xED && ((b1 | b2 << 8) & 0xC0C0) == 0x8080) {
+        cps[n++] = (b0 & 0x0F) << 12 | (b1 & 0x3F) << 6 | (b2 & 0x3F);
+        p += 3;
+        continue;
+      }
+    }
     int len;
     cps[n++] = utf8::Decode(p, end, &len);
     p += len;
@@ -375,7 +387,10 @@ Segmenter::~Segmenter() = default;
 // direct table) and the search for its second (DictTrie::Prepare: the wide
 // node filter, the sample search, a prefetch of the children's cache line)
 // are done kAhead starts early, so that the miss into the children of the
-// next walks overlaps this one.
+// next walks overlaps this one. The filters of two- and three-character
+// prefixes (DictTrie::MayHavePair, MayHaveTriple), keyed by code points and
+// prefetched 2 kAhead and kAhead starts early, answer most absent second and
+// third steps without touching the records.
 void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) const {
   if (s->route_prob.size() < m + 1) {
     s->route_prob.resize(m + 1);
@@ -393,17 +408,26 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
     bool found, second;
     DictTrie::Step step;
     DictTrie::Probe probe;
+    uint64_t triple;  // DictTrie::TripleHash of [i, i + 3) when second and i + 2 < m
   };
   constexpr size_t kAhead = 6, kRing = 8;
   Head heads[kRing];
   const auto prepare = [&](size_t i) {
     Head& h = heads[i % kRing];
-    h.found = dict.Next(0, cps[i], &h.step);
+    h.found = dict.First(cps[i], &h.step);
     h.second = h.found && h.step.has_children && i + 1 < m;
-    if (h.second) h.probe = dict.Prepare(h.step.child, cps[i + 1]);
+    if (h.second) h.second = dict.MayHavePair(DictTrie::PairHash(cps + i));
+    if (h.second) {
+      h.probe = dict.Prepare(h.step.child, cps[i + 1]);
+      if (i + 2 < m) {
+        h.triple = DictTrie::TripleHash(cps + i);
+        dict.PrefetchTriple(h.triple);
+      }
+    }
   };
   for (size_t i = m; i-- > 0 && i + kAhead >= m;) prepare(i);
   for (size_t idx = m; idx-- > 0;) {
+    if (idx >= 2 * kAhead) dict.PrefetchPair(DictTrie::PairHash(cps + idx - 2 * kAhead));
     if (idx >= kAhead) prepare(idx - kAhead);
     const Head& h = heads[idx % kRing];
     bool found = false;
@@ -430,9 +454,9 @@ void Segmenter::Impl::ComputeRoute(const uint32_t* cps, size_t m, Scratch* s) co
               found = true;
             }
           }
-          if (!step.has_children || x + 1 >= m || !dict.Next(step.child, cps[x + 1], &step)) {
-            break;
-          }
+          if (!step.has_children || x + 1 >= m) break;
+          if (x == idx + 1 && !dict.MayHaveTriple(h.triple)) break;
+          if (!dict.Next(step.child, cps[x + 1], &step)) break;
         }
       }
     }

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "neardup/keywords.h"
+#include "segment/dict_trie.h"
 #include "tests/testing/test_util.h"
+#include "util/utf8.h"
 
 namespace neardup {
 namespace {
@@ -145,6 +147,65 @@ TEST(SegmenterTest, InvalidUtf8BytesAreSingleTokens) {
     seg->CutWithPos(s, &tokens);
     ASSERT_EQ(tokens.size(), words.size());
   }
+}
+
+// The segmenter decodes the common three-byte sequences itself: on random
+// text of three-byte leads (CJK's excepted), continuation bytes and others,
+// where every character is a token of its own (no han block), the tokens are
+// exactly utf8::Decode's sequences and invalid bytes.
+TEST(SegmenterTest, DecodingMatchesUtf8Decode) {
+  auto seg = OpenTiny("decode");
+  ASSERT_NE(seg, nullptr);
+  const unsigned char alphabet[] = {0xE0, 0xE1, 0xE3, 0xEC, 0xED, 0xEE, 0xEF, 0xF0,
+                                    0xC2, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0x20, 0x21};
+  std::mt19937 rng(15);
+  std::uniform_int_distribution<size_t> pick(0, sizeof(alphabet) - 1), len(0, 24);
+  std::vector<std::string_view> words;
+  for (int i = 0; i < 4000; ++i) {
+    std::string s(len(rng), '\0');
+    for (char& c : s) c = static_cast<char>(alphabet[pick(rng)]);
+    Words expected;
+    for (size_t pos = 0; pos < s.size();) {
+      int n;
+      utf8::DecodeAt(s, pos, &n);
+      expected.push_back(s.substr(pos, static_cast<size_t>(n)));
+      pos += static_cast<size_t>(n);
+    }
+    ASSERT_EQ(CutToStrings(*seg, s), expected) << i;
+  }
+}
+
+// The frozen trie's filters of two- and three-character prefixes are
+// one-sided: every such prefix of a dictionary word passes them (seeded random
+// words over a small alphabet, so that many share their first characters).
+TEST(DictTrieTest, PrefixFiltersPassEveryPrefix) {
+  segment::DictTrie trie;
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<uint32_t> ch(0x4E00, 0x4E00 + 40), len(1, 6);
+  std::vector<std::vector<uint32_t>> words;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint32_t> w(len(rng));
+    for (uint32_t& c : w) c = ch(rng);
+    trie.set_freq(trie.Insert(w.data(), w.size()), 1 + i % 7);
+    words.push_back(std::move(w));
+  }
+  trie.Freeze();
+  ASSERT_TRUE(trie.frozen());
+  size_t rejected = 0, absent = 0;
+  for (const auto& w : words) {
+    if (w.size() >= 2) {
+      EXPECT_TRUE(trie.MayHavePair(segment::DictTrie::PairHash(w.data())));
+    }
+    if (w.size() >= 3) {
+      EXPECT_TRUE(trie.MayHaveTriple(segment::DictTrie::TripleHash(w.data())));
+    }
+    const uint32_t other[3] = {w[0] + 100, 0x4E00, 0x4E01};  // never a prefix
+    ++absent;
+    rejected += !trie.MayHaveTriple(segment::DictTrie::TripleHash(other));
+    rejected += !trie.MayHavePair(segment::DictTrie::PairHash(other));
+    absent += 1;
+  }
+  EXPECT_GT(rejected, absent * 9 / 10);  // and they do reject most absent ones
 }
 
 // CutWithWordIds gives Cut's tokens, each with WordId(token), on seeded random
