@@ -79,69 +79,91 @@ Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
                       const dedup_internal::IdentityKey& key, uint64_t first_position,
                       DistributedGroups* out, Traffic* traffic) {
   const auto ranks = static_cast<size_t>(world.size);
-  // 1. Own documents by (key, position), equal keys collapsed.
-  struct Local {
-    Key key;
-    uint64_t index;
-  };
-  std::vector<Local> local;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    if (!docs[i].empty) local.push_back({key(i), i});
-  }
-  std::sort(local.begin(), local.end(), [](const Local& a, const Local& b) {
-    return a.key != b.key ? a.key < b.key : a.index < b.index;
-  });
+  // Each step frees what the next does not need: the copies of the
+  // exchanges are the memory's peak.
+  // 1. Own documents by (key, position), equal keys collapsed into entries;
+  // out->group holds each document's entry until the replies come.
+  constexpr uint8_t kFirstOfEntry = 4;
+  out->group.assign(docs.size(), UINT64_MAX);
+  out->flags.assign(docs.size(), 0);
   std::vector<Entry> entries;
-  for (size_t r = 0; r < local.size(); ++r) {
-    if (r == 0 || local[r].key != local[r - 1].key) {
-      entries.push_back(
-          {local[r].key.first, local[r].key.second, first_position + local[r].index, 0});
+  {
+    struct Local {
+      Key key;
+      uint64_t index;
+    };
+    std::vector<Local> local;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      if (!docs[i].empty) local.push_back({key(i), i});
     }
-    ++entries.back().count;
+    std::sort(local.begin(), local.end(), [](const Local& a, const Local& b) {
+      return a.key != b.key ? a.key < b.key : a.index < b.index;
+    });
+    for (size_t r = 0; r < local.size(); ++r) {
+      const size_t i = local[r].index;
+      if (r == 0 || local[r].key != local[r - 1].key) {
+        entries.push_back({local[r].key.first, local[r].key.second, first_position + i, 0});
+        out->flags[i] = kFirstOfEntry;
+      }
+      ++entries.back().count;
+      out->group[i] = entries.size() - 1;
+    }
   }
   // 2. Each entry to the rank of its key range (entries are sorted: each
   // rank's are contiguous, and the replies come back in this order).
-  const std::vector<Key> splitters = Splitters(world, entries, traffic);
+  const size_t sent = entries.size();
   std::vector<std::string> to(ranks);
-  for (const Entry& e : entries) {
-    const auto owner = static_cast<size_t>(
-        std::upper_bound(splitters.begin(), splitters.end(), Key{e.hi, e.lo}) - splitters.begin());
-    Append(e, &to[owner]);
+  {
+    const std::vector<Key> splitters = Splitters(world, entries, traffic);
+    for (const Entry& e : entries) {
+      const auto owner = static_cast<size_t>(
+          std::upper_bound(splitters.begin(), splitters.end(), Key{e.hi, e.lo}) -
+          splitters.begin());
+      Append(e, &to[owner]);
+    }
+    std::vector<Entry>().swap(entries);
   }
   std::vector<uint64_t> from_sizes;
-  const std::vector<Entry> got = Decode<Entry>(AllToAllBytes(world, to, traffic, &from_sizes));
+  std::string got = AllToAllBytes(world, to, traffic, &from_sizes);
   for (std::string& s : to) std::string().swap(s);
+  const auto entry = [&got](size_t k) {
+    Entry e;
+    std::memcpy(&e, got.data() + k * sizeof e, sizeof e);
+    return e;
+  };
   // 3. The keys of this range merged: groups in key order, their size and
   // first position.
-  std::vector<size_t> order(got.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&got](size_t x, size_t y) {
-    const Entry& a = got[x];
-    const Entry& b = got[y];
-    if (a.hi != b.hi) return a.hi < b.hi;
-    if (a.lo != b.lo) return a.lo < b.lo;
-    return a.first < b.first;
-  });
-  std::vector<Reply> replies(got.size());
-  out->owned_keys.clear();
-  for (size_t r = 0; r < order.size();) {
-    const Entry& head = got[order[r]];
-    size_t end = r;
-    uint64_t count = 0;
-    while (end < order.size() && got[order[end]].hi == head.hi && got[order[end]].lo == head.lo) {
-      count += got[order[end]].count;
-      ++end;
+  std::vector<Reply> replies(got.size() / sizeof(Entry));
+  {
+    std::vector<size_t> order(replies.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&entry](size_t x, size_t y) {
+      const Entry a = entry(x), b = entry(y);
+      if (a.hi != b.hi) return a.hi < b.hi;
+      if (a.lo != b.lo) return a.lo < b.lo;
+      return a.first < b.first;
+    });
+    out->owned_keys.clear();
+    for (size_t r = 0; r < order.size();) {
+      const Entry head = entry(order[r]);
+      size_t end = r;
+      uint64_t count = 0;
+      for (; end < order.size(); ++end) {
+        const Entry e = entry(order[end]);
+        if (e.hi != head.hi || e.lo != head.lo) break;
+        count += e.count;
+      }
+      for (size_t k = r; k < end; ++k) {
+        Reply& reply = replies[order[k]];
+        reply.group = out->owned_keys.size();  // made global below
+        if (count >= 2) reply.flags |= DistributedGroups::kShared;
+        if (k == r) reply.flags |= DistributedGroups::kFirst;
+      }
+      out->owned_keys.push_back({head.hi, head.lo});
+      r = end;
     }
-    for (size_t k = r; k < end; ++k) {
-      Reply& reply = replies[order[k]];
-      reply.group = out->owned_keys.size();  // made global below
-      if (count >= 2) reply.flags |= DistributedGroups::kShared;
-      if (k == r) reply.flags |= DistributedGroups::kFirst;
-    }
-    out->owned_keys.push_back({head.hi, head.lo});
-    r = end;
   }
-  std::vector<size_t>().swap(order);
+  std::string().swap(got);
   const std::vector<uint64_t> counts = AllGatherU64(world, out->owned_keys.size());
   out->first_owned = std::accumulate(counts.begin(), counts.begin() + world.rank, uint64_t{0});
   out->groups = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
@@ -156,19 +178,20 @@ Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
     at += n;
   }
   std::vector<Reply>().swap(replies);
-  const std::vector<Reply> mine = Decode<Reply>(AllToAllBytes(world, to, traffic));
-  if (mine.size() != entries.size()) return Status::Corruption("group: replies lost in exchange");
-  out->group.assign(docs.size(), UINT64_MAX);
-  out->flags.assign(docs.size(), 0);
-  size_t e = 0;
-  for (size_t r = 0; r < local.size(); ++r) {
-    const bool first_of_key = r == 0 || local[r].key != local[r - 1].key;
-    if (first_of_key && r > 0) ++e;
-    const size_t i = local[r].index;
-    out->group[i] = mine[e].group;
+  const std::string mine = AllToAllBytes(world, to, traffic);
+  for (std::string& s : to) std::string().swap(s);
+  if (mine.size() != sent * sizeof(Reply)) {
+    return Status::Corruption("group: replies lost in the exchange");
+  }
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (out->group[i] == UINT64_MAX) continue;
+    Reply reply;
+    std::memcpy(&reply, mine.data() + out->group[i] * sizeof reply, sizeof reply);
+    out->group[i] = reply.group;
     out->flags[i] = static_cast<uint8_t>(
-        mine[e].flags & (first_of_key ? DistributedGroups::kShared | DistributedGroups::kFirst
-                                      : DistributedGroups::kShared));
+        reply.flags & ((out->flags[i] & kFirstOfEntry) != 0
+                           ? DistributedGroups::kShared | DistributedGroups::kFirst
+                           : DistributedGroups::kShared));
   }
   return Status::OK();
 }

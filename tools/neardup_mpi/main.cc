@@ -17,13 +17,15 @@
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
 //                from the line breaks the ranks counted before it).
-//   gather       the 40-byte documents (minhash: and the 16-byte identity
-//                of each signature) gathered on rank 0 in chunks; ids,
-//                records and signatures stay on their rank
-//   plan         rank 0 groups identical fingerprints (signatures) and
-//                chooses the bands, once; the distinct fingerprints and the
-//                band layout are broadcast (minhash: the group count, and to
-//                each rank the groups whose first document it holds)
+//   gather       input counts summed; stream mode only (sequential): the
+//                40-byte documents gathered on rank 0. Ids, records,
+//                documents and MinHash signatures stay on their rank.
+//   plan         (identical fingerprints (minhash: signatures) grouped over
+//                the ranks by a sample sort, group.h: no rank holds every
+//                document) SimHash: the distinct fingerprints all-gathered
+//                (16 bytes each) and the join chosen from them on every
+//                rank; MinHash: each rank knows the groups whose first
+//                document it holds
 //   join         (each rank joins its band ranges; minhash: band keys are
 //                exchanged by bucket in rounds, band_exchange.h, and each
 //                rank verifies its buckets) -> WORK/join/; the pairs
@@ -33,9 +35,9 @@
 //                --pairs-out or --cluster center needs them). Joins that
 //                cannot be split by band (SimHash's exact join, stream mode)
 //                run on rank 0.
-//   cluster      rank 0: union-find, keep policy (the library's code;
-//                minhash: with the signatures of the clustered groups,
-//                fetched from their ranks)
+//   cluster      (each rank sends rank 0 its documents of clusters of two
+//                or more, and minhash: their groups' signatures) rank 0:
+//                union-find, keep policy (the library's code) over them
 //   assign       rank 0 asks each rank for the ids it needs (kept documents
 //                of clusters; every clustered document with --pairs-out or
 //                --clusters-out) and sends each rank the records of its

@@ -75,8 +75,12 @@ size_t ChunkBytes(int ranks) {
     const unsigned long long v = std::strtoull(env, nullptr, 10);
     if (v > 0) return static_cast<size_t>(v);
   }
-  const size_t chunk = static_cast<size_t>(INT_MAX) / static_cast<size_t>(std::max(ranks, 1));
-  return std::max<size_t>(8, chunk / 8 * 8);
+  // Below MPI's int counts, and at most 64 MiB per rank and round: a round's
+  // buffers (what a rank sends and receives in it) are copies of the data,
+  // so they stay small beside it.
+  const auto p = static_cast<size_t>(std::max(ranks, 1));
+  const size_t chunk = std::min(static_cast<size_t>(INT_MAX) / p, (size_t{64} << 20) / p);
+  return std::max<size_t>(4096, chunk / 8 * 8);
 }
 
 std::string AllGatherBytes(const World& world, std::string_view mine, Traffic* traffic) {
