@@ -1047,6 +1047,8 @@ Status Run::JoinOnRankZero() {
 
 Status Run::Cluster() {
   const DedupConfig& c = *config_;
+  // The join's input (16 bytes per distinct fingerprint) is done with.
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(simhash_.words);
   Collected collected;
   if (c.options.mode == DedupMode::kCluster) {
     // The documents of clusters of two or more (and MinHash: their groups'
