@@ -3,7 +3,7 @@
 // MinHash's band join over the ranks of an MPI job without gathering the
 // signatures anywhere: band keys are exchanged instead (issue 14's plan).
 // Each rank holds the signatures of its own documents and knows which of
-// them represent a group (identical signatures, numbered by rank 0's plan).
+// them represent a group (identical signatures, numbered by GroupOverRanks).
 // In a round, each rank computes the bucket (dedup_internal::
 // MinHashBandBucket, BandJoin's own) of every band of the round for each of
 // its groups and sends (band, bucket, group, owner) to the rank that owns the
@@ -49,7 +49,7 @@ struct MinHashRep {
 };
 
 struct ExchangeOptions {
-  size_t groups = 0;  // n of the join (rank 0's plan)
+  size_t groups = 0;  // n of the join (the number of groups)
   size_t need = 0;    // equal components of a near-duplicate pair
   int num_perm = 0;
   int bands = 0;
