@@ -828,7 +828,7 @@ Status Run::Plan() {
     // The distinct fingerprints, in group order, on every rank (16 bytes
     // each): each rank's range, all-gathered in rank (key) order.
     const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
-    const std::string all =
+    std::string all =
         AllGatherBytes(w_,
                        std::string_view(reinterpret_cast<const char*>(owned.data()),
                                         owned.size() * sizeof(owned[0])),
@@ -836,6 +836,7 @@ Status Run::Plan() {
     std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
     std::vector<std::pair<uint64_t, uint64_t>> words(all.size() / sizeof(words[0]));
     if (!words.empty()) std::memcpy(static_cast<void*>(words.data()), all.data(), all.size());
+    std::string().swap(all);
     if (status.ok() && words.size() != groups_.groups) {
       status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
     }
