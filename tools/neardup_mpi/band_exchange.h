@@ -78,6 +78,14 @@ struct ExchangeRound {
 std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOptions& options,
                                         size_t my_reps);
 
+// The buckets of one band for this rank's groups (in the order of reps),
+// kept between the parts of a band cut into parts: its keys are computed
+// once, not once per part. 8 bytes per own group.
+struct BandBuckets {
+  int band = -1;  // -1: none yet
+  std::vector<uint64_t> buckets;
+};
+
 // What one round moved, by kind.
 struct ExchangeTraffic {
   Traffic keys;        // the (band, bucket, group, owner) entries
@@ -87,9 +95,12 @@ struct ExchangeTraffic {
 // The pairs (of groups, a < b) of the buckets this rank owns in `round`,
 // appended to *pairs; the counts added to *stats. `reps` sorted by group;
 // signatures: this rank's documents' signatures (num_perm words each).
+// cache (may be null): the buckets of a band cut into parts, reused by its
+// later parts (the same reps and signatures each round).
 void JoinRound(const World& world, const ExchangeOptions& options, const ExchangeRound& round,
                std::span<const MinHashRep> reps, std::span<const uint32_t> signatures,
-               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic);
+               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic,
+               BandBuckets* cache = nullptr);
 
 }  // namespace neardup::mpi
 

@@ -828,11 +828,10 @@ Status Run::Plan() {
     // The distinct fingerprints, in group order, on every rank (16 bytes
     // each): each rank's range, all-gathered in rank (key) order.
     const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
-    std::string all =
-        AllGatherBytes(w_,
-                       std::string_view(reinterpret_cast<const char*>(owned.data()),
-                                        owned.size() * sizeof(owned[0])),
-                       &traffic);
+    std::string all = AllGatherBytes(w_,
+                                     std::string_view(reinterpret_cast<const char*>(owned.data()),
+                                                      owned.size() * sizeof(owned[0])),
+                                     &traffic);
     std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
     std::vector<std::pair<uint64_t, uint64_t>> words(all.size() / sizeof(words[0]));
     if (!words.empty()) std::memcpy(static_cast<void*>(words.data()), all.data(), all.size());
@@ -918,6 +917,7 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
   // part in the exchanges (the other ranks are in them).
   Status status = Status::OK();
   std::vector<IdPair> round_pairs;
+  BandBuckets buckets;  // a band cut into parts: computed for its first part
   for (size_t t = 0; t < rounds.size(); ++t) {
     const ExchangeRound& round = rounds[t];
     char name[96];
@@ -949,7 +949,7 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
     }
     round_pairs.clear();
     BandJoinStats stats;
-    JoinRound(w_, o, round, reps_, own_.signatures, &round_pairs, &stats, traffic);
+    JoinRound(w_, o, round, reps_, own_.signatures, &round_pairs, &stats, traffic, &buckets);
     dedup_internal::MergePairs(&round_pairs);
     total->candidates += stats.candidates;
     total->tested += stats.tested;
