@@ -10,9 +10,14 @@
 // (d uniform in 1..k bits flipped) of every tenth, planted next to it. Each
 // rank makes its own share (the fingerprint stage's stand-in: a real run
 // reads and fingerprints text there), then the stages of neardup-mpi run as
-// in tools/neardup_mpi/main.cc. Three layouts, for the comparison in one
+// in tools/neardup_mpi/main.cc. Four layouts, for the comparison in one
 // build:
-//   root (default, neardup-mpi's): the 40-byte documents gathered on rank 0,
+//   sorted (default, neardup-mpi's): identical fingerprints grouped over the
+//        ranks by a sample sort (group.h), the distinct fingerprints
+//        all-gathered (16 bytes each), the plan made on every rank from
+//        them; the band join as root's; rank 0 receives only the documents
+//        of clusters of two or more (CollectClustered) after the join.
+//   root (the layout before): the 40-byte documents gathered on rank 0,
 //        which plans once and broadcasts the distinct fingerprints; the band
 //        join split into ranges over the ranks; pairs routed to the rank of
 //        their first group, reduced to spanning forests, merged in a tree to
@@ -40,6 +45,7 @@
 
 #include "dedup/stages.h"
 #include "forest.h"
+#include "group.h"
 #include "mpi_comm.h"
 #include "neardup/dedup.h"
 #include "shard.h"
@@ -100,7 +106,8 @@ int Main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &w.size);
   if (argc < 2) {
     if (w.rank == 0)
-      std::fprintf(stderr, "usage: %s N [k] [bits] [threads per rank] [root|dense|allgather]\n",
+      std::fprintf(stderr,
+                   "usage: %s N [k] [bits] [threads per rank] [sorted|root|dense|allgather]\n",
                    argv[0]);
     return 2;
   }
@@ -108,10 +115,16 @@ int Main(int argc, char** argv) {
   const int k = argc > 2 ? std::atoi(argv[2]) : 24;
   const int bits = argc > 3 ? std::atoi(argv[3]) : 128;
   const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
-  const bool allgather = argc > 5 && std::string(argv[5]) == "allgather";
+  const std::string layout = argc > 5 ? argv[5] : "sorted";
+  const bool allgather = layout == "allgather";
+  const bool sorted = layout == "sorted";
   // Rank 0 clusters every document (dense: before) or only those of clusters
   // of two or more (neardup-mpi's).
-  const bool dense = allgather || (argc > 5 && std::string(argv[5]) == "dense");
+  const bool dense = allgather || layout == "dense";
+  if (!sorted && !dense && layout != "root") {
+    if (w.rank == 0) std::fprintf(stderr, "unknown layout %s\n", layout.c_str());
+    return 2;
+  }
   DedupOptions options;
   options.k = k;
   options.threads = threads;
@@ -148,40 +161,76 @@ int Main(int argc, char** argv) {
   }
   end("fingerprint (synthetic)", 0);
 
-  // 2. The documents to rank 0 (root) or to every rank (allgather).
+  // 2. The documents to rank 0 (root) or to every rank (allgather); sorted:
+  // each rank's own, grouped over the ranks, the distinct fingerprints
+  // all-gathered.
   begin();
   Traffic traffic;
-  std::string all =
-      allgather ? AllGatherBytes(w, packed, &traffic) : GatherBytes(w, packed, 0, &traffic);
-  std::string().swap(packed);
-  std::vector<DedupDocument> docs(all.size() / sizeof(PackedDocument));
-  for (size_t i = 0; i < docs.size(); ++i) {
-    PackedDocument p;
-    std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
-    docs[i] = Unpack(p);
+  std::vector<DedupDocument> docs, own;
+  DistributedGroups groups;
+  std::vector<std::pair<uint64_t, uint64_t>> words;
+  if (sorted) {
+    own.resize(packed.size() / sizeof(PackedDocument));
+    for (size_t i = 0; i < own.size(); ++i) {
+      PackedDocument p;
+      std::memcpy(&p, packed.data() + i * sizeof p, sizeof p);
+      own[i] = Unpack(p);
+    }
+    std::string().swap(packed);
+    const Status grouped = GroupOverRanks(
+        w, own,
+        [&own](size_t i) {
+          return std::pair<uint64_t, uint64_t>(own[i].fingerprint.hi(), own[i].fingerprint.lo());
+        },
+        lo, &groups, &traffic);
+    if (!grouped.ok()) return 1;
+    const auto& keys = groups.owned_keys;
+    const std::string all = AllGatherBytes(
+        w, std::string_view(reinterpret_cast<const char*>(keys.data()), keys.size() * 16),
+        &traffic);
+    words.resize(all.size() / 16);
+    std::memcpy(static_cast<void*>(words.data()), all.data(), all.size());
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(groups.owned_keys);
+  } else {
+    std::string all =
+        allgather ? AllGatherBytes(w, packed, &traffic) : GatherBytes(w, packed, 0, &traffic);
+    std::string().swap(packed);
+    docs.resize(all.size() / sizeof(PackedDocument));
+    for (size_t i = 0; i < docs.size(); ++i) {
+      PackedDocument p;
+      std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
+      docs[i] = Unpack(p);
+    }
   }
-  std::string().swap(all);
-  end(allgather ? "all-gather" : "gather on rank 0", traffic.bytes_sent);
+  end(sorted      ? "group over ranks + distinct all-gathered"
+      : allgather ? "all-gather"
+                  : "gather on rank 0",
+      traffic.bytes_sent);
 
-  // 3. Plan: on every rank (allgather), or on rank 0 and broadcast (root).
+  // 3. Plan: on every rank (allgather: from every document; sorted: from the
+  // distinct fingerprints), or on rank 0 and broadcast (root).
   begin();
   Traffic plan_traffic;
   dedup_internal::SimHashPlan plan;
-  if (allgather || w.rank == 0) {
-    auto planned = dedup_internal::PlanSimHash(docs, options);
+  if (sorted || allgather || w.rank == 0) {
+    auto planned = sorted ? dedup_internal::PlanSimHashDistinct(std::move(words), bits, options)
+                          : dedup_internal::PlanSimHash(docs, options);
     if (!planned.ok()) {
       std::fprintf(stderr, "rank %d: %s\n", w.rank, planned.status().message().c_str());
       return 1;
     }
     plan = std::move(*planned);
   }
-  if (!allgather) {
+  if (!allgather && !sorted) {
     std::string blob = w.rank == 0 ? EncodeSimHashJoinPlan(plan) : std::string();
     BroadcastBytes(w, &blob, 0, &plan_traffic);
     if (w.rank != 0) plan = std::move(*DecodeSimHashJoinPlan(blob));
   }
   const int bands = plan.report.bands.bands;
-  end(allgather ? "plan (every rank)" : "plan (rank 0) + broadcast", plan_traffic.bytes_sent);
+  end(sorted      ? "plan (every rank, distinct)"
+      : allgather ? "plan (every rank)"
+                  : "plan (rank 0) + broadcast",
+      plan_traffic.bytes_sent);
 
   // 4. Band join of this rank's ranges.
   begin();
@@ -227,6 +276,17 @@ int Main(int argc, char** argv) {
     dedup_internal::FinishSimHash(docs, plan, pairs, options, &result);
     positions.resize(n);
     std::iota(positions.begin(), positions.end(), uint64_t{0});
+  } else if (sorted) {
+    Collected collected;
+    if (!CollectClustered(w, own, groups, lo, pairs, {}, 0, &collected, &pair_traffic).ok()) {
+      return 1;
+    }
+    ClusteredDocuments& sub = collected.clustered;
+    dedup_internal::SimHashPlan clustered;
+    clustered.groups = std::move(sub.groups);
+    if (w.rank == 0)
+      dedup_internal::FinishSimHash(sub.docs, clustered, sub.pairs, options, &result);
+    positions = std::move(sub.positions);
   } else if (w.rank == 0) {
     ClusteredDocuments sub = SelectClustered(docs, plan.groups, pairs);
     dedup_internal::SimHashPlan clustered;
@@ -240,7 +300,9 @@ int Main(int argc, char** argv) {
     if (it == positions.end() || *it != i) return i;
     return positions[result.records[static_cast<size_t>(it - positions.begin())].cluster];
   };
-  end(allgather ? "pairs to rank 0 + cluster" : "route + forest merge + cluster",
+  end(allgather ? "pairs to rank 0 + cluster"
+      : sorted  ? "route + forest merge + clustered to rank 0 + cluster"
+                : "route + forest merge + cluster",
       pair_traffic.bytes_sent);
 
   std::vector<uint64_t> sums = {tested};
@@ -252,7 +314,7 @@ int Main(int argc, char** argv) {
     // The reference: planted pairs (i - 1, i) found.
     size_t planted = 0, found = 0;
     for (uint64_t i = 1; i < n; i += 10) {
-      if (HammingDistance(docs[i].fingerprint, docs[i - 1].fingerprint) > k) continue;
+      if (HammingDistance(Synthetic(i, k, bits), Synthetic(i - 1, k, bits)) > k) continue;
       ++planted;
       found += cluster_of(i) == cluster_of(i - 1);
     }
@@ -262,12 +324,8 @@ int Main(int argc, char** argv) {
         "pairs clustered %zu of %zu (%.4f; computed recall at k %.4f); peak RSS rank 0 %.0f MB, "
         "largest rank %.0f MB\n",
         static_cast<unsigned long long>(n), bits, k, w.size, threads, plan.report.bands.band_bits,
-        bands, ranges,
-        allgather ? "allgather"
-        : dense   ? "dense"
-                  : "root",
-        static_cast<unsigned long long>(sums[0]), static_cast<unsigned long long>(distinct),
-        pairs_on_rank_0, found, planted,
+        bands, ranges, layout.c_str(), static_cast<unsigned long long>(sums[0]),
+        static_cast<unsigned long long>(distinct), pairs_on_rank_0, found, planted,
         planted ? static_cast<double>(found) / static_cast<double>(planted) : 1.0,
         plan.report.bands.recall_at_k, static_cast<double>(rss[0]) / 1024,
         static_cast<double>(*std::max_element(rss.begin() + (w.size > 1), rss.end())) / 1024);

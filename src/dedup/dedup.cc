@@ -28,18 +28,12 @@ double SecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, int* bits) {
-  *bits = 0;
-  for (const DedupDocument& d : docs) {
-    if (d.empty) continue;
-    if (*bits == 0) *bits = d.fingerprint.bits();
-    if (d.fingerprint.bits() != *bits) {
-      return Status::InvalidArgument("documents mix 64- and 128-bit fingerprints");
-    }
-  }
+// The options' checks for fingerprints of `bits` (0: no non-empty
+// document) over n documents.
+Status ValidateOptions(const DedupOptions& opt, int bits, size_t n) {
   // Without a non-empty document nothing is compared, so any k >= 0 will do
   // (an empty corpus is not a usage error whatever the method's k).
-  const int max_k = *bits == 0 ? 128 / 4 : *bits / 4;
+  const int max_k = bits == 0 ? 128 / 4 : bits / 4;
   if (opt.k < 0 || opt.k > max_k) {
     return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k) + "], got " +
                                    std::to_string(opt.k));
@@ -53,7 +47,7 @@ Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, in
     if (opt.mode != DedupMode::kCluster) {
       return Status::InvalidArgument("the short-document rule applies to cluster mode only");
     }
-    if (opt.short_sets.size() != docs.size()) {
+    if (opt.short_sets.size() != n) {
       return Status::InvalidArgument("short_sets must hold one set per document");
     }
     if (!(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
@@ -64,26 +58,43 @@ Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, in
     return Status::InvalidArgument("recall must be in (0, 1), got " + std::to_string(opt.recall));
   }
   if ((opt.band_bits == 0) != (opt.bands == 0) || opt.band_bits < 0 || opt.bands < 0 ||
-      opt.band_bits > (*bits == 0 ? 128 : *bits)) {
+      opt.band_bits > (bits == 0 ? 128 : bits)) {
     return Status::InvalidArgument("band_bits and bands: both 0 (chosen) or both set, r <= bits");
   }
   return Status::OK();
 }
 
+Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, int* bits) {
+  *bits = 0;
+  for (const DedupDocument& d : docs) {
+    if (d.empty) continue;
+    if (*bits == 0) *bits = d.fingerprint.bits();
+    if (d.fingerprint.bits() != *bits) {
+      return Status::InvalidArgument("documents mix 64- and 128-bit fingerprints");
+    }
+  }
+  return ValidateOptions(opt, *bits, docs.size());
+}
+
 // Distances of up to 4,096 random pairs of the distinct fingerprints (a fixed
 // seed): the data's background for the band cost model.
-std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
+// fp(i) is fingerprint i of n.
+std::vector<int> SampleDistances(size_t n, const std::function<Fingerprint(size_t)>& fp) {
   std::vector<int> d;
-  if (fps.size() < 2) return d;
+  if (n < 2) return d;
   uint64_t state = 0x73616d706c65ULL;
   for (int s = 0; s < 4096; ++s) {
     state = SplitMix64(state);
-    const size_t i = state % fps.size();
+    const size_t i = state % n;
     state = SplitMix64(state);
-    const size_t j = state % fps.size();
-    if (i != j) d.push_back(HammingDistance(fps[i], fps[j]));
+    const size_t j = state % n;
+    if (i != j) d.push_back(HammingDistance(fp(i), fp(j)));
   }
   return d;
+}
+
+std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
+  return SampleDistances(fps.size(), [fps](size_t i) { return fps[i]; });
 }
 
 // The short-document rule: its pairs, as pairs of fingerprint groups, added
@@ -233,6 +244,42 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   return Status::OK();
 }
 
+// Group g's fingerprint in a plan.
+Fingerprint GroupFingerprint(const dedup_internal::SimHashPlan& plan, size_t g) {
+  return plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
+                         : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+}
+
+// The join for the plan's distinct fingerprints (report.banded, bands),
+// chosen as Dedup does.
+void ChooseJoin(const DedupOptions& opt, dedup_internal::SimHashPlan* plan) {
+  const size_t n = plan->words.size();
+  DedupJoinReport* rep = &plan->report;
+  rep->distinct = n;
+  if (n < 2) return;
+  const int bits = plan->bits;
+  bool banded = opt.join == DedupJoin::kBanded;
+  if (opt.join != DedupJoin::kExact) {
+    if (opt.bands > 0) {
+      rep->bands = ForcedBands(opt, bits);
+    } else {
+      rep->bands = ChooseSimHashBands(
+          n, bits, opt.k, opt.recall,
+          SampleDistances(n, [plan](size_t g) { return GroupFingerprint(*plan, g); }),
+          opt.band_seed);
+      rep->estimated_banded_seconds = rep->bands.estimated_seconds;
+    }
+    rep->estimated_exact_seconds = EstimateExactJoinSeconds(n, bits, opt.k);
+    // Exactness is worth a small absolute price: exact when it is cheaper or
+    // estimated under a quarter of a second.
+    if (opt.join == DedupJoin::kAuto) {
+      banded = opt.bands > 0 || (rep->estimated_exact_seconds > 0.25 &&
+                                 rep->estimated_exact_seconds > rep->estimated_banded_seconds);
+    }
+  }
+  rep->banded = banded;
+}
+
 }  // namespace
 
 Result<ClusterRule> ParseClusterRule(std::string_view name) {
@@ -272,35 +319,29 @@ Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const Dedup
   auto t = std::chrono::steady_clock::now();
   plan.groups = GroupIdentical(docs);
   const size_t n = plan.groups.size();
-  std::vector<Fingerprint> fps(n);
   plan.words.resize(n);
   for (size_t g = 0; g < n; ++g) {
-    fps[g] = docs[plan.groups.Members(g).front()].fingerprint;
-    plan.words[g] = {fps[g].hi(), fps[g].lo()};
+    const Fingerprint& fp = docs[plan.groups.Members(g).front()].fingerprint;
+    plan.words[g] = {fp.hi(), fp.lo()};
   }
-  DedupJoinReport* rep = &plan.report;
-  rep->group_seconds = SecondsSince(t);
-  rep->distinct = n;
-  if (n < 2) return plan;
-  const int bits = plan.bits;
-  bool banded = opt.join == DedupJoin::kBanded;
-  if (opt.join != DedupJoin::kExact) {
-    if (opt.bands > 0) {
-      rep->bands = ForcedBands(opt, bits);
-    } else {
-      rep->bands =
-          ChooseSimHashBands(n, bits, opt.k, opt.recall, SampleDistances(fps), opt.band_seed);
-      rep->estimated_banded_seconds = rep->bands.estimated_seconds;
-    }
-    rep->estimated_exact_seconds = EstimateExactJoinSeconds(n, bits, opt.k);
-    // Exactness is worth a small absolute price: exact when it is cheaper or
-    // estimated under a quarter of a second.
-    if (opt.join == DedupJoin::kAuto) {
-      banded = opt.bands > 0 || (rep->estimated_exact_seconds > 0.25 &&
-                                 rep->estimated_exact_seconds > rep->estimated_banded_seconds);
-    }
+  plan.report.group_seconds = SecondsSince(t);
+  ChooseJoin(opt, &plan);
+  return plan;
+}
+
+Result<SimHashPlan> PlanSimHashDistinct(std::vector<std::pair<uint64_t, uint64_t>> words, int bits,
+                                        const DedupOptions& opt) {
+  if (bits != 0 && bits != 64 && bits != 128) {
+    return Status::InvalidArgument("documents mix 64- and 128-bit fingerprints");
   }
-  rep->banded = banded;
+  if (opt.short_features > 0) {
+    return Status::InvalidArgument("the short-document rule needs every document's features");
+  }
+  SimHashPlan plan;
+  plan.bits = bits;
+  NEARDUP_RETURN_IF_ERROR(ValidateOptions(opt, bits, 0));
+  plan.words = std::move(words);
+  ChooseJoin(opt, &plan);
   return plan;
 }
 
@@ -320,8 +361,7 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& opt,
   std::vector<Fingerprint> fps(n);
   for (size_t g = 0; g < n; ++g) {
     ids[g] = g;
-    fps[g] = plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
-                             : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+    fps[g] = GroupFingerprint(plan, g);
   }
   PermutedTableOptions popt;
   popt.bits = plan.bits;
@@ -362,8 +402,7 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
   if (begin >= end) return Status::OK();
   std::vector<Fingerprint> fps(plan.words.size());
   for (size_t g = 0; g < fps.size(); ++g) {
-    fps[g] = plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
-                             : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+    fps[g] = GroupFingerprint(plan, g);
   }
   BandJoinOptions bopt;
   bopt.threads = opt.threads;

@@ -53,6 +53,15 @@ struct SimHashPlan {
 // gets the same plan.
 Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& options);
 
+// The same plan from the distinct fingerprints alone (words, in increasing
+// (hi, lo) order: GroupIdentical's group order) of `bits` (0 when there is
+// no non-empty document; anything but 0, 64 and 128: the documents mix
+// widths) where no process holds every document (neardup-mpi groups them
+// over its ranks). The options are checked as PlanSimHash checks them; the
+// groups are left empty. Called with no words it only checks the options.
+Result<SimHashPlan> PlanSimHashDistinct(std::vector<std::pair<uint64_t, uint64_t>> words, int bits,
+                                        const DedupOptions& options);
+
 // The pairs (of group numbers, a < b) confirmed in bands [begin, end),
 // sorted by (a, b), each once. REQUIRES: plan.report.banded,
 // 0 <= begin <= end <= plan.report.bands.bands.

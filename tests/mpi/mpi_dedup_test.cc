@@ -351,9 +351,82 @@ TEST_F(MpiDedupTest, SmallExchangeChunksGiveTheSameOutputs) {
   for (const auto& s : report["stages"]) {
     if (s.contains("rounds")) rounds[s["stage"]] = s["rounds"].get<int>();
   }
-  EXPECT_GT(rounds["gather"], 10);
   EXPECT_GT(rounds["plan"], 10);
+  EXPECT_GT(rounds["cluster"], 10);
   EXPECT_GT(rounds["assign"], 10);
+}
+
+// Identical documents are grouped over the ranks (each rank sends its own
+// distinct fingerprints to the rank of their key range): a group with a
+// member in every input (so on every rank), one in two inputs, an exact
+// copy of a document that also has near copies (a group of several members
+// in a pair), empty documents; and a rank with no document at all (one
+// directory is one unit: one of two ranks reads nothing).
+TEST_F(MpiDedupTest, IdenticalDocumentsOnEveryRankAreGroupedAsByOneProcess) {
+  // The first line of each input; `near`: a planted near copy (its
+  // original is in its cluster).
+  std::vector<std::string> lines;
+  std::string near;
+  for (const std::string& in : inputs_) {
+    std::istringstream text(testing::ReadFile(in));
+    std::string l;
+    std::getline(text, l);
+    lines.push_back(l);
+    for (; near.empty() && std::getline(text, l);) {
+      if (l.find("c\",\"text\":") != std::string::npos) near = l;
+    }
+  }
+  ASSERT_EQ(lines.size(), inputs_.size());
+  ASSERT_FALSE(near.empty());
+  const auto copy = [](const std::string& line, const std::string& id) {
+    auto j = nlohmann::json::parse(line);
+    j["id"] = id;
+    return j.dump() + "\n";
+  };
+  const std::string corpus = dir_ + "/corpus";
+  fs::create_directories(corpus);
+  for (size_t f = 0; f < inputs_.size(); ++f) {
+    std::string contents = testing::ReadFile(inputs_[f]);
+    contents += copy(near, "everywhere" + std::to_string(f));
+    if (f == 1 || f == 4) contents += copy(lines[3], "twice" + std::to_string(f));
+    contents += nlohmann::json({{"id", "empty" + std::to_string(f)}, {"text", ""}}).dump() + "\n";
+    testing::WriteFile(inputs_[f], contents);
+    testing::WriteFile(corpus + "/" + fs::path(inputs_[f]).filename().string(), contents);
+  }
+  struct Case {
+    std::string tag;
+    std::vector<std::string> options;
+    int ranks;
+  };
+  for (const auto& [tag, options, ranks] :
+       std::vector<Case>{{"same_banded", {"--banded", "--keep", "longest"}, 4},
+                         {"same_minhash", {"--method", "minhash"}, 3}}) {
+    const std::string single = Single(tag + "_single", options);
+    // One group of 7 members (the near copy and its 6 copies): one kept at most.
+    EXPECT_GE(CountLines(testing::ReadFile(single + "/duplicates.jsonl"), "\"everywhere"),
+              inputs_.size() - 1);
+    const std::string name = tag + "_mpi";
+    const CommandResult r = Mpi(name, ranks, options);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, name);
+    // Every rank read an input, so every rank held a member of the group.
+    for (int rank = 0; rank < ranks; ++rank) {
+      const std::string log =
+          testing::ReadFile(dir_ + "/" + name + "/work/log-rank-" + std::to_string(rank) + ".txt");
+      EXPECT_GE(CountLines(log, "fingerprint: input"), 1u) << log;
+    }
+  }
+  inputs_ = {corpus};
+  const std::string single = Single("dir_single", {"--banded"});
+  const CommandResult r = Mpi("dir", 2, {"--banded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectSameOutputs(single, "dir");
+  size_t units = 0;
+  for (const char* rank : {"0", "1"}) {
+    units += CountLines(testing::ReadFile(dir_ + "/dir/work/log-rank-" + rank + ".txt"),
+                        "fingerprint: input");
+  }
+  EXPECT_EQ(units, 1u);
 }
 
 // Each rank writes its own documents' lines: rank 0 holds the ids of the

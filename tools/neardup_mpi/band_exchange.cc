@@ -153,19 +153,32 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
 
 void JoinRound(const World& world, const ExchangeOptions& options, const ExchangeRound& round,
                std::span<const MinHashRep> reps, std::span<const uint32_t> signatures,
-               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic) {
+               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic,
+               BandBuckets* cache) {
   const auto p = static_cast<size_t>(world.size);
   const auto perm = static_cast<size_t>(options.num_perm);
   const auto own = [&](uint64_t local) { return signatures.subspan(local * perm, perm); };
+  const auto bucket_of = [&](const MinHashRep& r, int band) {
+    return dedup_internal::MinHashBandBucket(MinHashBandKey(own(r.local), band, options.rows),
+                                             options.groups);
+  };
+  // A band cut into parts (a round of one band): its buckets once.
+  const bool cached = cache != nullptr && round.parts > 1;
+  if (cached && cache->band != round.band_begin) {
+    cache->buckets.resize(reps.size());
+    for (size_t k = 0; k < reps.size(); ++k)
+      cache->buckets[k] = bucket_of(reps[k], round.band_begin);
+    cache->band = round.band_begin;
+  }
   // 1. Each group's buckets of the round's bands, to the buckets' ranks.
   std::vector<Entry> entries;
   {
     std::vector<std::string> to(p);
-    for (const MinHashRep& r : reps) {
+    for (size_t k = 0; k < reps.size(); ++k) {
+      const MinHashRep& r = reps[k];
       for (int band = round.band_begin; band < round.band_end; ++band) {
         Entry e;
-        e.bucket = dedup_internal::MinHashBandBucket(
-            MinHashBandKey(own(r.local), band, options.rows), options.groups);
+        e.bucket = cached ? cache->buckets[k] : bucket_of(r, band);
         e.group = r.group;
         e.band = static_cast<uint32_t>(band);
         e.owner = static_cast<uint32_t>(world.rank);

@@ -3,7 +3,7 @@
 // MinHash's band join over the ranks of an MPI job without gathering the
 // signatures anywhere: band keys are exchanged instead (issue 14's plan).
 // Each rank holds the signatures of its own documents and knows which of
-// them represent a group (identical signatures, numbered by rank 0's plan).
+// them represent a group (identical signatures, numbered by GroupOverRanks).
 // In a round, each rank computes the bucket (dedup_internal::
 // MinHashBandBucket, BandJoin's own) of every band of the round for each of
 // its groups and sends (band, bucket, group, owner) to the rank that owns the
@@ -49,7 +49,7 @@ struct MinHashRep {
 };
 
 struct ExchangeOptions {
-  size_t groups = 0;  // n of the join (rank 0's plan)
+  size_t groups = 0;  // n of the join (the number of groups)
   size_t need = 0;    // equal components of a near-duplicate pair
   int num_perm = 0;
   int bands = 0;
@@ -78,6 +78,14 @@ struct ExchangeRound {
 std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOptions& options,
                                         size_t my_reps);
 
+// The buckets of one band for this rank's groups (in the order of reps),
+// kept between the parts of a band cut into parts: its keys are computed
+// once, not once per part. 8 bytes per own group.
+struct BandBuckets {
+  int band = -1;  // -1: none yet
+  std::vector<uint64_t> buckets;
+};
+
 // What one round moved, by kind.
 struct ExchangeTraffic {
   Traffic keys;        // the (band, bucket, group, owner) entries
@@ -87,9 +95,12 @@ struct ExchangeTraffic {
 // The pairs (of groups, a < b) of the buckets this rank owns in `round`,
 // appended to *pairs; the counts added to *stats. `reps` sorted by group;
 // signatures: this rank's documents' signatures (num_perm words each).
+// cache (may be null): the buckets of a band cut into parts, reused by its
+// later parts (the same reps and signatures each round).
 void JoinRound(const World& world, const ExchangeOptions& options, const ExchangeRound& round,
                std::span<const MinHashRep> reps, std::span<const uint32_t> signatures,
-               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic);
+               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic,
+               BandBuckets* cache = nullptr);
 
 }  // namespace neardup::mpi
 

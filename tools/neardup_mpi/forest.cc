@@ -97,6 +97,7 @@ ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs,
   for (const IdPair& p : pairs) {
     out.pairs.push_back({index(chosen, p.a), index(chosen, p.b), p.distance});
   }
+  out.chosen = std::move(chosen);
   return out;
 }
 

@@ -53,6 +53,7 @@ struct ClusteredDocuments {
   std::vector<uint64_t> positions;  // increasing
   std::vector<DedupDocument> docs;  // docs[positions[i]]
   dedup_internal::Groups groups;    // members are indexes into positions
+  std::vector<uint64_t> chosen;     // groups' numbers before the renumbering
   std::vector<IdPair> pairs;        // of the renumbered groups
 };
 

@@ -17,13 +17,15 @@
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
 //                from the line breaks the ranks counted before it).
-//   gather       the 40-byte documents (minhash: and the 16-byte identity
-//                of each signature) gathered on rank 0 in chunks; ids,
-//                records and signatures stay on their rank
-//   plan         rank 0 groups identical fingerprints (signatures) and
-//                chooses the bands, once; the distinct fingerprints and the
-//                band layout are broadcast (minhash: the group count, and to
-//                each rank the groups whose first document it holds)
+//   gather       input counts summed; stream mode only (sequential): the
+//                40-byte documents gathered on rank 0. Ids, records,
+//                documents and MinHash signatures stay on their rank.
+//   plan         (identical fingerprints (minhash: signatures) grouped over
+//                the ranks by a sample sort, group.h: no rank holds every
+//                document) SimHash: the distinct fingerprints all-gathered
+//                (16 bytes each) and the join chosen from them on every
+//                rank; MinHash: each rank knows the groups whose first
+//                document it holds
 //   join         (each rank joins its band ranges; minhash: band keys are
 //                exchanged by bucket in rounds, band_exchange.h, and each
 //                rank verifies its buckets) -> WORK/join/; the pairs
@@ -33,9 +35,9 @@
 //                --pairs-out or --cluster center needs them). Joins that
 //                cannot be split by band (SimHash's exact join, stream mode)
 //                run on rank 0.
-//   cluster      rank 0: union-find, keep policy (the library's code;
-//                minhash: with the signatures of the clustered groups,
-//                fetched from their ranks)
+//   cluster      (each rank sends rank 0 its documents of clusters of two
+//                or more, and minhash: their groups' signatures) rank 0:
+//                union-find, keep policy (the library's code) over them
 //   assign       rank 0 asks each rank for the ids it needs (kept documents
 //                of clusters; every clustered document with --pairs-out or
 //                --clusters-out) and sends each rank the records of its
@@ -76,6 +78,7 @@
 #include "dedup/stages.h"
 #include "dedup_stages.h"
 #include "forest.h"
+#include "group.h"
 #include "mpi_comm.h"
 #include "neardup/minhash_dedup.h"
 #include "shard.h"
@@ -491,7 +494,6 @@ class Run {
   Status JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
-  Status FetchSignatures();
   Status Cluster();
   Status Assign();
   Status WriteParts();
@@ -540,25 +542,26 @@ class Run {
   InputStats stats_;
   uint64_t bad_scores_ = 0;
   uint64_t dropped_ = 0;
-  // Rank 0: every document (and signature), the plan, the join's pairs.
+  // Rank 0, stream mode only: every document (stream mode is sequential).
   DedupCorpus all_;
+  // Every rank, until the cluster stage: its documents' groups (group.h).
+  DistributedGroups groups_;
+  // Every rank: the plan. SimHash: the distinct fingerprints and the join
+  // (groups empty: no rank holds them all); MinHash: `need`.
   dedup_internal::SimHashPlan simhash_;
   dedup_internal::MinHashPlan minhash_;
-  std::vector<IdPair> group_pairs_;
-  // Every rank: what the band join needs (rank 0's plan, broadcast).
   int bands_ = 0;  // 0: not split by band
-  dedup_internal::SimHashPlan simhash_join_;
-  // MinHash: rank 0's identities of every signature (until the plan); on
-  // every rank the plan's size and `need`, and the groups whose first
+  // MinHash: the number of groups, `need`, and the groups whose first
   // document is here (their signatures are own_.signatures).
-  std::vector<std::pair<uint64_t, uint64_t>> identities_;
   size_t minhash_groups_ = 0;
   size_t minhash_need_ = 0;
   std::vector<MinHashRep> reps_;
-  // Rank 0, cluster stage: the signature of each group of a cluster of two
-  // or more (sorted groups; num_perm words each).
-  std::vector<uint64_t> signature_groups_;
-  std::vector<uint32_t> group_signatures_;
+  // Rank 0: the join's pairs (of groups); after the cluster stage the
+  // clustered documents' groups and pairs (renumbered: indexes into
+  // positions_), for --pairs-out.
+  std::vector<IdPair> group_pairs_;
+  dedup_internal::Groups clustered_groups_;
+  std::vector<IdPair> clustered_pairs_;
   // Rank 0: the result; the ids of the documents in clusters of two or more.
   DedupResult result_;
   // The documents result_.records are of (increasing; cluster mode: those
@@ -724,20 +727,8 @@ Status Run::Fingerprint(bool* any_needed_out) {
 }
 
 Status Run::Gather() {
-  // MinHash: each document's signature stays here; rank 0 groups by the
-  // signatures' 16-byte identities.
-  std::string packed, identities;
   std::vector<uint64_t> sums(kStatsWords + 2, 0);
-  const auto perm = static_cast<size_t>(config_->method.minhash.num_perm);
   for (Shard& s : mine_) {
-    for (size_t i = 0; i < s.corpus.docs.size(); ++i) {
-      const PackedDocument p = Pack(s.corpus.docs[i]);
-      packed.append(reinterpret_cast<const char*>(&p), sizeof p);
-      if (!config_->minhash) continue;
-      const auto id = dedup_internal::MinHashIdentity(
-          std::span<const uint32_t>(s.corpus.signatures).subspan(i * perm, perm));
-      identities.append(reinterpret_cast<const char*>(&id), sizeof id);
-    }
     own_.signatures.insert(own_.signatures.end(), s.corpus.signatures.begin(),
                            s.corpus.signatures.end());
     const std::vector<uint64_t> words = StatsWords(s.stats);
@@ -758,12 +749,17 @@ Status Run::Gather() {
   first_.assign(counts.size() + 1, 0);
   for (size_t r = 0; r < counts.size(); ++r) first_[r + 1] = first_[r] + counts[r];
   documents_ = first_.back();
+  // Stream mode is sequential: rank 0 runs it on every document. Cluster
+  // mode gathers nothing: the documents are grouped over the ranks (plan).
+  if (config_->options.mode == DedupMode::kCluster) return Status::OK();
+  std::string packed;
+  for (const DedupDocument& d : own_.docs) {
+    const PackedDocument p = Pack(d);
+    packed.append(reinterpret_cast<const char*>(&p), sizeof p);
+  }
   Traffic traffic;
   const std::string all = GatherBytes(w_, packed, 0, &traffic);
   std::string().swap(packed);
-  const std::string ids =
-      config_->minhash ? GatherBytes(w_, identities, 0, &traffic) : std::string();
-  std::string().swap(identities);
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
   stages_.push_back({"gather", 0, moved[0], {{"rounds", traffic.rounds}}});
@@ -776,11 +772,6 @@ Status Run::Gather() {
     std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
     all_.docs[i] = Unpack(p);
   }
-  identities_.resize(ids.size() / sizeof(identities_[0]));
-  if (!ids.empty()) std::memcpy(static_cast<void*>(identities_.data()), ids.data(), ids.size());
-  if (config_->minhash && identities_.size() != n) {
-    return Status::Corruption("gather: signature identities lost in the exchange");
-  }
   return Status::OK();
 }
 
@@ -789,67 +780,87 @@ Status Run::Plan() {
   // Stream mode is sequential: rank 0 runs it whole in the join stage.
   if (c.options.mode != DedupMode::kCluster) return Status::OK();
   const MinHashOptions& mh = c.method.minhash;
-  // Rank 0 plans once; the others get what the band join needs (empty when
-  // rank 0 failed: its error ends the stage). MinHash: the number of groups
-  // and `need`, and each rank the groups whose first document it holds.
-  std::string blob;
-  std::vector<std::string> reps(static_cast<size_t>(w_.size));
-  Status planned = Status::OK();
-  if (w_.rank == 0) {
-    planned = [&]() -> Status {
-      if (c.minhash) {
-        NEARDUP_ASSIGN_OR_RETURN(
-            minhash_, dedup_internal::PlanMinHashByIdentity(all_.docs, identities_, mh, c.options));
-        std::vector<std::pair<uint64_t, uint64_t>>().swap(identities_);
-        const uint64_t head[2] = {minhash_.groups.size(), minhash_.need};
-        blob.assign(reinterpret_cast<const char*>(head), sizeof head);
-        for (size_t g = 0; g < minhash_.groups.size(); ++g) {
-          const size_t first = minhash_.groups.Members(g).front();
-          const size_t r = Owner(first);
-          const MinHashRep rep{g, first - first_[r]};
-          reps[r].append(reinterpret_cast<const char*>(&rep), sizeof rep);
-        }
-      } else {
-        NEARDUP_ASSIGN_OR_RETURN(simhash_, dedup_internal::PlanSimHash(all_.docs, c.options));
-        blob = EncodeSimHashJoinPlan(simhash_);
-        bands_ = simhash_.report.banded ? simhash_.report.bands.bands : 0;
-      }
-      return Status::OK();
-    }();
-    if (!planned.ok()) blob.clear();
+  const auto perm = static_cast<size_t>(mh.num_perm);
+  // The options are checked first, the same way on every rank (SimHash:
+  // with the fingerprints' width over the ranks, 1 when they mix).
+  int bits = 0;
+  if (c.minhash) {
+    NEARDUP_ASSIGN_OR_RETURN(minhash_,
+                             dedup_internal::PlanMinHashByIdentity({}, {}, mh, c.options));
+  } else {
+    uint64_t mine = 0;
+    for (const DedupDocument& d : own_.docs) {
+      if (d.empty) continue;
+      const auto b = static_cast<uint64_t>(d.fingerprint.bits());
+      mine = mine == 0 || mine == b ? b : 1;
+    }
+    for (const uint64_t b : AllGatherU64(w_, mine)) {
+      if (b != 0) bits = bits == 0 || bits == static_cast<int>(b) ? static_cast<int>(b) : 1;
+    }
+    NEARDUP_RETURN_IF_ERROR(dedup_internal::PlanSimHashDistinct({}, bits, c.options).status());
   }
+  // Identical fingerprints (signatures) grouped over the ranks (group.h).
+  const auto t = std::chrono::steady_clock::now();
+  const dedup_internal::IdentityKey key =
+      c.minhash ? dedup_internal::IdentityKey([&](size_t i) {
+        return dedup_internal::MinHashIdentity(
+            std::span<const uint32_t>(own_.signatures).subspan(i * perm, perm));
+      })
+                : dedup_internal::IdentityKey([&](size_t i) {
+                    const neardup::Fingerprint& fp = own_.docs[i].fingerprint;
+                    return std::pair<uint64_t, uint64_t>(fp.hi(), fp.lo());
+                  });
   Traffic traffic;
-  BroadcastBytes(w_, &blob, 0, &traffic);
-  const std::string my_reps = c.minhash ? ScatterBytes(w_, reps, 0, &traffic) : std::string();
-  std::vector<std::string>().swap(reps);
+  Status status = GroupOverRanks(w_, own_.docs, key, first_[w_.rank], &groups_, &traffic);
+  if (c.minhash) {
+    minhash_groups_ = groups_.groups;
+    minhash_need_ = minhash_.need;
+    bands_ = minhash_groups_ >= 2 ? mh.bands : 0;
+    // The groups whose first document is here, by group.
+    for (size_t i = 0; i < own_.docs.size(); ++i) {
+      if ((groups_.flags[i] & DistributedGroups::kFirst) != 0) {
+        reps_.push_back({groups_.group[i], i});
+      }
+    }
+    std::sort(reps_.begin(), reps_.end(),
+              [](const MinHashRep& a, const MinHashRep& b) { return a.group < b.group; });
+  } else {
+    // The distinct fingerprints, in group order, on every rank (16 bytes
+    // each): each rank's range, all-gathered in rank (key) order.
+    const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
+    std::string all = AllGatherBytes(w_,
+                                     std::string_view(reinterpret_cast<const char*>(owned.data()),
+                                                      owned.size() * sizeof(owned[0])),
+                                     &traffic);
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
+    std::vector<std::pair<uint64_t, uint64_t>> words(all.size() / sizeof(words[0]));
+    if (!words.empty()) std::memcpy(static_cast<void*>(words.data()), all.data(), all.size());
+    std::string().swap(all);
+    if (status.ok() && words.size() != groups_.groups) {
+      status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
+    }
+    if (status.ok()) {
+      auto plan = dedup_internal::PlanSimHashDistinct(std::move(words), bits, c.options);
+      if (plan.ok()) {
+        simhash_ = std::move(*plan);
+        simhash_.report.group_seconds = Since(t);
+        bands_ = simhash_.report.banded ? simhash_.report.bands.bands : 0;
+      } else {
+        status = plan.status();
+      }
+    }
+  }
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
-  stages_.push_back({"plan", 0, moved[0], {{"rounds", traffic.rounds}}});
-  if (blob.empty()) return planned;
-  if (c.minhash) {
-    uint64_t head[2];
-    if (blob.size() != sizeof head || my_reps.size() % sizeof(MinHashRep) != 0) {
-      return Status::Corruption("malformed join plan");
-    }
-    std::memcpy(head, blob.data(), sizeof head);
-    minhash_groups_ = head[0];
-    minhash_need_ = head[1];
-    bands_ = minhash_groups_ >= 2 ? mh.bands : 0;
-    reps_.resize(my_reps.size() / sizeof(MinHashRep));
-    if (!reps_.empty()) std::memcpy(reps_.data(), my_reps.data(), my_reps.size());
-    return Status::OK();
-  }
-  if (w_.rank == 0) return planned;
-  NEARDUP_ASSIGN_OR_RETURN(simhash_join_, DecodeSimHashJoinPlan(blob));
-  bands_ = simhash_join_.report.banded ? simhash_join_.report.bands.bands : 0;
-  return Status::OK();
+  stages_.push_back(
+      {"plan", 0, moved[0], {{"groups", groups_.groups}, {"rounds", traffic.rounds}}});
+  return status;
 }
 
 Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units) {
   const DedupOptions options = JoinOptions();
-  // Rank 0 joins with its own plan; the others with the broadcast one.
-  const dedup_internal::SimHashPlan& simhash = w_.rank == 0 ? simhash_ : simhash_join_;
+  const dedup_internal::SimHashPlan& simhash = simhash_;
   const size_t ranges =
       std::min<size_t>(static_cast<size_t>(bands_), 4 * static_cast<size_t>(w_.size));
   *units = ranges;
@@ -906,6 +917,7 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
   // part in the exchanges (the other ranks are in them).
   Status status = Status::OK();
   std::vector<IdPair> round_pairs;
+  BandBuckets buckets;  // a band cut into parts: computed for its first part
   for (size_t t = 0; t < rounds.size(); ++t) {
     const ExchangeRound& round = rounds[t];
     char name[96];
@@ -937,7 +949,7 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
     }
     round_pairs.clear();
     BandJoinStats stats;
-    JoinRound(w_, o, round, reps_, own_.signatures, &round_pairs, &stats, traffic);
+    JoinRound(w_, o, round, reps_, own_.signatures, &round_pairs, &stats, traffic, &buckets);
     dedup_internal::MergePairs(&round_pairs);
     total->candidates += stats.candidates;
     total->tested += stats.tested;
@@ -1002,7 +1014,7 @@ Status Run::Join() {
   if (sums[4] > 0 || w_.rank != 0) return Status::OK();
   if (c.minhash) {
     result_.join.banded = true;
-    result_.join.distinct = minhash_.groups.size();
+    result_.join.distinct = minhash_groups_;
   } else {
     result_.join = simhash_.report;
   }
@@ -1023,7 +1035,7 @@ Status Run::JoinOnRankZero() {
   } else if (c.minhash) {
     // Fewer than two distinct signatures: no pairs.
     result_.join.banded = true;
-    result_.join.distinct = minhash_.groups.size();
+    result_.join.distinct = minhash_groups_;
   } else {
     result_.join = simhash_.report;
     const auto t = std::chrono::steady_clock::now();
@@ -1034,107 +1046,66 @@ Status Run::JoinOnRankZero() {
   return WriteMarker(flags_.work_dir, "join");
 }
 
-Status Run::FetchSignatures() {
-  const auto perm = static_cast<size_t>(config_->method.minhash.num_perm);
-  std::vector<std::string> requests(static_cast<size_t>(w_.size));
-  // Per rank: the positions in signature_groups_ of the groups it is asked for.
-  std::vector<std::vector<size_t>> asked_of(requests.size());
-  if (w_.rank == 0) {
-    const dedup_internal::Groups& groups = minhash_.groups;
-    std::vector<uint64_t>& wanted = signature_groups_;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (groups.Members(g).size() >= 2) wanted.push_back(g);
-    }
-    for (const IdPair& p : group_pairs_) wanted.insert(wanted.end(), {p.a, p.b});
-    std::sort(wanted.begin(), wanted.end());
-    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-    for (size_t k = 0; k < wanted.size(); ++k) {
-      const size_t first = groups.Members(wanted[k]).front();
-      const size_t r = Owner(first);
-      const uint64_t local = first - first_[r];
-      requests[r].append(reinterpret_cast<const char*>(&local), sizeof local);
-      asked_of[r].push_back(k);
-    }
-  }
-  Traffic traffic;
-  const std::vector<uint64_t> asked = DecodeU64s(ScatterBytes(w_, requests, 0, &traffic));
-  std::vector<std::string>().swap(requests);
-  Status status = Status::OK();
-  std::string reply;
-  for (const uint64_t local : asked) {
-    if ((local + 1) * perm > own_.signatures.size()) {
-      status = Status::Corruption("cluster: a signature asked for that this rank does not hold");
-      break;
-    }
-    reply.append(reinterpret_cast<const char*>(own_.signatures.data() + local * perm),
-                 perm * sizeof(uint32_t));
-  }
-  const std::string all = GatherBytes(w_, reply, 0, &traffic);
-  std::vector<uint64_t> moved = {traffic.bytes_sent};
-  AllReduceSum(w_, &moved);
-  stages_.push_back({"cluster", 0, moved[0], {{"signatures_on_rank_0", signature_groups_.size()}}});
-  NEARDUP_RETURN_IF_ERROR(status);
-  if (w_.rank != 0) return Status::OK();
-  if (all.size() != signature_groups_.size() * perm * sizeof(uint32_t)) {
-    return Status::Corruption("cluster: signatures lost in the exchange");
-  }
-  // The replies come in rank order, each in the order asked.
-  group_signatures_.resize(signature_groups_.size() * perm);
-  const char* from = all.data();
-  for (const std::vector<size_t>& ks : asked_of) {
-    for (const size_t k : ks) {
-      std::memcpy(group_signatures_.data() + k * perm, from, perm * sizeof(uint32_t));
-      from += perm * sizeof(uint32_t);
-    }
-  }
-  return Status::OK();
-}
-
 Status Run::Cluster() {
   const DedupConfig& c = *config_;
-  if (c.minhash && c.options.mode == DedupMode::kCluster) {
-    NEARDUP_RETURN_IF_ERROR(FetchSignatures());
+  // The join's input (16 bytes per distinct fingerprint) is done with.
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(simhash_.words);
+  Collected collected;
+  if (c.options.mode == DedupMode::kCluster) {
+    // The documents of clusters of two or more (and MinHash: their groups'
+    // signatures) to rank 0; the others are their own clusters, kept.
+    const size_t perm = c.minhash ? static_cast<size_t>(c.method.minhash.num_perm) : 0;
+    Traffic traffic;
+    const Status got = CollectClustered(w_, own_.docs, groups_, first_[w_.rank], group_pairs_,
+                                        own_.signatures, perm, &collected, &traffic);
+    groups_ = DistributedGroups();
+    std::vector<uint64_t> moved = {traffic.bytes_sent};
+    AllReduceSum(w_, &moved);
+    nlohmann::ordered_json extra = {
+        {"documents_clustered_on_rank_0", collected.clustered.positions.size()},
+        {"rounds", traffic.rounds}};
+    if (c.minhash) extra["signatures_on_rank_0"] = collected.signature_groups.size();
+    stages_.push_back({"cluster", 0, moved[0], extra});
+    NEARDUP_RETURN_IF_ERROR(got);
   }
   if (w_.rank != 0) return Status::OK();
   const DedupFlags& f = c.flags;
   if (c.options.mode == DedupMode::kCluster) {
-    // Only the documents of clusters of two or more: the others are their
-    // own clusters, kept (O(clustered documents), not O(N)).
-    const dedup_internal::Groups& groups = c.minhash ? minhash_.groups : simhash_.groups;
-    ClusteredDocuments sub = SelectClustered(all_.docs, groups, group_pairs_);
+    ClusteredDocuments& sub = collected.clustered;
     // No pair sink: --pairs-out is written once the ids are here.
     const DedupJoinReport join = result_.join;
     if (c.minhash) {
-      // Asked for the documents of clusters of two or more only: their
-      // groups' signatures were fetched.
-      const auto perm = static_cast<size_t>(c.method.minhash.num_perm);
-      const auto signature = [&](size_t i) {
-        const uint64_t g = minhash_.groups.of[sub.positions[i]];
-        const auto k = static_cast<size_t>(
-            std::lower_bound(signature_groups_.begin(), signature_groups_.end(), g) -
-            signature_groups_.begin());
-        return std::span<const uint32_t>(group_signatures_).subspan(k * perm, perm);
-      };
       dedup_internal::MinHashPlan plan;
       plan.groups = std::move(sub.groups);
       plan.need = minhash_.need;
+      // Asked for the documents of clusters of two or more only: their
+      // groups' signatures were collected.
+      const auto perm = static_cast<size_t>(c.method.minhash.num_perm);
+      const std::vector<uint64_t>& with = collected.signature_groups;
+      const auto signature = [&](size_t i) {
+        const uint64_t g = sub.chosen[plan.groups.of[i]];
+        const auto k =
+            static_cast<size_t>(std::lower_bound(with.begin(), with.end(), g) - with.begin());
+        return std::span<const uint32_t>(collected.signatures).subspan(k * perm, perm);
+      };
       dedup_internal::FinishMinHash(sub.docs, plan, signature, c.method.minhash, sub.pairs,
                                     c.options, &result_);
-      std::vector<uint32_t>().swap(group_signatures_);
-      std::vector<uint64_t>().swap(signature_groups_);
+      clustered_groups_ = std::move(plan.groups);
     } else {
       dedup_internal::SimHashPlan plan;
       plan.groups = std::move(sub.groups);
       dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, c.options, &result_);
+      clustered_groups_ = std::move(plan.groups);
     }
+    clustered_pairs_ = std::move(sub.pairs);
     positions_ = std::move(sub.positions);
     // The summary of every document.
     DedupSummary& s = result_.summary;
-    const size_t others = all_.docs.size() - positions_.size();
+    const uint64_t others = documents_ - positions_.size();
     s.documents += others;
     s.kept += others;
     s.clusters += others;
-    for (const DedupDocument& d : all_.docs) s.empty += d.empty ? 1 : 0;
+    s.empty += collected.empty;
     result_.join = join;
     result_.join.cluster_seconds = 0;
   } else {
@@ -1167,7 +1138,7 @@ Status Run::Cluster() {
     const size_t r = Owner(i);
     wanted_[r].push_back(i - first_[r]);
   }
-  // One entry (FetchSignatures may have made it).
+  // One entry (the collection may have made it).
   if (stages_.empty() || stages_.back().name != "cluster") stages_.push_back({"cluster", 0, 0, {}});
   stages_.back().extra["documents_clustered_on_rank_0"] = positions_.size();
   return Status::OK();
@@ -1227,7 +1198,6 @@ Status Run::Assign() {
     // What the outputs still need on rank 0: the groups and pairs
     // (--pairs-out), the records (--clusters-out).
     std::vector<DedupDocument>().swap(all_.docs);
-    std::vector<uint32_t>().swap(all_.signatures);
     if (config_->flags.clusters_out.empty()) std::vector<DedupRecord>().swap(result_.records);
   }
   return Status::OK();
@@ -1316,14 +1286,17 @@ Status Run::WriteOutputs() {
   }
   if (!f.pairs_out.empty()) {
     NEARDUP_ASSIGN_OR_RETURN(auto out, cli::Output::Open(f.pairs_out, f.input.inputs));
+    // Stream mode's pairs are of positions, cluster mode's of indexes into
+    // positions_ (the identity in stream mode).
     const auto sink = [&](const DedupPair& p) {
-      out->Write(cli::PairLine(c, Id(p.i), Id(p.j), p.distance));
+      out->Write(cli::PairLine(c, Id(positions_[p.i]), Id(positions_[p.j]), p.distance));
     };
     if (c.options.mode == DedupMode::kStream) {
       for (const DedupPair& p : result_.pairs) sink(p);
     } else {
-      dedup_internal::EmitDocumentPairs(c.minhash ? minhash_.groups : simhash_.groups, group_pairs_,
-                                        sink);
+      // Over the clustered documents (every document of a pair is one):
+      // the same pairs in the same order, renumbered.
+      dedup_internal::EmitDocumentPairs(clustered_groups_, clustered_pairs_, sink);
     }
     NEARDUP_RETURN_IF_ERROR(out->Close());
   }

@@ -75,8 +75,12 @@ size_t ChunkBytes(int ranks) {
     const unsigned long long v = std::strtoull(env, nullptr, 10);
     if (v > 0) return static_cast<size_t>(v);
   }
-  const size_t chunk = static_cast<size_t>(INT_MAX) / static_cast<size_t>(std::max(ranks, 1));
-  return std::max<size_t>(8, chunk / 8 * 8);
+  // Below MPI's int counts, and at most 32 MiB per rank and round: a round's
+  // buffers (what a rank sends and receives in it) are copies of the data,
+  // so they stay small beside it.
+  const auto p = static_cast<size_t>(std::max(ranks, 1));
+  const size_t chunk = std::min(static_cast<size_t>(INT_MAX) / p, (size_t{32} << 20) / p);
+  return std::max<size_t>(4096, chunk / 8 * 8);
 }
 
 std::string AllGatherBytes(const World& world, std::string_view mine, Traffic* traffic) {
@@ -130,11 +134,20 @@ std::string AllToAllBytes(const World& world, const std::vector<std::string>& to
         begin, static_cast<int>(std::min<uint64_t>(size, (t + 1) * chunk) - begin));
   };
   const uint64_t rounds = (largest + chunk - 1) / chunk;
+  const auto self = static_cast<size_t>(world.rank);
   for (uint64_t t = 0; t < rounds; ++t) {
     send.clear();
     int at = 0, in = 0;
     for (size_t r = 0; r < p; ++r) {
       const auto [begin, n] = piece(send_sizes[r], t);
+      if (r == self) {
+        // This rank's own part is copied, not sent.
+        std::memcpy(out.data() + offset[r] + begin, to[r].data() + begin, static_cast<size_t>(n));
+        scounts[r] = rcounts[r] = 0;
+        sdispls[r] = at;
+        rdispls[r] = in;
+        continue;
+      }
       send.append(to[r], begin, static_cast<size_t>(n));
       scounts[r] = n;
       sdispls[r] = at;
@@ -151,9 +164,8 @@ std::string AllToAllBytes(const World& world, const std::vector<std::string>& to
                   receive.data() + rdispls[r], static_cast<size_t>(rcounts[r]));
     }
     if (traffic != nullptr) {
-      const auto self = static_cast<size_t>(world.rank);
-      traffic->bytes_sent += static_cast<uint64_t>(at - scounts[self]);
-      traffic->bytes_received += static_cast<uint64_t>(in - rcounts[self]);
+      traffic->bytes_sent += static_cast<uint64_t>(at);
+      traffic->bytes_received += static_cast<uint64_t>(in);
       ++traffic->rounds;
     }
   }

@@ -33,8 +33,9 @@ struct Traffic {
 };
 
 // The per-rank chunk of one round: NEARDUP_MPI_CHUNK_BYTES when set (tests use
-// small values to run many rounds), else the largest multiple of 8 with
-// chunk * P < 2^31.
+// small values to run many rounds), else a multiple of 8 with chunk * P <
+// 2^31 and chunk * P <= 32 MiB (a round's buffers are copies of the data:
+// bounded), at least 4 KiB.
 size_t ChunkBytes(int ranks);
 
 // Every rank's `mine`, concatenated in rank order, on every rank.
