@@ -25,18 +25,6 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 24 && std::is_trivially_copyable_v<Entry>);
 
-template <class T>
-void Append(const T& value, std::string* out) {
-  out->append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-
-template <class T>
-std::vector<T> Decode(std::string_view bytes) {
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
-  return out;
-}
-
 // The hash that spreads (band, bucket) over the ranks and parts.
 uint64_t Spread(uint32_t band, uint64_t bucket) {
   return SplitMix64(bucket + static_cast<uint64_t>(band) * kSplitMix64Gamma);
@@ -184,10 +172,10 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
         e.owner = static_cast<uint32_t>(world.rank);
         const uint64_t h = Spread(e.band, e.bucket);
         if (round.parts > 1 && (h / p) % round.parts != round.part) continue;
-        Append(e, &to[h % p]);
+        AppendPod(e, &to[h % p]);
       }
     }
-    entries = Decode<Entry>(AllToAllBytes(world, to, &traffic->keys));
+    entries = DecodePods<Entry>(AllToAllBytes(world, to, &traffic->keys));
   }
   // 2. Buckets: runs of equal (band, bucket), groups increasing.
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
@@ -239,7 +227,7 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
     for (size_t r = 0; r < p; ++r) {
       std::sort(ask[r].begin(), ask[r].end());
       ask[r].erase(std::unique(ask[r].begin(), ask[r].end()), ask[r].end());
-      for (const uint64_t g : ask[r]) Append(g, &requests[r]);
+      for (const uint64_t g : ask[r]) AppendPod(g, &requests[r]);
     }
     std::vector<uint64_t> from;
     const std::string asked = AllToAllBytes(world, requests, &traffic->signatures, &from);
@@ -247,7 +235,7 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
     std::vector<std::string> replies(p);
     size_t at = 0;
     for (size_t r = 0; r < p; ++r) {
-      for (const uint64_t g : Decode<uint64_t>(std::string_view(asked).substr(at, from[r]))) {
+      for (const uint64_t g : DecodePods<uint64_t>(std::string_view(asked).substr(at, from[r]))) {
         // Every group asked for is one of this rank's (the entry's owner).
         const auto it =
             std::lower_bound(reps.begin(), reps.end(), g,
@@ -261,7 +249,7 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
     for (const std::vector<uint64_t>& x : ask) order.insert(order.end(), x.begin(), x.end());
     std::vector<std::vector<uint64_t>>().swap(ask);
     const SignatureTable table(
-        std::move(order), Decode<uint32_t>(AllToAllBytes(world, replies, &traffic->signatures)),
+        std::move(order), DecodePods<uint32_t>(AllToAllBytes(world, replies, &traffic->signatures)),
         perm);
     std::vector<std::string>().swap(replies);
     // 4. Verify each bucket of the batch.

@@ -39,19 +39,6 @@ struct Clustered {
 };
 static_assert(std::is_trivially_copyable_v<Clustered>);
 
-template <class T>
-void Append(const T& value, std::string* out) {
-  out->append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-
-template <class T>
-std::vector<T> Decode(std::string_view bytes) {
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!out.empty())
-    std::memcpy(static_cast<void*>(out.data()), bytes.data(), out.size() * sizeof(T));
-  return out;
-}
-
 // The P - 1 splitters of the keys: every rank's regular sample of its
 // (sorted, distinct) keys, all-gathered and cut evenly.
 std::vector<Key> Splitters(const World& world, const std::vector<Entry>& entries,
@@ -61,9 +48,13 @@ std::vector<Key> Splitters(const World& world, const std::vector<Entry>& entries
   std::string sample;
   for (size_t k = 0; k < n; ++k) {
     const Entry& e = entries[(2 * k + 1) * entries.size() / (2 * n)];
-    Append(Key{e.hi, e.lo}, &sample);
+    AppendPod(e.hi, &sample);
+    AppendPod(e.lo, &sample);
   }
-  std::vector<Key> all = Decode<Key>(AllGatherBytes(world, sample, traffic));
+  const std::vector<uint64_t> words = DecodePods<uint64_t>(AllGatherBytes(world, sample, traffic));
+  std::vector<Key> all;
+  all.reserve(words.size() / 2);
+  for (size_t i = 0; i + 1 < words.size(); i += 2) all.emplace_back(words[i], words[i + 1]);
   std::sort(all.begin(), all.end());
   std::vector<Key> splitters;
   if (all.empty()) return splitters;
@@ -119,7 +110,7 @@ Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
       const auto owner = static_cast<size_t>(
           std::upper_bound(splitters.begin(), splitters.end(), Key{e.hi, e.lo}) -
           splitters.begin());
-      Append(e, &to[owner]);
+      AppendPod(e, &to[owner]);
     }
     std::vector<Entry>().swap(entries);
   }
@@ -173,7 +164,7 @@ Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
     const size_t n = from_sizes.empty() ? 0 : from_sizes[s] / sizeof(Entry);
     for (size_t k = at; k < at + n; ++k) {
       replies[k].group += out->first_owned;
-      Append(replies[k], &to[s]);
+      AppendPod(replies[k], &to[s]);
     }
     at += n;
   }
@@ -212,7 +203,7 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
                         paired.size() * sizeof(uint64_t));
   }
   BroadcastBytes(world, &paired_bytes, 0, traffic);
-  const std::vector<uint64_t> paired = Decode<uint64_t>(paired_bytes);
+  const std::vector<uint64_t> paired = DecodePods<uint64_t>(paired_bytes);
   std::string().swap(paired_bytes);
   // This rank's documents of clusters of two or more, in position order.
   std::string mine, mine_signatures;
@@ -225,9 +216,9 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
         !std::binary_search(paired.begin(), paired.end(), g)) {
       continue;
     }
-    Append(Clustered{first_position + i, g, Pack(docs[i])}, &mine);
+    AppendPod(Clustered{first_position + i, g, Pack(docs[i])}, &mine);
     if (num_perm > 0 && (groups.flags[i] & DistributedGroups::kFirst) != 0) {
-      Append(g, &mine_signatures);
+      AppendPod(g, &mine_signatures);
       mine_signatures.append(reinterpret_cast<const char*>(signatures.data() + i * num_perm),
                              num_perm * sizeof(uint32_t));
     }
@@ -236,7 +227,7 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
   out = Collected();
   AllReduceSum(world, &empty);
   out.empty = empty[0];
-  const std::vector<Clustered> got = Decode<Clustered>(GatherBytes(world, mine, 0, traffic));
+  const std::vector<Clustered> got = DecodePods<Clustered>(GatherBytes(world, mine, 0, traffic));
   std::string().swap(mine);
   const std::string got_signatures =
       num_perm > 0 ? GatherBytes(world, mine_signatures, 0, traffic) : std::string();

@@ -14,8 +14,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace neardup::mpi {
@@ -62,6 +64,25 @@ std::string ScatterBytes(const World& world, const std::vector<std::string>& par
 // sends. Not collective.
 void SendBytes(const World& world, std::string_view bytes, int to, Traffic* traffic);
 std::string ReceiveBytes(const World& world, int from);
+
+// The bytes of a trivially copyable value, appended to *out (what the
+// exchanges below carry).
+template <class T>
+void AppendPod(const T& value, std::string* out) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out->append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// The values whose bytes `bytes` holds (a trailing partial value ignored).
+template <class T>
+std::vector<T> DecodePods(std::string_view bytes) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) {
+    std::memcpy(static_cast<void*>(out.data()), bytes.data(), out.size() * sizeof(T));
+  }
+  return out;
+}
 
 // Every rank's value, in rank order.
 std::vector<uint64_t> AllGatherU64(const World& world, uint64_t mine);
