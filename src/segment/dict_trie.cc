@@ -215,19 +215,17 @@ void DictTrie::Freeze() {
   }
   // Breadth-first numbering puts the two-character prefixes right after the
   // root's children, and the three-character ones after those.
-  pair_filter_.assign((size_t{1} << kTripleFilterBits) / 64, 0);
+  pair_filter_.Clear();
   for (size_t c = nodes_[1].first_child(); c < n && parent[parent[c]] == 0; ++c) {
     const uint32_t cps[2] = {nodes_[parent[c]].cp(), nodes_[c].cp()};
-    const uint64_t h = PairHash(cps);
-    pair_filter_[TripleWord(h)] |= TripleMask(h);
+    pair_filter_.Add(PairHash(cps));
   }
-  triple_filter_.assign((size_t{1} << kTripleFilterBits) / 64, 0);
+  triple_filter_.Clear();
   for (size_t c = nodes_[nodes_[1].first_child()].first_child(); c < n; ++c) {
     const uint32_t p2 = parent[c], p1 = parent[p2];
     if (parent[p1] != 0) break;  // past the third level
     const uint32_t cps[3] = {nodes_[p1].cp(), nodes_[p2].cp(), nodes_[c].cp()};
-    const uint64_t h = TripleHash(cps);
-    triple_filter_[TripleWord(h)] |= TripleMask(h);
+    triple_filter_.Add(TripleHash(cps));
   }
   sample_.resize(n / kLine + 2);
   for (size_t j = 0; j < sample_.size(); ++j) {

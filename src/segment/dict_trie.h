@@ -113,13 +113,9 @@ class DictTrie {
     return h * 0xD6E8FEB86659FD93ull;
   }
   void PrefetchTriple(uint64_t h) const {
-    if (frozen_) __builtin_prefetch(&triple_filter_[TripleWord(h)]);
+    if (frozen_) triple_filter_.Prefetch(h);
   }
-  bool MayHaveTriple(uint64_t h) const {
-    if (!frozen_) return true;
-    const uint64_t mask = TripleMask(h);
-    return (triple_filter_[TripleWord(h)] & mask) == mask;
-  }
+  bool MayHaveTriple(uint64_t h) const { return !frozen_ || triple_filter_.MayHave(h); }
 
   // The same for the two-character prefixes (a third code point no string
   // has marks them), in a filter of their own: a walk asks it for its second
@@ -130,13 +126,9 @@ class DictTrie {
     return TripleHash(key);
   }
   void PrefetchPair(uint64_t h) const {
-    if (frozen_) __builtin_prefetch(&pair_filter_[TripleWord(h)]);
+    if (frozen_) pair_filter_.Prefetch(h);
   }
-  bool MayHavePair(uint64_t h) const {
-    if (!frozen_) return true;
-    const uint64_t mask = TripleMask(h);
-    return (pair_filter_[TripleWord(h)] & mask) == mask;
-  }
+  bool MayHavePair(uint64_t h) const { return !frozen_ || pair_filter_.MayHave(h); }
 
   // The child of `node` by code point `cp`, or kNone.
   int32_t Child(int32_t node, uint32_t cp) const {
@@ -257,13 +249,25 @@ class DictTrie {
     const size_t bit = WideFilterBit(node, cp);
     return (wide_filter_[bit >> 6] >> (bit & 63)) & 1;
   }
-  static constexpr int kTripleFilterBits = 21;
-  static size_t TripleWord(uint64_t h) {
-    return static_cast<size_t>(h >> (64 - (kTripleFilterBits - 6)));
-  }
-  static uint64_t TripleMask(uint64_t h) {
-    return (uint64_t{1} << ((h >> 20) & 63)) | (uint64_t{1} << ((h >> 26) & 63));
-  }
+  // The prefix filters' bits: 2^21 (256 KiB), two bits of one word a key.
+  class PrefixFilter {
+   public:
+    void Clear() { words_.assign((size_t{1} << kBits) / 64, 0); }
+    void Add(uint64_t h) { words_[Word(h)] |= Mask(h); }
+    void Prefetch(uint64_t h) const { __builtin_prefetch(&words_[Word(h)]); }
+    bool MayHave(uint64_t h) const {
+      const uint64_t mask = Mask(h);
+      return (words_[Word(h)] & mask) == mask;
+    }
+
+   private:
+    static constexpr int kBits = 21;
+    static size_t Word(uint64_t h) { return static_cast<size_t>(h >> (64 - (kBits - 6))); }
+    static uint64_t Mask(uint64_t h) {
+      return (uint64_t{1} << ((h >> 20) & 63)) | (uint64_t{1} << ((h >> 26) & 63));
+    }
+    std::vector<uint64_t> words_;
+  };
   int32_t Scan(uint32_t c, uint32_t end, uint32_t cp) const {
     for (; c < end; ++c) {
       const uint32_t x = nodes_[c].cp();
@@ -320,14 +324,14 @@ class DictTrie {
   Edge* MutableEdge(int32_t node);
 
   bool frozen_ = false;
-  std::vector<Node> node_store_;         // frozen: the records, with room to align them
-  Node* nodes_ = nullptr;                // frozen: node_count() + 1 records (the last a sentinel)
-  std::vector<double> lf_;               // frozen: the distinct log frequencies, -1 first
-  std::vector<int32_t> root_child_;      // frozen: the root's child by code point below U+10000
-  std::vector<uint32_t> sample_;         // frozen: nodes_[kLine * j].cp() at j
-  std::vector<uint64_t> wide_filter_;    // frozen: see MayHaveWideChild
-  std::vector<uint64_t> triple_filter_;  // frozen: see MayHaveTriple
-  std::vector<uint64_t> pair_filter_;    // frozen: see MayHavePair
+  std::vector<Node> node_store_;       // frozen: the records, with room to align them
+  Node* nodes_ = nullptr;              // frozen: node_count() + 1 records (the last a sentinel)
+  std::vector<double> lf_;             // frozen: the distinct log frequencies, -1 first
+  std::vector<int32_t> root_child_;    // frozen: the root's child by code point below U+10000
+  std::vector<uint32_t> sample_;       // frozen: nodes_[kLine * j].cp() at j
+  std::vector<uint64_t> wide_filter_;  // frozen: see MayHaveWideChild
+  PrefixFilter triple_filter_;         // frozen: see MayHaveTriple
+  PrefixFilter pair_filter_;           // frozen: see MayHavePair
 
   std::vector<Edge> root_direct_;
   struct Free {
