@@ -381,7 +381,7 @@ Result<std::string> PartsDigest(const std::vector<std::string>& paths) {
     const uint64_t words[2] = {size, XXH3_64bits_digest(state)};
     XXH3_freeState(state);
     if (failed) return Status::IOError(path + ": read error");
-    digest.append(reinterpret_cast<const char*>(words), sizeof words);
+    AppendPod(words, &digest);
   }
   return digest;
 }
@@ -442,7 +442,7 @@ std::string EncodeAssignments(const std::vector<Assignment>& a) {
   for (const Assignment& x : a) {
     const uint64_t words[4] = {x.local, x.record.cluster, x.record.duplicate ? 1u : 0u,
                                static_cast<uint64_t>(static_cast<int64_t>(x.record.distance))};
-    out.append(reinterpret_cast<const char*>(words), sizeof words);
+    AppendPod(words, &out);
     AppendStrings({x.nearest_id}, &out);
   }
   return out;
@@ -469,12 +469,6 @@ Result<std::vector<Assignment>> DecodeAssignments(std::string_view bytes) {
 std::string EncodeU64s(const std::vector<uint64_t>& v) {
   if (v.empty()) return {};
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t));
-}
-
-std::vector<uint64_t> DecodeU64s(std::string_view bytes) {
-  std::vector<uint64_t> v(bytes.size() / sizeof(uint64_t));
-  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(uint64_t));
-  return v;
 }
 
 class Run {
@@ -754,8 +748,7 @@ Status Run::Gather() {
   if (config_->options.mode == DedupMode::kCluster) return Status::OK();
   std::string packed;
   for (const DedupDocument& d : own_.docs) {
-    const PackedDocument p = Pack(d);
-    packed.append(reinterpret_cast<const char*>(&p), sizeof p);
+    AppendPod(Pack(d), &packed);
   }
   Traffic traffic;
   const std::string all = GatherBytes(w_, packed, 0, &traffic);
@@ -1148,7 +1141,8 @@ Status Run::Assign() {
   Traffic traffic;
   std::vector<std::string> requests;
   for (const std::vector<uint64_t>& w : wanted_) requests.push_back(EncodeU64s(w));
-  const std::vector<uint64_t> wanted = DecodeU64s(ScatterBytes(w_, requests, 0, &traffic));
+  const std::vector<uint64_t> wanted =
+      DecodePods<uint64_t>(ScatterBytes(w_, requests, 0, &traffic));
   std::vector<std::string>().swap(requests);
   std::string ids;
   for (const uint64_t local : wanted) {
