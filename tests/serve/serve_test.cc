@@ -326,6 +326,94 @@ TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
   EXPECT_GT(lines, 40);
 }
 
+// The server's peak resident memory (VmHWM), in bytes; 0 when unknown.
+size_t PeakResidentBytes(pid_t pid) {
+  std::istringstream status(ReadFile("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// A chunked body is bounded by --max-body-bytes like one with a
+// Content-Length: 24 MiB sent chunked to a server that takes 64 KiB is 413
+// and never held (httplib's own reader held it whole and answered 200; 1 GiB
+// of it made the kernel kill the server). A chunked body sent where no body
+// is taken is refused unread, not read whole first.
+TEST_F(ServeTest, ChunkedBodiesAreBoundedByMaxBodyBytes) {
+  signal(SIGPIPE, SIG_IGN);  // the server closes a refused body's connection
+  ServerProcess server(idx_, dir_, {"--max-body-bytes", "65536"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(30, 0);
+  ExpectHealthy(c);
+  const size_t before = PeakResidentBytes(server.pid());
+  ASSERT_GT(before, 0u);
+  constexpr size_t kBody = size_t{24} << 20;
+  const std::string head = R"({"documents":[{"id":"a","text":")";
+  const std::string block(1 << 16, 'x');
+  auto chunked = [&](const std::string& path) {
+    size_t sent = 0;
+    auto res = c.Post(
+        path.c_str(),
+        [&](size_t, httplib::DataSink& sink) {
+          if (sent == 0) sink.write(head.data(), head.size());
+          if (sent >= kBody) {
+            sink.write("\"}]}", 4);
+            sink.done();
+          } else if (!sink.write(block.data(), block.size())) {
+            return false;
+          }
+          sent += block.size();
+          return true;
+        },
+        "application/json");
+    return res ? res->status : -1;
+  };
+  // The server answers and closes the connection while the client still
+  // writes: the client may see the answer or the closed connection (-1);
+  // the access log has the status either way.
+  for (const char* path : {"/v1/query", "/v1/add", "/v1/nothing"}) {
+    const int status = chunked(path);
+    EXPECT_TRUE(status == (path[4] == 'n' ? 400 : 413) || status == -1) << path << " " << status;
+    ExpectHealthy(c);
+  }
+  // Each request's access log line is written once it is answered.
+  std::vector<Json> posts;
+  for (int i = 0; i < 250 && posts.size() < 3; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    posts.clear();
+    std::istringstream log(server.stderr_text());
+    for (std::string line; std::getline(log, line);) {
+      Json entry = Json::parse(line, nullptr, false);
+      if (entry.is_object() && entry.value("method", "") == "POST") posts.push_back(entry);
+    }
+  }
+  ASSERT_EQ(posts.size(), 3u) << server.stderr_text();
+  for (const Json& entry : posts) {
+    EXPECT_EQ(entry["status"], entry["path"] == "/v1/nothing" ? 400 : 413) << entry;
+    EXPECT_LE(entry["bytes_in"].get<size_t>(), 65536u) << entry;
+  }
+  // Well under the body: the server held at most its 64 KiB budget of it.
+  const size_t after = PeakResidentBytes(server.pid());
+  EXPECT_LT(after, before + (size_t{8} << 20)) << before << " -> " << after;
+  // A small chunked body is read and answered.
+  int status = 0;
+  auto res = c.Post(
+      "/v1/query",
+      [](size_t, httplib::DataSink& sink) {
+        const std::string body =
+            R"({"fingerprints":[{"id":"q","fingerprint":"000000000000000000000000000000ff"}]})";
+        sink.write(body.data(), body.size());
+        sink.done();
+        return true;
+      },
+      "application/json");
+  ASSERT_TRUE(res);
+  status = res->status;
+  EXPECT_EQ(status, 200) << res->body;
+}
+
 // Eight client threads send the members of 100 near-duplicate groups (each
 // member 1 bit from its group's base, so members are within k = 2; each
 // thread its own member of every group, in its own order) to /v1/check:

@@ -12,11 +12,15 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -102,14 +106,19 @@ class Server {
 
  private:
   void Route();
+  // Reads the request body into *body, at most --max-body-bytes of it
+  // whatever its framing (Content-Length or chunked); false (and an error
+  // answer, 413 when it is larger) when it cannot.
+  bool ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                httplib::Response& res, std::string* body) const;
   // Parses the request body into *batch; false (and an error answer) when
   // it is not what the endpoint takes. `need_ids`: every item needs an id.
-  bool ParseBatch(const httplib::Request& req, httplib::Response& res, bool need_ids,
+  bool ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                   Batch* batch) const;
-  void HandleQuery(const httplib::Request& req, httplib::Response& res);
-  void HandleAdd(const httplib::Request& req, httplib::Response& res);
-  void HandleCheck(const httplib::Request& req, httplib::Response& res);
-  void HandleRemove(const httplib::Request& req, httplib::Response& res);
+  void HandleQuery(const std::string& body, httplib::Response& res);
+  void HandleAdd(const std::string& body, httplib::Response& res);
+  void HandleCheck(const std::string& body, httplib::Response& res);
+  void HandleRemove(const std::string& body, httplib::Response& res);
   void HandleStats(httplib::Response& res);
   bool Authorized(const httplib::Request& req) const;
 
@@ -136,10 +145,57 @@ bool Server::Authorized(const httplib::Request& req) const {
   return diff == 0;
 }
 
-bool Server::ParseBatch(const httplib::Request& req, httplib::Response& res, bool need_ids,
+// The endpoints that take a body.
+constexpr const char* kPostPaths[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
+
+bool IsChunked(const httplib::Request& req) {
+  std::string te = req.get_header_value("Transfer-Encoding");
+  for (char& c : te) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return te.find("chunked") != std::string::npos;
+}
+
+// The size of the body the last request on this worker thread read, for the
+// access log (a body read by a content reader is not in Request::body).
+thread_local size_t last_body_bytes = 0;
+
+bool Server::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                      httplib::Response& res, std::string* body) const {
+  last_body_bytes = 0;
+  if (req.is_multipart_form_data()) {
+    res.set_header("Connection", "close");
+    SetError(res, 415, "the body must be JSON, not multipart/form-data");
+    return false;
+  }
+  bool too_large = false;
+  const bool read = reader([&](const char* data, size_t n) {
+    if (n > flags_.max_body_bytes - body->size()) {
+      too_large = true;
+      return false;  // stop reading: the rest is never held
+    }
+    body->append(data, n);
+    return true;
+  });
+  last_body_bytes = body->size();
+  if (read) return true;
+  // httplib refuses a Content-Length above the limit before reading (413).
+  if (!too_large && req.has_header("Content-Length") &&
+      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
+          flags_.max_body_bytes) {
+    too_large = true;
+  }
+  res.set_header("Connection", "close");
+  if (too_large) {
+    SetError(res, 413, "the body is larger than --max-body-bytes");
+  } else {
+    SetError(res, 400, "cannot read the request body (malformed framing or a timeout)");
+  }
+  return false;
+}
+
+bool Server::ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                         Batch* batch) const {
   // nlohmann's parser rejects ill-formed UTF-8 inside strings.
-  const Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
     SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
     return false;
@@ -286,9 +342,9 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
           Json{{"results", std::move(out)}, {"recall_at_max_k", index.Stats().tables.recall_at_k}});
 }
 
-void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
+void Server::HandleQuery(const std::string& body, httplib::Response& res) {
   Batch batch;
-  if (!ParseBatch(req, res, /*need_ids=*/false, &batch)) return;
+  if (!ParseBatch(body, res, /*need_ids=*/false, &batch)) return;
   // A query takes the readers' side of the lock only: Query, not Check.
   const int k = batch.k < 0 ? index_->max_k() : batch.k;
   Json out = Json::array();
@@ -305,20 +361,20 @@ void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
                     {"recall_at_max_k", index_->Stats().tables.recall_at_k}});
 }
 
-void Server::HandleAdd(const httplib::Request& req, httplib::Response& res) {
+void Server::HandleAdd(const std::string& body, httplib::Response& res) {
   Batch batch;
-  if (!ParseBatch(req, res, /*need_ids=*/true, &batch)) return;
+  if (!ParseBatch(body, res, /*need_ids=*/true, &batch)) return;
   CheckAndAnswer(*index_, batch, CheckPolicy::kAddAlways, res);
 }
 
-void Server::HandleCheck(const httplib::Request& req, httplib::Response& res) {
+void Server::HandleCheck(const std::string& body, httplib::Response& res) {
   Batch batch;
-  if (!ParseBatch(req, res, /*need_ids=*/true, &batch)) return;
+  if (!ParseBatch(body, res, /*need_ids=*/true, &batch)) return;
   CheckAndAnswer(*index_, batch, CheckPolicy::kAddIfNew, res);
 }
 
-void Server::HandleRemove(const httplib::Request& req, httplib::Response& res) {
-  const Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+void Server::HandleRemove(const std::string& text, httplib::Response& res) {
+  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
   const auto ids = body.is_object() ? body.find("ids") : body.end();
   if (ids == body.end() || !ids->is_array()) {
@@ -356,16 +412,36 @@ void Server::HandleStats(httplib::Response& res) {
 }
 
 void Server::Route() {
-  http_.Post("/v1/query", [this](const auto& req, auto& res) { HandleQuery(req, res); });
-  http_.Post("/v1/add", [this](const auto& req, auto& res) { HandleAdd(req, res); });
-  http_.Post("/v1/check", [this](const auto& req, auto& res) { HandleCheck(req, res); });
-  http_.Post("/v1/remove", [this](const auto& req, auto& res) { HandleRemove(req, res); });
+  // The POST endpoints read their bodies themselves (ReadBody): httplib's
+  // own reader holds a chunked body whole whatever its size.
+  using Handler = void (Server::*)(const std::string&, httplib::Response&);
+  const Handler handlers[] = {&Server::HandleQuery, &Server::HandleAdd, &Server::HandleCheck,
+                              &Server::HandleRemove};
+  for (size_t i = 0; i < std::size(kPostPaths); ++i) {
+    const Handler handler = handlers[i];
+    http_.Post(kPostPaths[i], [this, handler](const httplib::Request& req, httplib::Response& res,
+                                              const httplib::ContentReader& reader) {
+      std::string body;
+      if (ReadBody(req, reader, res, &body)) (this->*handler)(body, res);
+    });
+  }
   http_.Get("/v1/stats", [this](const auto&, auto& res) { HandleStats(res); });
   http_.Get("/healthz", [](const auto&, auto& res) { SetJson(res, Json{{"status", "ok"}}); });
 
   // Before routing: the token (every path but /healthz) and the start time
   // for the access log.
   http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    last_body_bytes = 0;
+    // Any other request with a chunked body would have it read whole by
+    // httplib before it is answered: refused unread.
+    const bool post_endpoint =
+        req.method == "POST" &&
+        std::find(std::begin(kPostPaths), std::end(kPostPaths), req.path) != std::end(kPostPaths);
+    if (!post_endpoint && IsChunked(req)) {
+      res.set_header("Connection", "close");
+      SetError(res, 400, req.method + " " + req.path + " takes no chunked body");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.path != "/healthz" && !Authorized(req)) {
       res.set_header("WWW-Authenticate", "Bearer");
       SetError(res, 401, "a valid \"Authorization: Bearer TOKEN\" header is required");
@@ -377,10 +453,9 @@ void Server::Route() {
   // known path asked with another method is 405.
   http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // a handler's own error answer
-    static const char* const kPosts[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
     static const char* const kGets[] = {"/v1/stats", "/healthz"};
     if (res.status == 404) {
-      for (const char* p : kPosts) {
+      for (const char* p : kPostPaths) {
         if (req.path == p) {
           res.set_header("Allow", "POST");
           return SetError(res, 405, req.method + " " + req.path + ": only POST is allowed");
@@ -417,11 +492,12 @@ void Server::Route() {
                  {"method", req.method},
                  {"path", req.path},
                  {"status", res.status},
-                 {"bytes_in", req.body.size()},
+                 {"bytes_in", last_body_bytes},
                  {"bytes_out", res.body.size()}};
     const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     std::lock_guard lock(log_mu_);
     std::fputs(text.c_str(), stderr);
+    last_body_bytes = 0;
   });
 }
 
