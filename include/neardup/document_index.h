@@ -213,6 +213,14 @@ class DocumentIndex {
                                                      Mode mode = Mode::kReadOnly,
                                                      const DocumentIndexOptions& options = {});
 
+  // The files beside an index at `path` that it owns: Build, Commit, Compact
+  // and Open write, replace or delete them (PATH, PATH.ids, PATH.log,
+  // PATH.lock, PATH.tmp). A crashed commit can also leave PATH.ids.<hex> and
+  // PATH.log.<hex>: IsOwnedFile says whether `file` is any of them (names
+  // compared as given: pass both paths in the same canonical form).
+  static std::vector<std::string> OwnedFiles(const std::string& path);
+  static bool IsOwnedFile(const std::string& path, const std::string& file);
+
   // A new empty index to be written at `path` (read-write; replaces whatever
   // is there on Commit). options.bits, max_k, blocks, expected_size and
   // build_threads are used. InvalidArgument for bad options or a

@@ -334,6 +334,27 @@ Result<RawPair> ReadCommittedPair(const std::string& path, bool preload) {
   return last;
 }
 
+}  // namespace
+
+std::vector<std::string> DocumentIndex::OwnedFiles(const std::string& path) {
+  return {path, IdsPath(path), LogPath(path), LockPath(path), path + ".tmp"};
+}
+
+bool DocumentIndex::IsOwnedFile(const std::string& path, const std::string& file) {
+  for (const std::string& owned : OwnedFiles(path)) {
+    if (file == owned) return true;
+  }
+  for (const std::string& prefix : {IdsPath(path) + ".", LogPath(path) + "."}) {
+    if (file.size() == prefix.size() + 16 && file.starts_with(prefix) &&
+        file.find_first_not_of("0123456789abcdef", prefix.size()) == std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
 // Names a crashed commit can leave: PATH.tmp and PATH.ids.<16 hex digits>.
 // PATH.log.<16 hex digits> too (a background compaction's new log).
 bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep) {
