@@ -284,7 +284,9 @@ class DocumentIndex {
 
   // Reads the whole committed index file and checks every section's
   // checksum and its structure (a version 2 file's sections are not read on
-  // Open, only when queries touch them). Corruption naming the file.
+  // Open, only when queries touch them). Corruption naming the file; also
+  // when the log's last record was dropped on Open (cut short, or failing
+  // its checksum: a torn write or a damaged batch), with its offset.
   Status Verify() const;
 
   // fsyncs the log (with options.sync == false, what was appended since the

@@ -507,6 +507,9 @@ struct DocumentIndex::Rep {
   std::shared_ptr<index_internal::LogWriter> log;
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
+  // The log's dropped tail when it was opened (ParsedLog::tail): Verify
+  // reports it.
+  std::string log_tail;
   // Set when a log append failed: the memory holds a change the log may
   // lack, so no further change is accepted (reopen the index).
   Status log_failed;
@@ -817,6 +820,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
                                   "-bit index");
       }
       NEARDUP_RETURN_IF_ERROR(rep->Replay(parsed, LogPath(path)));
+      rep->log_tail = parsed.tail;
       log = std::move(parsed);
     }
   }
@@ -1032,6 +1036,10 @@ Status DocumentIndex::Compact() {
 
 Status DocumentIndex::Verify() const {
   std::shared_lock lock(rep_->mu);
+  if (!rep_->log_tail.empty()) {
+    return Status::Corruption(rep_->log_tail +
+                              "; its batch is not applied (a read-write open cuts it)");
+  }
   const index_internal::IndexFileV2* base = rep_->index->base();
   // A version 1 file's checksum was verified when it was read.
   return base != nullptr ? base->Verify() : Status::OK();
@@ -1246,6 +1254,7 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
   log = new_log;
   log_bytes = new_log ? new_log->bytes() : 0;
   log_records = new_log ? 1 : 0;
+  log_tail.clear();  // the log it described is stale
   committed_checksum = checksum;
   const auto after = [&](const Status& s) {
     return Status::IOError(path + ": committed, but " + s.message());
