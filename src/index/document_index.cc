@@ -624,6 +624,12 @@ struct DocumentIndex::Rep {
     uint64_t end = 0;
   };
   Status Persist(const std::vector<LogOp>& ops, PendingSync* pending);
+  // After a failed log append the memory holds changes the log lacks: the
+  // committed pair and the log as written are read again in their place, so
+  // that a failed call changes nothing a reader sees (Query, Contains,
+  // Stats). Best effort: when they cannot be read, the memory stays as it
+  // is (changes are refused either way, log_failed).
+  void RestoreFromDisk();
   // Waits for *pending; REQUIRES: `mu` not held.
   Status Await(const PendingSync& pending);
   Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
@@ -1097,6 +1103,7 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* p
                                  ": the log could not be written, so changes are refused "
                                  "until the index is reopened: " +
                                  s.message());
+    RestoreFromDisk();
     return s;
   }
   log_bytes = log->bytes();
@@ -1115,6 +1122,20 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* p
     }
   }
   return Status::OK();
+}
+
+void DocumentIndex::Rep::RestoreFromDisk() {
+  DocumentIndexOptions o = options;
+  o.preload = false;
+  auto fresh = DocumentIndex::Open(path, Mode::kReadOnly, o);
+  if (!fresh.ok()) return;
+  Rep& f = *(*fresh)->rep_;
+  if (f.committed_checksum != committed_checksum) return;  // not the pair this object wrote
+  index = std::move(f.index);
+  names = std::move(f.names);
+  ++epoch;  // queries in flight search again
+  dirty = f.dirty;
+  log_records = f.log_records;
 }
 
 Status DocumentIndex::Rep::Await(const PendingSync& pending) {

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -412,6 +413,44 @@ TEST_F(ServeTest, ChunkedBodiesAreBoundedByMaxBodyBytes) {
   ASSERT_TRUE(res);
   status = res->status;
   EXPECT_EQ(status, 200) << res->body;
+}
+
+// A failed log write (the disk full at the log's first record, injected)
+// changes nothing visible: the batch answered 500 is neither found by
+// /v1/query nor counted by /v1/stats (both showed it until a restart), and
+// later changes are refused while queries go on.
+TEST_F(ServeTest, FailedLogWriteChangesNothingVisible) {
+  // Steps of a fresh log: write and fsync its header, fsync the directory;
+  // step 4 is the first record's write.
+  setenv("NEARDUP_FAULT_FAIL_AT", "4", 1);
+  ServerProcess server(idx_, dir_, {});
+  unsetenv("NEARDUP_FAULT_FAIL_AT");
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  const std::string fp = Hex(12345);
+  int status = 0;
+  Json j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"lost","fingerprint":")" + fp + R"("}]})",
+                &status);
+  EXPECT_EQ(status, 500) << j;
+  j = Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + fp + R"("}]})", &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_TRUE(j["results"][0]["matches"].empty()) << j;
+  auto stats = c.Get("/v1/stats");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(Json::parse(stats->body)["documents"], 100) << stats->body;
+  // Refused from here on, and still not visible.
+  j = Post(c, "/v1/check",
+           R"({"fingerprints":[{"id":"later","fingerprint":")" + Hex(777) + R"("}]})", &status);
+  EXPECT_EQ(status, 500) << j;
+  stats = c.Get("/v1/stats");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(Json::parse(stats->body)["documents"], 100) << stats->body;
+  // The base is still served.
+  j = Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(base_[3]) + R"("}]})",
+           &status);
+  ASSERT_EQ(status, 200);
+  ASSERT_EQ(j["results"][0]["matches"].size(), 1u) << j;
+  EXPECT_EQ(j["results"][0]["matches"][0]["id"], "base3");
 }
 
 // Eight client threads send the members of 100 near-duplicate groups (each
