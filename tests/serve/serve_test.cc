@@ -48,9 +48,14 @@ using testing::WriteFile;
 class ServerProcess {
  public:
   // Starts the server on a free port and waits until it prints its address.
-  ServerProcess(const std::string& idx, const std::string& dir, std::vector<std::string> extra) {
+  // `shell`, when set, runs first in /bin/sh (a ulimit), which then execs
+  // the server.
+  ServerProcess(const std::string& idx, const std::string& dir, std::vector<std::string> extra,
+                const std::string& shell = "") {
     std::vector<std::string> args = {NEARDUP_CLI_PATH, "serve", "--index", idx, "--port", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
+    if (!shell.empty())
+      args.insert(args.begin(), {"/bin/sh", "-c", shell + "; exec \"$0\" \"$@\""});
     out_ = dir + "/serve.out";
     err_ = dir + "/serve.err";
     std::vector<char*> argv;
@@ -83,9 +88,20 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   std::string stderr_text() const { return ReadFile(err_); }
   // Sends `sig` and returns the exit status (128 + signal when killed).
+  // A server that has not exited 30 s after `sig` is killed: -1.
   int Signal(int sig) {
     kill(pid_, sig);
-    return Wait();
+    for (int i = 0; i < 3000; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(pid_, SIGKILL);
+    Wait();
+    return -1;
   }
 
  private:
@@ -451,6 +467,28 @@ TEST_F(ServeTest, FailedLogWriteChangesNothingVisible) {
   ASSERT_EQ(status, 200);
   ASSERT_EQ(j["results"][0]["matches"].size(), 1u) << j;
   EXPECT_EQ(j["results"][0]["matches"][0]["id"], "base3");
+}
+
+// --threads beyond what a memory limit allows: the server starts the
+// workers it can, says so, serves with them and stops on SIGTERM (it printed
+// "serving", refused every connection and hung in pthread_cond_destroy).
+TEST_F(ServeTest, RefusedWorkerThreadsAreNotFatal) {
+  if (testing::Sanitized()) GTEST_SKIP() << "address-space limits and sanitizers do not mix";
+  // 1.5 GiB of address space: a few hundred 8 MiB thread stacks.
+  ServerProcess server(idx_, dir_, {"--threads", "100000"}, "ulimit -v 1572864");
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  EXPECT_NE(server.stderr_text().find("of 100000 worker threads"), std::string::npos)
+      << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_connection_timeout(10, 0);
+  c.set_read_timeout(10, 0);
+  ExpectHealthy(c);
+  int status = 0;
+  const Json j =
+      Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(base_[1]) + R"("}]})",
+           &status);
+  EXPECT_EQ(status, 200) << j;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
 // Eight client threads send the members of 100 near-duplicate groups (each

@@ -16,13 +16,18 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <deque>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <system_error>
 #include <thread>
 
 #include "boilerplate_pass.h"
@@ -77,6 +82,81 @@ int StatusCodeOf(const Status& s) {
   if (s.IsNotFound()) return 404;
   return 500;
 }
+
+// httplib's worker pool, started before the server says it is serving.
+// httplib's own ThreadPool threw out of listen when the system refused a
+// thread (a memory or process limit): the server had printed its address,
+// refused connections and hung on SIGTERM. This one keeps half of the
+// workers started when one is refused (the rest of the address space is
+// the requests'), as neardup's ThreadPool does, and runs with those.
+class ServePool : public httplib::TaskQueue {
+ public:
+  explicit ServePool(int threads) {
+    workers_.reserve(static_cast<size_t>(threads));
+    for (int w = 0; w < threads; ++w) {
+      try {
+        workers_.emplace_back([this, w] { Work(w); });
+      } catch (const std::system_error& e) {
+        start_error_ = e.what();
+        const size_t keep = workers_.size() / 2;
+        {
+          std::lock_guard lock(mu_);
+          max_worker_ = static_cast<int>(keep);
+        }
+        wake_.notify_all();
+        while (workers_.size() > keep) {
+          workers_.back().join();
+          workers_.pop_back();
+        }
+        break;
+      }
+    }
+  }
+  ~ServePool() override { shutdown(); }
+
+  int threads() const { return static_cast<int>(workers_.size()); }
+  const std::string& start_error() const { return start_error_; }
+
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::lock_guard lock(mu_);
+      jobs_.push_back(std::move(fn));
+    }
+    wake_.notify_one();
+  }
+  void shutdown() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    workers_.clear();
+  }
+
+ private:
+  void Work(int w) {
+    for (;;) {
+      std::function<void()> fn;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || w >= max_worker_ || !jobs_.empty(); });
+        if (w >= max_worker_ || (stop_ && jobs_.empty())) return;
+        fn = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      fn();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::string start_error_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;  // guarded by mu_
+  bool stop_ = false;                       // guarded by mu_
+  int max_worker_ = INT_MAX;                // workers at or above it leave; guarded by mu_
+};
 
 // A request's documents, fingerprinted, with its options.
 struct Batch {
@@ -509,8 +589,20 @@ bool Server::Run() {
   http_.set_tcp_nodelay(true);
   http_.set_read_timeout(flags_.read_timeout_s, 0);
   http_.set_write_timeout(flags_.read_timeout_s, 0);
-  const int threads = flags_.threads;
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // The workers start here, before the address is printed; httplib takes
+  // the pool when it listens (and deletes it).
+  auto pool = std::make_unique<ServePool>(flags_.threads);
+  if (pool->threads() == 0) {
+    std::fprintf(stderr, "neardup: error: cannot start a worker thread: %s\n",
+                 pool->start_error().c_str());
+    return false;
+  }
+  if (pool->threads() < flags_.threads) {
+    std::fprintf(stderr,
+                 "neardup: warning: started %d of %d worker threads (%s); serving with %d\n",
+                 pool->threads(), flags_.threads, pool->start_error().c_str(), pool->threads());
+  }
+  http_.new_task_queue = [p = pool.release()] { return p; };
   // A keep-alive connection serves this many requests before it is closed
   // (httplib's default, 5, made clients reconnect every fifth request).
   http_.set_keep_alive_max_count(100000);
