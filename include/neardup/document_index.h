@@ -223,8 +223,9 @@ class DocumentIndex {
 
   // A new empty index to be written at `path` (read-write; replaces whatever
   // is there on Commit). options.bits, max_k, blocks, expected_size and
-  // build_threads are used. InvalidArgument for bad options or a
-  // pipeline_json that is not a JSON object of the right member types.
+  // build_threads are used. InvalidArgument for bad options, a pipeline_json
+  // that is not a JSON object of the right member types, or a `path` that
+  // names no file (empty, ending in '/', a directory).
   static Result<std::unique_ptr<DocumentIndex>> Create(const std::string& path,
                                                        const DocumentIndexHeader& header,
                                                        const PermutedTableOptions& options);

@@ -518,6 +518,13 @@ struct DocumentIndex::Rep {
     if (mode != Mode::kReadWrite) {
       return Status::InvalidArgument(path + ": opened read-only");
     }
+    // A forked child shares its parent's lock and would write the files
+    // under the parent's feet (one of the two losing its changes).
+    if (lock && !lock->HeldByThisProcess()) {
+      return Status::InvalidArgument(path +
+                                     ": opened for writing by the parent of this forked process; "
+                                     "changes are refused here (open it after the fork)");
+    }
     return Status::OK();
   }
 
@@ -868,6 +875,10 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
                                                             const PermutedTableOptions& options,
                                                             std::span<const std::string> ids,
                                                             std::span<const Fingerprint> fps) {
+  if (path.empty() || path.back() == '/' || std::filesystem::is_directory(path)) {
+    return Status::InvalidArgument("an index needs a file name to be written to, not \"" + path +
+                                   "\"");
+  }
   NEARDUP_RETURN_IF_ERROR(CheckHeader(header, options.bits));
   if (ids.size() != fps.size()) {
     return Status::InvalidArgument("ids and fingerprints differ in number");

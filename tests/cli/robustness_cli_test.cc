@@ -83,6 +83,10 @@ TEST(CliUsageTest, NegativeAndHugeNumbersAreUsageErrors) {
       {"index", "query", "-k", "-1", "/nonexistent/x.ndx"},
       {"eval", "docs", "--corpus", "x", "--report", "y", "--threads", "-3"},
       {"eval", "docs", "--corpus", "x", "--report", "y", "--share", "1.5"},
+      // Negative limits wrapped to huge ones (limits off) before.
+      {"serve", "--index", "/nonexistent/x.ndx", "--max-body-bytes", "-1"},
+      {"serve", "--index", "/nonexistent/x.ndx", "--max-batch", "-5"},
+      {"serve", "--index", "/nonexistent/x.ndx", "--threads", "-2"},
   };
   for (const auto& args : cases) {
     const auto r = RunCli(args, "文本\n");

@@ -730,12 +730,15 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
                 "Require \"Authorization: Bearer TOKEN\" with the token in this file "
                 "(every endpoint but /healthz)");
   s->add_option("--max-body-bytes", flags->max_body_bytes,
-                "Largest request body; larger is 413 (default 16 MiB)");
+                "Largest request body, chunked or not; larger is 413 (default 16 MiB)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--max-batch", flags->max_batch,
-                "Most documents, fingerprints or ids per request; more is 413 (default 10000)");
+                "Most documents, fingerprints or ids per request; more is 413 (default 10000)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--threads", flags->threads,
                 "Worker threads: connections served at once, each keep-alive connection holds "
-                "one (default 64)");
+                "one (default 64)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--read-timeout", flags->read_timeout_s,
                 "Seconds a client may take to send a request (default 10)")
       ->check(CLI::Range(1, 3600));
