@@ -67,6 +67,28 @@ TEST(DedupCliTest, ClusterModeRecordsAndOutputs) {
       << r.err;
 }
 
+// Ids 5 and "5" are one id: dedup warns (it said nothing while `index build`
+// refused the same input) and still handles both documents.
+TEST(DedupCliTest, RepeatedIdsAreWarnedAbout) {
+  const std::string text = "近重复检测的测试文本，这是同一段内容，用来检验重复的编号。";
+  const std::string input = "{\"id\":5,\"text\":\"" + text + "\"}\n{\"id\":\"5\",\"text\":\"" +
+                            text + "\"}\n{\"id\":\"6\",\"text\":\"另一段不同的文字。\"}\n";
+  auto r = RunCli({"dedup", "-", "-q"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: 1 document(s) repeat an earlier document's id (first: \"5\", "
+                       "documents 1 and 2"),
+            std::string::npos)
+      << r.err;
+  const auto records = ParseJsonLines(r.out);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_TRUE(records[1]["duplicate"].get<bool>());
+  // Unique ids: no warning.
+  r = RunCli({"dedup", "-", "-q"}, "{\"id\":\"a\",\"text\":\"" + text +
+                                       "\"}\n{\"id\":\"b\",\"text\":\"" + text + "\"}\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("repeat an earlier"), std::string::npos) << r.err;
+}
+
 TEST(DedupCliTest, KeepPolicies) {
   const auto by_field = RunCli(
       {"dedup", "--method", "tfidf", "-", "-k", "6", "--keep", "field:score", "-q"}, Corpus());

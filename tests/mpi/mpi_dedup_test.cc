@@ -623,8 +623,50 @@ TEST_F(MpiDedupTest, UnreadableSplitPieceFailsEveryRankWithItsReason) {
   const CommandResult r = Spawn(argv, {}, out);
   EXPECT_NE(r.exit_code, 124) << "the job hung\n" << r.err;
   EXPECT_NE(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("big.jsonl: cannot read"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("stage fingerprint failed on rank(s) 1"), std::string::npos) << r.err;
+  // Caught when the ranks compare what they read (AgreeOnInputs), before
+  // the line count that hung.
+  EXPECT_NE(
+      r.err.find("rank 1: error in stage fingerprint: big.jsonl: cannot read it on this rank"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("stage fingerprint failed on rank(s) 0, 1, 2"), std::string::npos) << r.err;
+}
+
+// Ranks must read the same inputs: a rank whose copy of a file differs from
+// rank 0's (same size, other bytes) or whose input directory is empty fails
+// the job naming the input (it exited 0 with other output before: 6,500
+// documents instead of 7,000, or none).
+TEST_F(MpiDedupTest, RanksThatSeeOtherInputsFailTheJob) {
+  std::string all;
+  for (const std::string& in : inputs_) all += testing::ReadFile(in);
+  const std::string a = dir_ + "/copy_a", b = dir_ + "/copy_b";
+  fs::create_directories(a + "/docs");
+  fs::create_directories(b + "/docs");
+  testing::WriteFile(a + "/big.jsonl", all);
+  std::string other = all;
+  other[other.size() / 2] = other[other.size() / 2] == 'x' ? 'y' : 'x';  // same size
+  ASSERT_EQ(other.size(), all.size());
+  testing::WriteFile(b + "/big.jsonl", other);
+  testing::WriteFile(a + "/docs/one.jsonl", all.substr(0, all.find('\n') + 1));
+  for (const char* input : {"big.jsonl", "docs"}) {
+    const std::string out = dir_ + "/other_" + input;
+    fs::create_directories(out);
+    std::vector<std::string> argv = {"/usr/bin/timeout", "120", NEARDUP_MPIEXEC,
+                                     "--allow-run-as-root", "--oversubscribe"};
+    const std::vector<std::string> dedup = {NEARDUP_MPI_PATH,      "dedup",     input, "--work-dir",
+                                            out + "/work",         "--threads", "1",   "-o",
+                                            out + "/records.jsonl"};
+    for (const std::string& wdir : {a, b}) {
+      if (argv.size() > 5) argv.push_back(":");
+      argv.insert(argv.end(), {"-np", "1", "--wdir", wdir});
+      argv.insert(argv.end(), dedup.begin(), dedup.end());
+    }
+    const CommandResult r = Spawn(argv, {}, out);
+    EXPECT_EQ(r.exit_code, 1) << input << "\n" << r.err;
+    EXPECT_NE(r.err.find(std::string("error in stage fingerprint: ") + input), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("read other bytes than rank"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(MpiDedupTest, UsageErrors) {

@@ -46,6 +46,7 @@ int RunDedup(DedupFlags dedup_flags) {
   const Result<InputStats> stats = FingerprintInputs(config, flags.input, boilerplate, &corpus);
   if (!stats.ok()) return Fail(stats.status());
   WarnBadScores(config, corpus.bad_scores);
+  WarnDuplicateIds(corpus.ids);
 
   // 3 + 4. Join, cluster, keep policy. Pairs go straight to --pairs-out: a
   // cluster of n identical documents has n (n - 1) / 2 of them.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "neardup/minhash_dedup.h"
 
@@ -295,6 +296,29 @@ void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
   if (bad_scores == 0) return;
   std::cerr << "neardup: warning: " << bad_scores << " document(s) with a non-numeric \""
             << config.score_field << "\" field rank below every number\n";
+}
+
+size_t WarnDuplicateIds(std::span<const std::string> ids) {
+  std::unordered_map<std::string_view, size_t> first;  // id -> its first document
+  first.reserve(ids.size());
+  size_t repeats = 0;
+  size_t example_first = 0, example = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto [it, fresh] = first.emplace(ids[i], i);
+    if (fresh) continue;
+    if (repeats++ == 0) {
+      example_first = it->second;
+      example = i;
+    }
+  }
+  if (repeats == 0) return 0;
+  std::cerr << "neardup: warning: " << repeats
+            << " document(s) repeat an earlier document's id (first: \"" << ids[example]
+            << "\", documents " << example_first + 1 << " and " << example + 1
+            << " of the input); each is deduplicated on its own, but the records, pairs and "
+               "\"nearest\" name documents by id, which is ambiguous for these (a number id 5 "
+               "and a string \"5\" are the same id)\n";
+  return repeats;
 }
 
 Result<std::unique_ptr<DedupWriter>> DedupWriter::Open(const DedupConfig& config) {

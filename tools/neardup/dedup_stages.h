@@ -103,6 +103,12 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
 // "neardup: warning: N document(s) with a non-numeric field..." when any.
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores);
 
+// "neardup: warning: N document(s) repeat an earlier document's id..." when
+// any id repeats (the rule, README "dedup"): every document is deduplicated
+// on its own, by its place in the input; records, pairs and "nearest" name
+// documents by id, so a repeated id makes them ambiguous. Returns the count.
+size_t WarnDuplicateIds(std::span<const std::string> ids);
+
 // Stage 5: the outputs. Open() creates --output (before the input is read, so
 // that a bad path fails early); OpenPairs() --pairs-out; pair_sink() is
 // DedupOptions::pair_sink for it. `ids` must hold every document's id by

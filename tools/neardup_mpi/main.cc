@@ -297,6 +297,93 @@ void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* 
   }
 }
 
+// XXH3-64 of the bytes of unit `x` of `path` (a directory: its regular
+// files' relative names and bytes, in name order); 0 when it cannot be read.
+uint64_t UnitDigest(const std::string& path, const Unit& x) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  std::string buffer(1u << 20, '\0');
+  bool ok = true;
+  const auto add = [&](const std::string& file, uint64_t begin, uint64_t end) {
+    std::FILE* f = std::fopen(file.c_str(), "rb");
+    if (f == nullptr || std::fseek(f, static_cast<long>(begin), SEEK_SET) != 0) {
+      if (f != nullptr) std::fclose(f);
+      ok = false;
+      return;
+    }
+    uint64_t left = end - begin;
+    size_t n = 0;
+    while (left > 0 &&
+           (n = std::fread(buffer.data(), 1, std::min<uint64_t>(left, buffer.size()), f)) > 0) {
+      XXH3_64bits_update(state, buffer.data(), n);
+      left -= n;
+    }
+    if (std::ferror(f)) ok = false;
+    std::fclose(f);
+  };
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<std::string> files;
+    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec)) files.push_back(fs::relative(it->path(), path, ec).string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::string& name : files) {
+      XXH3_64bits_update(state, name.data(), name.size() + 1);
+      add((fs::path(path) / name).string(), 0, UINT64_MAX);
+    }
+  } else {
+    add(path, x.begin, x.end);
+  }
+  const uint64_t digest = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  if (!ok) return 0;
+  return digest == 0 ? 1 : digest;
+}
+
+// Ranks agree on what they read: every unit is digested by the rank that
+// reads it and once more by the rank before it (rank r checks rank r + 1's
+// units: every byte is read twice in all, not once per rank), and the two
+// digests must match. A rank that read another version of an input (same
+// size, other bytes) or an empty directory made the job exit 0 with other
+// output. IOError on the rank that owns a unit it cannot read or whose
+// digests differ.
+Status AgreeOnInputs(const World& w, const std::vector<std::string>& inputs,
+                     const std::vector<uint64_t>& cut, const std::vector<Unit>& units) {
+  std::vector<uint64_t> own(units.size(), 0), check(units.size(), 0);
+  const auto range = [&](int r) {
+    return std::pair<size_t, size_t>(cut[static_cast<size_t>(r)], cut[static_cast<size_t>(r) + 1]);
+  };
+  const auto [own_begin, own_end] = range(w.rank);
+  for (size_t u = own_begin; u < own_end; ++u)
+    own[u] = UnitDigest(inputs[units[u].input], units[u]);
+  if (w.size > 1) {
+    const auto [begin, end] = range((w.rank + 1) % w.size);
+    for (size_t u = begin; u < end; ++u) check[u] = UnitDigest(inputs[units[u].input], units[u]);
+  }
+  AllReduceSum(w, &own);
+  AllReduceSum(w, &check);
+  const int checker = (w.rank + w.size - 1) % w.size;
+  for (size_t u = own_begin; u < own_end; ++u) {
+    const Unit& x = units[u];
+    const std::string name = inputs[x.input];
+    if (own[u] == 0) {
+      return Status::IOError(name +
+                             ": cannot read it on this rank (every rank must see the same "
+                             "files)");
+    }
+    if (w.size == 1 || own[u] == check[u]) continue;
+    const std::string where =
+        x.pieces > 1 ? " (bytes " + std::to_string(x.begin) + ".." + std::to_string(x.end) + ")"
+                     : "";
+    return Status::IOError(name + where + ": rank " + std::to_string(w.rank) +
+                           " read other bytes than rank " + std::to_string(checker) +
+                           (check[u] == 0 ? ", which cannot read it" : "") +
+                           ": every rank must see the same files");
+  }
+  return Status::OK();
+}
+
 // Each piece's first line: every rank counts the line breaks of its pieces,
 // the counts are summed over the ranks and added up per input.
 Status NumberLines(const World& w, const std::vector<std::string>& inputs,
@@ -1363,6 +1450,8 @@ int Run::Main() {
   code = timed("fingerprint", [&] {
     // Every rank goes on to Fingerprint's collectives, or none does: a rank
     // that returned alone left the others waiting in them forever.
+    const Status agreed = AgreeOnInputs(w_, config_->flags.input.inputs, cut_, units_);
+    if (!AllRanksOk(w_, agreed)) return agreed;
     const Status numbered = NumberLines(w_, config_->flags.input.inputs, cut_, &units_);
     if (!AllRanksOk(w_, numbered)) return numbered;  // OK on the others: EndStage fails them
     return Fingerprint(&any_needed);
