@@ -140,6 +140,14 @@ struct ReadOptions {
   // ("meta.body" reads {"meta":{"body":"..."}}). A record without its text
   // field is reported (kMissingField) and counted; without its id field, the
   // document gets the default id.
+  // The input's character encoding, an ICU converter name (GB18030, GBK,
+  // Big5, Shift_JIS, ...): what is read (after decompression) is converted
+  // to UTF-8. Empty: UTF-8, read as is; a file that is not UTF-8 gets its
+  // first invalid UTF-8 report completed with ICU's charset detector's guess
+  // ("the file looks like GB18030 ...: --encoding GB18030 converts it").
+  // An unknown name makes every file unreadable (reported). Not with a byte
+  // range (range_begin/range_end).
+  std::string encoding;
   std::string id_field = "id";
   std::string text_field = "text";
   std::string title_field = "title";

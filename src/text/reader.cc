@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unicode/ucnv.h>
+#include <unicode/ucsdet.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -693,6 +695,10 @@ class InputFile {
     inflating_ = false;
     if (zstd_ != nullptr) ZSTD_freeDCtx(zstd_);
     zstd_ = nullptr;
+    if (from_ != nullptr) ucnv_close(from_);
+    if (to_utf8_ != nullptr) ucnv_close(to_utf8_);
+    from_ = to_utf8_ = nullptr;
+    converted_eof_ = false;
     codec_ = Codec::kPlain;
     in_.clear();
     in_pos_ = 0;
@@ -943,6 +949,7 @@ class InputFile {
   bool Fill() {
     buffer_.erase(0, start_);
     start_ = 0;
+    if (from_ != nullptr) return FillConverted();
     const size_t old = buffer_.size();
     buffer_.resize(old + (1 << 17));
     const size_t n = ReadChunk(buffer_.data() + old, 1 << 17);
@@ -950,6 +957,69 @@ class InputFile {
     return n > 0;
   }
 
+  // Fill through the converters: the decoded bytes, in the encoding given,
+  // become UTF-8 (ICU's substitution for a byte sequence the encoding does
+  // not define: U+FFFD, then reported as any other replacement would be).
+  bool FillConverted() {
+    if (converted_eof_) return false;
+    std::string raw(1 << 17, '\0');
+    const size_t n = ReadChunk(raw.data(), raw.size());
+    const bool flush = n == 0;
+    const char* src = raw.data();
+    const size_t old = buffer_.size();
+    for (;;) {
+      char out[1 << 16];
+      char* target = out;
+      UErrorCode status = U_ZERO_ERROR;
+      ucnv_convertEx(to_utf8_, from_, &target, out + sizeof(out), &src, raw.data() + n, pivot_,
+                     &pivot_source_, &pivot_target_, pivot_ + kPivotChars, /*reset=*/false, flush,
+                     &status);
+      buffer_.append(out, static_cast<size_t>(target - out));
+      if (status == U_BUFFER_OVERFLOW_ERROR) continue;
+      if (U_FAILURE(status)) {
+        error_ = std::string("cannot convert from ") + ucnv_getName(from_, &status) + ": " +
+                 u_errorName(status);
+        converted_eof_ = true;
+      }
+      break;
+    }
+    if (flush) converted_eof_ = true;
+    return buffer_.size() > old || !converted_eof_;
+  }
+
+ public:
+  // Converts what is read from `encoding` (an ICU converter name: GB18030,
+  // GBK, Big5, Shift_JIS...) to UTF-8; the empty string or "UTF-8" reads
+  // bytes as they are. Returns the reason when ICU knows no such encoding.
+  std::string SetEncoding(const std::string& encoding) {
+    if (encoding.empty() || Lower(encoding) == "utf-8" || Lower(encoding) == "utf8") return "";
+    UErrorCode status = U_ZERO_ERROR;
+    from_ = ucnv_open(encoding.c_str(), &status);
+    if (U_FAILURE(status)) {
+      from_ = nullptr;
+      return "unknown encoding '" + encoding + "' (--encoding takes an ICU converter name)";
+    }
+    to_utf8_ = ucnv_open("UTF-8", &status);
+    pivot_source_ = pivot_target_ = pivot_;
+    return "";
+  }
+
+  // The decoded bytes at the start of the file (up to `n`), for the
+  // encoding detector; they stay to be read.
+  std::string_view Head(size_t n) {
+    while (buffer_.size() - start_ < n && Fill()) {
+    }
+    return std::string_view(buffer_).substr(start_, std::min(n, buffer_.size() - start_));
+  }
+
+ private:
+  static constexpr size_t kPivotChars = 1 << 12;
+  UConverter* from_ = nullptr;  // --encoding; null: UTF-8, read as is
+  UConverter* to_utf8_ = nullptr;
+  UChar pivot_[kPivotChars];
+  UChar* pivot_source_ = pivot_;
+  UChar* pivot_target_ = pivot_;
+  bool converted_eof_ = false;
   int fd_ = -1;
   Codec codec_ = Codec::kPlain;
   z_stream zs_{};
@@ -1064,13 +1134,24 @@ class DocumentReaderImpl final : public DocumentReader {
         return;
       }
     }
-    const std::string error = file_.Open(p.path, /*walked=*/!p.named, options_.range_begin);
-    if (!error.empty() || (ranged() && file_.compressed())) {
-      Report(InputIssue::Kind::kUnreadable, name, 0,
-             error.empty() ? "a byte range of a compressed file cannot be read" : error);
+    std::string error = file_.Open(p.path, /*walked=*/!p.named, options_.range_begin);
+    if (error.empty() && ranged() && file_.compressed()) {
+      error = "a byte range of a compressed file cannot be read";
+    }
+    if (error.empty() && ranged() && !options_.encoding.empty()) {
+      error = "a byte range of a file read with --encoding cannot be read";
+    }
+    if (error.empty()) error = file_.SetEncoding(options_.encoding);
+    if (!error.empty()) {
+      Report(InputIssue::Kind::kUnreadable, name, 0, error);
       file_.Close();
       return;
     }
+    // The file's start is sampled (a piece of a file read in byte ranges
+    // other than the first says nothing).
+    encoding_hint_ = options_.encoding.empty() && options_.range_begin == 0
+                         ? EncodingHint(file_.Head(1 << 16))
+                         : "";
     // A file read in pieces counts once: in its first piece.
     if (options_.range_begin == 0) ++stats_.files;
     file_open_ = true;
@@ -1352,7 +1433,8 @@ class DocumentReaderImpl final : public DocumentReader {
     if (repair.invalid + replaced > 0) {
       Report(InputIssue::Kind::kInvalidUtf8, source_, doc->line,
              "invalid UTF-8: " + std::to_string(repair.invalid + replaced) +
-                 " sequence(s) replaced with U+FFFD in document " + doc->id);
+                 " sequence(s) replaced with U+FFFD in document " + doc->id + encoding_hint_);
+      encoding_hint_.clear();  // once per file
     }
     if (repair.nul > 0) {
       Report(
@@ -1364,7 +1446,46 @@ class DocumentReaderImpl final : public DocumentReader {
     stats_.bytes += doc->text.size();
   }
 
+  // When `head` (a file's first bytes) is not UTF-8 and ICU's charset
+  // detector takes it for a legacy CJK encoding (confidence >= 50): "; the file looks like NAME
+  // (ICU's charset detector, confidence N): --encoding NAME converts it".
+  static std::string EncodingHint(std::string_view head) {
+    // A multi-byte character cut at the end of the sample is not an error.
+    size_t end = head.size();
+    for (int i = 0; i < 3 && end > 0 && (static_cast<unsigned char>(head[end - 1]) & 0xC0) == 0x80;
+         ++i) {
+      --end;
+    }
+    if (end > 0 && static_cast<unsigned char>(head[end - 1]) >= 0xC0) --end;
+    if (utf8::IsValid(head.substr(0, end))) return "";
+    UErrorCode status = U_ZERO_ERROR;
+    UCharsetDetector* detector = ucsdet_open(&status);
+    if (U_FAILURE(status)) return "";
+    ucsdet_setText(detector, head.data(), static_cast<int32_t>(head.size()), &status);
+    const UCharsetMatch* match = ucsdet_detect(detector, &status);
+    std::string hint;
+    if (U_SUCCESS(status) && match != nullptr) {
+      const char* name = ucsdet_getName(match, &status);
+      const int32_t confidence = ucsdet_getConfidence(match, &status);
+      // Only the legacy CJK encodings, and only a confident guess: a UTF-8
+      // file with a few stray bytes is not "ISO-8859-1".
+      static constexpr std::string_view kLegacy[] = {"GB18030",     "Big5",       "EUC-JP",
+                                                     "EUC-KR",      "Shift_JIS",  "ISO-2022-CN",
+                                                     "ISO-2022-JP", "ISO-2022-KR"};
+      if (U_SUCCESS(status) && name != nullptr && confidence >= 50 &&
+          std::find(std::begin(kLegacy), std::end(kLegacy), std::string_view(name)) !=
+              std::end(kLegacy)) {
+        hint = std::string("; the file looks like ") + name +
+               " (ICU's charset detector, confidence " + std::to_string(confidence) +
+               "): --encoding " + name + " converts it";
+      }
+    }
+    ucsdet_close(detector);
+    return hint;
+  }
+
   ReadOptions options_;
+  std::string encoding_hint_;  // added to the open file's first invalid UTF-8 report
   InputStats stats_;
   std::deque<Pending> pending_;
   InputFile file_;

@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <random>
+#include <string>
+#include <tuple>
 
 #include "neardup/text.h"
 #include "tests/testing/test_util.h"
@@ -95,6 +97,61 @@ TEST(ReaderTest, InvalidUtf8AndNulAreReplacedAndCounted) {
   EXPECT_EQ(r.stats.invalid_utf8, 1u);
   EXPECT_EQ(r.stats.nul_bytes, 1u);
   EXPECT_EQ(r.issues.size(), 2u);
+}
+
+// GBK/GB18030 and Big5 input: the first invalid UTF-8 report of a file says
+// which encoding ICU's detector takes it for (it said nothing but one
+// warning per document before), and ReadOptions::encoding converts it to the
+// UTF-8 text of the same documents.
+TEST(ReaderTest, LegacyChineseEncodingsAreDetectedAndConverted) {
+  const std::string dir = MakeTempDir("reader_encoding");
+  const std::string gb_text =
+      "近重复检测的测试文本，编码转换。第二句话在这里，用来让检测器有足够的字节。";
+  const std::string b5_text =
+      "近重複檢測的測試文本，編碼轉換。第二句話在這裡，用來讓檢測器有足夠的位元組。";
+  const std::string gb(
+      "\xbd\xfc\xd6\xd8\xb8\xb4\xbc\xec\xb2\xe2\xb5\xc4\xb2\xe2\xca\xd4\xce\xc4\xb1\xbe\xa3\xac\xb1"
+      "\xe0\xc2\xeb\xd7\xaa\xbb\xbb\xa1\xa3\xb5\xda\xb6\xfe\xbe\xe4\xbb\xb0\xd4\xda\xd5\xe2\xc0\xef"
+      "\xa3\xac\xd3\xc3\xc0\xb4\xc8\xc3\xbc\xec\xb2\xe2\xc6\xf7\xd3\xd0\xd7\xe3\xb9\xbb\xb5\xc4\xd7"
+      "\xd6\xbd\xda\xa1\xa3");
+  const std::string b5(
+      "\xaa\xf1\xad\xab\xbd\xc6\xc0\xcb\xb4\xfa\xaa\xba\xb4\xfa\xb8\xd5\xa4\xe5\xa5\xbb\xa1\x41\xbd"
+      "\x73\xbd\x58\xc2\xe0\xb4\xab\xa1\x43\xb2\xc4\xa4\x47\xa5\x79\xb8\xdc\xa6\x62\xb3\x6f\xb8\xcc"
+      "\xa1\x41\xa5\xce\xa8\xd3\xc5\xfd\xc0\xcb\xb4\xfa\xbe\xb9\xa6\xb3\xa8\xac\xb0\xf7\xaa\xba\xa6"
+      "\xec\xa4\xb8\xb2\xd5\xa1\x43");
+  std::string gb_file, b5_file;
+  for (int i = 0; i < 20; ++i) {
+    gb_file += "{\"id\":\"g" + std::to_string(i) + "\",\"text\":\"" + gb + "\"}\n";
+    b5_file += "{\"id\":\"b" + std::to_string(i) + "\",\"text\":\"" + b5 + "\"}\n";
+  }
+  WriteFile(dir + "/gb.jsonl", gb_file);
+  WriteFile(dir + "/b5.jsonl", b5_file);
+  for (const auto& [file, name, text] :
+       {std::tuple<std::string, std::string, std::string>{"gb.jsonl", "GB18030", gb_text},
+        {"b5.jsonl", "Big5", b5_text}}) {
+    ReadAllResult r = ReadAll({dir + "/" + file});
+    ASSERT_EQ(r.docs.size(), 20u) << file;
+    size_t hints = 0;
+    for (const InputIssue& issue : r.issues) {
+      if (issue.reason.find("the file looks like " + name) != std::string::npos &&
+          issue.reason.find("--encoding " + name + " converts it") != std::string::npos) {
+        ++hints;
+      }
+    }
+    EXPECT_EQ(hints, 1u) << file;  // once per file
+    ReadOptions options;
+    options.encoding = name;
+    r = ReadAll({dir + "/" + file}, options);
+    ASSERT_EQ(r.docs.size(), 20u) << file;
+    EXPECT_TRUE(r.issues.empty()) << file << ": " << r.issues[0].ToString();
+    for (const Document& d : r.docs) EXPECT_EQ(d.text, text) << file;
+  }
+  ReadOptions unknown;
+  unknown.encoding = "no-such-encoding";
+  const ReadAllResult r = ReadAll({dir + "/gb.jsonl"}, unknown);
+  EXPECT_TRUE(r.docs.empty());
+  ASSERT_EQ(r.issues.size(), 1u);
+  EXPECT_NE(r.issues[0].reason.find("unknown encoding"), std::string::npos);
 }
 
 TEST(ReaderTest, RepairUtf8FollowsMaximalSubparts) {

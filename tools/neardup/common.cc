@@ -86,6 +86,10 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
 }
 
 void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
+  cmd->add_option("--encoding", flags->encoding,
+                  "The inputs' character encoding, converted to UTF-8 with ICU (GB18030, GBK, "
+                  "Big5, Shift_JIS, ...; default UTF-8). A file that is not UTF-8 is reported "
+                  "with ICU's guess of its encoding");
   cmd->add_option("--input-format", flags->format,
                   "auto|jsonl|text|lines|roff (auto: by extension and content; gzip and zstd "
                   "content is decompressed in every format)")
@@ -406,6 +410,7 @@ Result<ReadOptions> MakeReadOptions(const InputFlags& flags) {
   if (!format.ok()) return format.status();
   r.format = *format;
   r.id_field = flags.id_field;
+  r.encoding = flags.encoding;
   r.text_field = flags.text_field;
   r.title_field = flags.title_field;
   r.title_from_first_line = flags.title_first_line;

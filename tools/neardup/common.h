@@ -26,6 +26,7 @@ namespace neardup::cli {
 struct InputFlags {
   std::vector<std::string> inputs;
   std::string format = "auto";
+  std::string encoding;  // ReadOptions::encoding
   std::string id_field = "id";
   std::string text_field = "text";
   std::string title_field = "title";
