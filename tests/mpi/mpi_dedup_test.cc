@@ -595,6 +595,26 @@ TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
   }
 }
 
+// --help, --version and usage errors are answered before MPI starts: they
+// work where MPI cannot start (here: a transport that does not exist, which
+// makes MPI_Init fail) and without mpirun.
+TEST(MpiCommandLineTest, HelpAndVersionDoNotStartMpi) {
+  const std::string dir = testing::MakeTempDir("mpi_command_line");
+  const std::vector<std::string> broken_mpi = {"OMPI_MCA_pml=no-such-pml"};
+  CommandResult r = Spawn({NEARDUP_MPI_PATH, "--version"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "neardup-mpi " NEARDUP_VERSION "\n");
+  r = Spawn({NEARDUP_MPI_PATH, "--help"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: neardup-mpi"), std::string::npos) << r.out;
+  r = Spawn({NEARDUP_MPI_PATH, "dedup", "--help"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--work-dir"), std::string::npos) << r.out;
+  r = Spawn({NEARDUP_MPI_PATH, "dedup", "in.jsonl"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--work-dir is required"), std::string::npos) << r.err;
+}
+
 TEST_F(MpiDedupTest, UsageErrors) {
   // Standard input cannot be split among ranks.
   const std::string out = dir_ + "/usage";

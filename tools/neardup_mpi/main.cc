@@ -1398,15 +1398,27 @@ int Run::Main() {
 }  // namespace
 }  // namespace neardup::mpi
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  neardup::mpi::World world;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+namespace {
 
+// The rank of this process before MPI_Init, from the launcher's environment
+// (Open MPI, PMIx, MPICH/Slurm's PMI); 0 when started without one.
+int LauncherRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The command line is parsed before MPI starts: --help, --version and usage
+  // errors need no MPI library at run time and no launcher; every rank parses
+  // the same arguments, so every rank ends here alike, and rank 0 prints.
   neardup::mpi::MpiFlags flags;
-  CLI::App app{"neardup-mpi: neardup dedup over the ranks of an MPI job (doc/distributed.md)"};
+  CLI::App app{"neardup-mpi: neardup dedup over the ranks of an MPI job (doc/distributed.md)",
+               "neardup-mpi"};
+  app.set_version_flag("--version", "neardup-mpi " NEARDUP_VERSION);
   app.require_subcommand(1);
   CLI::App* cmd = app.add_subcommand(
       "dedup",
@@ -1420,19 +1432,23 @@ int main(int argc, char** argv) {
   cmd->add_flag("--resume", flags.resume,
                 "Reuse the shards and band ranges an earlier run of the same command line (and "
                 "rank count) finished under --work-dir");
-  int code = 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    code = world.rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-    MPI_Finalize();
-    return code == 0 ? 0 : neardup::cli::kExitUsage;
+    const int code = LauncherRank() == 0 ? app.exit(e) : e.get_exit_code();
+    return code == 0 ? neardup::cli::kExitOk : neardup::cli::kExitUsage;
   }
+
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  neardup::mpi::World world;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
   for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]) != "--resume") flags.identity += std::string(argv[i]) + "\n";
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
-  code = neardup::mpi::Run(world, std::move(flags)).Main();
+  const int code = neardup::mpi::Run(world, std::move(flags)).Main();
   MPI_Finalize();
   return code;
 }
