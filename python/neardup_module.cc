@@ -521,6 +521,7 @@ PYBIND11_MODULE(_neardup, m) {
   using namespace neardup;
   using namespace neardup::python;
   m.doc() = "The C++ half of the neardup module; use `import neardup`.";
+  m.attr("__version__") = NEARDUP_VERSION;  // CMake's project version
 
   g_error = NewException("neardup.Error", PyExc_Exception, "An error of the neardup library.");
   g_invalid_argument = NewException(
