@@ -17,8 +17,10 @@ Every call that fingerprints or searches releases the GIL.
 """
 
 import math as _math
+import os as _os
 
 from . import _neardup
+from ._neardup import __version__  # CMake's project version, as `neardup --version`
 from ._neardup import (
     Error,
     Index,
@@ -29,6 +31,13 @@ from ._neardup import (
     explain,
     fingerprint,
 )
+
+# A wheel (pip install .) carries the data files (the marker words of the
+# `improved` method) in neardup/data; the CLI's install keeps them in
+# <prefix>/share/neardup, where the library looks by itself.
+_DATA_DIR = _os.path.join(_os.path.dirname(__file__), "data")
+if _os.path.isdir(_DATA_DIR) and "NEARDUP_DATA_DIR" not in _os.environ:
+    _os.environ["NEARDUP_DATA_DIR"] = _DATA_DIR
 
 try:
     import numpy as _numpy
