@@ -110,6 +110,18 @@ fi
 grep -q "^Subcommands:" "$work/help.txt" || fail "neardup --help lists no subcommands"
 version=$("$root/$prefix/bin/neardup" --version) || fail "neardup --version"
 echo "neardup --version: $version"
+# The man pages hold the options of --help; the completion completes
+# subcommands and options from the packaged tool.
+if [ -n "$have_man" ]; then
+  zcat "$root/$prefix/share/man/man1/neardup-dedup.1.gz" | grep -q 'unique\\-out' ||
+    fail "neardup-dedup.1 lacks --unique-out"
+fi
+completions=$(PATH=$root/$prefix/bin:$PATH bash -c '
+  source "$1"
+  complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _neardup; echo "${COMPREPLY[*]}"; }
+  complete_words neardup ded; complete_words neardup index bu; complete_words neardup dedup --unique-o
+' _ "$root/$prefix/share/bash-completion/completions/neardup")
+[ "$completions" = $'dedup\nbuild\n--unique-out' ] || fail "bash completion: $completions"
 if [ -n "$have_mpi" ]; then
   # An MPI that would fail to start (no such transport): --version and --help
   # must not start it.
