@@ -12,6 +12,7 @@
 // subclasses InvalidArgumentError (also a ValueError) and NotFoundError (also
 // a FileNotFoundError).
 
+#include <pthread.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -67,28 +68,50 @@ struct PyMethod {
   Method method;
 };
 
+// Held while a pipeline is built (for the whole build). os.fork() takes it
+// first (pthread_atfork, registered at import): a child forked while another
+// thread built a pipeline inherited this mutex locked by a thread it does not
+// have, and the build's own half-done state, and hung on its first
+// fingerprint. Now the fork waits for the build to end.
+std::mutex& PipelineMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+
+void LockPipelinesForFork() { PipelineMutex().lock(); }
+void UnlockPipelinesAfterFork() { PipelineMutex().unlock(); }
+
 // The pipeline of a method, built on first use and shared afterwards.
 std::shared_ptr<const Pipeline> PipelineFor(const Method& method) {
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<const Pipeline>> cache;
+  static auto* cache = new std::map<std::string, std::shared_ptr<const Pipeline>>;
   const std::string key = method.ToString() + '\n' + method.pipeline.segmenter.jieba_dir + '\n' +
                           method.pipeline.data_dir;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
+  std::lock_guard<std::mutex> lock(PipelineMutex());
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
   std::shared_ptr<const Pipeline> pipeline = Value(Pipeline::Create(method.pipeline));
-  cache.emplace(key, pipeline);
+  cache->emplace(key, pipeline);
   return pipeline;
 }
 
-// None (the default method), a method's text form or a neardup.Method.
-Method ToMethod(const py::handle& obj) {
-  if (obj.is_none()) return Method::Default();
-  if (py::isinstance<py::str>(obj)) return Value(Method::Parse(obj.cast<std::string>()));
-  if (py::isinstance<PyMethod>(obj)) return obj.cast<const PyMethod&>().method;
-  throw py::type_error(
-      "method must be None, a str (e.g. 'tfidf,bits=64') or a neardup.Method, not " +
-      std::string(py::str(obj.get_type().attr("__name__"))));
+// None (the default method), a method's text form or a neardup.Method, for
+// the call `what`: every call of the module fingerprints, so minhash (no
+// fingerprint) is refused as the CLI refuses it (Method::RequireSimHash).
+Method ToMethod(const py::handle& obj, const char* what) {
+  Method method;
+  if (obj.is_none()) {
+    method = Method::Default();
+  } else if (py::isinstance<py::str>(obj)) {
+    method = Value(Method::Parse(obj.cast<std::string>()));
+  } else if (py::isinstance<PyMethod>(obj)) {
+    method = obj.cast<const PyMethod&>().method;
+  } else {
+    throw py::type_error(
+        "method must be None, a str (e.g. 'tfidf,bits=64') or a neardup.Method, not " +
+        std::string(py::str(obj.get_type().attr("__name__"))));
+  }
+  Check(method.RequireSimHash(what));
+  return method;
 }
 
 // The UTF-8 bytes of a str (or the bytes of a bytes object), valid while
@@ -156,7 +179,7 @@ Fingerprint FromInt(const py::int_& value, int bits) {
 
 py::int_ FingerprintText(const py::handle& text, const py::handle& method_obj,
                          const py::handle& title) {
-  const Method method = ToMethod(method_obj);
+  const Method method = ToMethod(method_obj, "fingerprint");
   const std::string_view t = TextOf(text, "text");
   const std::string_view h = title.is_none() ? std::string_view() : TextOf(title, "title");
   DocumentFingerprint fp;
@@ -169,7 +192,7 @@ py::int_ FingerprintText(const py::handle& text, const py::handle& method_obj,
 
 // (bits, bytes): per text one native uint64 (64 bits) or two, hi then lo.
 py::tuple FingerprintBatch(const py::iterable& texts, const py::handle& method_obj, int threads) {
-  const Method method = ToMethod(method_obj);
+  const Method method = ToMethod(method_obj, "fingerprint_batch");
   if (threads < 0) throw py::value_error("threads must be >= 0 (0: all cores)");
   const PinnedTexts pinned = Pin(texts, "texts");
   const int bits = method.pipeline.bits;
@@ -199,7 +222,7 @@ int Distance(const py::handle& a, const py::handle& b, const py::handle& method_
     const Fingerprint fb = FromInt(b.cast<py::int_>(), 128);
     return HammingDistance(fa, fb);
   }
-  const Method method = ToMethod(method_obj);
+  const Method method = ToMethod(method_obj, "distance");
   const std::string_view ta = TextOf(a, "a");
   const std::string_view tb = TextOf(b, "b");
   py::gil_scoped_release release;
@@ -213,7 +236,7 @@ int Distance(const py::handle& a, const py::handle& b, const py::handle& method_
 // cmd_explain.cc has the derivation).
 py::dict Explain(const py::handle& a, const py::handle& b, const py::handle& method_obj, int top) {
   if (top < 0) throw py::value_error("top must be >= 0 (0: every feature)");
-  const Method method = ToMethod(method_obj);
+  const Method method = ToMethod(method_obj, "explain");
   const std::string_view texts[2] = {TextOf(a, "a"), TextOf(b, "b")};
   struct Row {
     std::string text;
@@ -292,7 +315,7 @@ py::tuple DedupTexts(const py::iterable& texts, const py::iterable& titles,
                      const std::vector<std::optional<double>>& scores, const py::handle& method_obj,
                      std::optional<int> k, const std::string& mode, const std::string& keep,
                      int threads) {
-  const Method method = ToMethod(method_obj);
+  const Method method = ToMethod(method_obj, "neardup.dedup (Python)");
   DedupOptions options;
   options.k = k ? *k : method.default_k;
   if (options.k < 0 || options.k > method.pipeline.bits / 4) {
@@ -364,7 +387,7 @@ class PyIndex {
  public:
   static std::unique_ptr<PyIndex> Create(const std::string& path, const py::handle& method_obj,
                                          std::optional<int> max_k, int threads) {
-    Method method = ToMethod(method_obj);
+    Method method = ToMethod(method_obj, "Index.create");
     auto index = std::make_unique<PyIndex>();
     {
       py::gil_scoped_release release;
@@ -522,6 +545,7 @@ PYBIND11_MODULE(_neardup, m) {
   using namespace neardup::python;
   m.doc() = "The C++ half of the neardup module; use `import neardup`.";
   m.attr("__version__") = NEARDUP_VERSION;  // CMake's project version
+  pthread_atfork(&LockPipelinesForFork, &UnlockPipelinesAfterFork, &UnlockPipelinesAfterFork);
 
   g_error = NewException("neardup.Error", PyExc_Exception, "An error of the neardup library.");
   g_invalid_argument = NewException(

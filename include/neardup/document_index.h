@@ -213,10 +213,19 @@ class DocumentIndex {
                                                      Mode mode = Mode::kReadOnly,
                                                      const DocumentIndexOptions& options = {});
 
+  // The files beside an index at `path` that it owns: Build, Commit, Compact
+  // and Open write, replace or delete them (PATH, PATH.ids, PATH.log,
+  // PATH.lock, PATH.tmp). A crashed commit can also leave PATH.ids.<hex> and
+  // PATH.log.<hex>: IsOwnedFile says whether `file` is any of them (names
+  // compared as given: pass both paths in the same canonical form).
+  static std::vector<std::string> OwnedFiles(const std::string& path);
+  static bool IsOwnedFile(const std::string& path, const std::string& file);
+
   // A new empty index to be written at `path` (read-write; replaces whatever
   // is there on Commit). options.bits, max_k, blocks, expected_size and
-  // build_threads are used. InvalidArgument for bad options or a
-  // pipeline_json that is not a JSON object of the right member types.
+  // build_threads are used. InvalidArgument for bad options, a pipeline_json
+  // that is not a JSON object of the right member types, or a `path` that
+  // names no file (empty, ending in '/', a directory).
   static Result<std::unique_ptr<DocumentIndex>> Create(const std::string& path,
                                                        const DocumentIndexHeader& header,
                                                        const PermutedTableOptions& options);
@@ -276,7 +285,9 @@ class DocumentIndex {
 
   // Reads the whole committed index file and checks every section's
   // checksum and its structure (a version 2 file's sections are not read on
-  // Open, only when queries touch them). Corruption naming the file.
+  // Open, only when queries touch them). Corruption naming the file; also
+  // when the log's last record was dropped on Open (cut short, or failing
+  // its checksum: a torn write or a damaged batch), with its offset.
   Status Verify() const;
 
   // fsyncs the log (with options.sync == false, what was appended since the

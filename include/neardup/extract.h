@@ -34,6 +34,9 @@ struct ExtractOptions {
   uint64_t max_uncompressed_bytes = uint64_t{256} << 20;
   // The most bytes of text returned. Default 256 MiB.
   uint64_t max_text_bytes = uint64_t{256} << 20;
+  // The largest file ExtractText reads; a larger one is ResourceExhausted
+  // (so is a file that grows past it while read). Default 256 MiB.
+  uint64_t max_file_bytes = uint64_t{256} << 20;
 };
 
 enum class DocumentKind { kPlainText, kDocx, kPdf };
@@ -58,6 +61,9 @@ Result<std::string> ExtractPdfText(std::string_view bytes,
 
 // Reads `path`; docx and pdf are converted to text, any other file comes back
 // byte for byte. `kind`, when not null, receives what the file was taken for.
+// InvalidArgument "PATH: not a regular file" for a device, FIFO, socket or
+// directory (opened without blocking); ResourceExhausted for a file larger
+// than options.max_file_bytes.
 Result<std::string> ExtractText(const std::string& path,
                                 const ExtractOptions& options = ExtractOptions(),
                                 DocumentKind* kind = nullptr);

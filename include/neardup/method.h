@@ -106,6 +106,11 @@ struct Method {
   std::map<std::string, std::string> digests;
 
   bool is_minhash() const { return kind == MethodKind::kMinHash; }
+  // OK for a SimHash method; for minhash, which has no fingerprint,
+  // NotSupported "WHAT: the minhash method is supported by dedup only (it has
+  // no fingerprint; use a SimHash method such as chars5u)". Every front end
+  // (CLI, Python) asks this before fingerprinting, indexing or comparing.
+  Status RequireSimHash(std::string_view what) const;
 
   // The default method: chars5 (character 5-grams by count, 128 bits, k = 24).
   static Method Default();

@@ -2,12 +2,16 @@
 
 #include "neardup/extract.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
 namespace neardup {
 namespace {
@@ -33,12 +37,35 @@ DocumentKind DetectDocumentKind(std::string_view path, std::string_view bytes) {
 
 Result<std::string> ExtractText(const std::string& path, const ExtractOptions& options,
                                 DocumentKind* kind) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::IOError(path + ": read error");
-  std::string bytes = std::move(ss).str();
+  // Only a regular file: a device (/dev/zero), a FIFO or a directory would
+  // be read without end or not at all. Checked on the opened descriptor.
+  // Opened without blocking (a FIFO would wait for a writer).
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Status::InvalidArgument(path + ": not a regular file");
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(fdopen(fd, "rb"), &std::fclose);
+  if (!f) {
+    close(fd);
+    return Status::IOError(path + ": cannot open: " + std::strerror(errno));
+  }
+  const auto too_large = [&] {
+    return Status::ResourceExhausted(path + ": larger than " +
+                                     std::to_string(options.max_file_bytes) + " bytes");
+  };
+  if (static_cast<uint64_t>(st.st_size) > options.max_file_bytes) return too_large();
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), f.get())) > 0) {
+    if (n > options.max_file_bytes - bytes.size()) return too_large();  // it grew
+    bytes.append(buf, n);
+  }
+  if (std::ferror(f.get())) return Status::IOError(path + ": read error");
   const DocumentKind k = DetectDocumentKind(path, bytes);
   if (kind) *kind = k;
   switch (k) {

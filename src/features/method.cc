@@ -416,6 +416,14 @@ std::string Method::ShortName() const {
   return ToString();
 }
 
+Status Method::RequireSimHash(std::string_view what) const {
+  if (!is_minhash()) return Status::OK();
+  return Status::NotSupported(std::string(what) +
+                              ": the minhash method is supported by dedup only (it has no "
+                              "fingerprint; use a SimHash method such as " +
+                              std::string(kDefaultMethod) + ")");
+}
+
 Status Method::Validate() const { return Validate(/*bands_rows=*/true); }
 
 Status Method::Validate(bool bands_rows) const {

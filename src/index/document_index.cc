@@ -334,6 +334,27 @@ Result<RawPair> ReadCommittedPair(const std::string& path, bool preload) {
   return last;
 }
 
+}  // namespace
+
+std::vector<std::string> DocumentIndex::OwnedFiles(const std::string& path) {
+  return {path, IdsPath(path), LogPath(path), LockPath(path), path + ".tmp"};
+}
+
+bool DocumentIndex::IsOwnedFile(const std::string& path, const std::string& file) {
+  for (const std::string& owned : OwnedFiles(path)) {
+    if (file == owned) return true;
+  }
+  for (const std::string& prefix : {IdsPath(path) + ".", LogPath(path) + "."}) {
+    if (file.size() == prefix.size() + 16 && file.starts_with(prefix) &&
+        file.find_first_not_of("0123456789abcdef", prefix.size()) == std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
 // Names a crashed commit can leave: PATH.tmp and PATH.ids.<16 hex digits>.
 // PATH.log.<16 hex digits> too (a background compaction's new log).
 bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep) {
@@ -486,6 +507,9 @@ struct DocumentIndex::Rep {
   std::shared_ptr<index_internal::LogWriter> log;
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
+  // The log's dropped tail when it was opened (ParsedLog::tail): Verify
+  // reports it.
+  std::string log_tail;
   // Set when a log append failed: the memory holds a change the log may
   // lack, so no further change is accepted (reopen the index).
   Status log_failed;
@@ -493,6 +517,13 @@ struct DocumentIndex::Rep {
   Status CheckWritable() const {
     if (mode != Mode::kReadWrite) {
       return Status::InvalidArgument(path + ": opened read-only");
+    }
+    // A forked child shares its parent's lock and would write the files
+    // under the parent's feet (one of the two losing its changes).
+    if (lock && !lock->HeldByThisProcess()) {
+      return Status::InvalidArgument(path +
+                                     ": opened for writing by the parent of this forked process; "
+                                     "changes are refused here (open it after the fork)");
     }
     return Status::OK();
   }
@@ -600,6 +631,12 @@ struct DocumentIndex::Rep {
     uint64_t end = 0;
   };
   Status Persist(const std::vector<LogOp>& ops, PendingSync* pending);
+  // After a failed log append the memory holds changes the log lacks: the
+  // committed pair and the log as written are read again in their place, so
+  // that a failed call changes nothing a reader sees (Query, Contains,
+  // Stats). Best effort: when they cannot be read, the memory stays as it
+  // is (changes are refused either way, log_failed).
+  void RestoreFromDisk();
   // Waits for *pending; REQUIRES: `mu` not held.
   Status Await(const PendingSync& pending);
   Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
@@ -796,6 +833,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
                                   "-bit index");
       }
       NEARDUP_RETURN_IF_ERROR(rep->Replay(parsed, LogPath(path)));
+      rep->log_tail = parsed.tail;
       log = std::move(parsed);
     }
   }
@@ -837,6 +875,10 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
                                                             const PermutedTableOptions& options,
                                                             std::span<const std::string> ids,
                                                             std::span<const Fingerprint> fps) {
+  if (path.empty() || path.back() == '/' || std::filesystem::is_directory(path)) {
+    return Status::InvalidArgument("an index needs a file name to be written to, not \"" + path +
+                                   "\"");
+  }
   NEARDUP_RETURN_IF_ERROR(CheckHeader(header, options.bits));
   if (ids.size() != fps.size()) {
     return Status::InvalidArgument("ids and fingerprints differ in number");
@@ -1011,6 +1053,10 @@ Status DocumentIndex::Compact() {
 
 Status DocumentIndex::Verify() const {
   std::shared_lock lock(rep_->mu);
+  if (!rep_->log_tail.empty()) {
+    return Status::Corruption(rep_->log_tail +
+                              "; its batch is not applied (a read-write open cuts it)");
+  }
   const index_internal::IndexFileV2* base = rep_->index->base();
   // A version 1 file's checksum was verified when it was read.
   return base != nullptr ? base->Verify() : Status::OK();
@@ -1068,6 +1114,7 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* p
                                  ": the log could not be written, so changes are refused "
                                  "until the index is reopened: " +
                                  s.message());
+    RestoreFromDisk();
     return s;
   }
   log_bytes = log->bytes();
@@ -1086,6 +1133,20 @@ Status DocumentIndex::Rep::Persist(const std::vector<LogOp>& ops, PendingSync* p
     }
   }
   return Status::OK();
+}
+
+void DocumentIndex::Rep::RestoreFromDisk() {
+  DocumentIndexOptions o = options;
+  o.preload = false;
+  auto fresh = DocumentIndex::Open(path, Mode::kReadOnly, o);
+  if (!fresh.ok()) return;
+  Rep& f = *(*fresh)->rep_;
+  if (f.committed_checksum != committed_checksum) return;  // not the pair this object wrote
+  index = std::move(f.index);
+  names = std::move(f.names);
+  ++epoch;  // queries in flight search again
+  dirty = f.dirty;
+  log_records = f.log_records;
 }
 
 Status DocumentIndex::Rep::Await(const PendingSync& pending) {
@@ -1225,6 +1286,7 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
   log = new_log;
   log_bytes = new_log ? new_log->bytes() : 0;
   log_records = new_log ? 1 : 0;
+  log_tail.clear();  // the log it described is stale
   committed_checksum = checksum;
   const auto after = [&](const Status& s) {
     return Status::IOError(path + ": committed, but " + s.message());

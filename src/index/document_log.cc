@@ -80,6 +80,7 @@ Result<ParsedLog> ParseLog(std::string_view bytes, const std::string& file) {
   ParsedLog log;
   if (bytes.size() < kLogHeaderSize) {
     log.torn_tail = !bytes.empty();
+    if (log.torn_tail) log.tail = Bad(file, 0, "the header is cut short").message();
     return log;
   }
   if (std::memcmp(bytes.data(), kLogMagic, sizeof(kLogMagic)) != 0) {
@@ -100,6 +101,8 @@ Result<ParsedLog> ParseLog(std::string_view bytes, const std::string& file) {
     const uint64_t left = bytes.size() - pos;
     if (left < kLogRecordHeaderSize) {
       log.torn_tail = true;
+      log.tail = Bad(file, pos, "a record header cut short (" + std::to_string(left) + " bytes)")
+                     .message();
       break;
     }
     const char* h = bytes.data() + pos;
@@ -109,12 +112,21 @@ Result<ParsedLog> ParseLog(std::string_view bytes, const std::string& file) {
     }
     if (len > left - kLogRecordHeaderSize) {
       log.torn_tail = true;  // the write stopped inside the record
+      log.tail = Bad(file, pos,
+                     "the last record is cut short (" + std::to_string(left) + " of " +
+                         std::to_string(kLogRecordHeaderSize + len) + " bytes)")
+                     .message();
       break;
     }
     const std::string_view payload(h + kLogRecordHeaderSize, len);
     if (XXH3_64bits(payload.data(), payload.size()) != Get64(h + 8)) {
       if (len == left - kLogRecordHeaderSize) {
         log.torn_tail = true;  // the last record, not completely on disk
+        log.tail = Bad(file, pos,
+                       "the last record fails its checksum (a torn write, or damage to an "
+                       "acknowledged batch of " +
+                           std::to_string(len) + " bytes)")
+                       .message();
         break;
       }
       return Bad(file, pos, "record checksum mismatch");

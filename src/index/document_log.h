@@ -48,12 +48,17 @@ struct ParsedLog {
   std::vector<LogBatch> batches;
   uint64_t good_bytes = 0;  // header + every complete record
   bool torn_tail = false;   // bytes after good_bytes were dropped
+  // Why they were dropped, "FILE: offset N: reason" (empty when none were):
+  // a record cut short, or a last record of its full length that fails its
+  // checksum (a torn write, or damage to an acknowledged batch).
+  std::string tail;
 };
 
 // Parses a whole log. `bytes` shorter than the header: an empty log with
 // base_checksum 0 (a crash while it was created). A torn last record (short,
 // or failing its checksum and ending exactly at the end of the file) is
-// dropped; anything else is Corruption "FILE: offset N: reason".
+// dropped and described in ParsedLog::tail; anything else is Corruption
+// "FILE: offset N: reason".
 Result<ParsedLog> ParseLog(std::string_view bytes, const std::string& file);
 
 // The bytes of one record holding `ops` (fingerprints of width `bits`).

@@ -8,9 +8,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "util/fault.h"
 
@@ -141,18 +145,62 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   return bytes;
 }
 
+namespace {
+
+// The lock files this process holds (or waits for), by device and inode: a
+// second flock on one of them from this process would wait for itself. A
+// forked child inherits the set with the parent's locks.
+std::mutex& HeldMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<std::pair<uint64_t, uint64_t>>& Held() {
+  static auto* held = new std::set<std::pair<uint64_t, uint64_t>>;
+  return *held;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Error(path, "cannot open the lock file", errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Error(path, "cannot stat the lock file", err);
+  }
+  const std::pair<uint64_t, uint64_t> key{st.st_dev, st.st_ino};
+  {
+    std::lock_guard lock(HeldMutex());
+    if (!Held().insert(key).second) {
+      ::close(fd);
+      return Status::InvalidArgument(
+          path +
+          ": already locked by this process (the index is open for writing here, or in the "
+          "parent this process was forked from); close it first");
+    }
+  }
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const int err = errno;
     ::close(fd);
+    std::lock_guard lock(HeldMutex());
+    Held().erase(key);
     return Error(path, "cannot lock", err);
   }
-  return std::unique_ptr<FileLock>(new FileLock(fd));
+  return std::unique_ptr<FileLock>(new FileLock(fd, key.first, key.second, ::getpid()));
 }
 
-FileLock::~FileLock() { ::close(fd_); }
+FileLock::~FileLock() {
+  ::close(fd_);
+  // In a forked child this was the parent's lock: closing the child's copy
+  // leaves the parent holding it, and the child's next Acquire waits for
+  // the parent like any other process.
+  std::lock_guard lock(HeldMutex());
+  Held().erase({dev_, ino_});
+}
+
+bool FileLock::HeldByThisProcess() const { return ::getpid() == pid_; }
 
 }  // namespace neardup::file

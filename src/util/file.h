@@ -56,8 +56,10 @@ Result<std::string> ReadWholeFile(const std::string& path);
 
 // An exclusive advisory lock (flock(2)) on `path`, created if absent and
 // never deleted (deleting a lock file races with the next locker). Blocks
-// until the lock is granted; released by the destructor or when the process
-// dies.
+// until another process releases it; released by the destructor or when the
+// process dies. A lock this process already holds (or one its parent held
+// when it forked: the child shares the parent's lock) is InvalidArgument at
+// once: flock would wait for it forever.
 class FileLock {
  public:
   static Result<std::unique_ptr<FileLock>> Acquire(const std::string& path);
@@ -65,9 +67,16 @@ class FileLock {
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
+  // False in a child forked while the lock was held: the lock is the
+  // parent's, and the child must not write what it guards.
+  bool HeldByThisProcess() const;
+
  private:
-  explicit FileLock(int fd) : fd_(fd) {}
+  FileLock(int fd, uint64_t dev, uint64_t ino, int pid)
+      : fd_(fd), dev_(dev), ino_(ino), pid_(pid) {}
   int fd_;
+  uint64_t dev_, ino_;  // the lock file's identity in the process's registry
+  int pid_;             // the process that acquired it
 };
 
 }  // namespace neardup::file

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -82,6 +83,10 @@ TEST(CliUsageTest, NegativeAndHugeNumbersAreUsageErrors) {
       {"index", "query", "-k", "-1", "/nonexistent/x.ndx"},
       {"eval", "docs", "--corpus", "x", "--report", "y", "--threads", "-3"},
       {"eval", "docs", "--corpus", "x", "--report", "y", "--share", "1.5"},
+      // Negative limits wrapped to huge ones (limits off) before.
+      {"serve", "--index", "/nonexistent/x.ndx", "--max-body-bytes", "-1"},
+      {"serve", "--index", "/nonexistent/x.ndx", "--max-batch", "-5"},
+      {"serve", "--index", "/nonexistent/x.ndx", "--threads", "-2"},
   };
   for (const auto& args : cases) {
     const auto r = RunCli(args, "文本\n");
@@ -156,6 +161,36 @@ TEST(CliWriteErrorTest, FullStandardOutputExitsOne) {
         << joined << "\n"
         << err;
   }
+}
+
+// Every file an index owns is an output of `index build`: naming one as
+// the input is refused before anything is written, and the user's file is
+// kept (IDX.log was deleted as a stale log, IDX.tmp replaced by the commit).
+TEST(CliOutputIsInputTest, NoFileOfTheIndexIsReadAsInput) {
+  const std::string dir = MakeTempDir("owned");
+  const std::string doc = "{\"id\":\"a\",\"text\":\"近重复检测的测试文本\"}\n";
+  for (const char* suffix : {".log", ".tmp", ".lock", ".ids", ".lines", ".ids.00112233445566ff",
+                             ".log.0011223344556677"}) {
+    const std::string input = dir + "/c" + suffix;
+    WriteFile(input, doc);
+    const auto r = RunCli({"index", "build", input, "-o", dir + "/c", "-q"});
+    EXPECT_EQ(r.exit_code, 2) << suffix << "\n" << r.err;
+    EXPECT_NE(r.err.find(input), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(input), doc) << suffix;
+    std::remove(input.c_str());
+  }
+  // Through a relative path and into an existing index: add and check too.
+  WriteFile(dir + "/d.jsonl", doc);
+  ASSERT_EQ(RunCli({"index", "build", dir + "/d.jsonl", "-o", dir + "/d", "-q"}).exit_code, 0);
+  WriteFile(dir + "/d.lines", doc);
+  const std::string dotted = dir + "/./d.lines";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"index", "add", "--index", dir + "/d", dotted, "-q"},
+        std::vector<std::string>{"index", "check", "--index", dir + "/d", dotted, "-q"}}) {
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << "\n" << r.err;
+  }
+  EXPECT_EQ(ReadFile(dir + "/d.lines"), doc);
 }
 
 }  // namespace

@@ -44,6 +44,26 @@ std::string MakeDocx(const std::string& body) {
   return MakeZip({{"[Content_Types].xml", "<Types/>"}, {"word/document.xml", DocumentXml(body)}});
 }
 
+// Only regular files are read, and only up to max_file_bytes: a directory
+// is refused, a file over the cap is ResourceExhausted. (/dev/zero and a
+// FIFO, which the old reader read without end or waited on, are checked
+// through the CLI under a memory and time limit: store_cli_test.cc.)
+TEST(ExtractTextTest, OnlyBoundedRegularFilesAreRead) {
+  const std::string dir = testing::MakeTempDir("extract");
+  Result<std::string> r = ExtractText(dir);
+  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  const std::string text = dir + "/a.txt";
+  testing::WriteFile(text, std::string(1000, 'x'));
+  ExtractOptions options;
+  options.max_file_bytes = 999;
+  r = ExtractText(text, options);
+  EXPECT_TRUE(r.status().IsResourceExhausted()) << r.status().ToString();
+  options.max_file_bytes = 1000;
+  r = ExtractText(text, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->size(), 1000u);
+}
+
 TEST(DocxTest, ParagraphsRunsTabsAndBreaks) {
   const std::string docx = MakeDocx(
       "<w:p><w:pPr><w:tabs><w:tab w:val=\"left\" w:pos=\"720\"/></w:tabs></w:pPr>"

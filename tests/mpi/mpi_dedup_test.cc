@@ -615,6 +615,38 @@ TEST(MpiCommandLineTest, HelpAndVersionDoNotStartMpi) {
   EXPECT_NE(r.err.find("--work-dir is required"), std::string::npos) << r.err;
 }
 
+// A rank that cannot read a piece of a split file (its node lacks the file:
+// here its working directory, with the input named relative to it) fails
+// the job on every rank with its reason; the ranks spun at 100 % CPU
+// forever before. The job is bounded (`timeout`, TERM to mpirun) so that a
+// hang fails the test instead of holding the machine.
+TEST_F(MpiDedupTest, UnreadableSplitPieceFailsEveryRankWithItsReason) {
+  std::string all;
+  for (const std::string& in : inputs_) all += testing::ReadFile(in);
+  const std::string here = dir_ + "/here", away = dir_ + "/away", out = dir_ + "/unreadable";
+  fs::create_directories(here);
+  fs::create_directories(away);
+  fs::create_directories(out);
+  testing::WriteFile(here + "/big.jsonl", all);
+  // Rank 0 (which cuts the file) sees it, ranks 1 and 2 do not; rank 1
+  // counts the lines of a middle piece.
+  std::vector<std::string> argv = {"/usr/bin/timeout", "120", NEARDUP_MPIEXEC,
+                                   "--allow-run-as-root", "--oversubscribe"};
+  const std::vector<std::string> dedup = {
+      NEARDUP_MPI_PATH, "dedup", "big.jsonl", "--work-dir",          out + "/work",
+      "--threads",      "1",     "-o",        out + "/records.jsonl"};
+  for (const auto& [n, wdir] : {std::pair<const char*, std::string>{"1", here}, {"2", away}}) {
+    if (argv.size() > 5) argv.push_back(":");
+    argv.insert(argv.end(), {"-np", n, "--wdir", wdir});
+    argv.insert(argv.end(), dedup.begin(), dedup.end());
+  }
+  const CommandResult r = Spawn(argv, {}, out);
+  EXPECT_NE(r.exit_code, 124) << "the job hung\n" << r.err;
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("big.jsonl: cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stage fingerprint failed on rank(s) 1"), std::string::npos) << r.err;
+}
+
 TEST_F(MpiDedupTest, UsageErrors) {
   // Standard input cannot be split among ranks.
   const std::string out = dir_ + "/usage";

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -47,9 +48,14 @@ using testing::WriteFile;
 class ServerProcess {
  public:
   // Starts the server on a free port and waits until it prints its address.
-  ServerProcess(const std::string& idx, const std::string& dir, std::vector<std::string> extra) {
+  // `shell`, when set, runs first in /bin/sh (a ulimit), which then execs
+  // the server.
+  ServerProcess(const std::string& idx, const std::string& dir, std::vector<std::string> extra,
+                const std::string& shell = "") {
     std::vector<std::string> args = {NEARDUP_CLI_PATH, "serve", "--index", idx, "--port", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
+    if (!shell.empty())
+      args.insert(args.begin(), {"/bin/sh", "-c", shell + "; exec \"$0\" \"$@\""});
     out_ = dir + "/serve.out";
     err_ = dir + "/serve.err";
     std::vector<char*> argv;
@@ -82,9 +88,20 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   std::string stderr_text() const { return ReadFile(err_); }
   // Sends `sig` and returns the exit status (128 + signal when killed).
+  // A server that has not exited 30 s after `sig` is killed: -1.
   int Signal(int sig) {
     kill(pid_, sig);
-    return Wait();
+    for (int i = 0; i < 3000; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(pid_, SIGKILL);
+    Wait();
+    return -1;
   }
 
  private:
@@ -324,6 +341,154 @@ TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
     ++lines;
   }
   EXPECT_GT(lines, 40);
+}
+
+// The server's peak resident memory (VmHWM), in bytes; 0 when unknown.
+size_t PeakResidentBytes(pid_t pid) {
+  std::istringstream status(ReadFile("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// A chunked body is bounded by --max-body-bytes like one with a
+// Content-Length: 24 MiB sent chunked to a server that takes 64 KiB is 413
+// and never held (httplib's own reader held it whole and answered 200; 1 GiB
+// of it made the kernel kill the server). A chunked body sent where no body
+// is taken is refused unread, not read whole first.
+TEST_F(ServeTest, ChunkedBodiesAreBoundedByMaxBodyBytes) {
+  signal(SIGPIPE, SIG_IGN);  // the server closes a refused body's connection
+  ServerProcess server(idx_, dir_, {"--max-body-bytes", "65536"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(30, 0);
+  ExpectHealthy(c);
+  const size_t before = PeakResidentBytes(server.pid());
+  ASSERT_GT(before, 0u);
+  constexpr size_t kBody = size_t{24} << 20;
+  const std::string head = R"({"documents":[{"id":"a","text":")";
+  const std::string block(1 << 16, 'x');
+  auto chunked = [&](const std::string& path) {
+    size_t sent = 0;
+    auto res = c.Post(
+        path.c_str(),
+        [&](size_t, httplib::DataSink& sink) {
+          if (sent == 0) sink.write(head.data(), head.size());
+          if (sent >= kBody) {
+            sink.write("\"}]}", 4);
+            sink.done();
+          } else if (!sink.write(block.data(), block.size())) {
+            return false;
+          }
+          sent += block.size();
+          return true;
+        },
+        "application/json");
+    return res ? res->status : -1;
+  };
+  // The server answers and closes the connection while the client still
+  // writes: the client may see the answer or the closed connection (-1);
+  // the access log has the status either way.
+  for (const char* path : {"/v1/query", "/v1/add", "/v1/nothing"}) {
+    const int status = chunked(path);
+    EXPECT_TRUE(status == (path[4] == 'n' ? 400 : 413) || status == -1) << path << " " << status;
+    ExpectHealthy(c);
+  }
+  // Each request's access log line is written once it is answered.
+  std::vector<Json> posts;
+  for (int i = 0; i < 250 && posts.size() < 3; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    posts.clear();
+    std::istringstream log(server.stderr_text());
+    for (std::string line; std::getline(log, line);) {
+      Json entry = Json::parse(line, nullptr, false);
+      if (entry.is_object() && entry.value("method", "") == "POST") posts.push_back(entry);
+    }
+  }
+  ASSERT_EQ(posts.size(), 3u) << server.stderr_text();
+  for (const Json& entry : posts) {
+    EXPECT_EQ(entry["status"], entry["path"] == "/v1/nothing" ? 400 : 413) << entry;
+    EXPECT_LE(entry["bytes_in"].get<size_t>(), 65536u) << entry;
+  }
+  // Well under the body: the server held at most its 64 KiB budget of it.
+  const size_t after = PeakResidentBytes(server.pid());
+  EXPECT_LT(after, before + (size_t{8} << 20)) << before << " -> " << after;
+  // A small chunked body is read and answered.
+  int status = 0;
+  auto res = c.Post(
+      "/v1/query",
+      [](size_t, httplib::DataSink& sink) {
+        const std::string body =
+            R"({"fingerprints":[{"id":"q","fingerprint":"000000000000000000000000000000ff"}]})";
+        sink.write(body.data(), body.size());
+        sink.done();
+        return true;
+      },
+      "application/json");
+  ASSERT_TRUE(res);
+  status = res->status;
+  EXPECT_EQ(status, 200) << res->body;
+}
+
+// A failed log write (the disk full at the log's first record, injected)
+// changes nothing visible: the batch answered 500 is neither found by
+// /v1/query nor counted by /v1/stats (both showed it until a restart), and
+// later changes are refused while queries go on.
+TEST_F(ServeTest, FailedLogWriteChangesNothingVisible) {
+  // Steps of a fresh log: write and fsync its header, fsync the directory;
+  // step 4 is the first record's write.
+  setenv("NEARDUP_FAULT_FAIL_AT", "4", 1);
+  ServerProcess server(idx_, dir_, {});
+  unsetenv("NEARDUP_FAULT_FAIL_AT");
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  const std::string fp = Hex(12345);
+  int status = 0;
+  Json j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"lost","fingerprint":")" + fp + R"("}]})",
+                &status);
+  EXPECT_EQ(status, 500) << j;
+  j = Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + fp + R"("}]})", &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_TRUE(j["results"][0]["matches"].empty()) << j;
+  auto stats = c.Get("/v1/stats");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(Json::parse(stats->body)["documents"], 100) << stats->body;
+  // Refused from here on, and still not visible.
+  j = Post(c, "/v1/check",
+           R"({"fingerprints":[{"id":"later","fingerprint":")" + Hex(777) + R"("}]})", &status);
+  EXPECT_EQ(status, 500) << j;
+  stats = c.Get("/v1/stats");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(Json::parse(stats->body)["documents"], 100) << stats->body;
+  // The base is still served.
+  j = Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(base_[3]) + R"("}]})",
+           &status);
+  ASSERT_EQ(status, 200);
+  ASSERT_EQ(j["results"][0]["matches"].size(), 1u) << j;
+  EXPECT_EQ(j["results"][0]["matches"][0]["id"], "base3");
+}
+
+// --threads beyond what a memory limit allows: the server starts the
+// workers it can, says so, serves with them and stops on SIGTERM (it printed
+// "serving", refused every connection and hung in pthread_cond_destroy).
+TEST_F(ServeTest, RefusedWorkerThreadsAreNotFatal) {
+  if (testing::Sanitized()) GTEST_SKIP() << "address-space limits and sanitizers do not mix";
+  // 1.5 GiB of address space: a few hundred 8 MiB thread stacks.
+  ServerProcess server(idx_, dir_, {"--threads", "100000"}, "ulimit -v 1572864");
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  EXPECT_NE(server.stderr_text().find("of 100000 worker threads"), std::string::npos)
+      << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_connection_timeout(10, 0);
+  c.set_read_timeout(10, 0);
+  ExpectHealthy(c);
+  int status = 0;
+  const Json j =
+      Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(base_[1]) + R"("}]})",
+           &status);
+  EXPECT_EQ(status, 200) << j;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
 // Eight client threads send the members of 100 near-duplicate groups (each

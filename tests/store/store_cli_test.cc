@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <zip.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,6 +33,31 @@ std::string MakeDocxFile(const std::string& dir, const std::string& paragraphs_x
   zip_file_add(z, "word/document.xml", src, 0);
   EXPECT_EQ(zip_close(z), 0);
   return path;
+}
+
+// `store add` of /dev/zero or a FIFO is refused at once ("not a regular
+// file"), the good file beside it is stored. Run under a 1 GiB address-space
+// limit and a 60 s timeout: the old reader read /dev/zero without end and
+// waited on the FIFO for a writer.
+TEST(StoreCliTest, DevicesAndFifosAreRefusedNotRead) {
+  if (testing::Sanitized()) GTEST_SKIP() << "address-space limits and sanitizers do not mix";
+  const std::string dir = testing::MakeTempDir("cli_store_devices");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  testing::WriteFile(dir + "/good.txt", "一份正常的文本");
+  const std::string cmd = "ulimit -v 1048576; timeout 60 '" + std::string(NEARDUP_CLI_PATH) +
+                          "' store add --store '" + dir + "/s.db' /dev/zero '" + fifo + "' '" +
+                          dir + "/good.txt' > '" + dir + "/out' 2> '" + dir + "/err' < /dev/null";
+  const int status = std::system(("/bin/sh -c \"" + cmd + "\"").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  const std::string err = testing::ReadFile(dir + "/err");
+  EXPECT_NE(code, 124) << "timed out\n" << err;
+  EXPECT_NE(code, 0) << err;
+  EXPECT_NE(err.find("/dev/zero: not a regular file"), std::string::npos) << err;
+  EXPECT_NE(err.find("fifo: not a regular file"), std::string::npos) << err;
+  const auto r = RunCli({"store", "ls", "--store", dir + "/s.db"});
+  EXPECT_NE(r.out.find("good.txt"), std::string::npos) << r.out << r.err;
 }
 
 TEST(StoreCliTest, LsEscapesControlCharactersInNames) {

@@ -7,6 +7,7 @@
 // This file only wires the library's calls to the command line.
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -158,6 +159,26 @@ Result<InputStats> ReadBatch(const IndexFlags& flags, const Method& method, Batc
       lines);
 }
 
+// No input may be one of the files the index at flags.index_path owns
+// (DocumentIndex::OwnedFiles, IDX.lines, a crashed commit's leftovers):
+// writing the index would replace or delete it.
+Status CheckIndexInputs(const IndexFlags& flags) {
+  std::vector<std::string> outputs = DocumentIndex::OwnedFiles(flags.index_path);
+  outputs.push_back(IndexLinesPath(flags.index_path));
+  NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(flags.input.inputs, outputs));
+  std::error_code ec;
+  const std::string index = std::filesystem::weakly_canonical(flags.index_path, ec).string();
+  for (const std::string& input : flags.input.inputs) {
+    if (input == "-") continue;
+    const std::string file = std::filesystem::weakly_canonical(input, ec).string();
+    if (!ec && DocumentIndex::IsOwnedFile(index, file)) {
+      return Status::InvalidArgument("the input " + input + " is a file of the index " +
+                                     flags.index_path + ": writing the index would replace it");
+    }
+  }
+  return Status::OK();
+}
+
 int RunBuild(IndexFlags flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "index"));
   auto method = MakeMethod(flags.pipeline);
@@ -171,8 +192,7 @@ int RunBuild(IndexFlags flags) {
         "index build needs -o IDX, the index file to write (an index is two files, IDX and "
         "IDX.ids, so it cannot go to standard output)"));
   }
-  NEARDUP_RETURN_IF_ERROR_CLI(
-      CheckInputsAndOutputs(flags.input.inputs, {flags.index_path, flags.index_path + ".ids"}));
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
   Batch batch;
   flags.input.progress = true;
   BoilerplatePass lines;  // boilerplate=lines: counted here, saved as IDX.lines
@@ -280,6 +300,7 @@ DocumentIndexOptions WriteAheadOptions() {
 }
 
 int RunAdd(const IndexFlags& flags) {
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
   // Read-write: the index's lock is held from here to the exit, so
   // concurrent adds run one after another and none is lost.
   Method method;
@@ -304,6 +325,7 @@ int RunAdd(const IndexFlags& flags) {
 // Query-or-add: each document's matches, and whether it was added, as one
 // step under the index's lock (DocumentIndex::Check).
 int RunCheck(const IndexFlags& flags) {
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
   Method method;
   const auto mode =
       flags.add_new ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly;

@@ -12,13 +12,22 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <climits>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <deque>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <system_error>
 #include <thread>
 
 #include "boilerplate_pass.h"
@@ -74,6 +83,81 @@ int StatusCodeOf(const Status& s) {
   return 500;
 }
 
+// httplib's worker pool, started before the server says it is serving.
+// httplib's own ThreadPool threw out of listen when the system refused a
+// thread (a memory or process limit): the server had printed its address,
+// refused connections and hung on SIGTERM. This one keeps half of the
+// workers started when one is refused (the rest of the address space is
+// the requests'), as neardup's ThreadPool does, and runs with those.
+class ServePool : public httplib::TaskQueue {
+ public:
+  explicit ServePool(int threads) {
+    workers_.reserve(static_cast<size_t>(threads));
+    for (int w = 0; w < threads; ++w) {
+      try {
+        workers_.emplace_back([this, w] { Work(w); });
+      } catch (const std::system_error& e) {
+        start_error_ = e.what();
+        const size_t keep = workers_.size() / 2;
+        {
+          std::lock_guard lock(mu_);
+          max_worker_ = static_cast<int>(keep);
+        }
+        wake_.notify_all();
+        while (workers_.size() > keep) {
+          workers_.back().join();
+          workers_.pop_back();
+        }
+        break;
+      }
+    }
+  }
+  ~ServePool() override { shutdown(); }
+
+  int threads() const { return static_cast<int>(workers_.size()); }
+  const std::string& start_error() const { return start_error_; }
+
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::lock_guard lock(mu_);
+      jobs_.push_back(std::move(fn));
+    }
+    wake_.notify_one();
+  }
+  void shutdown() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    workers_.clear();
+  }
+
+ private:
+  void Work(int w) {
+    for (;;) {
+      std::function<void()> fn;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || w >= max_worker_ || !jobs_.empty(); });
+        if (w >= max_worker_ || (stop_ && jobs_.empty())) return;
+        fn = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      fn();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::string start_error_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;  // guarded by mu_
+  bool stop_ = false;                       // guarded by mu_
+  int max_worker_ = INT_MAX;                // workers at or above it leave; guarded by mu_
+};
+
 // A request's documents, fingerprinted, with its options.
 struct Batch {
   std::vector<std::string> ids;  // every item, in order
@@ -102,14 +186,19 @@ class Server {
 
  private:
   void Route();
+  // Reads the request body into *body, at most --max-body-bytes of it
+  // whatever its framing (Content-Length or chunked); false (and an error
+  // answer, 413 when it is larger) when it cannot.
+  bool ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                httplib::Response& res, std::string* body) const;
   // Parses the request body into *batch; false (and an error answer) when
   // it is not what the endpoint takes. `need_ids`: every item needs an id.
-  bool ParseBatch(const httplib::Request& req, httplib::Response& res, bool need_ids,
+  bool ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                   Batch* batch) const;
-  void HandleQuery(const httplib::Request& req, httplib::Response& res);
-  void HandleAdd(const httplib::Request& req, httplib::Response& res);
-  void HandleCheck(const httplib::Request& req, httplib::Response& res);
-  void HandleRemove(const httplib::Request& req, httplib::Response& res);
+  void HandleQuery(const std::string& body, httplib::Response& res);
+  void HandleAdd(const std::string& body, httplib::Response& res);
+  void HandleCheck(const std::string& body, httplib::Response& res);
+  void HandleRemove(const std::string& body, httplib::Response& res);
   void HandleStats(httplib::Response& res);
   bool Authorized(const httplib::Request& req) const;
 
@@ -136,10 +225,57 @@ bool Server::Authorized(const httplib::Request& req) const {
   return diff == 0;
 }
 
-bool Server::ParseBatch(const httplib::Request& req, httplib::Response& res, bool need_ids,
+// The endpoints that take a body.
+constexpr const char* kPostPaths[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
+
+bool IsChunked(const httplib::Request& req) {
+  std::string te = req.get_header_value("Transfer-Encoding");
+  for (char& c : te) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return te.find("chunked") != std::string::npos;
+}
+
+// The size of the body the last request on this worker thread read, for the
+// access log (a body read by a content reader is not in Request::body).
+thread_local size_t last_body_bytes = 0;
+
+bool Server::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                      httplib::Response& res, std::string* body) const {
+  last_body_bytes = 0;
+  if (req.is_multipart_form_data()) {
+    res.set_header("Connection", "close");
+    SetError(res, 415, "the body must be JSON, not multipart/form-data");
+    return false;
+  }
+  bool too_large = false;
+  const bool read = reader([&](const char* data, size_t n) {
+    if (n > flags_.max_body_bytes - body->size()) {
+      too_large = true;
+      return false;  // stop reading: the rest is never held
+    }
+    body->append(data, n);
+    return true;
+  });
+  last_body_bytes = body->size();
+  if (read) return true;
+  // httplib refuses a Content-Length above the limit before reading (413).
+  if (!too_large && req.has_header("Content-Length") &&
+      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
+          flags_.max_body_bytes) {
+    too_large = true;
+  }
+  res.set_header("Connection", "close");
+  if (too_large) {
+    SetError(res, 413, "the body is larger than --max-body-bytes");
+  } else {
+    SetError(res, 400, "cannot read the request body (malformed framing or a timeout)");
+  }
+  return false;
+}
+
+bool Server::ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                         Batch* batch) const {
   // nlohmann's parser rejects ill-formed UTF-8 inside strings.
-  const Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
     SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
     return false;
@@ -286,9 +422,9 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
           Json{{"results", std::move(out)}, {"recall_at_max_k", index.Stats().tables.recall_at_k}});
 }
 
-void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
+void Server::HandleQuery(const std::string& body, httplib::Response& res) {
   Batch batch;
-  if (!ParseBatch(req, res, /*need_ids=*/false, &batch)) return;
+  if (!ParseBatch(body, res, /*need_ids=*/false, &batch)) return;
   // A query takes the readers' side of the lock only: Query, not Check.
   const int k = batch.k < 0 ? index_->max_k() : batch.k;
   Json out = Json::array();
@@ -305,20 +441,20 @@ void Server::HandleQuery(const httplib::Request& req, httplib::Response& res) {
                     {"recall_at_max_k", index_->Stats().tables.recall_at_k}});
 }
 
-void Server::HandleAdd(const httplib::Request& req, httplib::Response& res) {
+void Server::HandleAdd(const std::string& body, httplib::Response& res) {
   Batch batch;
-  if (!ParseBatch(req, res, /*need_ids=*/true, &batch)) return;
+  if (!ParseBatch(body, res, /*need_ids=*/true, &batch)) return;
   CheckAndAnswer(*index_, batch, CheckPolicy::kAddAlways, res);
 }
 
-void Server::HandleCheck(const httplib::Request& req, httplib::Response& res) {
+void Server::HandleCheck(const std::string& body, httplib::Response& res) {
   Batch batch;
-  if (!ParseBatch(req, res, /*need_ids=*/true, &batch)) return;
+  if (!ParseBatch(body, res, /*need_ids=*/true, &batch)) return;
   CheckAndAnswer(*index_, batch, CheckPolicy::kAddIfNew, res);
 }
 
-void Server::HandleRemove(const httplib::Request& req, httplib::Response& res) {
-  const Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+void Server::HandleRemove(const std::string& text, httplib::Response& res) {
+  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
   const auto ids = body.is_object() ? body.find("ids") : body.end();
   if (ids == body.end() || !ids->is_array()) {
@@ -356,16 +492,36 @@ void Server::HandleStats(httplib::Response& res) {
 }
 
 void Server::Route() {
-  http_.Post("/v1/query", [this](const auto& req, auto& res) { HandleQuery(req, res); });
-  http_.Post("/v1/add", [this](const auto& req, auto& res) { HandleAdd(req, res); });
-  http_.Post("/v1/check", [this](const auto& req, auto& res) { HandleCheck(req, res); });
-  http_.Post("/v1/remove", [this](const auto& req, auto& res) { HandleRemove(req, res); });
+  // The POST endpoints read their bodies themselves (ReadBody): httplib's
+  // own reader holds a chunked body whole whatever its size.
+  using Handler = void (Server::*)(const std::string&, httplib::Response&);
+  const Handler handlers[] = {&Server::HandleQuery, &Server::HandleAdd, &Server::HandleCheck,
+                              &Server::HandleRemove};
+  for (size_t i = 0; i < std::size(kPostPaths); ++i) {
+    const Handler handler = handlers[i];
+    http_.Post(kPostPaths[i], [this, handler](const httplib::Request& req, httplib::Response& res,
+                                              const httplib::ContentReader& reader) {
+      std::string body;
+      if (ReadBody(req, reader, res, &body)) (this->*handler)(body, res);
+    });
+  }
   http_.Get("/v1/stats", [this](const auto&, auto& res) { HandleStats(res); });
   http_.Get("/healthz", [](const auto&, auto& res) { SetJson(res, Json{{"status", "ok"}}); });
 
   // Before routing: the token (every path but /healthz) and the start time
   // for the access log.
   http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    last_body_bytes = 0;
+    // Any other request with a chunked body would have it read whole by
+    // httplib before it is answered: refused unread.
+    const bool post_endpoint =
+        req.method == "POST" &&
+        std::find(std::begin(kPostPaths), std::end(kPostPaths), req.path) != std::end(kPostPaths);
+    if (!post_endpoint && IsChunked(req)) {
+      res.set_header("Connection", "close");
+      SetError(res, 400, req.method + " " + req.path + " takes no chunked body");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.path != "/healthz" && !Authorized(req)) {
       res.set_header("WWW-Authenticate", "Bearer");
       SetError(res, 401, "a valid \"Authorization: Bearer TOKEN\" header is required");
@@ -377,10 +533,9 @@ void Server::Route() {
   // known path asked with another method is 405.
   http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // a handler's own error answer
-    static const char* const kPosts[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
     static const char* const kGets[] = {"/v1/stats", "/healthz"};
     if (res.status == 404) {
-      for (const char* p : kPosts) {
+      for (const char* p : kPostPaths) {
         if (req.path == p) {
           res.set_header("Allow", "POST");
           return SetError(res, 405, req.method + " " + req.path + ": only POST is allowed");
@@ -417,11 +572,12 @@ void Server::Route() {
                  {"method", req.method},
                  {"path", req.path},
                  {"status", res.status},
-                 {"bytes_in", req.body.size()},
+                 {"bytes_in", last_body_bytes},
                  {"bytes_out", res.body.size()}};
     const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     std::lock_guard lock(log_mu_);
     std::fputs(text.c_str(), stderr);
+    last_body_bytes = 0;
   });
 }
 
@@ -433,8 +589,20 @@ bool Server::Run() {
   http_.set_tcp_nodelay(true);
   http_.set_read_timeout(flags_.read_timeout_s, 0);
   http_.set_write_timeout(flags_.read_timeout_s, 0);
-  const int threads = flags_.threads;
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // The workers start here, before the address is printed; httplib takes
+  // the pool when it listens (and deletes it).
+  auto pool = std::make_unique<ServePool>(flags_.threads);
+  if (pool->threads() == 0) {
+    std::fprintf(stderr, "neardup: error: cannot start a worker thread: %s\n",
+                 pool->start_error().c_str());
+    return false;
+  }
+  if (pool->threads() < flags_.threads) {
+    std::fprintf(stderr,
+                 "neardup: warning: started %d of %d worker threads (%s); serving with %d\n",
+                 pool->threads(), flags_.threads, pool->start_error().c_str(), pool->threads());
+  }
+  http_.new_task_queue = [p = pool.release()] { return p; };
   // A keep-alive connection serves this many requests before it is closed
   // (httplib's default, 5, made clients reconnect every fifth request).
   http_.set_keep_alive_max_count(100000);
@@ -562,12 +730,15 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
                 "Require \"Authorization: Bearer TOKEN\" with the token in this file "
                 "(every endpoint but /healthz)");
   s->add_option("--max-body-bytes", flags->max_body_bytes,
-                "Largest request body; larger is 413 (default 16 MiB)");
+                "Largest request body, chunked or not; larger is 413 (default 16 MiB)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--max-batch", flags->max_batch,
-                "Most documents, fingerprints or ids per request; more is 413 (default 10000)");
+                "Most documents, fingerprints or ids per request; more is 413 (default 10000)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--threads", flags->threads,
                 "Worker threads: connections served at once, each keep-alive connection holds "
-                "one (default 64)");
+                "one (default 64)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--read-timeout", flags->read_timeout_s,
                 "Seconds a client may take to send a request (default 10)")
       ->check(CLI::Range(1, 3600));

@@ -225,7 +225,9 @@ void AddStoreCommand(CLI::App& app, ExitCode* exit_code) {
   add->add_option("--max-uncompressed", args->max_uncompressed,
                   "Bound on a docx member's uncompressed bytes")
       ->default_val(ExtractOptions().max_uncompressed_bytes);
-  add->add_option("FILE", args->files, "Files to add (stored under the path as given)")->required();
+  add->add_option("FILE", args->files,
+                  "Regular files to add (stored under the path as given; at most 256 MiB each)")
+      ->required();
   add->callback([args, exit_code] { exit_code->value = RunAdd(*args); });
 
   CLI::App* get = store->add_subcommand("get", "Write a stored file (SHA-256 verified)");

@@ -191,11 +191,7 @@ Result<Method> MakeMethod(const PipelineFlags& flags) {
 Status RequireSimHash(const PipelineFlags& flags, std::string_view command) {
   auto method = MakeMethod(flags);
   if (!method.ok()) return method.status();
-  if (!method->is_minhash()) return Status::OK();
-  return Status::NotSupported(std::string(command) +
-                              ": the minhash method is supported by dedup only (it has no "
-                              "fingerprint; use a SimHash method such as " +
-                              std::string(kDefaultMethod) + ")");
+  return method->RequireSimHash(command);
 }
 
 Status ResolvePipelineFlags(PipelineFlags* flags) {

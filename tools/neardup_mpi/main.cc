@@ -56,6 +56,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -140,6 +141,12 @@ struct StageReport {
   uint64_t bytes_moved = 0;  // sent by all ranks together
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
 };
+
+// Collective: whether `status` is OK on every rank.
+bool AllRanksOk(const World& w, const Status& status) {
+  const std::vector<uint64_t> failed = AllGatherU64(w, status.ok() ? 0 : 1);
+  return std::count(failed.begin(), failed.end(), 1u) == 0;
+}
 
 // Ends a stage collectively: -1 when every rank succeeded, else the exit
 // status (each failed rank has printed its reason; rank 0 names them).
@@ -301,7 +308,8 @@ Status NumberLines(const World& w, const std::vector<std::string>& inputs,
     if (x.pieces == 1 || x.piece + 1 == x.pieces) continue;  // no later piece needs it
     std::FILE* f = std::fopen(inputs[x.input].c_str(), "rb");
     if (f == nullptr || std::fseek(f, static_cast<long>(x.begin), SEEK_SET) != 0) {
-      status = Status::IOError(inputs[x.input] + ": cannot read to count its lines");
+      status = Status::IOError(inputs[x.input] +
+                               ": cannot read to count its lines: " + std::strerror(errno));
       if (f != nullptr) std::fclose(f);
       continue;
     }
@@ -1353,7 +1361,10 @@ int Run::Main() {
   CutInputs(w_, config_->flags.input, &units_, &cut_);
   bool any_needed = false;
   code = timed("fingerprint", [&] {
-    NEARDUP_RETURN_IF_ERROR(NumberLines(w_, config_->flags.input.inputs, cut_, &units_));
+    // Every rank goes on to Fingerprint's collectives, or none does: a rank
+    // that returned alone left the others waiting in them forever.
+    const Status numbered = NumberLines(w_, config_->flags.input.inputs, cut_, &units_);
+    if (!AllRanksOk(w_, numbered)) return numbered;  // OK on the others: EndStage fails them
     return Fingerprint(&any_needed);
   });
   if (code >= 0) return code;
