@@ -113,6 +113,13 @@ struct InputStats {
   uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced, file names escaped
   uint64_t nul_bytes = 0;      // documents with NUL bytes replaced
   uint64_t skipped = 0;        // paths skipped on purpose (links, special files in directories)
+  // For a message when nothing could be read: how the first file opened was
+  // read ("jsonl", "text", "lines", "roff", "docx", "pdf"; then ", gzip",
+  // ", zstd", ... when it was compressed; empty before any file), and the
+  // field names of the first JSONL records (up to three records and 24
+  // names; each record's in name order; a nested object's as "outer.inner").
+  std::string first_format;
+  std::vector<std::string> first_fields;
 
   // Issues that dropped something or altered a document (everything but kSkipped).
   uint64_t problems() const {

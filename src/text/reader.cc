@@ -787,6 +787,18 @@ class InputFile {
   // Decoded bytes ReadLine has consumed (line breaks included).
   uint64_t consumed() const { return consumed_; }
   bool compressed() const { return codec_ != Codec::kPlain; }
+  // "gzip", "zstd", ...; empty for a plain file.
+  std::string_view codec_name() const {
+    switch (codec_) {
+      case Codec::kPlain:
+        return "";
+      case Codec::kGzip:
+        return "gzip";
+      case Codec::kZstd:
+        return "zstd";
+    }
+    return "";
+  }
 
   // True when the last ReadLine failed in the middle of a line.
   bool dropped_partial_line() const { return dropped_partial_line_; }
@@ -1122,9 +1134,10 @@ class DocumentReaderImpl final : public DocumentReader {
       Report(InputIssue::Kind::kUnreadable, source_, 0, error);
       return false;
     }
+    DocumentKind kind = DocumentKind::kPlainText;
     if (options_.format == InputFormat::kAuto && source_ != "-") {
       // .docx and .pdf: their text, through libzip + pugixml and poppler.
-      const DocumentKind kind = DetectDocumentKind(source_, content);
+      kind = DetectDocumentKind(source_, content);
       if (kind != DocumentKind::kPlainText) {
         ExtractOptions extract;
         extract.max_text_bytes = options_.max_document_bytes;
@@ -1144,6 +1157,12 @@ class DocumentReaderImpl final : public DocumentReader {
       }
     }
     if (content.starts_with(kUtf8Bom)) content.erase(0, kUtf8Bom.size());
+    NoteFormat(kind == DocumentKind::kDocx  ? "docx"
+               : kind == DocumentKind::kPdf ? "pdf"
+               : format_ == InputFormat::kRoff ||
+                       (options_.format == InputFormat::kAuto && LooksLikeRoff(content))
+                   ? "roff"
+                   : "text");
     doc->id = source_;
     doc->title.clear();
     doc->fields.clear();
@@ -1171,6 +1190,7 @@ class DocumentReaderImpl final : public DocumentReader {
   }
 
   bool ReadLineDocument(Document* doc) {
+    NoteFormat(format_ == InputFormat::kJsonl ? "jsonl" : "lines");
     std::string& line = line_buffer_;  // for lines not whole in the buffer; kept between calls
     std::string error;
     bool too_long = false, endless = false;
@@ -1214,6 +1234,7 @@ class DocumentReaderImpl final : public DocumentReader {
         FinishText(std::string(view), doc);
         return true;
       }
+      if (sampled_records_ < kSampledRecords) SampleFields(view);
       if (ParseJsonLine(view, doc)) return true;
     }
     if (!error.empty()) {
@@ -1341,6 +1362,51 @@ class DocumentReaderImpl final : public DocumentReader {
     return true;
   }
 
+  // InputStats::first_format, from the first file that gets this far.
+  void NoteFormat(std::string_view format) {
+    if (!stats_.first_format.empty()) return;
+    stats_.first_format = format;
+    if (file_.compressed()) {
+      stats_.first_format += ", ";
+      stats_.first_format += file_.codec_name();
+    }
+  }
+
+  // InputStats::first_fields: the field names of a JSONL line (nested
+  // objects' as "outer.inner"), added to those of the lines before. Only the
+  // first kSampledRecords lines that are objects take this parse.
+  void SampleFields(std::string_view view) {
+    std::string line(view);
+    RepairUtf8(&line, /*replace_nul=*/false);
+    JsonLineScan scan;
+    std::string reason;
+    if (!PrepareJsonLine(&line, &scan, &reason)) return;  // too deep: malformed anyway
+    nlohmann::json object;
+    try {
+      object = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      return;  // malformed: reported by the parse that counts
+    }
+    if (!object.is_object()) return;
+    ++sampled_records_;
+    std::vector<std::string>& names = stats_.first_fields;
+    const auto add = [&names](std::string name) {
+      if (names.size() < kSampledFields &&
+          std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
+    };
+    for (const auto& [key, value] : object.items()) {
+      if (!value.is_object() || value.empty()) {
+        add(key);
+        continue;
+      }
+      for (const auto& [inner, unused] : value.items()) add(key + "." + inner);
+    }
+  }
+  static constexpr int kSampledRecords = 3;
+  static constexpr size_t kSampledFields = 24;
+
   // Repairs and stores the text; reports replaced bytes.
   // `replaced`: invalid sequences already replaced in the document's line.
   // `valid_utf8`: the text is known to be valid UTF-8 (only NULs may need
@@ -1374,6 +1440,7 @@ class DocumentReaderImpl final : public DocumentReader {
   uint64_t line_ = 0;
   InputFormat format_ = InputFormat::kText;
   std::string line_buffer_;
+  int sampled_records_ = 0;  // JSONL lines whose fields are in stats_.first_fields
 };
 
 }  // namespace

@@ -53,7 +53,10 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   if (!normalize.t2s.empty()) {
     NEARDUP_ASSIGN_OR_RETURN(normalizer_, Normalizer::Create(normalize));
   }
-  held_ = std::find(input.inputs.begin(), input.inputs.end(), "-") != input.inputs.end();
+  // No input named is standard input (DocumentReader::Open), which cannot be
+  // read twice either.
+  held_ = input.inputs.empty() ||
+          std::find(input.inputs.begin(), input.inputs.end(), "-") != input.inputs.end();
   ReadOptions r = read_options;
   // Issues are reported by the pass that reads for good: this one only when
   // it holds the documents.

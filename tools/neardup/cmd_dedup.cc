@@ -45,6 +45,9 @@ int RunDedup(DedupFlags dedup_flags) {
   DedupCorpus corpus;
   const Result<InputStats> stats = FingerprintInputs(config, flags.input, boilerplate, &corpus);
   if (!stats.ok()) return Fail(stats.status());
+  const int input_exit = InputExitCode(flags.input, *stats);
+  if (NothingRead(*stats)) return input_exit;
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckScoreField(config, corpus, *stats));
   WarnBadScores(config, corpus.bad_scores);
 
   // 3 + 4. Join, cluster, keep policy. Pairs go straight to --pairs-out: a
@@ -85,7 +88,7 @@ int RunDedup(DedupFlags dedup_flags) {
   times.output = Since(output_start);
   times.total = Since(start);
   NEARDUP_RETURN_IF_ERROR_CLI(WriteDedupReport(config, *result, times, boilerplate.Summary()));
-  return InputExitCode(flags.input, *stats);
+  return input_exit;
 }
 
 }  // namespace

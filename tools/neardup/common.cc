@@ -492,7 +492,43 @@ template Result<InputStats> ForEachDocumentAs<MinHashedDocument>(
     const InputFlags&, const ReadOptions&, const std::function<MinHashedDocument(const Document&)>&,
     const std::function<void(const Document&, MinHashedDocument&)>&);
 
+bool NothingRead(const InputStats& stats) {
+  return stats.documents == 0 && stats.unreadable + stats.malformed + stats.missing_field > 0;
+}
+
+std::string NothingReadMessage(const InputFlags& flags, const InputStats& stats) {
+  std::string m = "no document was read: every record or file met was skipped (";
+  std::string sep;
+  const auto part = [&](uint64_t n, const std::string& what) {
+    if (n == 0) return;
+    m += sep + std::to_string(n) + " " + what;
+    sep = ", ";
+  };
+  part(stats.missing_field, "without a string \"" + flags.text_field + "\" field");
+  part(stats.malformed, "malformed");
+  part(stats.unreadable, "unreadable");
+  m += ")";
+  if (!stats.first_format.empty()) m += "; the input was read as " + stats.first_format;
+  if (!stats.first_fields.empty()) {
+    m += "; its first records have the fields ";
+    for (size_t i = 0; i < stats.first_fields.size(); ++i) {
+      m += (i == 0 ? "" : ", ") + stats.first_fields[i];
+    }
+  }
+  if (stats.missing_field > 0) {
+    m += "; name the field that holds the text with --text-field (a.b: a nested field)";
+  } else if (stats.malformed > 0) {
+    m += "; name the format with --input-format (text: one document per file, lines: one per "
+         "line)";
+  }
+  return m;
+}
+
 int InputExitCode(const InputFlags& flags, const InputStats& stats) {
+  if (NothingRead(stats)) {
+    PrintErrorLine("neardup: error: " + NothingReadMessage(flags, stats));
+    return flags.strict ? kExitBadInput : kExitError;
+  }
   return flags.strict && stats.problems() > 0 ? kExitBadInput : kExitOk;
 }
 

@@ -190,8 +190,20 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
 
 Result<ReadOptions> MakeReadOptions(const InputFlags& flags);
 
-// The exit status after reading: kExitBadInput under --strict when anything
-// was wrong with the input, else kExitOk.
+// The status rule (README, "Exit statuses"), in this one place: a run that
+// produced no document while it skipped records or files (every record
+// without its text field, malformed, or every file unreadable) failed, even
+// though nothing went wrong with the input's files; an input with nothing in
+// it (empty, blank) is an empty result, not a failure.
+bool NothingRead(const InputStats& stats);
+// Why, with what the reader saw: the format the input was read as and the
+// fields its first records have, and which option to use.
+std::string NothingReadMessage(const InputFlags& flags, const InputStats& stats);
+
+// The exit status after reading: when NothingRead(stats), kExitError (or
+// kExitBadInput under --strict) after printing NothingReadMessage; else
+// kExitBadInput under --strict when anything was wrong with the input, else
+// kExitOk. Called before any output is put in place.
 int InputExitCode(const InputFlags& flags, const InputStats& stats);
 
 // One line: "neardup: read 3 documents from 2 files (1.2 MB); 1 malformed line".

@@ -221,6 +221,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     if (!score_field.empty()) {
       const auto f = doc.fields.find(score_field);
       if (f != doc.fields.end()) {
+        ++corpus->scored;
         char* end = nullptr;
         const double v = std::strtod(f->second.c_str(), &end);
         if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
@@ -289,6 +290,18 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         }
         add(doc, d);
       });
+}
+
+Status CheckScoreField(const DedupConfig& config, const DedupCorpus& corpus,
+                       const InputStats& stats) {
+  if (config.score_field.empty() || corpus.docs.empty() || corpus.scored > 0) return Status::OK();
+  std::string fields;
+  for (const std::string& f : stats.first_fields) fields += (fields.empty() ? "" : ", ") + f;
+  return Status::InvalidArgument(
+      "--keep field:" + config.score_field + ": none of the " + std::to_string(corpus.docs.size()) +
+      " documents has a field \"" + config.score_field + "\"" +
+      (fields.empty() ? "" : " (the first records have " + fields + ")") +
+      "; name a numeric field that the records have, or use --keep first or longest");
 }
 
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
