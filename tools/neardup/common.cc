@@ -87,8 +87,9 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
 
 void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
   cmd->add_option("--input-format", flags->format,
-                  "auto|jsonl|text|lines|roff (auto: by extension and content; gzip and zstd "
-                  "content is decompressed in every format)")
+                  "auto|jsonl|text|lines|roff (auto: by extension and content; gzip, zstd, xz "
+                  "and bzip2 content is decompressed in every format; zip, tar and 7z "
+                  "archives are refused)")
       ->capture_default_str();
   cmd->add_option("--id-field", flags->id_field,
                   "JSONL field holding the document id (a.b.c: a nested field)")
