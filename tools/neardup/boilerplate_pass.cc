@@ -75,6 +75,9 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   // threads below 1.5x one (doc/benchmarks.md, text core).
   LineCounter counter;
   ThreadPool pool(input.threads);
+  ProgressLine progress(ProgressModeOf(input));
+  const double total_bytes = progress.enabled() ? InputSizeEstimate(input.inputs) : 0;
+  uint64_t done_docs = 0, done_bytes = 0;
   OrderedParallelMap<Document, std::vector<uint64_t>>(
       &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
       [&](Document* doc) { return reader->Next(doc); },
@@ -82,8 +85,16 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
       [&](const Document& doc) { return DocumentLineKeys(doc.text, normalizer_.get()); },
       [&](Document& doc, std::vector<uint64_t>& keys) {
         counter.AddKeys(keys);
+        done_bytes += doc.text.size();
+        if (progress.enabled() && ++done_docs % 512 == 0) {
+          progress.Update(
+              "counting lines (boilerplate)", static_cast<double>(done_bytes) / 1e6,
+              total_bytes > 0 ? std::max(total_bytes, static_cast<double>(done_bytes)) / 1e6 : 0,
+              "MB");
+        }
         if (held_) documents_.push_back(std::move(doc));
       });
+  progress.Clear();
   input_stats_ = reader->stats();
   stats_ = std::move(counter).Finish();
   filter_ = std::make_unique<BoilerplateFilter>(stats_, options_, normalizer_.get());

@@ -57,15 +57,14 @@ int RunDedup(DedupFlags dedup_flags) {
   options.pair_sink = (*writer)->pair_sink();
   options.short_sets = corpus.short_sets;
   const double fingerprint_seconds = Since(fingerprint_start);
-  ProgressLine progress(ProgressEnabled(flags.input));
+  ProgressLine progress(ProgressModeOf(flags.input));
   if (progress.enabled()) {
     options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
       if (phase == "bands") {
         progress.Update("join (banded)", static_cast<double>(done), static_cast<double>(total),
                         "bands");
-      } else if (phase == "cluster") {
-        progress.Update("cluster", static_cast<double>(done), static_cast<double>(total),
-                        "documents");
+      } else if (phase == "cluster" || phase == "stream") {
+        progress.Update(phase, static_cast<double>(done), static_cast<double>(total), "documents");
       } else if (done == 0) {
         progress.Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
       }

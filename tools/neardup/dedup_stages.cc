@@ -176,8 +176,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
     config->read_options.extra_fields.push_back(config->score_field);
   }
   if (!minhash && (options.k < 0 || options.k > pipeline_options.bits / 4)) {
-    return Status::InvalidArgument("-k must be between 0 and " +
-                                   std::to_string(pipeline_options.bits / 4));
+    return Status::InvalidArgument(KRangeMessage(options.k, pipeline_options.bits));
   }
   if (minhash && (flags.exact || flags.banded)) {
     return Status::InvalidArgument(
@@ -380,10 +379,16 @@ Status WriteClusters(const DedupConfig& config, const DedupResult& result,
 
 Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocument> docs,
                            std::span<const std::string> ids, std::span<const std::string> records) {
+  ProgressLine progress(ProgressModeOf(config_.flags.input));
   for (size_t i = 0; i < docs.size(); ++i) {
+    if (i % 4096 == 0) {
+      progress.Update("output", static_cast<double>(i), static_cast<double>(docs.size()),
+                      "records");
+    }
     const DedupRecord& r = result.records[i];
     out_->Write(RecordLine(config_, docs[i], r, ids[i], ids[r.nearest]));
   }
+  progress.Clear();
   NEARDUP_RETURN_IF_ERROR(out_->Close());
 
   // --unique-out / --duplicates-out: the input records as they were read.

@@ -81,6 +81,7 @@
 #include "group.h"
 #include "mpi_comm.h"
 #include "neardup/minhash_dedup.h"
+#include "output_files.h"
 #include "shard.h"
 #include "text/compression.h"
 #include "util/file.h"
@@ -1433,6 +1434,8 @@ int main(int argc, char** argv) {
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
   code = neardup::mpi::Run(world, std::move(flags)).Main();
+  // This rank's output files go in place only when the run succeeded.
+  code = neardup::cli::FinishOutputs(code);
   MPI_Finalize();
   return code;
 }
