@@ -1374,7 +1374,7 @@ class DocumentReaderImpl final : public DocumentReader {
         FinishText(std::string(view), doc);
         return true;
       }
-      if (sampled_records_ < kSampledRecords) SampleFields(view);
+      if (sampled_records_ < kSampledRecords && sample_tries_ < kSampleTries) SampleFields(view);
       if (ParseJsonLine(view, doc)) return true;
     }
     if (!error.empty()) {
@@ -1514,8 +1514,11 @@ class DocumentReaderImpl final : public DocumentReader {
 
   // InputStats::first_fields: the field names of a JSONL line (nested
   // objects' as "outer.inner"), added to those of the lines before. Only the
-  // first kSampledRecords lines that are objects take this parse.
+  // first kSampledRecords lines that are objects take this parse, and no
+  // more than kSampleTries lines in all (a file of malformed lines is not
+  // parsed twice throughout).
   void SampleFields(std::string_view view) {
+    ++sample_tries_;
     std::string line(view);
     RepairUtf8(&line, /*replace_nul=*/false);
     JsonLineScan scan;
@@ -1545,6 +1548,7 @@ class DocumentReaderImpl final : public DocumentReader {
     }
   }
   static constexpr int kSampledRecords = 3;
+  static constexpr int kSampleTries = 16;
   static constexpr size_t kSampledFields = 24;
 
   // Repairs and stores the text; reports replaced bytes.
@@ -1581,6 +1585,7 @@ class DocumentReaderImpl final : public DocumentReader {
   InputFormat format_ = InputFormat::kText;
   std::string line_buffer_;
   int sampled_records_ = 0;  // JSONL lines whose fields are in stats_.first_fields
+  int sample_tries_ = 0;     // lines SampleFields has looked at
 };
 
 }  // namespace
