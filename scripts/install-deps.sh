@@ -16,6 +16,8 @@ PACKAGES=(
   libcli11-dev        # the command-line parser
   libsqlite3-dev      # the block store
   libzstd-dev         # compression of stored blocks; zstd-compressed input
+  liblzma-dev         # xz-compressed input (.xz corpora: Wikipedia, Common Crawl derivatives)
+  libbz2-dev          # bzip2-compressed input (.bz2 corpora: Wikipedia dumps)
   libzip-dev libpugixml-dev  # .docx text extraction
   libpoppler-cpp-dev  # .pdf text extraction
   libcpp-httplib-dev  # neardup serve's HTTP server (and the client of its tests and load generator)

@@ -176,8 +176,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
     config->read_options.extra_fields.push_back(config->score_field);
   }
   if (!minhash && (options.k < 0 || options.k > pipeline_options.bits / 4)) {
-    return Status::InvalidArgument("-k must be between 0 and " +
-                                   std::to_string(pipeline_options.bits / 4));
+    return Status::InvalidArgument(KRangeMessage(options.k, pipeline_options.bits));
   }
   if (minhash && (flags.exact || flags.banded)) {
     return Status::InvalidArgument(
@@ -221,6 +220,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     if (!score_field.empty()) {
       const auto f = doc.fields.find(score_field);
       if (f != doc.fields.end()) {
+        ++corpus->scored;
         char* end = nullptr;
         const double v = std::strtod(f->second.c_str(), &end);
         if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
@@ -289,6 +289,18 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         }
         add(doc, d);
       });
+}
+
+Status CheckScoreField(const DedupConfig& config, const DedupCorpus& corpus,
+                       const InputStats& stats) {
+  if (config.score_field.empty() || corpus.docs.empty() || corpus.scored > 0) return Status::OK();
+  std::string fields;
+  for (const std::string& f : stats.first_fields) fields += (fields.empty() ? "" : ", ") + f;
+  return Status::InvalidArgument(
+      "--keep field:" + config.score_field + ": none of the " + std::to_string(corpus.docs.size()) +
+      " documents has a field \"" + config.score_field + "\"" +
+      (fields.empty() ? "" : " (the first records have " + fields + ")") +
+      "; name a numeric field that the records have, or use --keep first or longest");
 }
 
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
@@ -367,10 +379,16 @@ Status WriteClusters(const DedupConfig& config, const DedupResult& result,
 
 Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocument> docs,
                            std::span<const std::string> ids, std::span<const std::string> records) {
+  ProgressLine progress(ProgressModeOf(config_.flags.input));
   for (size_t i = 0; i < docs.size(); ++i) {
+    if (i % 4096 == 0) {
+      progress.Update("output", static_cast<double>(i), static_cast<double>(docs.size()),
+                      "records");
+    }
     const DedupRecord& r = result.records[i];
     out_->Write(RecordLine(config_, docs[i], r, ids[i], ids[r.nearest]));
   }
+  progress.Clear();
   NEARDUP_RETURN_IF_ERROR(out_->Close());
 
   // --unique-out / --duplicates-out: the input records as they were read.

@@ -82,7 +82,9 @@
 #include "group.h"
 #include "mpi_comm.h"
 #include "neardup/minhash_dedup.h"
+#include "output_files.h"
 #include "shard.h"
+#include "text/compression.h"
 #include "util/file.h"
 
 namespace neardup::mpi {
@@ -184,7 +186,8 @@ struct Unit {
 };
 
 // True for a file that can be read in byte ranges: a regular file named
-// *.jsonl or *.ndjson (format auto or jsonl) that is not compressed.
+// *.jsonl or *.ndjson (format auto or jsonl) that is not compressed (gzip,
+// zstd, xz, bzip2: DetectCompression, as the reader decides).
 bool Splittable(const std::string& path, const std::string& format) {
   if (format != "auto" && format != "jsonl" && format != "lines") return false;
   std::string name = fs::path(path).filename().string();
@@ -195,13 +198,11 @@ bool Splittable(const std::string& path, const std::string& format) {
   if (!fs::is_regular_file(path, ec)) return false;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
-  unsigned char head[4] = {0, 0, 0, 0};
-  const size_t n = std::fread(head, 1, 4, f);
+  char head[8] = {};
+  const size_t n = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
-  const bool gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
-  const bool zstd =
-      n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd;
-  return !gzip && !zstd;
+  // The reader's own detector: whatever it decompresses is read whole.
+  return DetectCompression(std::string_view(head, n)).empty();
 }
 
 // The first line start at or after `at` (the byte after the first '\n' at or
@@ -1459,7 +1460,9 @@ int main(int argc, char** argv) {
     if (std::string_view(argv[i]) != "--resume") flags.identity += std::string(argv[i]) + "\n";
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
-  const int code = neardup::mpi::Run(world, std::move(flags)).Main();
+  int code = neardup::mpi::Run(world, std::move(flags)).Main();
+  // This rank's output files go in place only when the run succeeded.
+  code = neardup::cli::FinishOutputs(code);
   MPI_Finalize();
   return code;
 }
