@@ -38,6 +38,9 @@ struct InputFlags {
   bool progress = false;  // a progress line on stderr when it is a terminal
 };
 
+// The conversion --t2s adds (NormalizeOptions::t2s; common.cc says why tw2sp twice).
+inline constexpr char kT2sFlagConversion[] = "tw2sp2";
+
 struct PipelineFlags {
   // Comma-separated: nfkc (NFKC + case folding), t2s / tw2s / tw2sp / hk2s
   // (OpenCC), ws (collapse white space); "none" for nothing.
