@@ -203,12 +203,25 @@ void LineStats::Add(uint64_t key, uint32_t docs, const uint32_t* tags, size_t ta
   const size_t i = Insert(key);
   const uint64_t sum = static_cast<uint64_t>(docs_[i]) + docs;
   docs_[i] = sum > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(sum);
-  if (!saturated_[i] && tag_count == 1 && counts_[i] <= 1 &&
-      (counts_[i] == 0 || tag0_[i] == tags[0])) {
-    // The common cases, without the general union: a new line, or one more
-    // document of the line's only group.
-    tag0_[i] = tags[0];
-    counts_[i] = 1;
+  if (!saturated_[i] && tag_count == 1) {
+    // One document (counting): no temporary vectors.
+    const uint32_t tag = tags[0];
+    if (counts_[i] == 0 || (counts_[i] == 1 && tag0_[i] == tag)) {
+      tag0_[i] = tag;
+      counts_[i] = 1;
+      return;
+    }
+    std::vector<uint32_t>& mine = more_tags_[key];
+    if (counts_[i] == 1) mine.push_back(tag0_[i]);
+    const auto at = std::lower_bound(mine.begin(), mine.end(), tag);
+    if (at == mine.end() || *at != tag) mine.insert(at, tag);
+    if (mine.size() >= kGroupCap) {
+      saturated_[i] = true;
+      more_tags_.erase(key);
+      counts_[i] = docs_[i];
+    } else {
+      counts_[i] = static_cast<uint32_t>(mine.size());
+    }
     return;
   }
   if (!saturated_[i]) {
