@@ -6,7 +6,9 @@
 // caller maps positions back to its own document ids. Two modes:
 //
 //   kCluster  Every pair of non-empty documents at Hamming distance <= k is an
-//             edge; clusters are the connected components (union-find). The
+//             edge; clusters are centres (ClusterRule::kCenter, the default:
+//             every member within k of its kept document) or the connected
+//             components of the edges (kComponents, union-find). The
 //             pairs are found by an exact PermutedTableIndex self-join or, when
 //             that would be slow (large k and N), by a banded join (bit-sampling
 //             bands, band_join.h) that finds each pair within k with a stated
@@ -14,7 +16,7 @@
 //             never reports a pair beyond k; DedupOptions::join chooses, and
 //             DedupResult::join says what was used and the guarantee. In each cluster one document
 //             is kept, chosen by the KeepPolicy; every other member is a
-//             duplicate. Clustering is transitive: a member can be farther
+//             duplicate. Components are transitive: a member can be farther
 //             than k from the kept document (a -- b -- c chains).
 //             Memory grows with the documents and with the pairs of
 //             *distinct* fingerprints within k, not with the pairs of
