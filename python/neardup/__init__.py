@@ -131,8 +131,9 @@ def dedup(
     An id is the dict's id_field value, else the position (0, 1, ...).
 
     k: largest Hamming distance of a near duplicate (default: the method's).
-    mode: "cluster" (connected components) or "stream" (keep a document only
-    if no kept one lies within k). keep: "first", "longest" (most UTF-8 bytes)
+    mode: "cluster" (centres, the library's default rule: every member within
+    k of its cluster's kept copy) or "stream" (keep a document only if no kept
+    one lies within k). keep: "first", "longest" (most UTF-8 bytes)
     or "field:NAME" (largest number in the field NAME). summary: a dict to fill
     with the counts the CLI prints (documents, kept, duplicates, clusters,
     empty, k, method). Bad arguments raise InvalidArgumentError, a dict

@@ -13,13 +13,14 @@ void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags) {
   cmd->add_option("--boilerplate", flags->mode,
                   "Leave lines shared by many documents out of the fingerprints (never out of "
                   "the output): lines = a counting pass first, then every line found in >= "
-                  "--boilerplate-min-docs documents is ignored; off: every line counts "
+                  "--boilerplate-min-docs groups of documents (near copies of one text are one "
+                  "group) is ignored; off: every line counts "
                   "(default: lines, unless --method says boilerplate=...). Files are read "
                   "twice; standard input is held in memory")
       ->check(CLI::IsMember({"off", "lines"}));
   cmd->add_option("--boilerplate-min-docs", flags->min_docs,
-                  "With --boilerplate lines: a line in at least this many documents is "
-                  "boilerplate (default: the method's, 5)")
+                  "With --boilerplate lines: a line in at least this many groups of documents "
+                  "is boilerplate (default: the method's, 5)")
       ->check(CLI::Range(2, 1 << 30));
   cmd->add_option("--boilerplate-stats-out", flags->stats_out,
                   "With --boilerplate lines: write the line counts (a binary file with a "

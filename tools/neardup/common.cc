@@ -330,7 +330,7 @@ Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
   // doc/manpages.md). Applied twice (tw2sp2): one pass turns zh_CN's 文件
   // into 文档 but zh_TW's 檔案 only into 文件; CN/TW recall at the defaults
   // 0.944 -> 0.980 (doc/evaluation.md).
-  if (flags.t2s && n.t2s.empty()) n.t2s = "tw2sp2";
+  if (flags.t2s && n.t2s.empty()) n.t2s = kT2sFlagConversion;
   return n;
 }
 

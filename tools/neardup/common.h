@@ -39,6 +39,9 @@ struct InputFlags {
   std::string progress_mode = "auto";  // --progress: auto | plain | off
 };
 
+// The conversion --t2s adds (NormalizeOptions::t2s; common.cc says why tw2sp twice).
+inline constexpr char kT2sFlagConversion[] = "tw2sp2";
+
 struct PipelineFlags {
   // Comma-separated: nfkc (NFKC + case folding), t2s / tw2s / tw2sp / hk2s
   // (OpenCC), ws (collapse white space); "none" for nothing.

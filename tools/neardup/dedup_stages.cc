@@ -420,6 +420,8 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                                 {"kept", s.kept},
                                 {"duplicates", s.duplicates},
                                 {"clusters_with_duplicates", s.clusters_with_duplicates},
+                                {"largest_cluster", s.largest_cluster},
+                                {"cluster_rule", ClusterRuleName(options.cluster_rule)},
                                 {"empty", s.empty},
                                 {"method", flags.pipeline.method},
                                 {"k", options.k},
@@ -457,16 +459,23 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
     NEARDUP_RETURN_IF_ERROR(summary->Close());
   }
   if (flags.input.quiet) return Status::OK();
+  if (s.largest_cluster > kLargeClusterWarning) {
+    std::fprintf(stderr,
+                 "neardup: warning: the largest cluster has %zu documents (more than %zu; "
+                 "%s rule): look at it in --clusters-out before trusting it\n",
+                 s.largest_cluster, kLargeClusterWarning, ClusterRuleName(options.cluster_rule));
+  }
   if (minhash) {
     std::fprintf(stderr,
                  "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
                  "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
-                 "the threshold %.4f, %s Jaccard); %zu empty%s; %.2f s\n",
+                 "the threshold %.4f, %s Jaccard; %s clusters, largest %zu); %zu empty%s; "
+                 "%.2f s\n",
                  s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                  method.ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
                  MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
-                 mh.exact ? "exact" : "estimated", s.empty, boilerplate_summary.c_str(),
-                 times.total);
+                 mh.exact ? "exact" : "estimated", ClusterRuleName(options.cluster_rule),
+                 s.largest_cluster, s.empty, boilerplate_summary.c_str(), times.total);
     std::fprintf(stderr,
                  "neardup: %zu candidate pairs tested, %zu pairs of distinct signatures "
                  "confirmed; signatures %.2f s, join %.2f s, cluster %.2f s, output %.2f s\n",
@@ -474,12 +483,16 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                  j.cluster_seconds, times.output);
     return Status::OK();
   }
+  const std::string rule = options.mode == DedupMode::kCluster
+                               ? std::string(", ") + ClusterRuleName(options.cluster_rule)
+                               : std::string();
   std::fprintf(stderr,
                "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
-               "(method %s, k = %d, %d bits, %s mode); %zu empty%s; %.2f s\n",
+               "(method %s, k = %d, %d bits, %s mode%s; largest cluster %zu); %zu empty%s; "
+               "%.2f s\n",
                s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
-               flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), s.empty,
-               boilerplate_summary.c_str(), times.total);
+               flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), rule.c_str(),
+               s.largest_cluster, s.empty, boilerplate_summary.c_str(), times.total);
   if (s.documents > s.empty) {
     std::fprintf(stderr,
                  "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "

@@ -41,7 +41,7 @@ struct DedupFlags {
   int k = -1;  // -1 (not given; -k is >= 0): the method's
   std::string mode = "cluster";
   std::string keep = "first";
-  std::string cluster = "components";
+  std::string cluster = ClusterRuleName(DedupOptions{}.cluster_rule);
   std::string unique_out;
   std::string duplicates_out;
   std::string pairs_out;
