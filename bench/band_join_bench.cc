@@ -10,6 +10,7 @@
 // (delete, insert, replace with corpus text).
 //
 //   neardup_band_join_bench write N corpus.jsonl         # the corpus as JSONL
+//   neardup_band_join_bench truth N pairs.txt            # its planted copies: "d<i> d<source>"
 //   neardup_band_join_bench fingerprints N fps.bin [T]   # fingerprint it (T threads)
 //   neardup_band_join_bench join fps.bin N exact|banded [T [r L]]  # self-join of the first N
 //       (r, L: the bands, else chosen by the cost model)
@@ -87,10 +88,18 @@ Corpus LoadSentences() {
   return c;
 }
 
+// The generator of document i, and its first draws: the earlier document
+// that i is a near copy of (10 % of them), or SIZE_MAX for a fresh one.
+std::mt19937_64 DocumentRng(size_t i) { return std::mt19937_64(i * 0x9e3779b97f4a7c15ULL + 1); }
+size_t PlantedSource(size_t i, std::mt19937_64& rng) {
+  if (i > 0 && rng() % 10 == 0) return rng() % i;
+  return SIZE_MAX;
+}
+
 // Document i of the corpus (deterministic in i): a near copy of an earlier
 // document for 10 % of them.
 std::string MakeDocument(const Corpus& c, size_t i) {
-  std::mt19937_64 rng(i * 0x9e3779b97f4a7c15ULL + 1);
+  std::mt19937_64 rng = DocumentRng(i);
   auto fresh = [&](std::mt19937_64& r) {
     const size_t target = 800 + r() % 701;
     std::vector<std::string_view> doc;
@@ -102,8 +111,7 @@ std::string MakeDocument(const Corpus& c, size_t i) {
   };
   std::vector<std::string_view> doc;
   std::string source_text;
-  if (i > 0 && rng() % 10 == 0) {
-    const size_t source = rng() % i;
+  if (const size_t source = PlantedSource(i, rng); source != SIZE_MAX) {
     // The source's text (itself possibly a near copy), alive until the end.
     source_text = MakeDocument(c, source);
     Chars(source_text, &doc);
@@ -136,6 +144,19 @@ std::string MakeDocument(const Corpus& c, size_t i) {
   std::string text;
   for (std::string_view ch : doc) text += ch;
   return text;
+}
+
+// The planted copies of the first n documents, one "d<i> d<source>" line
+// each: the ground truth for the recall of `neardup dedup` on the corpus.
+int Truth(size_t n, const std::string& path) {
+  std::ofstream out(path);
+  for (size_t i = 0; i < n; ++i) {
+    std::mt19937_64 rng = DocumentRng(i);
+    if (const size_t source = PlantedSource(i, rng); source != SIZE_MAX) {
+      out << "d" << i << " d" << source << "\n";
+    }
+  }
+  return out.good() ? 0 : 1;
 }
 
 int Write(size_t n, const std::string& path) {
@@ -349,6 +370,7 @@ int main(int argc, char** argv) {
   using neardup::Fingerprints;
   const std::vector<std::string> a(argv + 1, argv + argc);
   if (a.size() >= 3 && a[0] == "write") return neardup::Write(std::stoul(a[1]), a[2]);
+  if (a.size() >= 3 && a[0] == "truth") return neardup::Truth(std::stoul(a[1]), a[2]);
   if (a.size() >= 3 && a[0] == "fingerprints") {
     return Fingerprints(std::stoul(a[1]), a[2], a.size() > 3 ? std::stoi(a[3]) : 2);
   }
@@ -368,7 +390,8 @@ int main(int argc, char** argv) {
                            a.size() > 4 ? std::stoi(a[4]) : 2);
   }
   std::fprintf(stderr,
-               "usage: %s write N out.jsonl | fingerprints N fps.bin [threads] | synth N fps.bin "
+               "usage: %s write N out.jsonl | truth N pairs.txt | fingerprints N fps.bin [threads] "
+               "| synth N fps.bin "
                "[out.bin] | selfjoin fps.bin N [threads] "
                "| join fps.bin N exact|banded [threads [r L]] | stream fps.bin N exact|banded "
                "[threads]\n",

@@ -5,7 +5,7 @@
 # (bench/anchors/compare_anchors.cc): cppjieba (segmentation, POS, keywords
 # top 20), yanyiwu/simhash (64-bit tfidf SimHash top 20), faiss
 # IndexBinaryMultiHash (k = 3 over 1M 64-bit codes; from Debian's
-# libfaiss-dev, skipped when absent), plus the chars5 fingerprint (no anchor).
+# libfaiss-dev, skipped when absent), plus the default chars5u fingerprint (no anchor).
 # Interleaved rounds, one thread, median MB/s and median of per-round ratios
 # (CPU time; the machine may be shared, so absolute MB/s are noisy and the
 # ratios are what counts). The anchors come from ../shared/anchors (or

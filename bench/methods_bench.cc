@@ -72,8 +72,9 @@ void BM_Method(benchmark::State& state, const char* method) {
 }
 
 // MinHash signatures (Pipeline::MinHashSignature: normalization, features,
-// the set, num_perm minima) of a method's text form, beside chars5's SimHash
-// fingerprint (the reference of the ratio in doc/benchmarks.md).
+// the set, num_perm minima) of a method's text form, beside the default
+// method's (chars5u) and chars5's SimHash fingerprints (the references of
+// the ratios in doc/benchmarks.md).
 void BM_MinHash(benchmark::State& state, const char* text) {
   const Corpus& c = LoadCorpus();
   auto method = neardup::Method::Parse(text);
@@ -100,6 +101,7 @@ void BM_MinHash(benchmark::State& state, const char* text) {
 }
 
 BENCHMARK_CAPTURE(BM_Method, chars5_reference, "chars5")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Method, chars5u_reference, "chars5u")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MinHash, minhash, "minhash")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MinHash, minhash_chars5, "minhash,features=chars:5")
     ->Unit(benchmark::kMillisecond);

@@ -17,7 +17,8 @@
 #   and the banded one through Dedup at 100k real fingerprints.
 # e2e: `neardup dedup --threads 2` on SIZES documents (default 100000 300000
 #   1000000) for the default method (chars5u) and --method minhash: wall, CPU and peak RSS
-#   from /usr/bin/time -v, phase seconds from --summary-json.
+#   from /usr/bin/time -v, phase seconds from --summary-json, and the recall and
+#   precision of the planted near copies (bench/planted_recall.py).
 # Every row carries the load average before the run (the machine is shared).
 set -euo pipefail
 
@@ -27,6 +28,7 @@ what=${3:-all}
 shift $(($# < 3 ? $# : 3))
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100000 300000 1000000)
+here=$(cd "$(dirname "$0")" && pwd)
 bench=$(realpath "$build/bench/neardup_band_join_bench")
 neardup=$(realpath "$build/neardup")
 mkdir -p "$work"
@@ -74,6 +76,7 @@ if [ "$what" = e2e ] || [ "$what" = all ]; then
   [ -s "c$max.jsonl" ] || "$bench" write "$max" "c$max.jsonl"
   for n in "${sizes[@]}"; do
     [ -s "c$n.jsonl" ] || head -n "$n" "c$max.jsonl" >"c$n.jsonl"
+    [ -s "truth$n.txt" ] || "$bench" truth "$n" "truth$n.txt"
   done
   for method in chars5u minhash; do  # the default method, then MinHash
     for n in "${sizes[@]}"; do
@@ -81,6 +84,7 @@ if [ "$what" = e2e ] || [ "$what" = all ]; then
       timed "dedup_${method}_$n" "$neardup" dedup "c$n.jsonl" --method "$method" --threads 2 \
         -o "out_${method}_$n.jsonl" --summary-json "summary_${method}_$n.json"
       python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print("  ", s["seconds"], {k: s["join"].get(k) for k in ("algorithm","band_bits","bands","candidates","pairs_confirmed","recall_at_k","recall_at_threshold") if k in s["join"]}, "duplicates", s["duplicates"])' "summary_${method}_$n.json"
+      echo "   $(python3 "$here/planted_recall.py" "truth$n.txt" "out_${method}_$n.jsonl")"
     done
   done
 fi

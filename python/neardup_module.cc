@@ -16,6 +16,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -177,6 +178,34 @@ Fingerprint FromInt(const py::int_& value, int bits) {
 
 // ---- fingerprints ----
 
+// ParallelFor over [0, n) in chunks of about a tenth of a second, checking
+// for signals between them with the GIL held, so that Ctrl-C raises
+// KeyboardInterrupt within about a second instead of when the call ends.
+// When a signal handler raised, the workers have finished their chunk (none
+// is left running) and the Python error is thrown.
+// REQUIRES: the GIL is released.
+template <typename Fn>
+void InterruptibleParallelFor(size_t n, int threads, Fn&& fn) {
+  if (n == 0) return;
+  ThreadPool pool(
+      static_cast<int>(std::min<size_t>(static_cast<size_t>(ResolveThreadCount(threads)), n)));
+  size_t chunk = 16 * static_cast<size_t>(pool.threads());
+  for (size_t begin = 0; begin < n;) {
+    const size_t end = std::min(n, begin + chunk);
+    const auto start = std::chrono::steady_clock::now();
+    pool.ParallelFor(end - begin, [&](size_t i, int worker) { fn(begin + i, worker); });
+    begin = end;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds < 0.05) chunk *= 2;
+    if (seconds > 0.2 && chunk > 1) chunk /= 2;
+    if (begin < n) {
+      py::gil_scoped_acquire acquire;
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
+  }
+}
+
 py::int_ FingerprintText(const py::handle& text, const py::handle& method_obj,
                          const py::handle& title) {
   const Method method = ToMethod(method_obj, "fingerprint");
@@ -201,7 +230,7 @@ py::tuple FingerprintBatch(const py::iterable& texts, const py::handle& method_o
   {
     py::gil_scoped_release release;
     std::shared_ptr<const Pipeline> pipeline = PipelineFor(method);
-    ParallelFor(pinned.views.size(), threads, [&](size_t i, int) {
+    InterruptibleParallelFor(pinned.views.size(), threads, [&](size_t i, int) {
       const Fingerprint fp = pipeline->Fingerprint(pinned.views[i]).fingerprint;
       if (words == 1) {
         out[i] = fp.lo();
@@ -354,7 +383,7 @@ py::tuple DedupTexts(const py::iterable& texts, const py::iterable& titles,
   {
     py::gil_scoped_release release;
     std::shared_ptr<const Pipeline> pipeline = PipelineFor(method);
-    ParallelFor(docs.size(), threads, [&](size_t i, int) {
+    InterruptibleParallelFor(docs.size(), threads, [&](size_t i, int) {
       const DocumentFingerprint fp = pipeline->Fingerprint(text.views[i], title.views[i]);
       docs[i].fingerprint = fp.fingerprint;
       docs[i].empty = fp.empty();
@@ -544,6 +573,7 @@ PYBIND11_MODULE(_neardup, m) {
   using namespace neardup;
   using namespace neardup::python;
   m.doc() = "The C++ half of the neardup module; use `import neardup`.";
+  m.attr("__version__") = NEARDUP_VERSION;  // CMake's project version
   pthread_atfork(&LockPipelinesForFork, &UnlockPipelinesAfterFork, &UnlockPipelinesAfterFork);
 
   g_error = NewException("neardup.Error", PyExc_Exception, "An error of the neardup library.");

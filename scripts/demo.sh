@@ -2,7 +2,7 @@
 # Quick start: installs what is needed, builds neardup, and deduplicates the
 # Chinese man pages of Debian's manpages-zh (zh_CN and zh_TW: the same pages
 # in Simplified and Traditional script) with Traditional-to-Simplified
-# normalization (OpenCC tw2sp, applied twice), at the default settings (method chars5, k = 24, boilerplate
+# normalization (OpenCC tw2sp, applied twice), at the default settings (method chars5u, k = 28, boilerplate
 # lines: lines found in >= 5 pages, such as the coreutils footer, are left out
 # of the fingerprints). Results land in out/manpages/.
 set -euo pipefail

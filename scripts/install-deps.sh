@@ -16,6 +16,8 @@ PACKAGES=(
   libcli11-dev        # the command-line parser
   libsqlite3-dev      # the block store
   libzstd-dev         # compression of stored blocks; zstd-compressed input
+  liblzma-dev         # xz-compressed input (.xz corpora: Wikipedia, Common Crawl derivatives)
+  libbz2-dev          # bzip2-compressed input (.bz2 corpora: Wikipedia dumps)
   libzip-dev libpugixml-dev  # .docx text extraction
   libpoppler-cpp-dev  # .pdf text extraction
   libcpp-httplib-dev  # neardup serve's HTTP server (and the client of its tests and load generator)
@@ -29,8 +31,14 @@ PACKAGES=(
   # the Python module (python/): pybind11 and Python's headers to build it,
   # pytest for its tests, numpy (optional at run time) for fingerprint_batch's arrays
   pybind11-dev python3-dev python3-pytest python3-numpy
-  # the .deb (cpack -G DEB): dpkg-shlibdeps computes its library dependencies
-  dpkg-dev
+  # the .deb packages (cpack -G DEB): dpkg-shlibdeps computes their library dependencies;
+  # help2man writes the man pages from --help
+  dpkg-dev help2man
+  # pip install . / pip wheel . with Debian's build backend (--no-build-isolation), and the
+  # fresh venv the wheel test installs into
+  python3-setuptools python3-wheel python3-pip python3-venv
+  # examples/pandas_dedup.py (a DataFrame deduplicated with the module)
+  python3-pandas
   # the default corpus of the quick start
   manpages-zh
   # plots of `neardup eval` reports (F1 against k, distance histograms); optional at run time

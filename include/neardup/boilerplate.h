@@ -4,9 +4,10 @@
 // footer, a licence notice, section headings) say nothing about which
 // documents are copies of each other, yet they make two otherwise different
 // short pages look alike. A counting pass records, for each line, in how many
-// documents it occurs; the fingerprint pass then leaves out of the features
-// every line found in at least `min_docs` documents. The output text of a
-// document is never changed: only what is fingerprinted.
+// groups of documents it occurs (near copies of one text are one group: see
+// LineStats); the fingerprint pass then leaves out of the features every line
+// found in at least `min_docs` groups. The output text of a document is never
+// changed: only what is fingerprinted.
 //
 //   neardup::LineCounter counter;
 //   for (const Document& d : corpus) counter.Add(d.text);   // pass 1
@@ -49,6 +50,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "neardup/status.h"
@@ -63,7 +65,8 @@ enum class BoilerplateMode {
 
 struct BoilerplateOptions {
   BoilerplateMode mode = BoilerplateMode::kOff;
-  // A line found in at least this many documents is boilerplate (>= 2).
+  // A line found in at least this many groups of documents (LineStats) is
+  // boilerplate (>= 2).
   int min_docs = 5;
 };
 
@@ -80,22 +83,42 @@ std::string CanonicalLine(std::string_view line);
 std::vector<uint64_t> DocumentLineKeys(std::string_view text,
                                        const Normalizer* normalizer = nullptr);
 
-// Per distinct line (by key), the number of documents containing it, and the
-// number of documents counted.
+// Per distinct line (by key), the number of groups of documents containing
+// it, and the number of documents counted.
+//
+// A group is the documents that share their group tag: the least of a 32-bit
+// mix of their line keys (one MinHash value of the line set), so that two
+// documents with line sets of Jaccard J share it with probability J, and
+// identical documents always. Five near copies of one article (each with one
+// paragraph of its own) then count their shared paragraphs once or twice, not
+// five times, and those paragraphs stay in their fingerprints; a footer shared
+// by pages with text of their own counts about once per page. (Counting
+// documents, groups of 5 to 8 copies lost 7-12 % of their pairs,
+// doc/evaluation.md, "Boilerplate".) Groups are counted exactly up to
+// kGroupCap (16) distinct tags; a line that reaches it counts documents from
+// then on, so counts below kGroupCap are group counts and counts at or above
+// it document counts (which are at least as large).
 class LineStats {
  public:
+  static constexpr uint32_t kGroupCap = 16;
+
   LineStats() = default;
 
   uint64_t documents() const { return documents_; }
   size_t distinct_lines() const { return size_; }
-  // Documents containing the line with this key (0 when never seen).
+  // Groups of documents containing the line with this key (above; 0 when
+  // never seen).
   uint32_t Count(uint64_t key) const;
-  // Distinct lines found in at least `min_docs` documents.
+  // Documents containing the line with this key.
+  uint32_t Documents(uint64_t key) const;
+  // Distinct lines with Count() >= min_docs.
   size_t LinesAtLeast(uint32_t min_docs) const;
 
-  // A small binary file: magic, documents, the (key, count) entries sorted by
-  // key, and an XXH3-64 checksum of all that. Load() rejects a truncated,
-  // corrupt or foreign file with Corruption naming the path.
+  // A small binary file: magic, documents, the entries (key, documents, the
+  // group tags while fewer than kGroupCap) sorted by key, and an XXH3-64
+  // checksum of all that, so that counts made apart merge exactly. Load()
+  // rejects a truncated, corrupt or foreign file with Corruption naming the
+  // path, and reads the version 1 file (document counts only) as counts.
   std::string Serialize() const;
   static Result<LineStats> Deserialize(std::string_view bytes, std::string_view name);
   Status Save(const std::string& path) const;
@@ -103,16 +126,30 @@ class LineStats {
 
  private:
   friend class LineCounter;
-  void Increment(uint64_t key, uint32_t by);
+  size_t Find(uint64_t key) const;  // the slot of `key`, or keys_.size()
+  size_t Insert(uint64_t key);      // the slot of `key`, added when new
+  // Adds `docs` documents with these group tags (sorted, distinct; empty:
+  // the line already counts documents) to the line `key`.
+  void Add(uint64_t key, uint32_t docs, const uint32_t* tags, size_t tag_count);
   void Grow();
 
   // Open addressing, linear probing; a slot with key 0 is free (real keys
-  // are never 0: see DocumentLineKeys).
+  // are never 0: see DocumentLineKeys). counts_ is Count(), docs_ the
+  // documents; a line of one group keeps its tag in tag0_, one of 2 to
+  // kGroupCap - 1 groups all its tags in more_tags_; a line at kGroupCap has
+  // no tags (saturated_).
   std::vector<uint64_t> keys_;
   std::vector<uint32_t> counts_;
+  std::vector<uint32_t> docs_;
+  std::vector<uint32_t> tag0_;
+  std::vector<bool> saturated_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> more_tags_;
   size_t size_ = 0;
   uint64_t documents_ = 0;
 };
+
+// The group tag of a document with these line keys (DocumentLineKeys; above).
+uint32_t LineGroupTag(const std::vector<uint64_t>& keys);
 
 class LineCounter {
  public:
@@ -122,7 +159,8 @@ class LineCounter {
   }
   // The same from DocumentLineKeys(text), computed elsewhere (another thread).
   void AddKeys(const std::vector<uint64_t>& keys);
-  // Adds the counts of `other` (the same corpus split among threads).
+  // Adds the counts of `other` (the same corpus split among threads or
+  // processes): the result is that of one counter over both.
   void Merge(const LineStats& other);
   LineStats Finish() && { return std::move(stats_); }
   const LineStats& stats() const { return stats_; }

@@ -6,7 +6,9 @@
 // caller maps positions back to its own document ids. Two modes:
 //
 //   kCluster  Every pair of non-empty documents at Hamming distance <= k is an
-//             edge; clusters are the connected components (union-find). The
+//             edge; clusters are centres (ClusterRule::kCenter, the default:
+//             every member within k of its kept document) or the connected
+//             components of the edges (kComponents, union-find). The
 //             pairs are found by an exact PermutedTableIndex self-join or, when
 //             that would be slow (large k and N), by a banded join (bit-sampling
 //             bands, band_join.h) that finds each pair within k with a stated
@@ -14,7 +16,7 @@
 //             never reports a pair beyond k; DedupOptions::join chooses, and
 //             DedupResult::join says what was used and the guarantee. In each cluster one document
 //             is kept, chosen by the KeepPolicy; every other member is a
-//             duplicate. Clustering is transitive: a member can be farther
+//             duplicate. Components are transitive: a member can be farther
 //             than k from the kept document (a -- b -- c chains).
 //             Memory grows with the documents and with the pairs of
 //             *distinct* fingerprints within k, not with the pairs of
@@ -137,8 +139,13 @@ struct DedupOptions {
   DedupMode mode = DedupMode::kCluster;
   // kStream accepts only kFirst.
   KeepPolicy keep = KeepPolicy::kFirst;
-  // Cluster mode: connected components or centres (no chaining).
-  ClusterRule cluster_rule = ClusterRule::kComponents;
+  // Cluster mode: centres (the default since 2026-11-26: every member is
+  // within k of its cluster's kept document, so clusters do not chain) or
+  // connected components (a -- b -- c puts c with a however far apart they
+  // are: 71 dividend notices of different companies in one cluster, or one
+  // of 868,742 of 1M documents built from shared paragraphs;
+  // doc/evaluation.md, "Clustering").
+  ClusterRule cluster_rule = ClusterRule::kCenter;
   // Worker threads for the self-join; 0 = all hardware threads.
   int threads = 0;
   // How pairs within k are found. Cluster mode: the self-join. Stream mode:
@@ -223,7 +230,14 @@ struct DedupSummary {
   size_t kept = 0;                      // documents - duplicates
   size_t clusters = 0;                  // every document is in exactly one cluster
   size_t clusters_with_duplicates = 0;  // clusters of size >= 2
+  size_t largest_cluster = 0;           // members of the largest cluster (0: no document)
 };
+
+// A summary whose largest cluster has more members than this deserves a
+// warning (front ends print one): at the centre rule every member is within
+// k of one document, yet so large a cluster is usually a template or a
+// boilerplate the fingerprints do not see past, worth a look.
+inline constexpr size_t kLargeClusterWarning = 1000;
 
 // What the join did (cluster mode; stream mode: `distinct` counts the
 // non-empty documents, `tested` includes the exact comparisons within a batch). Pairs are counted

@@ -263,20 +263,25 @@ Result<PairsEvalReport> EvaluatePairs(const std::vector<LabelledPair>& pairs,
 // ------------------------------------------------------- natural duplicates
 
 // The character n-gram set of a text as the evaluation compares documents:
-// normalized (NFKC + case folding), the sorted distinct 64-bit hashes of its
-// n-grams (Pipeline::FeatureSet of `chars:n`). A text shorter than n is one
-// n-gram.
+// normalized (NFKC + case folding, then `t2s` when not empty, e.g. "tw2sp2"
+// as --t2s; white space runs collapsed to one space and the ends trimmed),
+// the sorted distinct 64-bit hashes (XXH3) of its n-grams of code points,
+// over every character: letters, digits, punctuation and spaces alike (until
+// 2026-11-26 only letters and digits, the `chars:n` features, so that two
+// tables differing only in their numbers' punctuation looked identical). A
+// non-empty text shorter than n is one n-gram.
 class ShingleSets {
  public:
-  // InvalidArgument unless 1 <= n <= 16.
-  static Result<ShingleSets> Create(int n);
+  // InvalidArgument unless 1 <= n <= 16 or when `t2s` is unknown to OpenCC.
+  static Result<ShingleSets> Create(int n, const std::string& t2s = "");
   std::vector<uint64_t> Of(std::string_view text) const;
   // Of() of every text on `threads` threads.
   std::vector<std::vector<uint64_t>> OfAll(const std::vector<std::string>& texts,
                                            int threads) const;
 
  private:
-  std::shared_ptr<const Pipeline> pipeline_;
+  int n_ = 5;
+  std::shared_ptr<const Normalizer> normalizer_;
 };
 
 // JaccardPair and JaccardJoin (the exact prefix-filter join) are in dedup.h.
@@ -288,26 +293,34 @@ struct NaturalEvalOptions {
   // SimHash at the method's k (e.g. "chars5", "chars5,k=28"), or "minhash...".
   // Empty: the default method.
   std::vector<std::string> methods;
-  int shingle = 5;               // character n-grams of the Jaccard
+  int shingle = 5;  // character n-grams of the Jaccard
+  // Traditional -> Simplified conversion (NormalizeOptions::t2s, "tw2sp2" for
+  // --t2s) of the truth's text, and of every method that names none, so that
+  // the truth is computed on the text the methods see. "" : none.
+  std::string t2s;
   double truth_jaccard = 0.8;    // a true pair: Jaccard >= this
   double natural_jaccard = 0.5;  // reported pairs in [this, truth): "near", neither true nor false
   double floor_jaccard = 0.3;    // reported pairs below this are counted on their own
   // Boilerplate removal before fingerprinting, as dedup's default (lines in
   // >= 5 documents left out); off: every line.
   BoilerplateOptions boilerplate{BoilerplateMode::kLines, 5};
-  ClusterRule cluster_rule = ClusterRule::kComponents;
+  ClusterRule cluster_rule = DedupOptions{}.cluster_rule;  // dedup's default
   int threads = 0;
 };
 
 struct NaturalEvalRow {
   std::string method;  // as given
-  ClusterRule cluster_rule = ClusterRule::kComponents;
+  ClusterRule cluster_rule = DedupOptions{}.cluster_rule;
   uint64_t reported = 0;  // pairs within the method's threshold
   PairCounts counts;      // true: Jaccard >= truth; false: < natural
   uint64_t near = 0;      // reported with natural <= Jaccard < truth
   uint64_t below_floor = 0;
   double min_jaccard = 1;  // of the reported pairs (1 when none)
   double precision = 0, recall = 0, f1 = 0;
+  // The same recall with every reported pair below truth_jaccard counted
+  // false (strict), and with only those below floor_jaccard counted false.
+  double precision_strict = 0, f1_strict = 0;
+  double precision_floor = 0, f1_floor = 0;
   // Clusters of two or more: how many, the largest, and purity: the share
   // of their duplicates whose exact Jaccard with the cluster's kept document
   // is >= natural_jaccard.
@@ -324,12 +337,14 @@ struct NaturalEvalReport {
   uint64_t natural_pairs = 0;  // Jaccard >= natural_jaccard
   std::vector<NaturalEvalRow> rows;
   // The worst reported pairs of each row (lowest Jaccard, up to 5): row
-  // index, ids, Jaccard, distance.
+  // index, ids, Jaccard, and what the method measured: the Hamming distance
+  // (SimHash) or its Jaccard (MinHash; distance -1).
   struct Example {
     size_t row = 0;
     std::string a, b;
     double jaccard = 0;
     int distance = 0;
+    double method_jaccard = 0;
   };
   std::vector<Example> worst;
 };

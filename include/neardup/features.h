@@ -220,6 +220,15 @@ class FeatureExtractor {
     return DoSimHashOf(text, title, bits, algorithm, num_features);
   }
 
+  // Replaces *out with the sorted distinct 64-bit hashes
+  // (HashFeature(f.text, 64, algorithm).lo) of the features Extract() gives,
+  // weights and positions ignored: the set MinHash samples. chars:N with
+  // top_k 0 and XXH3 hashes computes it without building the features.
+  void FeatureHashes(std::string_view text, std::string_view title, FeatureHashAlgorithm algorithm,
+                     std::vector<uint64_t>* out) const {
+    DoFeatureHashes(text, title, algorithm, out);
+  }
+
  protected:
   explicit FeatureExtractor(const FeatureOptions& options) : options_(options) {}
   virtual void DoExtract(std::string_view text, std::string_view title,
@@ -227,6 +236,9 @@ class FeatureExtractor {
   // Default: Extract(), then SimHash().
   virtual Fingerprint DoSimHashOf(std::string_view text, std::string_view title, int bits,
                                   FeatureHashAlgorithm algorithm, size_t* num_features) const;
+  // Default: Extract(), then each feature's hash, sorted and made unique.
+  virtual void DoFeatureHashes(std::string_view text, std::string_view title,
+                               FeatureHashAlgorithm algorithm, std::vector<uint64_t>* out) const;
 
  private:
   FeatureOptions options_;

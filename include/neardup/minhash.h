@@ -11,7 +11,9 @@
 // signature holds each permutation's minimum over the set. The share of equal
 // components of two signatures estimates the sets' Jaccard similarity.
 // Signatures are stored by users like fingerprints: the mapping is frozen
-// (tests/fingerprint/minhash_test.cc pins golden vectors).
+// (tests/fingerprint/minhash_test.cc pins golden vectors). Where the CPU has
+// AVX-512 (F and DQ) the same 64-bit arithmetic runs 8 permutations to a
+// vector; the values do not depend on the path.
 //
 // Banding: a signature is cut into `bands` bands of `rows` consecutive values
 // (bands * rows <= num_perm; the rest is unused by the bands); two documents

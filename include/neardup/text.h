@@ -13,8 +13,9 @@
 //   const neardup::InputStats& stats = (*reader)->stats();
 //
 // Bad input never stops a reader and never vanishes: a malformed JSON line, a
-// missing field, an unreadable, truncated (gzip) or too large file is reported
-// through `on_issue` (file, line, reason) and counted in stats(); invalid UTF-8
+// missing field, an unreadable, truncated (compressed) or too large file, or
+// an archive (zip, tar, 7z: refused) is reported through `on_issue` (file,
+// line, reason) and counted in stats(); invalid UTF-8
 // (in JSONL too, with lone surrogate escapes) and NUL bytes are replaced with
 // U+FFFD, reported and counted, and the document is still produced. Nothing
 // the JSON parser throws escapes, and no recursion depends on the input.
@@ -67,8 +68,8 @@ enum class InputFormat {
            // optionally .gz / .zst) or text starting with a roff request -> roff;
            // .docx / .pdf -> extracted text (extract.h); standard input starting with '{' ->
            // JSONL, empty or blank standard input -> no document; anything else -> one
-           // document per file. In every format, gzip and zstd content is decompressed,
-           // recognized by its first bytes (whatever the name)
+           // document per file. In every format, gzip, zstd, xz and bzip2 content is
+           // decompressed, recognized by its first bytes (whatever the name)
   kJsonl,  // one JSON object per line
   kText,   // one document per file
   kLines,  // one document per non-empty line
@@ -82,7 +83,8 @@ Result<InputFormat> ParseInputFormat(std::string_view name);
 struct InputIssue {
   enum class Kind {
     kUnreadable,     // missing file, no permission, read error, corrupt archive, truncated
-                     // gzip or zstd stream, a named device, over max_document_bytes
+                     // compressed stream, a named device, over max_document_bytes, an
+                     // archive (zip but .docx, tar, 7z: refused)
     kMalformedLine,  // a JSONL line that is not a JSON object (or nests deeper than
                      // kMaxJsonNesting)
     kMissingField,   // the text field is absent or not a string
@@ -113,6 +115,13 @@ struct InputStats {
   uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced, file names escaped
   uint64_t nul_bytes = 0;      // documents with NUL bytes replaced
   uint64_t skipped = 0;        // paths skipped on purpose (links, special files in directories)
+  // For a message when nothing could be read: how the first file opened was
+  // read ("jsonl", "text", "lines", "roff", "docx", "pdf"; then ", gzip",
+  // ", zstd", ... when it was compressed; empty before any file), and the
+  // field names of the first JSONL records (up to three records and 24
+  // names; each record's in name order; a nested object's as "outer.inner").
+  std::string first_format;
+  std::vector<std::string> first_fields;
 
   // Issues that dropped something or altered a document (everything but kSkipped).
   uint64_t problems() const {

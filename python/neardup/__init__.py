@@ -17,8 +17,10 @@ Every call that fingerprints or searches releases the GIL.
 """
 
 import math as _math
+import os as _os
 
 from . import _neardup
+from ._neardup import __version__  # CMake's project version, as `neardup --version`
 from ._neardup import (
     Error,
     Index,
@@ -29,6 +31,13 @@ from ._neardup import (
     explain,
     fingerprint,
 )
+
+# A wheel (pip install .) carries the data files (the marker words of the
+# `improved` method) in neardup/data; the CLI's install keeps them in
+# <prefix>/share/neardup, where the library looks by itself.
+_DATA_DIR = _os.path.join(_os.path.dirname(__file__), "data")
+if _os.path.isdir(_DATA_DIR) and "NEARDUP_DATA_DIR" not in _os.environ:
+    _os.environ["NEARDUP_DATA_DIR"] = _DATA_DIR
 
 try:
     import numpy as _numpy
@@ -122,8 +131,9 @@ def dedup(
     An id is the dict's id_field value, else the position (0, 1, ...).
 
     k: largest Hamming distance of a near duplicate (default: the method's).
-    mode: "cluster" (connected components) or "stream" (keep a document only
-    if no kept one lies within k). keep: "first", "longest" (most UTF-8 bytes)
+    mode: "cluster" (centres, the library's default rule: every member within
+    k of its cluster's kept copy) or "stream" (keep a document only if no kept
+    one lies within k). keep: "first", "longest" (most UTF-8 bytes)
     or "field:NAME" (largest number in the field NAME). summary: a dict to fill
     with the counts the CLI prints (documents, kept, duplicates, clusters,
     empty, k, method). Bad arguments raise InvalidArgumentError, a dict

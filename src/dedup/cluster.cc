@@ -164,6 +164,7 @@ void Summarize(DedupResult* r) {
   for (size_t m : members) {
     if (m > 0) ++s.clusters;
     if (m > 1) ++s.clusters_with_duplicates;
+    s.largest_cluster = std::max(s.largest_cluster, m);
   }
 }
 

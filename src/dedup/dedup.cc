@@ -211,11 +211,16 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   }
   r->records.resize(n);
   PermutedTableOptions popt;
-  popt.bits = bits == 0 ? 64 : bits;
+  popt.bits = bits;
   popt.max_k = opt.k;
   popt.expected_size = n;
   popt.build_threads = opt.threads;
-  NEARDUP_ASSIGN_OR_RETURN(auto index, PermutedTableIndex::Create(popt));
+  // bits == 0: every document is empty (or there is none), so no index is
+  // searched (and none is built: it could not take a k beyond 64 bits').
+  std::unique_ptr<PermutedTableIndex> index;
+  if (bits != 0) {
+    NEARDUP_ASSIGN_OR_RETURN(index, PermutedTableIndex::Create(popt));
+  }
   std::vector<Neighbor> hits;
   for (size_t i = 0; i < n; ++i) {
     if (opt.progress && i % 65536 == 0) opt.progress("stream", i, n);

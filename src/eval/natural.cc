@@ -3,6 +3,8 @@
 // Natural duplicates: exact character n-gram Jaccard (ShingleSets,
 // JaccardJoin) and the evaluation of each method's dedup against it.
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,19 +18,35 @@
 
 namespace neardup {
 
-Result<ShingleSets> ShingleSets::Create(int n) {
+Result<ShingleSets> ShingleSets::Create(int n, const std::string& t2s) {
   if (n < 1 || n > 16) return Status::InvalidArgument("shingle length must be 1..16");
-  NEARDUP_ASSIGN_OR_RETURN(
-      auto method, Method::Parse("chars5,weights=uniform,features=chars:" + std::to_string(n)));
-  NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
+  NormalizeOptions normalize;
+  normalize.t2s = t2s;
+  normalize.collapse_whitespace = true;
+  NEARDUP_ASSIGN_OR_RETURN(auto normalizer, Normalizer::Create(normalize));
   ShingleSets s;
-  s.pipeline_ = std::move(pipeline);
+  s.n_ = n;
+  s.normalizer_ = std::move(normalizer);
   return s;
 }
 
 std::vector<uint64_t> ShingleSets::Of(std::string_view text) const {
+  const std::string t = normalizer_->Normalize(text);
+  // Byte offsets of the code points (UTF-8 lead bytes), and the end.
+  std::vector<size_t> at;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if ((static_cast<unsigned char>(t[i]) & 0xC0) != 0x80) at.push_back(i);
+  }
+  at.push_back(t.size());
   std::vector<uint64_t> out;
-  pipeline_->FeatureSet(text, std::string_view(), &out);
+  const size_t chars = at.size() - 1;
+  if (chars == 0) return out;
+  const size_t n = std::min(static_cast<size_t>(n_), chars);
+  for (size_t c = 0; c + n <= chars; ++c) {
+    out.push_back(XXH3_64bits(t.data() + at[c], at[c + n] - at[c]));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -61,7 +79,7 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
   texts.reserve(corpus.size());
   for (const EvalDocument& d : corpus) texts.push_back(d.text);
 
-  NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.shingle));
+  NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.shingle, options.t2s));
   const std::vector<std::vector<uint64_t>> sets = shingler.OfAll(texts, options.threads);
   NEARDUP_ASSIGN_OR_RETURN(auto natural, JaccardJoin(sets, options.natural_jaccard));
   for (const JaccardPair& p : natural) {
@@ -94,6 +112,7 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
   if (specs.empty()) specs.push_back(Method::Default().ToString());
   for (const std::string& spec : specs) {
     NEARDUP_ASSIGN_OR_RETURN(auto method, Method::Parse(spec));
+    if (method.pipeline.normalize.t2s.empty()) method.pipeline.normalize.t2s = options.t2s;
     const auto start = std::chrono::steady_clock::now();
     NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
     NEARDUP_ASSIGN_OR_RETURN(auto stripped, strip_all(method.pipeline.normalize));
@@ -148,6 +167,13 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
     row.precision = row.counts.precision();
     row.recall = row.counts.recall();
     row.f1 = row.counts.f1();
+    PairCounts strict = row.counts, floor = row.counts;
+    strict.false_positives = row.reported - row.counts.true_positives;
+    floor.false_positives = row.below_floor;
+    row.precision_strict = strict.precision();
+    row.f1_strict = strict.f1();
+    row.precision_floor = floor.precision();
+    row.f1_floor = floor.f1();
     std::sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) {
       return x.first != y.first
                  ? x.first < y.first
@@ -155,8 +181,13 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
     });
     for (size_t e = 0; e < scored.size() && e < 5; ++e) {
       const DedupPair& p = *scored[e].second;
-      report.worst.push_back(
-          {report.rows.size(), corpus[p.i].id, corpus[p.j].id, scored[e].first, p.distance});
+      NaturalEvalReport::Example example{report.rows.size(), corpus[p.i].id, corpus[p.j].id,
+                                         scored[e].first,    p.distance,     0};
+      if (method.is_minhash()) {
+        example.distance = -1;
+        example.method_jaccard = JaccardOfDistance(p.distance);
+      }
+      report.worst.push_back(std::move(example));
     }
     // Clusters.
     std::unordered_map<size_t, size_t> size;

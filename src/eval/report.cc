@@ -324,40 +324,52 @@ Result<ReportFiles> WriteNaturalReport(const NaturalEvalReport& report, const st
   const NaturalEvalOptions& o = report.options;
   std::ostringstream csv;
   csv << "method,cluster,reported,true_pairs,tp,near,fp,below_floor,min_jaccard,precision,recall,"
-         "f1,clusters,largest_cluster,purity,seconds\n";
+         "f1,precision_strict,f1_strict,precision_floor,f1_floor,clusters,largest_cluster,purity,"
+         "seconds\n";
   std::ostringstream md;
   md << "# neardup eval natural\n\n";
   md << "- documents: " << report.documents << "; character " << o.shingle
-     << "-gram sets (NFKC + case folding), exact Jaccard (prefix-filter join)\n";
+     << "-gram sets of all characters (NFKC + case folding"
+     << (o.t2s.empty() ? std::string() : ", " + o.t2s)
+     << ", white space collapsed), exact Jaccard (prefix-filter join)\n";
   md << "- true pairs (Jaccard >= " << Num(o.truth_jaccard, 2) << "): " << report.truth_pairs
      << "; natural pairs (>= " << Num(o.natural_jaccard, 2) << "): " << report.natural_pairs
      << "\n";
   md << "- a reported pair is true at Jaccard >= " << Num(o.truth_jaccard, 2) << ", near in ["
      << Num(o.natural_jaccard, 2) << ", " << Num(o.truth_jaccard, 2)
      << ") (neither true nor false), false below; boilerplate "
-     << BoilerplateModeName(o.boilerplate.mode) << "\n\n";
+     << BoilerplateModeName(o.boilerplate.mode) << "\n";
+  md << "- strict: every reported pair below " << Num(o.truth_jaccard, 2)
+     << " is false; floor: only those below " << Num(o.floor_jaccard, 2) << " are\n\n";
   md << "| method | cluster | reported | TP | near | FP | < " << Num(o.floor_jaccard, 2)
-     << " | min J | P | R | F1 | clusters | largest | purity |\n";
-  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+     << " | min J | P | R | F1 | P strict | F1 strict | P floor | F1 floor | clusters | largest "
+        "| purity |\n";
+  md << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const NaturalEvalRow& r : report.rows) {
     const char* rule = ClusterRuleName(r.cluster_rule);
     csv << r.method << "," << rule << "," << r.reported << "," << report.truth_pairs << ","
         << r.counts.true_positives << "," << r.near << "," << r.counts.false_positives << ","
         << r.below_floor << "," << Num(r.min_jaccard) << "," << Num(r.precision) << ","
-        << Num(r.recall) << "," << Num(r.f1) << "," << r.clusters << "," << r.largest_cluster << ","
-        << Num(r.purity) << "," << Num(r.seconds, 3) << "\n";
+        << Num(r.recall) << "," << Num(r.f1) << "," << Num(r.precision_strict) << ","
+        << Num(r.f1_strict) << "," << Num(r.precision_floor) << "," << Num(r.f1_floor) << ","
+        << r.clusters << "," << r.largest_cluster << "," << Num(r.purity) << ","
+        << Num(r.seconds, 3) << "\n";
     md << "| " << r.method << " | " << rule << " | " << r.reported << " | "
        << r.counts.true_positives << " | " << r.near << " | " << r.counts.false_positives << " | "
        << r.below_floor << " | " << Num(r.min_jaccard, 3) << " | " << Num(r.precision) << " | "
-       << Num(r.recall) << " | " << Num(r.f1) << " | " << r.clusters << " | " << r.largest_cluster
-       << " | " << Num(r.purity) << " |\n";
+       << Num(r.recall) << " | " << Num(r.f1) << " | " << Num(r.precision_strict) << " | "
+       << Num(r.f1_strict) << " | " << Num(r.precision_floor) << " | " << Num(r.f1_floor) << " | "
+       << r.clusters << " | " << r.largest_cluster << " | " << Num(r.purity) << " |\n";
   }
   if (!report.worst.empty()) {
-    md << "\nLowest-Jaccard reported pairs:\n\n| method | a | b | Jaccard | distance |\n"
+    md << "\nLowest-Jaccard reported pairs (the method's measure: SimHash distance, or "
+          "MinHash Jaccard):\n\n| method | a | b | Jaccard | method's measure |\n"
           "|---|---|---|---|---|\n";
     for (const auto& w : report.worst) {
       md << "| " << report.rows[w.row].method << " | " << w.a << " | " << w.b << " | "
-         << Num(w.jaccard, 3) << " | " << w.distance << " |\n";
+         << Num(w.jaccard, 3) << " | "
+         << (w.distance < 0 ? "J " + Num(w.method_jaccard, 3) : std::to_string(w.distance))
+         << " |\n";
     }
   }
   NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.results, csv.str()));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -144,6 +145,52 @@ struct NgramScratch {
 NgramScratch& Scratch() {
   thread_local NgramScratch scratch;
   return scratch;
+}
+
+// Sorts *v and removes repeats. The values are feature hashes (uniform), so
+// one counting pass on their top bits into ~|v| buckets leaves buckets of a
+// value or two, finished by insertion sort; a large bucket (repeats of a few
+// values, or hashes chosen to share their top bits) gets std::sort, which
+// bounds the worst case at O(n log n). 3-4x faster than std::sort alone on
+// a document's n-grams.
+void SortUnique(std::vector<uint64_t>* v) {
+  const size_t n = v->size();
+  constexpr size_t kSmall = 64;
+  if (n <= kSmall) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+    return;
+  }
+  const int bits = std::min(16, static_cast<int>(std::bit_width(n)));
+  const int shift = 64 - bits;
+  thread_local std::vector<uint32_t> ends;
+  thread_local std::vector<uint64_t> sorted;
+  ends.assign((size_t{1} << bits) + 1, 0);
+  for (uint64_t x : *v) ++ends[(x >> shift) + 1];
+  for (size_t b = 1; b < ends.size(); ++b) ends[b] += ends[b - 1];
+  sorted.resize(n);
+  // After the scatter ends[b] is the end of bucket b (the start of b + 1).
+  for (uint64_t x : *v) sorted[ends[x >> shift]++] = x;
+  uint32_t begin = 0;
+  for (size_t b = 0; b + 1 < ends.size(); ++b) {
+    const uint32_t end = ends[b];
+    if (end - begin > 32) {
+      std::sort(sorted.begin() + begin, sorted.begin() + end);
+    } else {
+      for (uint32_t i = begin + 1; i < end; ++i) {
+        const uint64_t x = sorted[i];
+        uint32_t j = i;
+        for (; j > begin && sorted[j - 1] > x; --j) sorted[j] = sorted[j - 1];
+        sorted[j] = x;
+      }
+    }
+    begin = end;
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (out == 0 || sorted[i] != (*v)[out - 1]) (*v)[out++] = sorted[i];
+  }
+  v->resize(out);
 }
 
 bool HasContent(std::string_view token) {
@@ -491,6 +538,37 @@ class CharNgramExtractor final : public FeatureExtractor {
     return hasher.Finish();
   }
 
+  void DoFeatureHashes(std::string_view text, std::string_view title,
+                       FeatureHashAlgorithm algorithm, std::vector<uint64_t>* out) const override {
+    if (options().top_k != 0 || algorithm != FeatureHashAlgorithm::kXxh3) {
+      FeatureExtractor::DoFeatureHashes(text, title, algorithm, out);
+      return;
+    }
+    // Every n-gram occurrence hashed, then sorted and made unique: equal
+    // n-grams have equal hashes, so this is the set of the distinct n-grams'
+    // hashes that DoExtract's features give, without their strings.
+    NgramScratch& scratch = Scratch();
+    const std::string& content = scratch.content;
+    const std::vector<uint32_t>& starts = scratch.starts;
+    CollectContent(text, &scratch.content, &scratch.starts);
+    out->clear();
+    const size_t chars = starts.size() - 1;
+    const size_t n = static_cast<size_t>(options().ngram);
+    if (chars == 0) return;
+    if (chars < n) {
+      out->push_back(HashFeature(content, 64).lo);
+      return;
+    }
+    const size_t grams = chars - n + 1;
+    out->resize(grams);
+    for (size_t g = 0; g < grams; ++g) {
+      (*out)[g] =
+          HashFeature(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]), 64)
+              .lo;
+    }
+    SortUnique(out);
+  }
+
  private:
   const IdfTable* idf_;
 };
@@ -780,6 +858,17 @@ Fingerprint FeatureExtractor::DoSimHashOf(std::string_view text, std::string_vie
   DoExtract(text, title, &features);
   *num_features = features.size();
   return SimHash(features, bits, algorithm);
+}
+
+void FeatureExtractor::DoFeatureHashes(std::string_view text, std::string_view title,
+                                       FeatureHashAlgorithm algorithm,
+                                       std::vector<uint64_t>* out) const {
+  thread_local std::vector<WeightedFeature> features;
+  DoExtract(text, title, &features);
+  out->clear();
+  out->reserve(features.size());
+  for (const WeightedFeature& f : features) out->push_back(HashFeature(f.text, 64, algorithm).lo);
+  SortUnique(out);
 }
 
 Fingerprint SimHash(std::span<const WeightedFeature> features, int bits,

@@ -2,8 +2,6 @@
 
 #include "neardup/pipeline.h"
 
-#include <algorithm>
-
 namespace neardup {
 
 Pipeline::~Pipeline() = default;
@@ -77,14 +75,12 @@ DocumentFingerprint Pipeline::FingerprintFeatures(
 
 void Pipeline::FeatureSet(std::string_view text, std::string_view title,
                           std::vector<uint64_t>* out) const {
-  thread_local std::vector<WeightedFeature> features;
-  Features(text, title, &features);
-  out->clear();
-  out->reserve(features.size());
-  for (const WeightedFeature& f : features)
-    out->push_back(HashFeature(f.text, 64, options_.hash).lo);
-  std::sort(out->begin(), out->end());
-  out->erase(std::unique(out->begin(), out->end()), out->end());
+  const std::string normalized = normalizer_->Normalize(text);
+  std::string normalized_title;
+  if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
+    normalized_title = normalizer_->Normalize(title);
+  }
+  extractor_->FeatureHashes(normalized, normalized_title, options_.hash, out);
 }
 
 size_t Pipeline::MinHashSignature(const MinHasher& hasher, std::string_view text,

@@ -6,14 +6,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "util/file.h"
 
 namespace neardup {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'L', 'I', 'N', 'E', 'S', '1'};
-constexpr size_t kEntryBytes = 12;  // u64 key, u32 count
+constexpr char kMagic[8] = {'N', 'D', 'L', 'I', 'N', 'E', 'S', '2'};
+constexpr size_t kEntryBytes = 16;  // u64 key, u32 documents, u32 tags; then the tags
+constexpr char kMagicV1[8] = {'N', 'D', 'L', 'I', 'N', 'E', 'S', '1'};
+constexpr size_t kEntryBytesV1 = 12;  // u64 key, u32 documents
 // Strip() leaves out at most 90 % of a document's (canonical) line text,
 // i.e. at most this many times what it keeps; beyond it the document is
 // fingerprinted whole.
@@ -125,13 +128,34 @@ std::vector<uint64_t> DocumentLineKeys(std::string_view text, const Normalizer* 
   return keys;
 }
 
-uint32_t LineStats::Count(uint64_t key) const {
-  if (size_ == 0 || key == 0) return 0;
+uint32_t LineGroupTag(const std::vector<uint64_t>& keys) {
+  uint32_t tag = UINT32_MAX;
+  for (uint64_t key : keys) {
+    // A mix other than Slot()'s, so that the tag is not the slot order.
+    uint64_t x = key ^ (key >> 31);
+    x *= 0xBF58476D1CE4E5B9ULL;
+    tag = std::min(tag, static_cast<uint32_t>(x >> 32));
+  }
+  return tag;
+}
+
+size_t LineStats::Find(uint64_t key) const {
+  if (size_ == 0 || key == 0) return keys_.size();
   const size_t mask = keys_.size() - 1;
   for (size_t i = Slot(key, mask);; i = (i + 1) & mask) {
-    if (keys_[i] == key) return counts_[i];
-    if (keys_[i] == 0) return 0;
+    if (keys_[i] == key) return i;
+    if (keys_[i] == 0) return keys_.size();
   }
+}
+
+uint32_t LineStats::Count(uint64_t key) const {
+  const size_t i = Find(key);
+  return i == keys_.size() ? 0 : counts_[i];
+}
+
+uint32_t LineStats::Documents(uint64_t key) const {
+  const size_t i = Find(key);
+  return i == keys_.size() ? 0 : docs_[i];
 }
 
 size_t LineStats::LinesAtLeast(uint32_t min_docs) const {
@@ -141,10 +165,15 @@ size_t LineStats::LinesAtLeast(uint32_t min_docs) const {
 }
 
 void LineStats::Grow() {
-  std::vector<uint64_t> old_keys(std::max<size_t>(64, keys_.size() * 2), 0);
-  std::vector<uint32_t> old_counts(old_keys.size(), 0);
+  const size_t slots = std::max<size_t>(64, keys_.size() * 2);
+  std::vector<uint64_t> old_keys(slots, 0);
+  std::vector<uint32_t> old_counts(slots, 0), old_docs(slots, 0), old_tag0(slots, 0);
+  std::vector<bool> old_saturated(slots, false);
   old_keys.swap(keys_);
   old_counts.swap(counts_);
+  old_docs.swap(docs_);
+  old_tag0.swap(tag0_);
+  old_saturated.swap(saturated_);
   const size_t mask = keys_.size() - 1;
   for (size_t j = 0; j < old_keys.size(); ++j) {
     if (old_keys[j] == 0) continue;
@@ -152,10 +181,13 @@ void LineStats::Grow() {
     while (keys_[i] != 0) i = (i + 1) & mask;
     keys_[i] = old_keys[j];
     counts_[i] = old_counts[j];
+    docs_[i] = old_docs[j];
+    tag0_[i] = old_tag0[j];
+    saturated_[i] = old_saturated[j];
   }
 }
 
-void LineStats::Increment(uint64_t key, uint32_t by) {
+size_t LineStats::Insert(uint64_t key) {
   if ((size_ + 1) * 2 > keys_.size()) Grow();  // load factor <= 1/2
   const size_t mask = keys_.size() - 1;
   size_t i = Slot(key, mask);
@@ -164,23 +196,86 @@ void LineStats::Increment(uint64_t key, uint32_t by) {
     keys_[i] = key;
     ++size_;
   }
-  const uint64_t sum = static_cast<uint64_t>(counts_[i]) + by;
-  counts_[i] = sum > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(sum);
+  return i;
+}
+
+void LineStats::Add(uint64_t key, uint32_t docs, const uint32_t* tags, size_t tag_count) {
+  const size_t i = Insert(key);
+  const uint64_t sum = static_cast<uint64_t>(docs_[i]) + docs;
+  docs_[i] = sum > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(sum);
+  if (!saturated_[i] && tag_count == 1) {
+    // One document (counting): no temporary vectors.
+    const uint32_t tag = tags[0];
+    if (counts_[i] == 0 || (counts_[i] == 1 && tag0_[i] == tag)) {
+      tag0_[i] = tag;
+      counts_[i] = 1;
+      return;
+    }
+    std::vector<uint32_t>& mine = more_tags_[key];
+    if (counts_[i] == 1) mine.push_back(tag0_[i]);
+    const auto at = std::lower_bound(mine.begin(), mine.end(), tag);
+    if (at == mine.end() || *at != tag) mine.insert(at, tag);
+    if (mine.size() >= kGroupCap) {
+      saturated_[i] = true;
+      more_tags_.erase(key);
+      counts_[i] = docs_[i];
+    } else {
+      counts_[i] = static_cast<uint32_t>(mine.size());
+    }
+    return;
+  }
+  if (!saturated_[i]) {
+    if (tag_count == 0) {
+      saturated_[i] = true;  // the other side counts documents
+    } else {
+      // The union of the line's tags and `tags`, both sorted.
+      std::vector<uint32_t> mine;
+      if (counts_[i] == 1) {
+        mine.push_back(tag0_[i]);
+      } else if (counts_[i] > 1) {
+        mine = std::move(more_tags_[key]);
+      }
+      std::vector<uint32_t> all;
+      all.reserve(mine.size() + tag_count);
+      std::set_union(mine.begin(), mine.end(), tags, tags + tag_count, std::back_inserter(all));
+      if (all.size() >= kGroupCap) {
+        saturated_[i] = true;
+      } else if (all.size() == 1) {
+        tag0_[i] = all[0];
+        counts_[i] = 1;
+      } else {
+        counts_[i] = static_cast<uint32_t>(all.size());
+        more_tags_[key] = std::move(all);
+      }
+    }
+    if (saturated_[i]) more_tags_.erase(key);
+  }
+  if (saturated_[i]) counts_[i] = docs_[i];
 }
 
 std::string LineStats::Serialize() const {
-  std::vector<std::pair<uint64_t, uint32_t>> entries;
-  entries.reserve(size_);
+  std::vector<size_t> slots;
+  slots.reserve(size_);
   for (size_t i = 0; i < keys_.size(); ++i) {
-    if (keys_[i] != 0) entries.emplace_back(keys_[i], counts_[i]);
+    if (keys_[i] != 0) slots.push_back(i);
   }
-  std::sort(entries.begin(), entries.end());
+  std::sort(slots.begin(), slots.end(), [&](size_t a, size_t b) { return keys_[a] < keys_[b]; });
   std::string out(kMagic, sizeof(kMagic));
   PutU64(&out, documents_);
-  PutU64(&out, entries.size());
-  for (const auto& [key, count] : entries) {
-    PutU64(&out, key);
-    PutU32(&out, count);
+  PutU64(&out, slots.size());
+  for (size_t i : slots) {
+    PutU64(&out, keys_[i]);
+    PutU32(&out, docs_[i]);
+    if (saturated_[i]) {
+      PutU32(&out, 0);
+    } else if (counts_[i] == 1) {
+      PutU32(&out, 1);
+      PutU32(&out, tag0_[i]);
+    } else {
+      const std::vector<uint32_t>& tags = more_tags_.at(keys_[i]);
+      PutU32(&out, static_cast<uint32_t>(tags.size()));
+      for (uint32_t t : tags) PutU32(&out, t);
+    }
   }
   PutU64(&out, XXH3_64bits(out.data(), out.size()));
   return out;
@@ -188,34 +283,59 @@ std::string LineStats::Serialize() const {
 
 Result<LineStats> LineStats::Deserialize(std::string_view bytes, std::string_view name) {
   const std::string where(name);
-  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+  const bool v1 = bytes.size() >= sizeof(kMagicV1) &&
+                  std::memcmp(bytes.data(), kMagicV1, sizeof(kMagicV1)) == 0;
+  if (!v1 &&
+      (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)) {
     return Status::InvalidArgument(where + ": not a neardup line statistics file");
   }
   const size_t header = sizeof(kMagic) + 16;
   if (bytes.size() < header + 8) return Status::Corruption(where + ": truncated header");
-  const uint64_t entries = GetU64(bytes.data() + sizeof(kMagic) + 8);
-  if (entries > (bytes.size() - header - 8) / kEntryBytes ||
-      header + entries * kEntryBytes + 8 != bytes.size()) {
-    return Status::Corruption(where + ": size " + std::to_string(bytes.size()) +
-                              " does not match its " + std::to_string(entries) + " entries");
-  }
   const size_t body = bytes.size() - 8;
   if (XXH3_64bits(bytes.data(), body) != GetU64(bytes.data() + body)) {
     return Status::Corruption(where + ": checksum mismatch");
   }
+  const uint64_t entries = GetU64(bytes.data() + sizeof(kMagic) + 8);
+  const size_t min_entry = v1 ? kEntryBytesV1 : kEntryBytes;
+  if (entries > (body - header) / min_entry || (v1 && header + entries * kEntryBytesV1 != body)) {
+    return Status::Corruption(where + ": size " + std::to_string(bytes.size()) +
+                              " does not match its " + std::to_string(entries) + " entries");
+  }
   LineStats stats;
   stats.documents_ = GetU64(bytes.data() + sizeof(kMagic));
   uint64_t previous = 0;
+  size_t at = header;
+  std::vector<uint32_t> tags;
   for (uint64_t e = 0; e < entries; ++e) {
-    const char* p = bytes.data() + header + e * kEntryBytes;
-    const uint64_t key = GetU64(p);
-    const uint32_t count = GetU32(p + 8);
-    if (key <= previous || count == 0 || count > stats.documents_) {
-      return Status::Corruption(where + ": entry " + std::to_string(e) +
-                                " is out of order or counts more documents than the file");
+    const auto bad = [&](const std::string& why) {
+      return Status::Corruption(where + ": entry " + std::to_string(e) + " " + why);
+    };
+    if (body - at < min_entry) return bad("is cut short");
+    const uint64_t key = GetU64(bytes.data() + at);
+    const uint32_t docs = GetU32(bytes.data() + at + 8);
+    at += min_entry;
+    tags.clear();
+    if (!v1) {
+      const uint32_t tag_count = GetU32(bytes.data() + at - 4);
+      if (tag_count >= kGroupCap || (body - at) / 4 < tag_count) {
+        return bad("has a bad number of group tags");
+      }
+      for (uint32_t t = 0; t < tag_count; ++t) tags.push_back(GetU32(bytes.data() + at + 4 * t));
+      at += 4 * size_t{tag_count};
+      if (!std::is_sorted(tags.begin(), tags.end()) ||
+          std::adjacent_find(tags.begin(), tags.end()) != tags.end() || tags.size() > docs) {
+        return bad("has group tags out of order or more than its documents");
+      }
+    }
+    if (key <= previous || docs == 0 || docs > stats.documents_) {
+      return bad("is out of order or counts more documents than the file");
     }
     previous = key;
-    stats.Increment(key, count);
+    stats.Add(key, docs, tags.data(), tags.size());
+  }
+  if (at != body) {
+    return Status::Corruption(where + ": size " + std::to_string(bytes.size()) +
+                              " does not match its " + std::to_string(entries) + " entries");
   }
   return stats;
 }
@@ -238,13 +358,23 @@ Result<LineStats> LineStats::Load(const std::string& path) {
 
 void LineCounter::AddKeys(const std::vector<uint64_t>& keys) {
   ++stats_.documents_;
-  for (uint64_t key : keys) stats_.Increment(key, 1);
+  const uint32_t tag = LineGroupTag(keys);
+  for (uint64_t key : keys) stats_.Add(key, 1, &tag, 1);
 }
 
 void LineCounter::Merge(const LineStats& other) {
   stats_.documents_ += other.documents_;
   for (size_t i = 0; i < other.keys_.size(); ++i) {
-    if (other.keys_[i] != 0) stats_.Increment(other.keys_[i], other.counts_[i]);
+    const uint64_t key = other.keys_[i];
+    if (key == 0) continue;
+    if (other.saturated_[i]) {
+      stats_.Add(key, other.docs_[i], nullptr, 0);
+    } else if (other.counts_[i] == 1) {
+      stats_.Add(key, other.docs_[i], &other.tag0_[i], 1);
+    } else {
+      const std::vector<uint32_t>& tags = other.more_tags_.at(key);
+      stats_.Add(key, other.docs_[i], tags.data(), tags.size());
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Copyright 2026 The neardup Authors.
 
+#include <bzlib.h>
 #include <fcntl.h>
+#include <lzma.h>
 #include <sys/stat.h>
 #include <unicode/ucnv.h>
 #include <unicode/ucsdet.h>
@@ -20,6 +22,7 @@
 
 #include "neardup/extract.h"
 #include "neardup/text.h"
+#include "text/compression.h"
 #include "util/utf8.h"
 
 namespace neardup {
@@ -28,6 +31,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+constexpr std::string_view kXzMagic{
+    "\xFD"
+    "7zXZ\0",
+    6};
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -634,9 +641,27 @@ class FastJsonLine {
   size_t i_ = 0;
 };
 
+// The archive formats a reader refuses (it reads no archive's members), by
+// their magic bytes: "zip", "7z", "tar" (ustar at byte 257), or "" for
+// anything else.
+std::string_view ArchiveName(std::string_view head) {
+  if (head.starts_with("PK\x03\x04") || head.starts_with("PK\x05\x06")) return "zip";
+  if (head.starts_with("7z\xBC\xAF\x27\x1C")) return "7z";
+  if (head.size() >= 262 && head.substr(257, 5) == "ustar") return "tar";
+  return "";
+}
+
+// `codec`: the compression around it ("gzip"), or "".
+std::string ArchiveReason(std::string_view archive, std::string_view codec = "") {
+  return "a " + std::string(archive) + " archive" +
+         (codec.empty() ? std::string() : " (" + std::string(codec) + "-compressed)") +
+         ": neardup reads no archive's members; extract it and name the directory";
+}
+
 // A file whose content is decoded by its first bytes, not its name: gzip
-// (1F 8B), zstd (28 B5 2F FD), else plain. Concatenated gzip members and zstd
-// frames are read one after the other; a stream cut short is an error.
+// (1F 8B), zstd (28 B5 2F FD), xz (FD 37 7A 58 5A 00), bzip2 ("BZh"), else
+// plain. Concatenated gzip members, zstd frames, xz and bzip2 streams are
+// read one after the other; a stream cut short is an error.
 class InputFile {
  public:
   InputFile() = default;
@@ -695,6 +720,8 @@ class InputFile {
     inflating_ = false;
     if (zstd_ != nullptr) ZSTD_freeDCtx(zstd_);
     zstd_ = nullptr;
+    if (codec_ == Codec::kXz) lzma_end(&xz_);
+    if (codec_ == Codec::kBzip2) BZ2_bzDecompressEnd(&bz_);
     if (from_ != nullptr) ucnv_close(from_);
     if (to_utf8_ != nullptr) ucnv_close(to_utf8_);
     from_ = to_utf8_ = nullptr;
@@ -793,6 +820,26 @@ class InputFile {
   // Decoded bytes ReadLine has consumed (line breaks included).
   uint64_t consumed() const { return consumed_; }
   bool compressed() const { return codec_ != Codec::kPlain; }
+  // "gzip", "zstd", ...; empty for a plain file.
+  std::string_view codec_name() const {
+    switch (codec_) {
+      case Codec::kPlain:
+        return "";
+      case Codec::kGzip:
+        return "gzip";
+      case Codec::kZstd:
+        return "zstd";
+      case Codec::kXz:
+        return "xz";
+      case Codec::kBzip2:
+        return "bzip2";
+    }
+    return "";
+  }
+
+  // "zip", "7z", "tar" when the file's first bytes are an archive's
+  // (ArchiveName), else "".
+  std::string_view archive() const { return archive_; }
 
   // True when the last ReadLine failed in the middle of a line.
   bool dropped_partial_line() const { return dropped_partial_line_; }
@@ -837,26 +884,36 @@ class InputFile {
   }
 
  private:
-  enum class Codec { kPlain, kGzip, kZstd };
+  enum class Codec { kPlain, kGzip, kZstd, kXz, kBzip2 };
 
   // Reads the first bytes and picks the codec by them.
   std::string Sniff() {
+    // (A tar header's magic, at byte 257, is seen when the first read
+    // brings that much: a file's does.)
     while (in_.size() < 4 && ReadInput()) {
     }
     if (!error_.empty()) return error_;
     const std::string_view head(in_);
-    if (head.starts_with("\x1f\x8b")) {
+    archive_ = ArchiveName(head);
+    const std::string_view compression = DetectCompression(head);
+    if (compression == "gzip") {
       codec_ = Codec::kGzip;
       zs_ = z_stream{};
       // 16 + 15: gzip framing, the largest window.
       if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) return "cannot open (out of memory)";
       inflating_ = true;
-    } else if (head.starts_with("\x28\xb5\x2f\xfd")) {
+    } else if (compression == "zstd") {
       codec_ = Codec::kZstd;
       zstd_ = ZSTD_createDCtx();
       if (zstd_ == nullptr) return "cannot open (out of memory)";
       // The window a frame may ask for bounds the memory it takes: 128 MiB.
       ZSTD_DCtx_setParameter(zstd_, ZSTD_d_windowLogMax, 27);
+    } else if (compression == "xz") {
+      codec_ = Codec::kXz;
+      if (!StartXz()) return "cannot open (out of memory)";
+    } else if (compression == "bzip2") {
+      codec_ = Codec::kBzip2;
+      if (!StartBzip2()) return "cannot open (out of memory)";
     }
     return "";
   }
@@ -887,24 +944,101 @@ class InputFile {
     size_t n = 0;
     for (;;) {
       if (in_pos_ == in_.size() && !ReadInput()) {
-        if (error_.empty() && in_frame_) {
-          error_ = codec_ == Codec::kGzip ? "truncated gzip stream (unexpected end of file)"
-                                          : "truncated zstd stream (unexpected end of file)";
+        // The decoder may still hold output of the input it has taken.
+        if (error_.empty() && in_frame_) n = Decode(dst, size);
+        if (n == 0 && error_.empty() && in_frame_) {
+          error_ = "truncated " + std::string(codec_name()) + " stream (unexpected end of file)";
         }
         break;
       }
-      if (codec_ == Codec::kPlain) {
-        n = std::min(size, in_.size() - in_pos_);
-        std::memcpy(dst, in_.data() + in_pos_, n);
-        in_pos_ += n;
-      } else if (codec_ == Codec::kGzip) {
-        n = Inflate(dst, size);
-      } else {
-        n = Unzstd(dst, size);
-      }
+      n = Decode(dst, size);
       if (n > 0 || !error_.empty()) break;
     }
     if (n == 0) eof_ = true;
+    return n;
+  }
+
+  // Decoded bytes from what in_ holds (and the decoder's state).
+  size_t Decode(char* dst, size_t size) {
+    switch (codec_) {
+      case Codec::kPlain: {
+        const size_t n = std::min(size, in_.size() - in_pos_);
+        std::memcpy(dst, in_.data() + in_pos_, n);
+        in_pos_ += n;
+        return n;
+      }
+      case Codec::kGzip:
+        return Inflate(dst, size);
+      case Codec::kZstd:
+        return Unzstd(dst, size);
+      case Codec::kXz:
+        return Unxz(dst, size);
+      case Codec::kBzip2:
+        return Unbzip2(dst, size);
+    }
+    return 0;
+  }
+
+  // The memory an xz stream's dictionary may take (xz -9 takes 64 MiB).
+  static constexpr uint64_t kXzMemoryLimit = uint64_t{256} << 20;
+
+  bool StartXz() {
+    xz_ = LZMA_STREAM_INIT;
+    return lzma_stream_decoder(&xz_, kXzMemoryLimit, 0) == LZMA_OK;
+  }
+  bool StartBzip2() {
+    bz_ = bz_stream{};
+    return BZ2_bzDecompressInit(&bz_, 0, 0) == BZ_OK;
+  }
+
+  size_t Unxz(char* dst, size_t size) {
+    if (!in_frame_ && !std::string_view(in_).substr(in_pos_).starts_with(kXzMagic)) {
+      error_ = "data after the end of the xz stream";
+      return 0;
+    }
+    in_frame_ = true;
+    xz_.next_in = reinterpret_cast<const uint8_t*>(in_.data() + in_pos_);
+    xz_.avail_in = in_.size() - in_pos_;
+    xz_.next_out = reinterpret_cast<uint8_t*>(dst);
+    xz_.avail_out = size;
+    const lzma_ret rc = lzma_code(&xz_, LZMA_RUN);
+    in_pos_ = in_.size() - xz_.avail_in;
+    const size_t n = size - xz_.avail_out;
+    if (rc == LZMA_STREAM_END) {
+      in_frame_ = false;  // another stream may follow
+      lzma_end(&xz_);
+      if (!StartXz()) error_ = "out of memory";
+    } else if (rc == LZMA_MEMLIMIT_ERROR) {
+      error_ = "xz stream needs more than " + std::to_string(kXzMemoryLimit >> 20) +
+               " MiB to decode (its dictionary); recompress it with a smaller preset";
+    } else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
+      error_ = "corrupt xz data (liblzma error " + std::to_string(static_cast<int>(rc)) + ")";
+    }
+    return n;
+  }
+
+  size_t Unbzip2(char* dst, size_t size) {
+    if (!in_frame_ && !std::string_view(in_).substr(in_pos_).starts_with("BZh")) {
+      error_ = "data after the end of the bzip2 stream";
+      return 0;
+    }
+    in_frame_ = true;
+    const size_t avail_in = std::min<size_t>(in_.size() - in_pos_, 1u << 30);
+    bz_.next_in = in_.data() + in_pos_;
+    bz_.avail_in = static_cast<unsigned>(avail_in);
+    bz_.next_out = dst;
+    bz_.avail_out = static_cast<unsigned>(std::min<size_t>(size, 1u << 30));
+    const unsigned out_before = bz_.avail_out;
+    const int rc = BZ2_bzDecompress(&bz_);
+    in_pos_ += avail_in - bz_.avail_in;
+    const size_t n = out_before - bz_.avail_out;
+    if (rc == BZ_STREAM_END) {
+      in_frame_ = false;  // another stream may follow (pbzip2)
+      BZ2_bzDecompressEnd(&bz_);
+      if (!StartBzip2()) error_ = "out of memory";
+    } else if (rc != BZ_OK) {
+      error_ = "corrupt bzip2 data (libbz2 error " + std::to_string(rc) + ")";
+    }
     return n;
   }
 
@@ -1025,6 +1159,9 @@ class InputFile {
   z_stream zs_{};
   bool inflating_ = false;
   ZSTD_DCtx* zstd_ = nullptr;
+  lzma_stream xz_ = LZMA_STREAM_INIT;  // when codec_ is kXz
+  bz_stream bz_{};                     // when codec_ is kBzip2
+  std::string_view archive_;
   std::string in_;  // raw bytes read from fd_; in_[in_pos_..] not decoded yet
   size_t in_pos_ = 0;
   bool in_eof_ = false;
@@ -1138,6 +1275,13 @@ class DocumentReaderImpl final : public DocumentReader {
     if (error.empty() && ranged() && file_.compressed()) {
       error = "a byte range of a compressed file cannot be read";
     }
+    // A .docx is a zip archive that is read (extract.h).
+    const std::string_view archive = file_.archive();
+    if (error.empty() && !archive.empty() &&
+        !(archive == "zip" && options_.format == InputFormat::kAuto &&
+          DetectDocumentKind(p.path, "") == DocumentKind::kDocx)) {
+      error = ArchiveReason(archive);
+    }
     if (error.empty() && ranged() && !options_.encoding.empty()) {
       error = "a byte range of a file read with --encoding cannot be read";
     }
@@ -1174,6 +1318,8 @@ class DocumentReaderImpl final : public DocumentReader {
     // the codec, whatever the name).
     if (EndsWith(name, ".gz")) name.resize(name.size() - 3);
     if (EndsWith(name, ".zst")) name.resize(name.size() - 4);
+    if (EndsWith(name, ".xz")) name.resize(name.size() - 3);
+    if (EndsWith(name, ".bz2")) name.resize(name.size() - 4);
     if (EndsWith(name, ".jsonl") || EndsWith(name, ".ndjson")) return InputFormat::kJsonl;
     if (LooksLikeManPageName(name)) return InputFormat::kRoff;
     return InputFormat::kText;  // may still turn out to be roff by content
@@ -1203,9 +1349,14 @@ class DocumentReaderImpl final : public DocumentReader {
       Report(InputIssue::Kind::kUnreadable, source_, 0, error);
       return false;
     }
+    if (file_.compressed() && ArchiveName(content) == "tar") {
+      Report(InputIssue::Kind::kUnreadable, source_, 0, ArchiveReason("tar", file_.codec_name()));
+      return false;
+    }
+    DocumentKind kind = DocumentKind::kPlainText;
     if (options_.format == InputFormat::kAuto && source_ != "-") {
       // .docx and .pdf: their text, through libzip + pugixml and poppler.
-      const DocumentKind kind = DetectDocumentKind(source_, content);
+      kind = DetectDocumentKind(source_, content);
       if (kind != DocumentKind::kPlainText) {
         ExtractOptions extract;
         extract.max_text_bytes = options_.max_document_bytes;
@@ -1225,6 +1376,12 @@ class DocumentReaderImpl final : public DocumentReader {
       }
     }
     if (content.starts_with(kUtf8Bom)) content.erase(0, kUtf8Bom.size());
+    NoteFormat(kind == DocumentKind::kDocx  ? "docx"
+               : kind == DocumentKind::kPdf ? "pdf"
+               : format_ == InputFormat::kRoff ||
+                       (options_.format == InputFormat::kAuto && LooksLikeRoff(content))
+                   ? "roff"
+                   : "text");
     doc->id = source_;
     doc->title.clear();
     doc->fields.clear();
@@ -1252,6 +1409,7 @@ class DocumentReaderImpl final : public DocumentReader {
   }
 
   bool ReadLineDocument(Document* doc) {
+    NoteFormat(format_ == InputFormat::kJsonl ? "jsonl" : "lines");
     std::string& line = line_buffer_;  // for lines not whole in the buffer; kept between calls
     std::string error;
     bool too_long = false, endless = false;
@@ -1295,6 +1453,7 @@ class DocumentReaderImpl final : public DocumentReader {
         FinishText(std::string(view), doc);
         return true;
       }
+      if (sampled_records_ < kSampledRecords && sample_tries_ < kSampleTries) SampleFields(view);
       if (ParseJsonLine(view, doc)) return true;
     }
     if (!error.empty()) {
@@ -1422,6 +1581,55 @@ class DocumentReaderImpl final : public DocumentReader {
     return true;
   }
 
+  // InputStats::first_format, from the first file that gets this far.
+  void NoteFormat(std::string_view format) {
+    if (!stats_.first_format.empty()) return;
+    stats_.first_format = format;
+    if (file_.compressed()) {
+      stats_.first_format += ", ";
+      stats_.first_format += file_.codec_name();
+    }
+  }
+
+  // InputStats::first_fields: the field names of a JSONL line (nested
+  // objects' as "outer.inner"), added to those of the lines before. Only the
+  // first kSampledRecords lines that are objects take this parse, and no
+  // more than kSampleTries lines in all (a file of malformed lines is not
+  // parsed twice throughout).
+  void SampleFields(std::string_view view) {
+    ++sample_tries_;
+    std::string line(view);
+    RepairUtf8(&line, /*replace_nul=*/false);
+    JsonLineScan scan;
+    std::string reason;
+    if (!PrepareJsonLine(&line, &scan, &reason)) return;  // too deep: malformed anyway
+    nlohmann::json object;
+    try {
+      object = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      return;  // malformed: reported by the parse that counts
+    }
+    if (!object.is_object()) return;
+    ++sampled_records_;
+    std::vector<std::string>& names = stats_.first_fields;
+    const auto add = [&names](std::string name) {
+      if (names.size() < kSampledFields &&
+          std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
+    };
+    for (const auto& [key, value] : object.items()) {
+      if (!value.is_object() || value.empty()) {
+        add(key);
+        continue;
+      }
+      for (const auto& [inner, unused] : value.items()) add(key + "." + inner);
+    }
+  }
+  static constexpr int kSampledRecords = 3;
+  static constexpr int kSampleTries = 16;
+  static constexpr size_t kSampledFields = 24;
+
   // Repairs and stores the text; reports replaced bytes.
   // `replaced`: invalid sequences already replaced in the document's line.
   // `valid_utf8`: the text is known to be valid UTF-8 (only NULs may need
@@ -1495,9 +1703,22 @@ class DocumentReaderImpl final : public DocumentReader {
   uint64_t line_ = 0;
   InputFormat format_ = InputFormat::kText;
   std::string line_buffer_;
+  int sampled_records_ = 0;  // JSONL lines whose fields are in stats_.first_fields
+  int sample_tries_ = 0;     // lines SampleFields has looked at
 };
 
 }  // namespace
+
+std::string_view DetectCompression(std::string_view head) {
+  if (head.starts_with("\x1f\x8b")) return "gzip";
+  if (head.starts_with("\x28\xb5\x2f\xfd")) return "zstd";
+  if (head.starts_with(kXzMagic)) return "xz";
+  // "BZh" and the block size, '1' to '9'.
+  if (head.size() >= 4 && head.starts_with("BZh") && head[3] >= '1' && head[3] <= '9') {
+    return "bzip2";
+  }
+  return "";
+}
 
 bool InputIssue::dropped() const {
   return kind == Kind::kUnreadable || kind == Kind::kMalformedLine || kind == Kind::kMissingField;

@@ -494,3 +494,48 @@ TEST(CalibrateCliTest, ThucNewsMatchesBruteForce) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// The summary line explains passing and failing d, and says when the
+// recommendation is the top of the scan (a larger threshold was not tried).
+TEST(CalibrateCliTest, SummaryExplainsTheEvidenceAndTheTopOfTheScan) {
+  const auto docs = SyntheticCorpus(1, 120, 30);
+  for (const char* max_k : {"2", "24"}) {
+    SCOPED_TRACE(max_k);
+    const std::string dir = MakeTempDir("calibrate_words");
+    WriteFile(dir + "/corpus.jsonl", Jsonl(docs));
+    const auto r = RunCli({"calibrate", dir + "/corpus.jsonl", "-o", dir + "/report.html", "--json",
+                           dir + "/report.json", "-k", max_k});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto json = nlohmann::json::parse(ReadFile(dir + "/report.json"));
+    const auto& rec = json["recommendation"];
+    const int passing = rec["passing"].get<int>();
+    if (passing >= 0) {
+      EXPECT_NE(r.err.find("passing d = " + std::to_string(passing) +
+                           ": the largest distance where 90 % of the sampled pairs reach"),
+                std::string::npos)
+          << r.err;
+    }
+    const bool top = rec["k"].get<int>() == json["max_k"].get<int>();
+    EXPECT_EQ(r.err.find("the recommendation is the top of the scan") != std::string::npos, top)
+        << r.err;
+    if (top) {
+      EXPECT_NE(r.err.find("(rerun with -k up to 32)"), std::string::npos) << r.err;
+    }
+  }
+}
+
+// -k beyond the method's range says why: the fingerprints' width.
+TEST(CalibrateCliTest, KRangeNamesTheFingerprintWidth) {
+  const auto r = RunCli({"dedup", "--method", "classic", "-k", "20", "-"}, "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("between 0 and 16 because the method's fingerprints are 64-bit"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--bits 128"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace neardup

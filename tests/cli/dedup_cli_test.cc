@@ -237,5 +237,30 @@ TEST(IndexCliTest, CheckAddsNewDocumentsOnly) {
   EXPECT_NE(r.out.find("not -"), std::string::npos) << r.out;
 }
 
+// The summary states the rule and the largest cluster, and warns when it has
+// more than 1,000 members (kLargeClusterWarning).
+TEST(DedupCliTest, SummaryStatesTheLargestClusterAndWarnsAboveAThousand) {
+  const std::string dir = MakeTempDir("dedup_largest");
+  std::string copies;
+  for (int i = 0; i < 1001; ++i) copies += "the same notice of one company, copied\n";
+  copies += "another text altogether, with nothing in common\n";
+  const auto r = RunCli({"dedup", "-", "--input-format", "lines", "--summary-json",
+                         dir + "/summary.json", "-o", dir + "/records.jsonl"},
+                        copies);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("center; largest cluster 1001)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: the largest cluster has 1001 documents"), std::string::npos)
+      << r.err;
+  const auto summary = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
+  EXPECT_EQ(summary["largest_cluster"], 1001);
+  EXPECT_EQ(summary["cluster_rule"], "center");
+  copies.erase(0, 39 * 2);  // 999 copies (39 bytes a line): no warning
+  const auto small =
+      RunCli({"dedup", "-", "--input-format", "lines", "-o", dir + "/small.jsonl"}, copies);
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(small.err.find("largest cluster 999)"), std::string::npos) << small.err;
+  EXPECT_EQ(small.err.find("warning"), std::string::npos) << small.err;
+}
+
 }  // namespace
 }  // namespace neardup

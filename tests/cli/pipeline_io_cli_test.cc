@@ -407,7 +407,8 @@ TEST(PipelineIoCliTest, AnEndlessLineEndsInBoundedMemory) {
   const EndlessRun small = RunOnEndlessInput(
       {"dedup", "--input-format", "jsonl", "--max-document-bytes", "1000000", "-"}, '\0', kTotal,
       dir + "/err.txt");
-  EXPECT_EQ(small.exit_code, 0) << small.err;
+  // Nothing read, the one record skipped: a failure (the status rule).
+  EXPECT_EQ(small.exit_code, 1) << small.err;
   EXPECT_NE(small.err.find("-:1: line longer than the limit of 1000000 bytes"), std::string::npos)
       << small.err;
   EXPECT_NE(small.err.find("read 0 documents"), std::string::npos) << small.err;
@@ -426,7 +427,7 @@ TEST(PipelineIoCliTest, AnEndlessLineEndsInBoundedMemory) {
       << r.err;
   WriteFile(path, "{\"text\":\"" + std::string(5000, 'a') + "\"}\n{\"text\":\"b\"}\n");
   const auto e = RunCli({"fingerprint", "--max-document-bytes", "1000", path});
-  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.exit_code, 1) << e.err;  // nothing read, a record skipped
   EXPECT_EQ(e.out, "");
   EXPECT_NE(e.err.find("long.jsonl:1: line longer than the limit of 1000 bytes "
                        "(max_document_bytes) and no line break within 4000 bytes; the rest of "

@@ -309,6 +309,7 @@ TEST(BandedDedupTest, TenThousandNearCopiesOfOneTemplateFinishFast) {
   std::vector<DedupDocument> docs;
   for (int i = 0; i < 10000; ++i) docs.push_back({FlipBits(center, 1 + i % 3, rng)});
   DedupOptions opt;
+  opt.cluster_rule = ClusterRule::kComponents;  // the rule under test
   opt.k = 24;
   opt.join = DedupJoin::kBanded;
   const auto start = std::chrono::steady_clock::now();

@@ -123,7 +123,7 @@ TEST(ClusterRuleTest, CenterMatchesBruteForce) {
   }
 }
 
-TEST(ClusterRuleTest, CenterDoesNotChainComponentsDo) {
+TEST(ClusterRuleTest, DefaultDoesNotChainComponentsDo) {
   // A(0) -2- B(1) -3- C(2): d(A, C) = 5 > k = 3.
   const Fingerprint a = Fingerprint::From64(0x0123456789abcdefULL);
   const Fingerprint b = Fingerprint::From64(a.lo() ^ 0x3);
@@ -134,11 +134,7 @@ TEST(ClusterRuleTest, CenterDoesNotChainComponentsDo) {
   docs[2].fingerprint = c;
   DedupOptions opt;
   opt.k = 3;
-  auto components = Dedup(docs, opt);
-  ASSERT_TRUE(components.ok());
-  EXPECT_EQ(components->records[2].cluster, 0u);
-  EXPECT_EQ(components->records[2].distance, 5);
-  opt.cluster_rule = ClusterRule::kCenter;
+  // The default rule: centres.
   auto center = Dedup(docs, opt);
   ASSERT_TRUE(center.ok());
   EXPECT_EQ(center->records[1].nearest, 0u);
@@ -146,6 +142,41 @@ TEST(ClusterRuleTest, CenterDoesNotChainComponentsDo) {
   EXPECT_FALSE(center->records[2].duplicate);
   EXPECT_EQ(center->records[2].cluster, 2u);
   EXPECT_EQ(center->summary.clusters_with_duplicates, 1u);
+  EXPECT_EQ(center->summary.largest_cluster, 2u);
+  opt.cluster_rule = ClusterRule::kComponents;
+  auto components = Dedup(docs, opt);
+  ASSERT_TRUE(components.ok());
+  EXPECT_EQ(components->records[2].cluster, 0u);
+  EXPECT_EQ(components->records[2].distance, 5);
+  EXPECT_EQ(components->summary.largest_cluster, 3u);
+}
+
+// A chain of 71 documents, each 2 bits from the one before (k = 3; the shape
+// of 71 dividend notices of different companies): components make one
+// cluster of 71 whose ends are 116 bits apart; by default every member is
+// within k of its kept document.
+TEST(ClusterRuleTest, DefaultKeepsAChainApart) {
+  std::vector<DedupDocument> docs(71);
+  Fingerprint f = Fingerprint::From128(0, 0);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    docs[i].fingerprint = f;
+    const size_t bit = 2 * (i % 64);  // flips bits bit and bit + 1
+    const uint64_t mask = uint64_t{3} << (bit % 64);
+    f = Fingerprint::From128(f.hi() ^ (bit >= 64 ? mask : 0), f.lo() ^ (bit < 64 ? mask : 0));
+  }
+  DedupOptions opt;
+  opt.k = 3;
+  auto by_default = Dedup(docs, opt);
+  ASSERT_TRUE(by_default.ok());
+  EXPECT_LE(by_default->summary.largest_cluster, 2u);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const size_t kept = by_default->records[i].nearest;
+    EXPECT_LE(SlowDistance(docs[kept].fingerprint, docs[i].fingerprint), 3) << i;
+  }
+  opt.cluster_rule = ClusterRule::kComponents;
+  auto components = Dedup(docs, opt);
+  ASSERT_TRUE(components.ok());
+  EXPECT_EQ(components->summary.largest_cluster, 71u);
 }
 
 TEST(ClusterRuleTest, ParseNames) {

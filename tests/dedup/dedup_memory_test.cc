@@ -213,6 +213,7 @@ TEST_F(DedupMemoryTest, ExactJoinOfManyDistinctNearCopiesKeepsNoPairList) {
     }
   }
   DedupOptions opt;
+  opt.cluster_rule = ClusterRule::kComponents;  // the rule under test
   opt.k = 4;
   opt.join = DedupJoin::kExact;
   opt.threads = 2;

@@ -42,7 +42,8 @@ std::vector<DedupDocument> HandMade() {
 TEST(DedupClusterTest, KeepFirst) {
   const auto docs = HandMade();
   DedupOptions opt;
-  opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
+  opt.cluster_rule = ClusterRule::kComponents;  // the rule under test
+  opt.k = 3;                                    // 64-bit fingerprints: the tfidf method's threshold
   opt.collect_pairs = true;
   auto r = Dedup(docs, opt);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -104,6 +105,7 @@ TEST(DedupClusterTest, ClusterMembersListsClustersOfTwoOrMore) {
   docs.push_back({docs[3].fingerprint, false, 1, std::nullopt});
   for (const KeepPolicy keep : {KeepPolicy::kFirst, KeepPolicy::kLongest}) {
     DedupOptions options;
+    options.cluster_rule = ClusterRule::kComponents;  // the rule under test
     options.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
     options.keep = keep;
     const Result<DedupResult> result = Dedup(docs, options);
@@ -124,7 +126,8 @@ TEST(DedupClusterTest, ClusterMembersListsClustersOfTwoOrMore) {
 TEST(DedupClusterTest, KeepField) {
   const auto docs = HandMade();
   DedupOptions opt;
-  opt.k = 3;  // 64-bit fingerprints: the tfidf method's threshold
+  opt.cluster_rule = ClusterRule::kComponents;  // the rule under test
+  opt.k = 3;                                    // 64-bit fingerprints: the tfidf method's threshold
   opt.keep = KeepPolicy::kField;
   auto r = Dedup(docs, opt);
   ASSERT_TRUE(r.ok());
@@ -320,6 +323,7 @@ TEST_P(DedupPropertyTest, ClusterModeEqualsBruteForceComponents) {
       if (better) cur = i;
     }
     DedupOptions opt;
+    opt.cluster_rule = ClusterRule::kComponents;  // the rule under test
     opt.k = k;
     opt.keep = policy;
     opt.collect_pairs = true;

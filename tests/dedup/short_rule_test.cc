@@ -86,6 +86,7 @@ TEST(ShortDocumentRuleTest, MatchesBruteForce) {
           }
         }
         DedupOptions opt;
+        opt.cluster_rule = ClusterRule::kComponents;  // the rule under test
         opt.k = k;
         opt.threads = 2;
         opt.collect_pairs = true;

@@ -87,6 +87,26 @@ TEST(JaccardJoinTest, RejectsBadThreshold) {
   EXPECT_FALSE(JaccardJoin(sets, 1.5).ok());
 }
 
+// The truth is computed on every character of the text as the methods see
+// it: punctuation and spaces count (until 2026-11-26 only letters and digits
+// did, and two tables differing in their numbers' commas were one set), white
+// space runs are one space, and --t2s makes a zh_TW text its zh_CN version.
+TEST(ShingleSetsTest, AllCharactersAfterTheMethodsNormalization) {
+  auto s = ShingleSets::Create(5);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NE(s->Of("net 510,917 vs 423,000"), s->Of("net 510917 vs 423000"));
+  EXPECT_NE(s->Of("qtly div 19 cts"), s->Of("qtly div 1-9 cts"));
+  EXPECT_EQ(s->Of("a  b\n\tc d e"), s->Of("a b c d e"));
+  EXPECT_EQ(s->Of(" abcde "), s->Of("abcde"));
+  const std::string cn = "页面由中文手册页计划提供";
+  const std::string tw = "頁面由中文手冊頁計劃提供";
+  EXPECT_NE(s->Of(cn), s->Of(tw));
+  auto t2s = ShingleSets::Create(5, "tw2sp2");
+  ASSERT_TRUE(t2s.ok()) << t2s.status().ToString();
+  EXPECT_EQ(t2s->Of(cn), t2s->Of(tw));
+  EXPECT_FALSE(ShingleSets::Create(5, "no-such-conversion").ok());
+}
+
 TEST(ShingleSetsTest, NormalizedCharacterGrams) {
   auto s = ShingleSets::Create(5);
   ASSERT_TRUE(s.ok());
@@ -147,6 +167,14 @@ TEST(EvaluateNaturalTest, CountsMatchDirectComputation) {
   EXPECT_EQ(def.reported, def.counts.true_positives + def.near + def.counts.false_positives);
   EXPECT_EQ(def.counts.true_positives + def.counts.false_negatives, truth);
   EXPECT_EQ(def.counts.false_positives, 0u);  // unrelated random texts
+  // Strict: every reported pair below the truth is false; floor: only those
+  // below 0.3.
+  if (def.reported > 0) {
+    EXPECT_DOUBLE_EQ(def.precision_strict,
+                     static_cast<double>(def.counts.true_positives) / def.reported);
+  }
+  EXPECT_LE(def.f1_strict, def.f1);
+  EXPECT_GE(def.f1_floor, def.f1);
   EXPECT_EQ(def.below_floor, 0u);
   EXPECT_DOUBLE_EQ(def.recall, 1.0);  // two characters of ~450 changed: within k = 24
   EXPECT_EQ(def.largest_cluster, 2u);

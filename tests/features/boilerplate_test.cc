@@ -7,6 +7,7 @@
 #include "neardup/boilerplate.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <map>
 #include <random>
@@ -111,14 +112,28 @@ TEST(BoilerplateTest, CountsMatchBruteForceOnRandomCorpora) {
   std::mt19937_64 rng(11);
   for (int round = 0; round < 30; ++round) {
     const std::vector<std::string> corpus = RandomCorpus(rng, 1 + rng() % 60);
-    std::map<std::string, int> oracle;  // canonical line -> documents
+    // canonical line -> groups (distinct group tags of the documents that
+    // hold it), or documents once there are LineStats::kGroupCap groups
+    std::map<std::string, int> oracle;
+    std::map<std::string, std::set<uint32_t>> tags;
+    std::map<std::string, int> documents;
     for (const std::string& text : corpus) {
       std::set<std::string> lines;
       for (const std::string& l : SplitLines(text)) {
         const std::string c = OracleCanonical(l);
         if (!c.empty()) lines.insert(c);
       }
-      for (const std::string& c : lines) ++oracle[c];
+      std::vector<uint64_t> keys;
+      for (const std::string& c : lines) keys.push_back(KeyOf(c));
+      const uint32_t tag = LineGroupTag(keys);
+      for (const std::string& c : lines) {
+        tags[c].insert(tag);
+        ++documents[c];
+      }
+    }
+    for (const auto& [line, t] : tags) {
+      oracle[line] =
+          t.size() >= LineStats::kGroupCap ? documents[line] : static_cast<int>(t.size());
     }
     // Counted in one counter, and in two merged.
     LineCounter one, first, second;
@@ -132,6 +147,7 @@ TEST(BoilerplateTest, CountsMatchBruteForceOnRandomCorpora) {
       EXPECT_EQ(stats->distinct_lines(), oracle.size());
       for (const auto& [line, count] : oracle) {
         EXPECT_EQ(stats->Count(KeyOf(line)), static_cast<uint32_t>(count)) << line;
+        EXPECT_EQ(stats->Documents(KeyOf(line)), static_cast<uint32_t>(documents[line])) << line;
       }
       EXPECT_EQ(stats->Count(KeyOf("never seen")), 0u);
       for (uint32_t t = 1; t <= 8; ++t) {
@@ -179,9 +195,15 @@ TEST(BoilerplateTest, CountsMatchBruteForceOnRandomCorpora) {
 }
 
 TEST(BoilerplateTest, OffLeavesTextAlone) {
+  // Pages with text of their own (different groups) share the footer.
   LineCounter counter;
-  for (int i = 0; i < 10; ++i) counter.Add("footer\nbody " + std::to_string(i));
+  for (int i = 0; i < 30; ++i) {
+    std::string page = "footer";
+    for (int l = 0; l < 6; ++l) page += "\nbody " + std::to_string(i) + " " + std::to_string(l);
+    counter.Add(page);
+  }
   const LineStats stats = std::move(counter).Finish();
+  ASSERT_GE(stats.Count(KeyOf("footer")), 10u);
   const BoilerplateFilter off(stats, {.mode = BoilerplateMode::kOff, .min_docs = 2});
   EXPECT_EQ(off.flagged_lines(), 0u);
   size_t dropped = 0;
@@ -198,8 +220,13 @@ TEST(BoilerplateTest, OffLeavesTextAlone) {
   // ...more is a reprint with a line added, kept whole (54 > 9 * 5).
   const std::string reprint = "footer\nfooter footer footer footer footer footer footer\nfive5";
   LineCounter many;
-  for (int i = 0; i < 10; ++i) many.Add(reprint.substr(0, reprint.rfind('\n')));
+  for (int i = 0; i < 30; ++i) {
+    std::string page = reprint.substr(0, reprint.rfind('\n'));
+    for (int l = 0; l < 8; ++l) page += "\nown " + std::to_string(i) + " " + std::to_string(l);
+    many.Add(page);
+  }
   const LineStats many_stats = std::move(many).Finish();
+  ASSERT_GE(many_stats.Count(KeyOf("footer")), 10u);
   const BoilerplateFilter filter(many_stats, {.mode = BoilerplateMode::kLines, .min_docs = 10});
   EXPECT_EQ(filter.Strip(reprint, &dropped), reprint);
   EXPECT_EQ(filter.Strip(reprint + "6", &dropped), "five56");  // 54 <= 9 * 6
@@ -246,6 +273,20 @@ TEST(BoilerplateTest, SaveLoadRoundTripAndCorruptFiles) {
   ASSERT_FALSE(corrupt.ok());
   EXPECT_NE(corrupt.status().message().find("checksum"), std::string::npos);
   EXPECT_FALSE(LineStats::Load(dir + "/missing.bin").ok());
+  // A version 1 file (document counts, no group tags) reads as those counts.
+  std::string v1 = "NDLINES1";
+  const auto put = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) v1.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  put(7, 8);                  // documents
+  put(1, 8);                  // entries
+  put(KeyOf("see also"), 8);  // key
+  put(3, 4);                  // documents containing it
+  put(XXH3_64bits(v1.data(), v1.size()), 8);
+  const auto old = LineStats::Deserialize(v1, "v1");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->Count(KeyOf("see also")), 3u);
+  EXPECT_EQ(old->documents(), 7u);
   // An empty corpus round-trips too.
   EXPECT_TRUE(LineStats::Deserialize(LineStats().Serialize(), "empty").ok());
 }
@@ -359,6 +400,84 @@ TEST(BoilerplateTest, FrequentFooterNoLongerMakesPagesNearDuplicates) {
   }
   EXPECT_EQ(within, 0);
   EXPECT_LE(HammingDistance(fp(lines, pages[0]), fp(lines, pages[30])), k);
+}
+
+// English-like text: `words` words drawn from a small vocabulary.
+std::string RandomWords(std::mt19937_64& rng, int words) {
+  static const char* kWords[] = {"market",  "shares", "company", "said",  "year", "profit",
+                                 "bank",    "rates",  "growth",  "the",   "of",   "percent",
+                                 "new",     "report", "quarter", "sales", "fell", "rose",
+                                 "analyst", "oil",    "price",   "trade", "deal", "board"};
+  std::string s;
+  for (int i = 0; i < words; ++i) {
+    if (i > 0) s += ' ';
+    s += kWords[rng() % 24];
+    if (rng() % 7 == 0) s += std::to_string(rng() % 1000);
+  }
+  return s;
+}
+
+// One article plus N - 1 variants, each editing one paragraph (a line), among
+// unrelated articles that share a footer: the copies' shared paragraphs are
+// in N documents but one group, so they stay in the fingerprints, and every
+// pair found without boilerplate removal is found with it (counting
+// documents, a paragraph in >= 5 copies was left out and pairs were lost).
+// The footer, in pages of different text, is still left out.
+TEST(BoilerplateTest, GroupOfNearCopiesKeepsItsPairs) {
+  auto pipeline = Pipeline::Create(Method::Default().pipeline);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+  const int k = Method::Default().default_k;
+  std::mt19937_64 rng(7);
+  const std::string footer =
+      "\nShare this article\nReuters Markets Newsletter\nAll quotes delayed 15 minutes\n"
+      "Terms of use and privacy policy";
+  int pairs_off = 0, pairs_lines = 0;
+  for (int n = 5; n <= 8; ++n) {
+    for (int round = 0; round < 4; ++round) {
+      std::vector<std::string> paragraphs;
+      for (int p = 0; p < 10; ++p) paragraphs.push_back(RandomWords(rng, 40));
+      std::vector<std::string> corpus;
+      for (int v = 0; v < n; ++v) {
+        std::vector<std::string> mine = paragraphs;
+        if (v > 0) {  // variant v edits paragraph v - 1: every fifth word replaced
+          std::istringstream in(mine[v - 1]);
+          std::string word, edited;
+          for (int w = 0; in >> word; ++w) {
+            edited += (w > 0 ? " " : "") + (w % 5 == 2 ? RandomWords(rng, 1) : word);
+          }
+          mine[v - 1] = edited;
+        }
+        std::string text;
+        for (const std::string& p : mine) text += p + "\n";
+        corpus.push_back(text + footer);
+      }
+      for (int u = 0; u < 20; ++u) {
+        std::string text;
+        for (int p = 0; p < 10; ++p) text += RandomWords(rng, 40) + "\n";
+        corpus.push_back(text + footer);
+      }
+      LineCounter counter;
+      for (const std::string& d : corpus) counter.Add(d);
+      const LineStats stats = std::move(counter).Finish();
+      const BoilerplateFilter off(stats, {.mode = BoilerplateMode::kOff});
+      const BoilerplateFilter lines(stats, {.mode = BoilerplateMode::kLines, .min_docs = 5});
+      EXPECT_EQ(lines.flagged_lines(), 4u) << "n = " << n;  // the footer, and only it
+      const auto fp = [&](const BoilerplateFilter& f, const std::string& text) {
+        return (*pipeline)->Fingerprint(f.Strip(text, nullptr)).fingerprint;
+      };
+      for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) {
+          const bool found_off = HammingDistance(fp(off, corpus[i]), fp(off, corpus[j])) <= k;
+          const bool found_lines = HammingDistance(fp(lines, corpus[i]), fp(lines, corpus[j])) <= k;
+          pairs_off += found_off;
+          pairs_lines += found_lines;
+          EXPECT_TRUE(found_lines || !found_off) << "n = " << n << ", pair " << i << " " << j;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(pairs_lines, pairs_off);
+  EXPECT_GE(pairs_off, 290);  // of 4 * (10 + 15 + 21 + 28) = 296: nearly all are near copies
 }
 
 }  // namespace

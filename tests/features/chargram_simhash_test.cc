@@ -6,9 +6,13 @@
 // same fingerprint, same number of features. Seeded random texts over a small
 // alphabet (so that n-grams repeat) with CJK, ASCII, punctuation, combining
 // marks and supplementary-plane characters; then the THUCNews sample.
+// FeatureExtractor::FeatureHashes (the set MinHash samples; chars:N hashes
+// n-grams without their strings and sorts by buckets) against the hashes of
+// what Extract() gives, sorted and made unique by std::sort.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -16,7 +20,9 @@
 #include <vector>
 
 #include "neardup/features.h"
+#include "neardup/method.h"
 #include "neardup/pipeline.h"
+#include "neardup/presets.h"
 #include "tests/testing/simhash_oracle.h"
 #include "tests/testing/test_util.h"
 
@@ -89,6 +95,77 @@ TEST(CharGramSimHashTest, OtherSchemesTakeTheGeneralPath) {
       EXPECT_EQ((*extractor)->SimHashOf(text, {}, 64, FeatureHashAlgorithm::kMd5, &count),
                 testing::ScalarSimHash(features, 64, FeatureHashAlgorithm::kMd5));
     }
+  }
+}
+
+std::vector<uint64_t> OracleHashSet(const FeatureExtractor& extractor, std::string_view text,
+                                    FeatureHashAlgorithm algorithm) {
+  std::vector<WeightedFeature> features;
+  extractor.Extract(text, &features);
+  std::vector<uint64_t> out;
+  for (const WeightedFeature& f : features) out.push_back(HashFeature(f.text, 64, algorithm).lo);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+TEST(CharGramFeatureHashesTest, MatchesExtractHashedAndSorted) {
+  std::mt19937_64 rng(27);
+  IdfTable idf = IdfTable::FromEntries({{"近似重", 3.0}, {"似重复", 1.0}});
+  std::vector<uint64_t> got;
+  for (WeightScheme weights : {WeightScheme::kTf, WeightScheme::kUniform, WeightScheme::kTfidf}) {
+    for (int n : {1, 2, 3, 5, 8}) {
+      for (int top_k : {0, 4}) {
+        FeatureOptions options{
+            .kind = FeatureKind::kCharNgrams, .ngram = n, .weights = weights, .top_k = top_k};
+        auto extractor = FeatureExtractor::Create(options, nullptr, &idf);
+        ASSERT_TRUE(extractor.ok()) << extractor.status().ToString();
+        std::vector<std::string> texts = {"", " ，。 ", "近似", "近似重复检", "近似重复检测"};
+        for (int round = 0; round < 100; ++round) texts.push_back(RandomText(rng));
+        // Long texts: thousands of n-grams, few distinct ones (large buckets)
+        // or many.
+        for (int round = 0; round < 4; ++round) {
+          std::string text;
+          for (int i = 0; i < 40; ++i) text += RandomText(rng);
+          texts.push_back(text);
+        }
+        for (const std::string& text : texts) {
+          for (FeatureHashAlgorithm algorithm :
+               {FeatureHashAlgorithm::kXxh3, FeatureHashAlgorithm::kMd5}) {
+            (*extractor)->FeatureHashes(text, {}, algorithm, &got);
+            ASSERT_EQ(got, OracleHashSet(**extractor, text, algorithm))
+                << "n " << n << " top_k " << top_k << " text '" << text << "'";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CharGramFeatureHashesTest, ThucNewsMinHashSets) {
+  NEARDUP_REQUIRE_SHARED_DATA(path, "zh_thucnews1000.jsonl");
+  for (std::string_view name : {kMinHashMethod, kDefaultMethod}) {
+    auto method = Method::FromPreset(name);
+    ASSERT_TRUE(method.ok()) << method.status().ToString();
+    auto pipeline = Pipeline::Create(method->pipeline);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status().ToString();
+    std::ifstream in(path);
+    std::string line;
+    int checked = 0;
+    std::vector<uint64_t> got;
+    while (std::getline(in, line)) {
+      const std::string text = nlohmann::json::parse(line).at("text");
+      std::vector<WeightedFeature> features;
+      (*pipeline)->Features(text, &features);
+      std::vector<uint64_t> want;
+      for (const WeightedFeature& f : features) want.push_back(HashFeature(f.text, 64).lo);
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+      (*pipeline)->FeatureSet(text, "", &got);
+      ASSERT_EQ(got, want) << name << " line " << checked + 1;
+      ++checked;
+    }
+    EXPECT_EQ(checked, 1000);
   }
 }
 

@@ -278,9 +278,9 @@ TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
 // third of a band per round: every band's buckets in three parts), rank 0
 // gets the signatures of clustered groups only, and a rank killed between
 // rounds is resumed: the finished rounds are skipped, the outputs are
-// neardup dedup's (components only: no --pairs-out).
+// neardup dedup's (components only: no --pairs-out, --cluster components).
 TEST_F(MpiDedupTest, MinHashBandKeysExchangedInRoundsAndResumedAfterAKill) {
-  const std::vector<std::string> options = {"--method", "minhash"};
+  const std::vector<std::string> options = {"--method", "minhash", "--cluster", "components"};
   const std::string single = Single("mh_rounds_single", options, false);
   const std::string round_bytes = "NEARDUP_MPI_ROUND_BYTES=1000";
   const CommandResult failed =
@@ -431,7 +431,8 @@ TEST_F(MpiDedupTest, IdenticalDocumentsOnEveryRankAreGroupedAsByOneProcess) {
 
 // Each rank writes its own documents' lines: rank 0 holds the ids of the
 // kept documents of clusters (and its own), not every id; the band join's
-// pairs reach it as a spanning forest.
+// pairs reach it as a spanning forest (components: the centre rule, the
+// default, needs every pair).
 TEST_F(MpiDedupTest, RankZeroHoldsNeitherEveryIdNorEveryPair) {
   const std::vector<std::string> outputs = {"records.jsonl", "unique.jsonl", "duplicates.jsonl"};
   const auto flags = [&](const std::string& out) {
@@ -441,7 +442,9 @@ TEST_F(MpiDedupTest, RankZeroHoldsNeitherEveryIdNorEveryPair) {
                                     out + "/unique.jsonl",
                                     "--duplicates-out",
                                     out + "/duplicates.jsonl",
-                                    "--banded"};
+                                    "--banded",
+                                    "--cluster",
+                                    "components"};
   };
   const std::string single = dir_ + "/lean_single", mpi = dir_ + "/lean";
   fs::create_directories(single);
@@ -593,6 +596,26 @@ TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
         testing::ReadFile(dir_ + "/split/work/log-rank-" + std::to_string(rank) + ".txt");
     EXPECT_EQ(CountLines(log, "of 4: bytes"), 1u) << log;
   }
+}
+
+// --help, --version and usage errors are answered before MPI starts: they
+// work where MPI cannot start (here: a transport that does not exist, which
+// makes MPI_Init fail) and without mpirun.
+TEST(MpiCommandLineTest, HelpAndVersionDoNotStartMpi) {
+  const std::string dir = testing::MakeTempDir("mpi_command_line");
+  const std::vector<std::string> broken_mpi = {"OMPI_MCA_pml=no-such-pml"};
+  CommandResult r = Spawn({NEARDUP_MPI_PATH, "--version"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "neardup-mpi " NEARDUP_VERSION "\n");
+  r = Spawn({NEARDUP_MPI_PATH, "--help"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: neardup-mpi"), std::string::npos) << r.out;
+  r = Spawn({NEARDUP_MPI_PATH, "dedup", "--help"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--work-dir"), std::string::npos) << r.out;
+  r = Spawn({NEARDUP_MPI_PATH, "dedup", "in.jsonl"}, broken_mpi, dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--work-dir is required"), std::string::npos) << r.err;
 }
 
 // A rank that cannot read a piece of a split file (its node lacks the file:

@@ -67,6 +67,17 @@ std::vector<nlohmann::json> ParseJsonLines(const std::string& text) {
   return lines;
 }
 
+void ExecCli(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::string path = NEARDUP_CLI_PATH;
+  argv.push_back(path.data());
+  std::vector<std::string> copy = args;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(path.c_str(), argv.data());
+  _exit(127);
+}
+
 CommandResult RunCli(const std::vector<std::string>& args, const std::string& stdin_data) {
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return {};
@@ -78,14 +89,7 @@ CommandResult RunCli(const std::vector<std::string>& args, const std::string& st
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
       close(fd);
     }
-    std::vector<char*> argv;
-    std::string path = NEARDUP_CLI_PATH;
-    argv.push_back(path.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(path.c_str(), argv.data());
-    _exit(127);
+    ExecCli(args);
   }
   close(in_pipe[0]);
   close(out_pipe[1]);

@@ -36,6 +36,10 @@ struct CommandResult {
 // Parses JSON Lines (one object per line); throws on malformed lines.
 std::vector<nlohmann::json> ParseJsonLines(const std::string& text);
 
+// In a forked child: replaces the process with the neardup binary run with
+// `args` (exit status 127 when it cannot be run).
+[[noreturn]] void ExecCli(const std::vector<std::string>& args);
+
 // Runs the neardup binary with `args` (no shell), feeding `stdin_data`.
 CommandResult RunCli(const std::vector<std::string>& args, const std::string& stdin_data = "");
 

@@ -13,13 +13,14 @@ void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags) {
   cmd->add_option("--boilerplate", flags->mode,
                   "Leave lines shared by many documents out of the fingerprints (never out of "
                   "the output): lines = a counting pass first, then every line found in >= "
-                  "--boilerplate-min-docs documents is ignored; off: every line counts "
+                  "--boilerplate-min-docs groups of documents (near copies of one text are one "
+                  "group) is ignored; off: every line counts "
                   "(default: lines, unless --method says boilerplate=...). Files are read "
                   "twice; standard input is held in memory")
       ->check(CLI::IsMember({"off", "lines"}));
   cmd->add_option("--boilerplate-min-docs", flags->min_docs,
-                  "With --boilerplate lines: a line in at least this many documents is "
-                  "boilerplate (default: the method's, 5)")
+                  "With --boilerplate lines: a line in at least this many groups of documents "
+                  "is boilerplate (default: the method's, 5)")
       ->check(CLI::Range(2, 1 << 30));
   cmd->add_option("--boilerplate-stats-out", flags->stats_out,
                   "With --boilerplate lines: write the line counts (a binary file with a "
@@ -53,7 +54,10 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   if (!normalize.t2s.empty()) {
     NEARDUP_ASSIGN_OR_RETURN(normalizer_, Normalizer::Create(normalize));
   }
-  held_ = std::find(input.inputs.begin(), input.inputs.end(), "-") != input.inputs.end();
+  // No input named is standard input (DocumentReader::Open), which cannot be
+  // read twice either.
+  held_ = input.inputs.empty() ||
+          std::find(input.inputs.begin(), input.inputs.end(), "-") != input.inputs.end();
   ReadOptions r = read_options;
   // Issues are reported by the pass that reads for good: this one only when
   // it holds the documents.
@@ -72,6 +76,9 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   // threads below 1.5x one (doc/benchmarks.md, text core).
   LineCounter counter;
   ThreadPool pool(input.threads);
+  ProgressLine progress(ProgressModeOf(input));
+  const double total_bytes = progress.enabled() ? InputSizeEstimate(input.inputs) : 0;
+  uint64_t done_docs = 0, done_bytes = 0;
   OrderedParallelMap<Document, std::vector<uint64_t>>(
       &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
       [&](Document* doc) { return reader->Next(doc); },
@@ -79,8 +86,16 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
       [&](const Document& doc) { return DocumentLineKeys(doc.text, normalizer_.get()); },
       [&](Document& doc, std::vector<uint64_t>& keys) {
         counter.AddKeys(keys);
+        done_bytes += doc.text.size();
+        if (progress.enabled() && ++done_docs % 512 == 0) {
+          progress.Update(
+              "counting lines (boilerplate)", static_cast<double>(done_bytes) / 1e6,
+              total_bytes > 0 ? std::max(total_bytes, static_cast<double>(done_bytes)) / 1e6 : 0,
+              "MB");
+        }
         if (held_) documents_.push_back(std::move(doc));
       });
+  progress.Clear();
   input_stats_ = reader->stats();
   stats_ = std::move(counter).Finish();
   filter_ = std::make_unique<BoilerplateFilter>(stats_, options_, normalizer_.get());

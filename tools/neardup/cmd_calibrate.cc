@@ -93,6 +93,34 @@ std::vector<size_t> Sample(std::vector<size_t> from, size_t count, uint64_t seed
   return from;
 }
 
+// The Jaccard evidence behind the recommendation in words (calibrate.h,
+// Recommend): up to which distance sampled pairs still pass the 5-gram
+// Jaccard check, from which they fail, and whether the recommendation is the
+// top of the scan (a larger threshold was not tried). `limit`: the largest
+// -k the method takes.
+std::string EvidenceWords(const calibrate::Report& report, int limit) {
+  const calibrate::Recommendation& r = report.recommendation;
+  std::string w;
+  if (!r.has_pairs) {
+    w = "no pair was sampled within the scan: the histogram's valley";
+  } else {
+    char share[64];
+    std::snprintf(share, sizeof share, "%.0f %% of the sampled pairs reach Jaccard %.2f",
+                  100 * report.min_share, report.min_jaccard);
+    w = r.passing >= 0
+            ? "passing d = " + std::to_string(r.passing) + ": the largest distance where " + share
+            : "no distance where " + std::string(share);
+    w += r.failing >= 0 ? "; failing d = " + std::to_string(r.failing) +
+                              ": the first distance above it where they do not"
+                        : "; none fails up to the scan's top, d = " + std::to_string(report.max_k);
+  }
+  if (r.k == report.max_k) {
+    w += "; the recommendation is the top of the scan: a larger threshold was not tried";
+    if (report.max_k < limit) w += " (rerun with -k up to " + std::to_string(limit) + ")";
+  }
+  return w;
+}
+
 int RunCalibrate(CalibrateFlags flags) {
   const auto start = std::chrono::steady_clock::now();
   if (flags.input.inputs.empty()) flags.input.inputs = {"-"};
@@ -115,9 +143,10 @@ int RunCalibrate(CalibrateFlags flags) {
                     : minhash    ? static_cast<int>(std::floor(0.7 * max_distance))
                                  : limit;
   if (max_k > limit) {
-    return Fail(Status::InvalidArgument(
-        "-k must be between 0 and " + std::to_string(limit) +
-        (minhash ? " (unequal signature components of num_perm)" : " (bits / 4)")));
+    return Fail(Status::InvalidArgument(minhash
+                                            ? "-k must be between 0 and " + std::to_string(limit) +
+                                                  " (unequal signature components of num_perm)"
+                                            : KRangeMessage(max_k, max_distance)));
   }
   if (flags.sample < 1) return Fail(Status::InvalidArgument("--sample must be at least 1"));
   if (!(flags.recall > 0 && flags.recall < 1)) {
@@ -309,12 +338,10 @@ int RunCalibrate(CalibrateFlags flags) {
   if (!flags.input.quiet) {
     std::fprintf(stderr,
                  "neardup: calibrate: %zu documents (%zu empty), nearest neighbours of %zu; "
-                 "recommended %s (passing d = %d, failing d = %d); %zu sampled pairs; "
-                 "%.2f s\n",
+                 "recommended %s (%s); %zu sampled pairs; %.2f s\n",
                  report.documents, report.empty, report.sampled,
                  calibrate::ThresholdWords(report, report.recommendation.k).c_str(),
-                 report.recommendation.passing, report.recommendation.failing, report.pairs.size(),
-                 report.seconds_total);
+                 EvidenceWords(report, limit).c_str(), report.pairs.size(), report.seconds_total);
   }
   return InputExitCode(flags.input, *stats);
 }

@@ -45,6 +45,9 @@ int RunDedup(DedupFlags dedup_flags) {
   DedupCorpus corpus;
   const Result<InputStats> stats = FingerprintInputs(config, flags.input, boilerplate, &corpus);
   if (!stats.ok()) return Fail(stats.status());
+  const int input_exit = InputExitCode(flags.input, *stats);
+  if (NothingRead(*stats)) return input_exit;
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckScoreField(config, corpus, *stats));
   WarnBadScores(config, corpus.bad_scores);
   WarnDuplicateIds(corpus.ids);
 
@@ -55,15 +58,14 @@ int RunDedup(DedupFlags dedup_flags) {
   options.pair_sink = (*writer)->pair_sink();
   options.short_sets = corpus.short_sets;
   const double fingerprint_seconds = Since(fingerprint_start);
-  ProgressLine progress(ProgressEnabled(flags.input));
+  ProgressLine progress(ProgressModeOf(flags.input));
   if (progress.enabled()) {
     options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
       if (phase == "bands") {
         progress.Update("join (banded)", static_cast<double>(done), static_cast<double>(total),
                         "bands");
-      } else if (phase == "cluster") {
-        progress.Update("cluster", static_cast<double>(done), static_cast<double>(total),
-                        "documents");
+      } else if (phase == "cluster" || phase == "stream") {
+        progress.Update(phase, static_cast<double>(done), static_cast<double>(total), "documents");
       } else if (done == 0) {
         progress.Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
       }
@@ -86,7 +88,7 @@ int RunDedup(DedupFlags dedup_flags) {
   times.output = Since(output_start);
   times.total = Since(start);
   NEARDUP_RETURN_IF_ERROR_CLI(WriteDedupReport(config, *result, times, boilerplate.Summary()));
-  return InputExitCode(flags.input, *stats);
+  return input_exit;
 }
 
 }  // namespace

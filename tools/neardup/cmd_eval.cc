@@ -35,7 +35,8 @@ struct EvalFlags {
   bool quiet = false;
   // eval natural
   std::vector<std::string> method_specs;
-  std::string cluster = "components";
+  std::string cluster = ClusterRuleName(DedupOptions{}.cluster_rule);
+  bool t2s = false;
   std::string boilerplate = "lines";
   double truth_jaccard = 0.8;
   double natural_jaccard = 0.5;
@@ -157,6 +158,7 @@ int RunNatural(const EvalFlags& flags) {
   options.methods = flags.method_specs;
   options.truth_jaccard = flags.truth_jaccard;
   options.natural_jaccard = flags.natural_jaccard;
+  if (flags.t2s) options.t2s = kT2sFlagConversion;
   options.threads = ResolveThreadCount(flags.threads);
   auto mode = ParseBoilerplateMode(flags.boilerplate);
   if (!mode.ok()) return Fail(mode.status());
@@ -309,6 +311,9 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
                       "chars5,k=28, minhash); repeatable; default: the default method");
   natural->add_option("--cluster", flags->cluster, "components | center | both")
       ->capture_default_str();
+  natural->add_flag("--t2s", flags->t2s,
+                    "Traditional -> Simplified (tw2sp2, as dedup --t2s) for the truth's text and "
+                    "every method that names no conversion");
   natural
       ->add_option("--boilerplate", flags->boilerplate,
                    "lines (dedup's default: lines in >= 5 documents not fingerprinted) | off")

@@ -200,7 +200,7 @@ int RunVerify(const StoreArgs& args) {
 void AddStoreCommand(CLI::App& app, ExitCode* exit_code) {
   auto args = std::make_shared<StoreArgs>();
   CLI::App* store = app.add_subcommand(
-      "store", "Block-level dedup store of text files in one SQLite file (seed 004)");
+      "store", "Block-level dedup store of text files in one SQLite file");
   store->require_subcommand(1);
 
   const auto add_store_option = [&](CLI::App* cmd) {

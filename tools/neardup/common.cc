@@ -19,45 +19,122 @@
 
 #include "neardup/method.h"
 #include "neardup/presets.h"
+#include "output_files.h"
+#include "text/compression.h"
 #include "util/thread_pool.h"
 
 namespace neardup::cli {
 
-bool ProgressEnabled(const InputFlags& flags) { return !flags.quiet && isatty(STDERR_FILENO) != 0; }
+namespace {
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Seconds between plain progress lines: 10, or $NEARDUP_PROGRESS_INTERVAL.
+double PlainInterval() {
+  static const double interval = [] {
+    const char* env = std::getenv("NEARDUP_PROGRESS_INTERVAL");
+    if (env == nullptr) return 10.0;
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    return end != env && v >= 0 ? v : 10.0;
+  }();
+  return interval;
+}
+
+// When the last plain line (of any phase) was printed; the first comes one
+// interval after the start.
+double last_plain_line = NowSeconds();
+
+std::string Amount(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf,
+                v < 100 && v != static_cast<double>(static_cast<long>(v)) ? "%.1f" : "%.0f", v);
+  return buf;
+}
+
+}  // namespace
+
+ProgressMode ProgressModeOf(const InputFlags& flags) {
+  if (flags.quiet || flags.progress_mode == "off") return ProgressMode::kOff;
+  if (flags.progress_mode == "plain") return ProgressMode::kPlain;
+  return isatty(STDERR_FILENO) != 0 ? ProgressMode::kTerminal : ProgressMode::kPlain;
+}
+
+bool ProgressEnabled(const InputFlags& flags) {
+  return ProgressModeOf(flags) != ProgressMode::kOff;
+}
+
+double InputSizeEstimate(const std::vector<std::string>& inputs) {
+  double total = 0;
+  for (const std::string& in : inputs) {
+    struct stat st;
+    if (in == "-" || stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    // Compressed: the text is larger than the file by an unknown factor.
+    const int fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char head[8];
+    const ssize_t n = ::read(fd, head, sizeof head);
+    ::close(fd);
+    if (!DetectCompression(std::string_view(head, n > 0 ? static_cast<size_t>(n) : 0)).empty()) {
+      return 0;
+    }
+    total += static_cast<double>(st.st_size);
+  }
+  return total;
+}
 
 void ProgressLine::Update(std::string_view phase, double done, double total,
                           std::string_view unit) {
-  if (!enabled_) return;
-  const double now =
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (mode_ == ProgressMode::kOff) return;
+  const double now = NowSeconds();
   if (phase != phase_) {
     phase_ = std::string(phase);
     phase_start_ = now;
     last_draw_ = -1;
   }
-  if (last_draw_ >= 0 && now - last_draw_ < 0.1 && done < total) return;
+  if (mode_ == ProgressMode::kTerminal) {
+    if (last_draw_ >= 0 && now - last_draw_ < 0.1 && done < total) return;
+  } else {
+    if (now - last_plain_line < PlainInterval()) return;
+    last_plain_line = now;
+  }
   last_draw_ = now;
-  shown_ = true;
-  if (total <= 0) {
-    std::fprintf(stderr, "\r\033[Kneardup: %s %.0f %.*s", phase_.c_str(), done,
-                 static_cast<int>(unit.size()), unit.data());
+  const double elapsed = now - phase_start_;
+  std::string text = phase_;
+  const std::string u(unit);
+  if (u.empty()) {
+    text += " (" + Amount(elapsed) + " s)";
+  } else {
+    text += " ";
+    if (total > 0) {
+      char pct[16];
+      std::snprintf(pct, sizeof pct, "%.0f%%", std::min(100.0, 100.0 * done / total));
+      text += std::string(pct) + " (" + Amount(done) + " of " + Amount(total) + " " + u;
+    } else {
+      text += "(" + Amount(done) + " " + u;
+    }
+    text += ", " + Amount(elapsed > 0 ? done / elapsed : 0) + " " + u + "/s)";
+    if (total > 0 && done > 0 && done < total && elapsed > 0.5) {
+      text += ", ETA " + std::to_string(static_cast<long>(elapsed * (total - done) / done + 0.5)) +
+              " s";
+    }
+  }
+  if (mode_ == ProgressMode::kPlain) {
+    PrintErrorLine("neardup: progress: " + text);
     return;
   }
-  const double elapsed = now - phase_start_;
-  const double pct = std::min(100.0, 100.0 * done / total);
-  std::string eta = "";
-  if (done > 0 && done < total && elapsed > 0.5) {
-    eta =
-        ", ETA " + std::to_string(static_cast<long>(elapsed * (total - done) / done + 0.5)) + " s";
-  }
-  std::fprintf(stderr, "\r\033[Kneardup: %s %.0f%% (%.0f of %.0f %.*s)%s", phase_.c_str(), pct,
-               done, total, static_cast<int>(unit.size()), unit.data(), eta.c_str());
+  shown_ = true;
+  SetProgressShown(true);
+  std::fprintf(stderr, "\r\033[Kneardup: %s", text.c_str());
 }
 
 void ProgressLine::Clear() {
   if (!shown_) return;
   std::fprintf(stderr, "\r\033[K");
   shown_ = false;
+  SetProgressShown(false);
 }
 
 void AddThreadsOption(CLI::App* cmd, int* threads) {
@@ -81,7 +158,14 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional) {
   cmd->add_flag("-q,--quiet", flags->quiet, "Print no summary (problems are still reported)");
   AddThreadsOption(cmd, &flags->threads);
   cmd->add_option("-o,--output", flags->output,
-                  "Output file (- = standard output); never one of the inputs")
+                  "Output file (- = standard output); never one of the inputs. Written under a "
+                  "temporary name and put in place only when the run succeeds")
+      ->capture_default_str();
+  cmd->add_option("--progress", flags->progress_mode,
+                  "Progress of long phases on stderr: auto (a line redrawn with rate and ETA "
+                  "when stderr is a terminal, else plain), plain (one line every 10 s, for "
+                  "logs), off")
+      ->check(CLI::IsMember({"auto", "plain", "off"}))
       ->capture_default_str();
 }
 
@@ -91,8 +175,9 @@ void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
                   "Big5, Shift_JIS, ...; default UTF-8). A file that is not UTF-8 is reported "
                   "with ICU's guess of its encoding");
   cmd->add_option("--input-format", flags->format,
-                  "auto|jsonl|text|lines|roff (auto: by extension and content; gzip and zstd "
-                  "content is decompressed in every format)")
+                  "auto|jsonl|text|lines|roff (auto: by extension and content; gzip, zstd, xz "
+                  "and bzip2 content is decompressed in every format; zip, tar and 7z "
+                  "archives are refused)")
       ->capture_default_str();
   cmd->add_option("--id-field", flags->id_field,
                   "JSONL field holding the document id (a.b.c: a nested field)")
@@ -249,7 +334,7 @@ Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
   // doc/manpages.md). Applied twice (tw2sp2): one pass turns zh_CN's 文件
   // into 文档 but zh_TW's 檔案 only into 文件; CN/TW recall at the defaults
   // 0.944 -> 0.980 (doc/evaluation.md).
-  if (flags.t2s && n.t2s.empty()) n.t2s = "tw2sp2";
+  if (flags.t2s && n.t2s.empty()) n.t2s = kT2sFlagConversion;
   return n;
 }
 
@@ -285,6 +370,17 @@ void PrintErrorLine(std::string_view line) {
 void PrintIssue(const InputIssue& issue) {
   PrintErrorLine(std::string("neardup: ") + (issue.dropped() ? "skipped: " : "warning: ") +
                  issue.ToString());
+}
+
+std::string KRangeMessage(int k, int bits) {
+  std::string m = "-k " + std::to_string(k) + " is out of range: it must be between 0 and " +
+                  std::to_string(bits / 4) + " because the method's fingerprints are " +
+                  std::to_string(bits) + "-bit (the exact index takes k up to bits / 4)";
+  if (bits < 128 && k <= 128 / 4) {
+    m += "; for a larger k use a 128-bit method (--bits 128, or a method such as " +
+         std::string(kDefaultMethod) + ")";
+  }
+  return m;
 }
 
 int Fail(const Status& status) {
@@ -380,7 +476,14 @@ Result<std::unique_ptr<Output>> Output::Open(const std::string& path,
   if (path.empty() || path == "-") {
     return std::unique_ptr<Output>(new Output(stdout, "standard output", false));
   }
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  // A file (new or not) is written under a temporary name and put in place
+  // when the run succeeds (output_files.h); /dev/null or a FIFO directly.
+  std::string write_path = path;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    NEARDUP_ASSIGN_OR_RETURN(write_path, BeginOutputFile(path));
+  }
+  std::FILE* f = std::fopen(write_path.c_str(), "wb");
   if (f == nullptr) {
     return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
   }
@@ -391,16 +494,24 @@ Output::~Output() {
   if (owned_ && file_ != nullptr) std::fclose(file_);
 }
 
-void Output::Write(std::string_view data) { std::fwrite(data.data(), 1, data.size(), file_); }
+void Output::Write(std::string_view data) {
+  if (std::fwrite(data.data(), 1, data.size(), file_) != data.size() && error_ == 0) {
+    error_ = errno != 0 ? errno : EIO;
+  }
+}
 
 Status Output::Close() {
   const bool flush_failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+  if (flush_failed && error_ == 0) error_ = errno != 0 ? errno : EIO;
   bool close_failed = false;
   if (owned_) {
     close_failed = std::fclose(file_) != 0;
+    if (close_failed && error_ == 0) error_ = errno != 0 ? errno : EIO;
     file_ = nullptr;
   }
-  if (flush_failed || close_failed) return Status::IOError("cannot write " + path_);
+  if (flush_failed || close_failed) {
+    return Status::IOError("cannot write " + path_ + ": " + std::strerror(error_));
+  }
   return Status::OK();
 }
 
@@ -446,21 +557,11 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
               << pool.requested() - 1 << " worker threads (" << pool.start_error()
               << "); continuing with fewer\n";
   }
-  ProgressLine progress(flags.progress && ProgressEnabled(flags));
-  // The percentage of the fingerprint phase: text bytes against the input
+  ProgressLine progress(flags.progress ? ProgressModeOf(flags) : ProgressMode::kOff);
+  // The percentage of the reading phase: text bytes against the input
   // files' sizes, when every input is a regular, uncompressed file (JSON
   // syntax makes it run a little short of 100 %).
-  double total_bytes = 0;
-  if (progress.enabled()) {
-    for (const std::string& in : flags.inputs) {
-      struct stat st;
-      if (in == "-" || in.ends_with(".gz") || stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        total_bytes = 0;
-        break;
-      }
-      total_bytes += static_cast<double>(st.st_size);
-    }
-  }
+  const double total_bytes = progress.enabled() ? InputSizeEstimate(flags.inputs) : 0;
   uint64_t done_docs = 0, done_bytes = 0;
   OrderedParallelMap<Document, T>(
       &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
@@ -471,9 +572,10 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
         emit(doc, result);
         ++done_docs;
         if (progress.enabled() && done_docs % 512 == 0) {
-          progress.Update("reading (" + std::to_string(done_docs) + " documents)",
-                          static_cast<double>(done_bytes) / 1e6,
-                          std::max(total_bytes, static_cast<double>(done_bytes)) / 1e6, "MB");
+          progress.Update(
+              "reading + fingerprints", static_cast<double>(done_bytes) / 1e6,
+              total_bytes > 0 ? std::max(total_bytes, static_cast<double>(done_bytes)) / 1e6 : 0,
+              "MB");
         }
       });
   progress.Clear();
@@ -493,7 +595,44 @@ template Result<InputStats> ForEachDocumentAs<MinHashedDocument>(
     const InputFlags&, const ReadOptions&, const std::function<MinHashedDocument(const Document&)>&,
     const std::function<void(const Document&, MinHashedDocument&)>&);
 
+bool NothingRead(const InputStats& stats) {
+  return stats.documents == 0 && stats.unreadable + stats.malformed + stats.missing_field > 0;
+}
+
+std::string NothingReadMessage(const InputFlags& flags, const InputStats& stats) {
+  std::string m = "no document was read: every record or file met was skipped (";
+  std::string sep;
+  const auto part = [&](uint64_t n, const std::string& what) {
+    if (n == 0) return;
+    m += sep + std::to_string(n) + " " + what;
+    sep = ", ";
+  };
+  part(stats.missing_field, "without a string \"" + flags.text_field + "\" field");
+  part(stats.malformed, "malformed");
+  part(stats.unreadable, "unreadable");
+  m += ")";
+  if (!stats.first_format.empty()) m += "; the input was read as " + stats.first_format;
+  if (!stats.first_fields.empty()) {
+    m += "; its first records have the fields ";
+    for (size_t i = 0; i < stats.first_fields.size(); ++i) {
+      m += (i == 0 ? "" : ", ") + stats.first_fields[i];
+    }
+  }
+  if (stats.missing_field > 0) {
+    m += "; name the field that holds the text with --text-field (a.b: a nested field)";
+  } else if (stats.malformed > 0) {
+    m += "; name the format with --input-format (text: one document per file, lines: one per "
+         "line)";
+  }
+  return m;
+}
+
 int InputExitCode(const InputFlags& flags, const InputStats& stats) {
+  if (NothingRead(stats)) {
+    MarkRunFailed();
+    PrintErrorLine("neardup: error: " + NothingReadMessage(flags, stats));
+    return flags.strict ? kExitBadInput : kExitError;
+  }
   return flags.strict && stats.problems() > 0 ? kExitBadInput : kExitOk;
 }
 

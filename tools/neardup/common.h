@@ -36,8 +36,12 @@ struct InputFlags {
   int threads = 0;  // 0 = all cores; at most kMaxThreads
   std::string output = "-";
   uint64_t max_document_bytes = kDefaultMaxDocumentBytes;
-  bool progress = false;  // a progress line on stderr when it is a terminal
+  bool progress = false;  // progress of the reading pass (ProgressModeOf), for long runs
+  std::string progress_mode = "auto";  // --progress: auto | plain | off
 };
+
+// The conversion --t2s adds (NormalizeOptions::t2s; common.cc says why tw2sp twice).
+inline constexpr char kT2sFlagConversion[] = "tw2sp2";
 
 struct PipelineFlags {
   // Comma-separated: nfkc (NFKC + case folding), t2s / tw2s / tw2sp / hk2s
@@ -99,6 +103,10 @@ inline constexpr int kMaxThreads = 1024;
 // usage error).
 void AddThreadsOption(CLI::App* cmd, int* threads);
 
+// "-k 28 is out of range: it must be between 0 and 16 because the method's
+// fingerprints are 64-bit (the exact index takes k up to bits / 4); ..."
+std::string KRangeMessage(int k, int bits);
+
 // Prints "neardup: error: <message>" and returns kExitError.
 int Fail(const Status& status);
 
@@ -118,7 +126,9 @@ bool StandardOutputWritten();
 Status CheckInputsAndOutputs(const std::vector<std::string>& inputs,
                              const std::vector<std::string>& outputs);
 
-// Output to a file or standard output ("-").
+// Output to a file or standard output ("-"). A file is written under a
+// temporary name and put in place only when the command succeeds
+// (output_files.h: FinishOutputs).
 class Output {
  public:
   // Runs CheckInputsAndOutputs(inputs, {path}) before creating the file.
@@ -135,34 +145,49 @@ class Output {
   std::FILE* file_;
   std::string path_;
   bool owned_;
+  int error_ = 0;  // errno of the first failed write
 };
 
-// A progress line on stderr for a long phase: "neardup: PHASE 42% (DONE of
-// TOTAL UNIT), ETA 12 s", redrawn at most ten times a second, the ETA from the
-// phase's own rate so far. Silent unless enabled (stderr a terminal and not
-// --quiet: see ProgressEnabled). Clear() erases the line.
+// How progress is shown (--progress): kTerminal, a line redrawn in place
+// (stderr a terminal); kPlain, one line "neardup: progress: ..." every 10 s
+// (every $NEARDUP_PROGRESS_INTERVAL seconds when set), for logs; kOff.
+enum class ProgressMode { kOff, kTerminal, kPlain };
+// --progress auto: kTerminal when stderr is a terminal, else kPlain; kOff
+// under --quiet.
+ProgressMode ProgressModeOf(const InputFlags& flags);
+
+// Progress of a long phase: "neardup: PHASE 42% (DONE of TOTAL UNIT, RATE
+// UNIT/s), ETA 12 s", the rate and ETA from the phase's own progress so far;
+// a phase without a unit shows its seconds. Redrawn at most ten times a
+// second on a terminal; a plain line when the interval has passed since the
+// last one (of any phase). Clear() erases a terminal line.
 class ProgressLine {
  public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  explicit ProgressLine(ProgressMode mode) : mode_(mode) {}
   ~ProgressLine() { Clear(); }
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return mode_ != ProgressMode::kOff; }
   // total == 0: no percentage, no ETA.
   void Update(std::string_view phase, double done, double total, std::string_view unit);
   void Clear();
 
  private:
-  bool enabled_;
+  ProgressMode mode_;
   bool shown_ = false;
   std::string phase_;
   double phase_start_ = 0;
   double last_draw_ = -1;
 };
 
-// True when progress lines should be drawn: stderr is a terminal and not quiet.
+// ProgressModeOf(flags) != kOff.
 bool ProgressEnabled(const InputFlags& flags);
+
+// The bytes the inputs hold, for a phase's percentage: the sum of their
+// sizes when every input is a regular, uncompressed file; 0 (no estimate)
+// otherwise.
+double InputSizeEstimate(const std::vector<std::string>& inputs);
 
 // Reads every document of flags.inputs (after CheckInputsAndOutputs on them),
 // calls `process` on worker threads
@@ -191,8 +216,20 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
 
 Result<ReadOptions> MakeReadOptions(const InputFlags& flags);
 
-// The exit status after reading: kExitBadInput under --strict when anything
-// was wrong with the input, else kExitOk.
+// The status rule (README, "Exit statuses"), in this one place: a run that
+// produced no document while it skipped records or files (every record
+// without its text field, malformed, or every file unreadable) failed, even
+// though nothing went wrong with the input's files; an input with nothing in
+// it (empty, blank) is an empty result, not a failure.
+bool NothingRead(const InputStats& stats);
+// Why, with what the reader saw: the format the input was read as and the
+// fields its first records have, and which option to use.
+std::string NothingReadMessage(const InputFlags& flags, const InputStats& stats);
+
+// The exit status after reading: when NothingRead(stats), kExitError (or
+// kExitBadInput under --strict) after printing NothingReadMessage; else
+// kExitBadInput under --strict when anything was wrong with the input, else
+// kExitOk. Called before any output is put in place.
 int InputExitCode(const InputFlags& flags, const InputStats& stats);
 
 // One line: "neardup: read 3 documents from 2 files (1.2 MB); 1 malformed line".

@@ -177,8 +177,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
     config->read_options.extra_fields.push_back(config->score_field);
   }
   if (!minhash && (options.k < 0 || options.k > pipeline_options.bits / 4)) {
-    return Status::InvalidArgument("-k must be between 0 and " +
-                                   std::to_string(pipeline_options.bits / 4));
+    return Status::InvalidArgument(KRangeMessage(options.k, pipeline_options.bits));
   }
   if (minhash && (flags.exact || flags.banded)) {
     return Status::InvalidArgument(
@@ -222,6 +221,7 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
     if (!score_field.empty()) {
       const auto f = doc.fields.find(score_field);
       if (f != doc.fields.end()) {
+        ++corpus->scored;
         char* end = nullptr;
         const double v = std::strtod(f->second.c_str(), &end);
         if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
@@ -290,6 +290,18 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         }
         add(doc, d);
       });
+}
+
+Status CheckScoreField(const DedupConfig& config, const DedupCorpus& corpus,
+                       const InputStats& stats) {
+  if (config.score_field.empty() || corpus.docs.empty() || corpus.scored > 0) return Status::OK();
+  std::string fields;
+  for (const std::string& f : stats.first_fields) fields += (fields.empty() ? "" : ", ") + f;
+  return Status::InvalidArgument(
+      "--keep field:" + config.score_field + ": none of the " + std::to_string(corpus.docs.size()) +
+      " documents has a field \"" + config.score_field + "\"" +
+      (fields.empty() ? "" : " (the first records have " + fields + ")") +
+      "; name a numeric field that the records have, or use --keep first or longest");
 }
 
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
@@ -391,10 +403,16 @@ Status WriteClusters(const DedupConfig& config, const DedupResult& result,
 
 Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocument> docs,
                            std::span<const std::string> ids, std::span<const std::string> records) {
+  ProgressLine progress(ProgressModeOf(config_.flags.input));
   for (size_t i = 0; i < docs.size(); ++i) {
+    if (i % 4096 == 0) {
+      progress.Update("output", static_cast<double>(i), static_cast<double>(docs.size()),
+                      "records");
+    }
     const DedupRecord& r = result.records[i];
     out_->Write(RecordLine(config_, docs[i], r, ids[i], ids[r.nearest]));
   }
+  progress.Clear();
   NEARDUP_RETURN_IF_ERROR(out_->Close());
 
   // --unique-out / --duplicates-out: the input records as they were read.
@@ -426,6 +444,8 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                                 {"kept", s.kept},
                                 {"duplicates", s.duplicates},
                                 {"clusters_with_duplicates", s.clusters_with_duplicates},
+                                {"largest_cluster", s.largest_cluster},
+                                {"cluster_rule", ClusterRuleName(options.cluster_rule)},
                                 {"empty", s.empty},
                                 {"method", flags.pipeline.method},
                                 {"k", options.k},
@@ -463,16 +483,23 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
     NEARDUP_RETURN_IF_ERROR(summary->Close());
   }
   if (flags.input.quiet) return Status::OK();
+  if (s.largest_cluster > kLargeClusterWarning) {
+    std::fprintf(stderr,
+                 "neardup: warning: the largest cluster has %zu documents (more than %zu; "
+                 "%s rule): look at it in --clusters-out before trusting it\n",
+                 s.largest_cluster, kLargeClusterWarning, ClusterRuleName(options.cluster_rule));
+  }
   if (minhash) {
     std::fprintf(stderr,
                  "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
                  "(method %s: Jaccard >= %g, %d permutations, %d bands x %d rows, recall at "
-                 "the threshold %.4f, %s Jaccard); %zu empty%s; %.2f s\n",
+                 "the threshold %.4f, %s Jaccard; %s clusters, largest %zu); %zu empty%s; "
+                 "%.2f s\n",
                  s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
                  method.ShortName().c_str(), mh.threshold, mh.num_perm, mh.bands, mh.rows,
                  MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows),
-                 mh.exact ? "exact" : "estimated", s.empty, boilerplate_summary.c_str(),
-                 times.total);
+                 mh.exact ? "exact" : "estimated", ClusterRuleName(options.cluster_rule),
+                 s.largest_cluster, s.empty, boilerplate_summary.c_str(), times.total);
     std::fprintf(stderr,
                  "neardup: %zu candidate pairs tested, %zu pairs of distinct signatures "
                  "confirmed; signatures %.2f s, join %.2f s, cluster %.2f s, output %.2f s\n",
@@ -480,12 +507,16 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                  j.cluster_seconds, times.output);
     return Status::OK();
   }
+  const std::string rule = options.mode == DedupMode::kCluster
+                               ? std::string(", ") + ClusterRuleName(options.cluster_rule)
+                               : std::string();
   std::fprintf(stderr,
                "neardup: %zu documents: %zu kept, %zu near-duplicates in %zu clusters "
-               "(method %s, k = %d, %d bits, %s mode); %zu empty%s; %.2f s\n",
+               "(method %s, k = %d, %d bits, %s mode%s; largest cluster %zu); %zu empty%s; "
+               "%.2f s\n",
                s.documents, s.kept, s.duplicates, s.clusters_with_duplicates,
-               flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), s.empty,
-               boilerplate_summary.c_str(), times.total);
+               flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), rule.c_str(),
+               s.largest_cluster, s.empty, boilerplate_summary.c_str(), times.total);
   if (s.documents > s.empty) {
     std::fprintf(stderr,
                  "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "

@@ -41,7 +41,7 @@ struct DedupFlags {
   int k = -1;  // -1 (not given; -k is >= 0): the method's
   std::string mode = "cluster";
   std::string keep = "first";
-  std::string cluster = "components";
+  std::string cluster = ClusterRuleName(DedupOptions{}.cluster_rule);
   std::string unique_out;
   std::string duplicates_out;
   std::string pairs_out;
@@ -89,6 +89,7 @@ struct DedupCorpus {
   std::vector<std::string> records;  // when DedupConfig::keep_records()
   std::vector<std::string> texts;    // every text, or none (DedupConfig::hold_text_bytes)
   uint64_t bad_scores = 0;           // --keep field:NAME values that are no number
+  uint64_t scored = 0;               // documents with the --keep field:NAME field (any value)
 };
 
 // Stage 2: reads `input` (its inputs; threads, quiet) and appends each
@@ -99,6 +100,12 @@ struct DedupCorpus {
 Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
                                      BoilerplatePass& boilerplate, DedupCorpus* corpus,
                                      const ReadOptions* read_options = nullptr);
+
+// --keep field:NAME when no document has the field: an error naming the
+// fields the first records have (a keep policy that never applies is a
+// mistake in the command line, not a choice of `first`).
+Status CheckScoreField(const DedupConfig& config, const DedupCorpus& corpus,
+                       const InputStats& stats);
 
 // "neardup: warning: N document(s) with a non-numeric field..." when any.
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores);

@@ -10,12 +10,14 @@
 
 #include "commands.h"
 #include "common.h"
+#include "output_files.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"neardup: find and remove near-duplicate text (Chinese first, English too)",
                "neardup"};
   app.set_version_flag("--version", "neardup " NEARDUP_VERSION);
   app.require_subcommand(1);
+  neardup::cli::InstallSignalHandlers();
   neardup::cli::ExitCode exit_code;
   neardup::cli::AddAllCommands(app, &exit_code);
   try {
@@ -29,13 +31,14 @@ int main(int argc, char** argv) {
     // The library reports errors as Status; what still gets here is the
     // system refusing memory or threads.
     std::cerr << "neardup: error: out of memory\n";
-    return neardup::cli::kExitError;
+    return neardup::cli::FinishOutputs(neardup::cli::kExitError);
   } catch (const std::exception& e) {
     std::cerr << "neardup: error: " << e.what() << "\n";
-    return neardup::cli::kExitError;
+    return neardup::cli::FinishOutputs(neardup::cli::kExitError);
   }
   if (exit_code.value != neardup::cli::kExitError && !neardup::cli::StandardOutputWritten()) {
-    return neardup::cli::kExitError;
+    return neardup::cli::FinishOutputs(neardup::cli::kExitError);
   }
-  return exit_code.value;
+  // Output files go in place only now, when the command succeeded.
+  return neardup::cli::FinishOutputs(exit_code.value);
 }

@@ -82,7 +82,9 @@
 #include "group.h"
 #include "mpi_comm.h"
 #include "neardup/minhash_dedup.h"
+#include "output_files.h"
 #include "shard.h"
+#include "text/compression.h"
 #include "util/file.h"
 
 namespace neardup::mpi {
@@ -184,7 +186,8 @@ struct Unit {
 };
 
 // True for a file that can be read in byte ranges: a regular file named
-// *.jsonl or *.ndjson (format auto or jsonl) that is not compressed.
+// *.jsonl or *.ndjson (format auto or jsonl) that is not compressed (gzip,
+// zstd, xz, bzip2: DetectCompression, as the reader decides).
 bool Splittable(const std::string& path, const std::string& format) {
   if (format != "auto" && format != "jsonl" && format != "lines") return false;
   std::string name = fs::path(path).filename().string();
@@ -195,13 +198,11 @@ bool Splittable(const std::string& path, const std::string& format) {
   if (!fs::is_regular_file(path, ec)) return false;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
-  unsigned char head[4] = {0, 0, 0, 0};
-  const size_t n = std::fread(head, 1, 4, f);
+  char head[8] = {};
+  const size_t n = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
-  const bool gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
-  const bool zstd =
-      n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd;
-  return !gzip && !zstd;
+  // The reader's own detector: whatever it decompresses is read whole.
+  return DetectCompression(std::string_view(head, n)).empty();
 }
 
 // The first line start at or after `at` (the byte after the first '\n' at or
@@ -1498,15 +1499,27 @@ int Run::Main() {
 }  // namespace
 }  // namespace neardup::mpi
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  neardup::mpi::World world;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+namespace {
 
+// The rank of this process before MPI_Init, from the launcher's environment
+// (Open MPI, PMIx, MPICH/Slurm's PMI); 0 when started without one.
+int LauncherRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The command line is parsed before MPI starts: --help, --version and usage
+  // errors need no MPI library at run time and no launcher; every rank parses
+  // the same arguments, so every rank ends here alike, and rank 0 prints.
   neardup::mpi::MpiFlags flags;
-  CLI::App app{"neardup-mpi: neardup dedup over the ranks of an MPI job (doc/distributed.md)"};
+  CLI::App app{"neardup-mpi: neardup dedup over the ranks of an MPI job (doc/distributed.md)",
+               "neardup-mpi"};
+  app.set_version_flag("--version", "neardup-mpi " NEARDUP_VERSION);
   app.require_subcommand(1);
   CLI::App* cmd = app.add_subcommand(
       "dedup",
@@ -1520,19 +1533,25 @@ int main(int argc, char** argv) {
   cmd->add_flag("--resume", flags.resume,
                 "Reuse the shards and band ranges an earlier run of the same command line (and "
                 "rank count) finished under --work-dir");
-  int code = 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    code = world.rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-    MPI_Finalize();
-    return code == 0 ? 0 : neardup::cli::kExitUsage;
+    const int code = LauncherRank() == 0 ? app.exit(e) : e.get_exit_code();
+    return code == 0 ? neardup::cli::kExitOk : neardup::cli::kExitUsage;
   }
+
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  neardup::mpi::World world;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
   for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]) != "--resume") flags.identity += std::string(argv[i]) + "\n";
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
-  code = neardup::mpi::Run(world, std::move(flags)).Main();
+  int code = neardup::mpi::Run(world, std::move(flags)).Main();
+  // This rank's output files go in place only when the run succeeded.
+  code = neardup::cli::FinishOutputs(code);
   MPI_Finalize();
   return code;
 }

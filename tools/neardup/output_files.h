@@ -1,0 +1,49 @@
+// Copyright 2026 The neardup Authors.
+//
+// No half-written output under a final name. Every output file a command
+// writes (Output, common.h) is created under a temporary name beside it,
+// ".NAME.neardup-PID-N.tmp", and renamed into place by FinishOutputs only
+// when the command succeeded, in the order the files were opened (dedup's
+// --summary-json last, so that its presence marks a finished run). A failed
+// run removes them; so does SIGINT or SIGTERM, which also clears the
+// progress line and exits 130 or 143 (InstallSignalHandlers). A path that
+// exists and is not a regular file (/dev/null, a FIFO) is written directly.
+//
+// Not thread-safe: outputs are opened and finished by the main thread; the
+// signal handler only reads the registry (async-signal-safe).
+
+#ifndef NEARDUP_TOOLS_NEARDUP_OUTPUT_FILES_H_
+#define NEARDUP_TOOLS_NEARDUP_OUTPUT_FILES_H_
+
+#include <string>
+
+#include "neardup/status.h"
+
+namespace neardup::cli {
+
+// SIGINT / SIGTERM: remove the pending temporary files, clear the progress
+// line, say so and exit 128 + the signal (130, 143). SIGXFSZ is ignored, so
+// that a file size limit (RLIMIT_FSIZE) is a write error (exit 1), not a
+// crash. Call once, first thing in main.
+void InstallSignalHandlers();
+
+// The temporary name for `path` (registered: removed on failure or signal),
+// or an error when no more outputs can be registered.
+Result<std::string> BeginOutputFile(const std::string& path);
+
+// The status after a command returned `exit_code`: when it is 0, or 3 for
+// bad input under --strict and the run was not marked failed, every pending
+// file is renamed into place (an error there: exit 1, and the rest are
+// removed); otherwise every pending file is removed.
+int FinishOutputs(int exit_code);
+
+// The run failed though its exit status may be 3 (--strict): its outputs
+// are not put in place.
+void MarkRunFailed();
+
+// Tells the signal handler whether a progress line is on the screen.
+void SetProgressShown(bool shown);
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_TOOLS_NEARDUP_OUTPUT_FILES_H_
