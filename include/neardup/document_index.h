@@ -126,12 +126,19 @@ struct CheckOptions {
   // document replaces the old entry when it is added (true; the old entry is
   // then never reported as the document's own match).
   bool replace = false;
+  // Without replace, an id already indexed is an error for the whole batch
+  // (false), or that item alone is left as it is (true): its result says
+  // `exists`, it is not added, and the rest of the batch is checked as usual.
+  bool skip_existing = false;
 };
 
 // The outcome of checking one document.
 struct CheckResult {
   std::vector<DocumentMatch> matches;  // as Query returns them, before any add
   bool added = false;                  // the document was added
+  // The id was already indexed and the document was left out
+  // (CheckOptions::skip_existing); `matches` never lists the id itself.
+  bool exists = false;
 };
 
 // How a read-write DocumentIndex persists its changes.

@@ -1428,6 +1428,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   struct Found {
     uint64_t epoch = 0;
     bool stale = false;    // a compaction replaced the index in between
+    bool exists = false;   // the id is indexed and skip_existing leaves it out
     size_t delta_end = 0;  // the delta's size when it was queried
     std::vector<Neighbor> neighbors;
   };
@@ -1437,7 +1438,10 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     {
       std::shared_lock lock(r.mu);
       if (may_add && !options.replace && r.names.Contains(ids[i])) {
-        return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+        if (!options.skip_existing) {
+          return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+        }
+        found[i].exists = true;
       }
       found[i].epoch = r.epoch;
       file = r.index->base_file();
@@ -1464,9 +1468,11 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   std::unique_lock lock(r.mu);
   NEARDUP_RETURN_IF_ERROR(r.CheckChangeable());
   if (!options.replace) {
-    for (const std::string& id : ids) {
-      if (r.names.Contains(id)) {
-        return Status::InvalidArgument("document id '" + id + "' is already in " + r.path);
+    // Again, as of now: another writer may have added or removed one.
+    for (size_t i = 0; i < ids.size(); ++i) {
+      found[i].exists = r.names.Contains(ids[i]);
+      if (found[i].exists && !options.skip_existing) {
+        return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
       }
     }
   }
@@ -1483,8 +1489,13 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     }
     CheckResult& result = (*out)[i];
     NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &result.matches));
-    // With replace, the entry this document replaces is not its duplicate.
+    // With replace, the entry this document replaces is not its duplicate;
+    // an id left out as existing is not its own either.
     std::erase_if(result.matches, [&](const DocumentMatch& m) { return m.id == ids[i]; });
+    if (found[i].exists) {
+      result.exists = true;
+      continue;
+    }
     result.added = options.policy == CheckPolicy::kAddAlways ||
                    (options.policy == CheckPolicy::kAddIfNew && result.matches.empty());
     if (result.added) {

@@ -424,6 +424,29 @@ TEST_F(DocumentIndexTest, CheckAddsOnlyNewDocumentsAndReportsMatches) {
   EXPECT_EQ(m, (std::vector<DocumentMatch>{{"a3", 0}}));
   ASSERT_TRUE((*w)->Query(a.fps[3], 0, &m).ok());
   EXPECT_TRUE(m.empty());
+
+  // skip_existing: the present id is left out alone, the new one is added.
+  for (CheckPolicy policy : {CheckPolicy::kAddIfNew, CheckPolicy::kAddAlways}) {
+    CheckOptions skip;
+    skip.policy = policy;
+    skip.skip_existing = true;
+    const std::string fresh_id = policy == CheckPolicy::kAddIfNew ? "new-if" : "new-always";
+    const std::vector<std::string> mixed = {"a5", fresh_id};
+    const std::vector<Fingerprint> mixed_fps = {a.fps[5], Fingerprint::From64(rng())};
+    const size_t before = (*w)->size();
+    ASSERT_TRUE((*w)->Check(mixed, mixed_fps, skip, &out).ok());
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_TRUE(out[0].exists);
+    EXPECT_FALSE(out[0].added);
+    for (const DocumentMatch& match : out[0].matches) EXPECT_NE(match.id, "a5");
+    EXPECT_FALSE(out[1].exists);
+    EXPECT_TRUE(out[1].added);
+    EXPECT_EQ((*w)->size(), before + 1);
+    ASSERT_TRUE((*w)->Query(mixed_fps[1], 0, &m).ok());
+    EXPECT_EQ(m, (std::vector<DocumentMatch>{{fresh_id, 0}}));
+    ASSERT_TRUE((*w)->Query(a.fps[5], 0, &m).ok());
+    EXPECT_EQ(m, (std::vector<DocumentMatch>{{"a5", 0}}));  // the old entry stays
+  }
   ASSERT_TRUE((*w)->Commit().ok());
 
   auto r = DocumentIndex::Open(path_);

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -197,14 +199,35 @@ TEST_F(ServeTest, EndpointsAnswerAsTheLibrary) {
   EXPECT_EQ(j["results"][1]["added"], true);
   EXPECT_EQ(j["results"][2]["added"], false);
   EXPECT_EQ(j["results"][2]["matches"][0]["id"], "fresh");
-  // Add always adds; an id present is 409 unless replace.
+  // Add always adds; an id present is that item's "exists" (the rest of
+  // the batch is added) unless replace.
   j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("}]})",
            &status);
   EXPECT_EQ(status, 200) << j;
   EXPECT_EQ(j["results"][0]["added"], true);
-  j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("}]})",
-           &status);
-  EXPECT_EQ(status, 409) << j;
+  EXPECT_FALSE(j["results"][0].contains("exists")) << j;
+  const uint64_t other = 0x5555aaaa3333ccccULL;
+  for (const char* endpoint : {"/v1/add", "/v1/check"}) {
+    const std::string new_id = std::string("new-by-") + (endpoint + 4);
+    j = Post(c, endpoint,
+             R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("},{"id":")" +
+                 new_id + R"(","fingerprint":")" + Hex(other + endpoint[4]) + R"("}]})",
+             &status);
+    ASSERT_EQ(status, 200) << endpoint << " " << j;
+    ASSERT_EQ(j["results"].size(), 2u) << j;
+    EXPECT_EQ(j["results"][0]["id"], "dup");
+    EXPECT_EQ(j["results"][0]["exists"], true) << j;
+    EXPECT_EQ(j["results"][0]["added"], false) << j;
+    EXPECT_EQ(j["results"][1]["id"], new_id);
+    EXPECT_EQ(j["results"][1]["added"], true) << j;
+    EXPECT_FALSE(j["results"][1].contains("exists")) << j;
+    j = Post(c, "/v1/query",
+             R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(other + endpoint[4]) + R"("}]})",
+             &status);
+    ASSERT_EQ(status, 200) << j;
+    EXPECT_EQ(j["results"][0]["matches"],
+              Json::parse(R"([{"id":")" + new_id + R"(","distance":0}])"));
+  }
   j = Post(
       c, "/v1/add",
       R"({"replace":true,"fingerprints":[{"id":"dup","fingerprint":")" + Hex(~fresh) + R"("}]})",
@@ -228,13 +251,15 @@ TEST_F(ServeTest, EndpointsAnswerAsTheLibrary) {
   auto stats = c.Get("/v1/stats");
   ASSERT_TRUE(stats);
   const Json s = Json::parse(stats->body);
-  EXPECT_EQ(s["documents"], 100 + 3 - 1);  // fresh, dup, d1; base1 removed
+  EXPECT_EQ(s["documents"], 100 + 5 - 1);  // fresh, dup, new-by-*, d1; base1 removed
   EXPECT_GT(s["log_bytes"].get<int>(), 0);
   // Graceful shutdown, then the library sees every change.
   EXPECT_EQ(server.Signal(SIGTERM), 0);
   auto index = DocumentIndex::Open(idx_);
   ASSERT_TRUE(index.ok()) << index.status().ToString();
-  EXPECT_EQ((*index)->size(), 102u);
+  EXPECT_EQ((*index)->size(), 104u);
+  EXPECT_TRUE((*index)->Contains("new-by-add"));
+  EXPECT_TRUE((*index)->Contains("new-by-check"));
   EXPECT_TRUE((*index)->Contains("fresh"));
   EXPECT_TRUE((*index)->Contains("d1"));
   EXPECT_FALSE((*index)->Contains("base1"));

@@ -397,6 +397,8 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
   options.k = batch.k;
   options.policy = policy;
   options.replace = batch.replace;
+  // An id already indexed is that item's answer ("exists"), not the batch's.
+  options.skip_existing = true;
   std::vector<CheckResult> results;
   const Status s = index.Check(ids, fps, options, &results);
   if (!s.ok()) {
@@ -414,6 +416,7 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
     } else {
       r["matches"] = MatchesJson(results[next].matches);
       if (policy != CheckPolicy::kQueryOnly) r["added"] = results[next].added;
+      if (results[next].exists) r["exists"] = true;  // left as it is, not added
       ++next;
     }
     out.push_back(std::move(r));
