@@ -195,6 +195,9 @@ struct DocumentIndexStats {
   int64_t file_bytes = -1;   // size of PATH as opened or last committed; -1 if never written
   uint64_t log_bytes = 0;    // size of PATH.log (0 when there is none)
   uint64_t log_records = 0;  // records replayed on Open plus those appended since
+  // Compactions (Commit, Compact, background) that published a new index
+  // file since this object was opened.
+  uint64_t compactions = 0;
 };
 
 class DocumentIndex {

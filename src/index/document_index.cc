@@ -507,6 +507,7 @@ struct DocumentIndex::Rep {
   std::shared_ptr<index_internal::LogWriter> log;
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
+  uint64_t compactions = 0;  // index files published by this object
   // The log's dropped tail when it was opened (ParsedLog::tail): Verify
   // reports it.
   std::string log_tail;
@@ -1281,6 +1282,7 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
   if (Status s = file::RenameFile(tmp, path); !s.ok()) return abandon(s);
   dirty = !carry.empty();
   has_committed = true;
+  ++compactions;
   log_failed = Status::OK();  // the pair (and the new log) hold every change now
   // The old log was written for the previous index file: stale from here on.
   log = new_log;
@@ -1545,6 +1547,7 @@ DocumentIndexStats DocumentIndex::Stats() const {
   s.file_bytes = rep_->file_bytes;
   s.log_bytes = rep_->log_bytes;
   s.log_records = rep_->log_records;
+  s.compactions = rep_->compactions;
   const index_internal::TablesSpec& spec = rep_->index->spec();
   s.layout.bits = s.bits;
   s.layout.max_k = s.max_k;

@@ -447,7 +447,9 @@ TEST_F(DocumentIndexTest, CheckAddsOnlyNewDocumentsAndReportsMatches) {
     ASSERT_TRUE((*w)->Query(a.fps[5], 0, &m).ok());
     EXPECT_EQ(m, (std::vector<DocumentMatch>{{"a5", 0}}));  // the old entry stays
   }
+  EXPECT_EQ((*w)->Stats().compactions, 0u);
   ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_EQ((*w)->Stats().compactions, 1u);  // for /metrics
 
   auto r = DocumentIndex::Open(path_);
   ASSERT_TRUE(r.ok());
