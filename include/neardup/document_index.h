@@ -58,6 +58,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -168,6 +169,13 @@ struct DocumentIndexOptions {
   // --preload`). The page cache of a file mapping is not backed by huge
   // pages here, so madvise on the mapping itself does not help.
   bool preload = false;
+  // Open in kReadWrite mode waits for another process's lock on PATH.lock
+  // (a server or another writer): this many seconds at most, then IOError
+  // naming the holder's pid; < 0 (the default): as long as it takes.
+  double lock_wait_seconds = -1;
+  // Called once, with the holder's pid (0 when unknown), when Open has
+  // waited about a second for that lock (a front end says so). May be empty.
+  std::function<void(int pid)> on_lock_wait;
 };
 
 // The lookup tables of the committed index file and of the delta.

@@ -741,7 +741,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   rep->options = options;
   if (mode == Mode::kReadWrite) {
     if (!std::filesystem::exists(path)) return Status::NotFound(path + ": no such index");
-    auto lock = file::FileLock::Acquire(LockPath(path));
+    auto lock = file::FileLock::Acquire(
+        LockPath(path), file::LockWait{options.lock_wait_seconds, options.on_lock_wait});
     if (!lock.ok()) return lock.status();
     rep->lock = std::move(*lock);
   }

@@ -497,6 +497,49 @@ TEST_F(ServeTest, MetricsParseAndCountRequests) {
   EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
+// A writer of a served index says whose lock it waits for, and --wait gives
+// up with exit status 1; once the server is gone the same command runs.
+TEST_F(ServeTest, WritersNameTheLockHolderAndGiveUpAfterWait) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  const std::string holder = "waiting for the lock held by pid " + std::to_string(server.pid());
+  WriteFile(dir_ + "/add.jsonl",
+            "{\"id\":\"late\",\"fingerprint\":\"" + Hex(0x77777777ULL) + "\"}\n");
+  const std::vector<std::vector<std::string>> writers = {
+      {"index", "compact", idx_, "--wait", "1"},
+      {"index", "add", idx_, "--fingerprints", dir_ + "/add.jsonl", "--wait", "1.5"},
+      {"index", "remove", idx_, "base3", "--wait", "1"}};
+  for (const auto& args : writers) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = RunCli(args);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 1) << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find("neardup: " + holder + " (" + idx_ + ".lock)"), std::string::npos)
+        << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find("still locked by pid " + std::to_string(server.pid())), std::string::npos)
+        << r.err;
+    EXPECT_GE(seconds, 0.9) << args[1];
+    EXPECT_LT(seconds, 10.0) << args[1];  // bounded: gave up, did not wait on
+  }
+  // Under a second: no message, and --wait 0 gives up at once.
+  const auto r0 = RunCli({"index", "compact", idx_, "--wait", "0"});
+  EXPECT_EQ(r0.exit_code, 1) << r0.err;
+  EXPECT_EQ(r0.err.find("waiting for"), std::string::npos) << r0.err;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+  // Nothing was changed by the writers that gave up; now they run.
+  const auto add = RunCli(writers[1]);
+  EXPECT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_EQ(add.err.find("waiting for"), std::string::npos) << add.err;
+  const auto compact = RunCli(writers[0]);
+  EXPECT_EQ(compact.exit_code, 0) << compact.err;
+  auto index = DocumentIndex::Open(idx_);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->size(), 101u);
+  EXPECT_TRUE((*index)->Contains("late"));
+  EXPECT_TRUE((*index)->Contains("base3"));
+}
+
 TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
   WriteFile(dir_ + "/token", "s3cret\n");
   ServerProcess server(idx_, dir_,

@@ -58,6 +58,7 @@ struct ServeFlags {
   bool preload = false;
   double compact_fraction = 0.5;
   int read_timeout_s = 10;
+  double lock_wait = -1;  // --wait SECONDS for the index's lock; < 0 none
   std::string jieba_dir;
 };
 
@@ -799,6 +800,7 @@ int RunServe(const ServeFlags& flags) {
   options.sync = !flags.no_sync;
   options.preload = flags.preload;
   options.compact_fraction = flags.compact_fraction;
+  SetLockWait(flags.index_path, flags.lock_wait, &options);
   Method method;
   auto index = OpenIndexAndMethod(flags.index_path, flags.jieba_dir,
                                   DocumentIndex::Mode::kReadWrite, &method, options);
@@ -881,6 +883,7 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
                 "(default 0.5; 0 = only by `neardup index compact`)")
       ->check(CLI::Range(0.0, 1000.0));
   s->add_option("--jieba-dir", flags->jieba_dir, "python3-jieba's data directory");
+  AddLockWaitOption(s, &flags->lock_wait);
   s->callback([flags, exit_code] { exit_code->value = RunServe(*flags); });
 }
 
