@@ -286,6 +286,16 @@ class DocumentIndex {
   Status Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                const CheckOptions& options, std::vector<CheckResult>* out);
 
+  // Writes a copy of the current state (every change made before the call,
+  // the log's included) as a committed index at `dest` (DEST and DEST.ids,
+  // synced; no log), for a backup while the index is in use: changes wait
+  // only while the entries are copied in memory, queries not at all. Works
+  // in either mode (a read-only open sees every change acknowledged by the
+  // writer, so `neardup index snapshot` needs no server). InvalidArgument
+  // when DEST, DEST.ids or DEST.log exists; IOError when it cannot be
+  // written (nothing is left at DEST then).
+  Status SaveSnapshot(const std::string& dest) const;
+
   // Writes the current state as the new committed state, atomically and
   // durably (doc/index_format.md, "Committing"), and drops the log, whose
   // changes it now holds: on success every later Open

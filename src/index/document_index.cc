@@ -580,6 +580,8 @@ struct DocumentIndex::Rep {
   // Writes the index file of `snap` (version header.tables.file_version) to
   // `file`, fsynced. No lock needed.
   Status WriteSnapshot(const Snapshot& snap, const std::string& file, uint64_t* checksum) const;
+  // The ids file of `snap` for an index file with `checksum`, synced.
+  Status WriteIds(const Snapshot& snap, const std::string& file, uint64_t checksum) const;
   Status Publish(const Snapshot& snap, const std::string& tmp, uint64_t checksum,
                  const std::vector<LogOp>& carry);
   // After the commit point: maps the new version 2 file (the delta is in it).
@@ -1214,6 +1216,49 @@ Status DocumentIndex::Rep::WriteSnapshot(const Snapshot& snap, const std::string
                                           checksum);
 }
 
+Status DocumentIndex::Rep::WriteIds(const Snapshot& snap, const std::string& file,
+                                    uint64_t checksum) const {
+  NEARDUP_ASSIGN_OR_RETURN(auto out, file::WritableFile::Create(file));
+  const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
+  constexpr size_t kChunk = size_t{1} << 20;
+  for (size_t pos = 0; pos < text.size(); pos += kChunk) {
+    NEARDUP_RETURN_IF_ERROR(out->Append(std::string_view(text).substr(pos, kChunk)));
+  }
+  NEARDUP_RETURN_IF_ERROR(out->Sync());
+  return out->Close();
+}
+
+// A copy of the state as of the copy under the readers' lock (as a
+// background compaction takes it), written beside nothing the index uses:
+// the ids file first, then the index file renamed over DEST, so DEST and
+// DEST.ids pair by checksum only once both are complete.
+Status DocumentIndex::SaveSnapshot(const std::string& dest) const {
+  Rep& r = *rep_;  // its lock, taken on the readers' side
+  for (const std::string& name : {dest, IdsPath(dest), LogPath(dest)}) {
+    if (std::filesystem::exists(name)) {
+      return Status::InvalidArgument(name + ": already exists; a snapshot is written anew");
+    }
+  }
+  Rep::Snapshot snap;
+  {
+    std::shared_lock lock(r.mu);
+    snap = r.TakeSnapshot();
+  }
+  const std::string tmp = dest + ".tmp";
+  const std::string ids_tmp = IdsPath(dest) + ".tmp";
+  const auto abandon = [&](const Status& s) {
+    (void)file::RemoveFile(tmp);
+    (void)file::RemoveFile(ids_tmp);
+    return s;
+  };
+  uint64_t checksum = 0;
+  if (Status s = r.WriteSnapshot(snap, tmp, &checksum); !s.ok()) return abandon(s);
+  if (Status s = r.WriteIds(snap, ids_tmp, checksum); !s.ok()) return abandon(s);
+  if (Status s = file::RenameFile(ids_tmp, IdsPath(dest)); !s.ok()) return abandon(s);
+  if (Status s = file::RenameFile(tmp, dest); !s.ok()) return abandon(s);
+  return file::SyncParentDir(dest);
+}
+
 Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
   file_bytes = static_cast<int64_t>(V1Bytes(snap.entries.size(), snap.bits));
   compact_basis = static_cast<double>(file_bytes);
@@ -1256,19 +1301,7 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
     (void)file::RemoveFile(pending_log);
     return s;
   };
-  {
-    auto out = file::WritableFile::Create(pending);
-    if (!out.ok()) return abandon(out.status());
-    const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
-    constexpr size_t kChunk = size_t{1} << 20;
-    for (size_t pos = 0; pos < text.size(); pos += kChunk) {
-      const Status s = (*out)->Append(std::string_view(text).substr(pos, kChunk));
-      if (!s.ok()) return abandon(s);
-    }
-    Status s = (*out)->Sync();
-    if (s.ok()) s = (*out)->Close();
-    if (!s.ok()) return abandon(s);
-  }
+  if (Status s = WriteIds(snap, pending, checksum); !s.ok()) return abandon(s);
   std::shared_ptr<index_internal::LogWriter> new_log;
   if (!carry.empty()) {
     auto created = index_internal::LogWriter::Create(pending_log, checksum, snap.bits);

@@ -456,6 +456,9 @@ TEST_F(ServeTest, MetricsParseAndCountRequests) {
   ServerProcess server(idx_, dir_, {});
   ASSERT_GT(server.port(), 0) << server.stderr_text();
   httplib::Client c("127.0.0.1", server.port());
+  // One connection, so one worker: a request is counted (after its answer
+  // is sent) before the next one on it is read.
+  c.set_keep_alive(true);
   ExpectHealthy(c);
   const Exposition before = GetMetrics(c);
   ASSERT_EQ(before.error, "");
@@ -538,6 +541,71 @@ TEST_F(ServeTest, WritersNameTheLockHolderAndGiveUpAfterWait) {
   EXPECT_EQ((*index)->size(), 101u);
   EXPECT_TRUE((*index)->Contains("late"));
   EXPECT_TRUE((*index)->Contains("base3"));
+}
+
+// `neardup index snapshot` of a served index while a client adds: the copy
+// opens and verifies, and holds every add acknowledged before it began.
+TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
+  ServerProcess server(idx_, dir_, {"--no-sync"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  std::mutex mu;
+  std::vector<std::pair<std::string, uint64_t>> acked;  // guarded by mu
+  std::atomic<bool> stop{false};
+  std::thread adder([&] {
+    httplib::Client c("127.0.0.1", server.port());
+    for (uint64_t i = 0; !stop.load() && i < 5000; ++i) {
+      std::string body = R"({"fingerprints":[)";
+      std::vector<std::pair<std::string, uint64_t>> batch;
+      for (uint64_t j = 0; j < 4; ++j) {
+        batch.push_back({"s" + std::to_string(i) + "_" + std::to_string(j), 1000000 + i * 4 + j});
+        body += std::string(j ? "," : "") + R"({"id":")" + batch.back().first +
+                R"(","fingerprint":")" + Hex(batch.back().second) + R"("})";
+      }
+      body += "]}";
+      int status = 0;
+      Post(c, "/v1/add", body, &status);
+      if (status != 200) continue;
+      std::lock_guard lock(mu);
+      acked.insert(acked.end(), batch.begin(), batch.end());
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::vector<std::pair<std::string, uint64_t>> before;
+  {
+    std::lock_guard lock(mu);
+    before = acked;
+  }
+  const std::string snap = dir_ + "/snap.idx";
+  const auto r = RunCli({"index", "snapshot", idx_, snap});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop = true;
+  adder.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t total = 0;
+  {
+    std::lock_guard lock(mu);
+    total = acked.size();
+  }
+  ASSERT_GT(before.size(), 0u) << "no add was acknowledged before the snapshot";
+  EXPECT_GT(total, before.size()) << "adds did not go on during the snapshot";
+  auto copy = DocumentIndex::Open(snap);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_TRUE((*copy)->Verify().ok());
+  EXPECT_FALSE(std::filesystem::exists(snap + ".log"));
+  EXPECT_GE((*copy)->size(), 100 + before.size());
+  EXPECT_LE((*copy)->size(), 100 + total);
+  for (const auto& [id, v] : before) {
+    ASSERT_TRUE((*copy)->Contains(id)) << id;
+  }
+  std::vector<DocumentMatch> m;
+  ASSERT_TRUE((*copy)->Query(Fingerprint::FromHex(Hex(before.back().second)).value(), 0, &m).ok());
+  EXPECT_EQ(m, (std::vector<DocumentMatch>{{before.back().first, 0}}));
+  EXPECT_TRUE((*copy)->Contains("base0"));
+  // A snapshot never overwrites: the same DEST again is a usage error.
+  const auto again = RunCli({"index", "snapshot", idx_, snap});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
 TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {

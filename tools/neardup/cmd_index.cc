@@ -410,6 +410,20 @@ int RunRemove(const IndexFlags& flags) {
   return !missing.empty() && flags.input.strict ? kExitBadInput : kExitOk;
 }
 
+// A consistent copy of the index as a reader sees it (every acknowledged
+// change, the log's included), taken without the writers' lock: a server
+// goes on serving.
+int RunSnapshot(const IndexFlags& flags, const std::string& dest) {
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->SaveSnapshot(dest));
+  if (!flags.input.quiet) {
+    std::fprintf(stderr, "neardup: wrote a snapshot of %s to %s: %zu fingerprints\n",
+                 flags.index_path.c_str(), dest.c_str(), (*index)->size());
+  }
+  return kExitOk;
+}
+
 int RunCompact(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
   if (!index.ok()) return Fail(index.status());
@@ -616,6 +630,20 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
   AddLockWaitOption(co, &compact->lock_wait);
   co->callback([compact, exit_code] { exit_code->value = RunCompact(*compact); });
+
+  auto snapshot = std::make_shared<IndexFlags>();
+  auto snapshot_dest = std::make_shared<std::string>();
+  CLI::App* sn = index->add_subcommand(
+      "snapshot",
+      "Write a consistent copy of IDX (every change acknowledged before it started, the log's "
+      "included) as a new index DEST and DEST.ids, while a server or writer goes on; DEST must "
+      "not exist");
+  sn->add_option("IDX", snapshot->index_path, "The index")->required();
+  sn->add_option("DEST", *snapshot_dest, "The copy's path")->required();
+  sn->add_flag("-q,--quiet", snapshot->input.quiet, "Print no summary");
+  sn->callback([snapshot, snapshot_dest, exit_code] {
+    exit_code->value = RunSnapshot(*snapshot, *snapshot_dest);
+  });
 
   auto verify = std::make_shared<IndexFlags>();
   CLI::App* v = index->add_subcommand(
