@@ -281,8 +281,9 @@ class DocumentIndex {
   // *out gets one CheckResult per document. Validated before anything
   // changes (nothing is added on error): InvalidArgument when ids.size() !=
   // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,
-  // an id repeats within the batch, an id is indexed and !options.replace
-  // (only when the policy may add), or a policy that adds in read-only mode.
+  // an id repeats within the batch, an id is indexed and neither
+  // options.replace nor options.skip_existing (only when the policy may
+  // add), or a policy that adds in read-only mode.
   Status Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                const CheckOptions& options, std::vector<CheckResult>* out);
 
