@@ -58,6 +58,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -126,12 +127,19 @@ struct CheckOptions {
   // document replaces the old entry when it is added (true; the old entry is
   // then never reported as the document's own match).
   bool replace = false;
+  // Without replace, an id already indexed is an error for the whole batch
+  // (false), or that item alone is left as it is (true): its result says
+  // `exists`, it is not added, and the rest of the batch is checked as usual.
+  bool skip_existing = false;
 };
 
 // The outcome of checking one document.
 struct CheckResult {
   std::vector<DocumentMatch> matches;  // as Query returns them, before any add
   bool added = false;                  // the document was added
+  // The id was already indexed and the document was left out
+  // (CheckOptions::skip_existing); `matches` never lists the id itself.
+  bool exists = false;
 };
 
 // How a read-write DocumentIndex persists its changes.
@@ -161,6 +169,13 @@ struct DocumentIndexOptions {
   // --preload`). The page cache of a file mapping is not backed by huge
   // pages here, so madvise on the mapping itself does not help.
   bool preload = false;
+  // Open in kReadWrite mode waits for another process's lock on PATH.lock
+  // (a server or another writer): this many seconds at most, then IOError
+  // naming the holder's pid; < 0 (the default): as long as it takes.
+  double lock_wait_seconds = -1;
+  // Called once, with the holder's pid (0 when unknown), when Open has
+  // waited about a second for that lock (a front end says so). May be empty.
+  std::function<void(int pid)> on_lock_wait;
 };
 
 // The lookup tables of the committed index file and of the delta.
@@ -188,6 +203,9 @@ struct DocumentIndexStats {
   int64_t file_bytes = -1;   // size of PATH as opened or last committed; -1 if never written
   uint64_t log_bytes = 0;    // size of PATH.log (0 when there is none)
   uint64_t log_records = 0;  // records replayed on Open plus those appended since
+  // Compactions (Commit, Compact, background) that published a new index
+  // file since this object was opened.
+  uint64_t compactions = 0;
 };
 
 class DocumentIndex {
@@ -263,10 +281,21 @@ class DocumentIndex {
   // *out gets one CheckResult per document. Validated before anything
   // changes (nothing is added on error): InvalidArgument when ids.size() !=
   // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,
-  // an id repeats within the batch, an id is indexed and !options.replace
-  // (only when the policy may add), or a policy that adds in read-only mode.
+  // an id repeats within the batch, an id is indexed and neither
+  // options.replace nor options.skip_existing (only when the policy may
+  // add), or a policy that adds in read-only mode.
   Status Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                const CheckOptions& options, std::vector<CheckResult>* out);
+
+  // Writes a copy of the current state (every change made before the call,
+  // the log's included) as a committed index at `dest` (DEST and DEST.ids,
+  // synced; no log), for a backup while the index is in use: changes wait
+  // only while the entries are copied in memory, queries not at all. Works
+  // in either mode (a read-only open sees every change acknowledged by the
+  // writer, so `neardup index snapshot` needs no server). InvalidArgument
+  // when DEST, DEST.ids or DEST.log exists; IOError when it cannot be
+  // written (nothing is left at DEST then).
+  Status SaveSnapshot(const std::string& dest) const;
 
   // Writes the current state as the new committed state, atomically and
   // durably (doc/index_format.md, "Committing"), and drops the log, whose

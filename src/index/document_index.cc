@@ -507,6 +507,7 @@ struct DocumentIndex::Rep {
   std::shared_ptr<index_internal::LogWriter> log;
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
+  uint64_t compactions = 0;  // index files published by this object
   // The log's dropped tail when it was opened (ParsedLog::tail): Verify
   // reports it.
   std::string log_tail;
@@ -579,6 +580,8 @@ struct DocumentIndex::Rep {
   // Writes the index file of `snap` (version header.tables.file_version) to
   // `file`, fsynced. No lock needed.
   Status WriteSnapshot(const Snapshot& snap, const std::string& file, uint64_t* checksum) const;
+  // The ids file of `snap` for an index file with `checksum`, synced.
+  Status WriteIds(const Snapshot& snap, const std::string& file, uint64_t checksum) const;
   Status Publish(const Snapshot& snap, const std::string& tmp, uint64_t checksum,
                  const std::vector<LogOp>& carry);
   // After the commit point: maps the new version 2 file (the delta is in it).
@@ -740,7 +743,8 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   rep->options = options;
   if (mode == Mode::kReadWrite) {
     if (!std::filesystem::exists(path)) return Status::NotFound(path + ": no such index");
-    auto lock = file::FileLock::Acquire(LockPath(path));
+    auto lock = file::FileLock::Acquire(
+        LockPath(path), file::LockWait{options.lock_wait_seconds, options.on_lock_wait});
     if (!lock.ok()) return lock.status();
     rep->lock = std::move(*lock);
   }
@@ -1212,6 +1216,49 @@ Status DocumentIndex::Rep::WriteSnapshot(const Snapshot& snap, const std::string
                                           checksum);
 }
 
+Status DocumentIndex::Rep::WriteIds(const Snapshot& snap, const std::string& file,
+                                    uint64_t checksum) const {
+  NEARDUP_ASSIGN_OR_RETURN(auto out, file::WritableFile::Create(file));
+  const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
+  constexpr size_t kChunk = size_t{1} << 20;
+  for (size_t pos = 0; pos < text.size(); pos += kChunk) {
+    NEARDUP_RETURN_IF_ERROR(out->Append(std::string_view(text).substr(pos, kChunk)));
+  }
+  NEARDUP_RETURN_IF_ERROR(out->Sync());
+  return out->Close();
+}
+
+// A copy of the state as of the copy under the readers' lock (as a
+// background compaction takes it), written beside nothing the index uses:
+// the ids file first, then the index file renamed over DEST, so DEST and
+// DEST.ids pair by checksum only once both are complete.
+Status DocumentIndex::SaveSnapshot(const std::string& dest) const {
+  Rep& r = *rep_;  // its lock, taken on the readers' side
+  for (const std::string& name : {dest, IdsPath(dest), LogPath(dest)}) {
+    if (std::filesystem::exists(name)) {
+      return Status::InvalidArgument(name + ": already exists; a snapshot is written anew");
+    }
+  }
+  Rep::Snapshot snap;
+  {
+    std::shared_lock lock(r.mu);
+    snap = r.TakeSnapshot();
+  }
+  const std::string tmp = dest + ".tmp";
+  const std::string ids_tmp = IdsPath(dest) + ".tmp";
+  const auto abandon = [&](const Status& s) {
+    (void)file::RemoveFile(tmp);
+    (void)file::RemoveFile(ids_tmp);
+    return s;
+  };
+  uint64_t checksum = 0;
+  if (Status s = r.WriteSnapshot(snap, tmp, &checksum); !s.ok()) return abandon(s);
+  if (Status s = r.WriteIds(snap, ids_tmp, checksum); !s.ok()) return abandon(s);
+  if (Status s = file::RenameFile(ids_tmp, IdsPath(dest)); !s.ok()) return abandon(s);
+  if (Status s = file::RenameFile(tmp, dest); !s.ok()) return abandon(s);
+  return file::SyncParentDir(dest);
+}
+
 Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
   file_bytes = static_cast<int64_t>(V1Bytes(snap.entries.size(), snap.bits));
   compact_basis = static_cast<double>(file_bytes);
@@ -1254,19 +1301,7 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
     (void)file::RemoveFile(pending_log);
     return s;
   };
-  {
-    auto out = file::WritableFile::Create(pending);
-    if (!out.ok()) return abandon(out.status());
-    const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
-    constexpr size_t kChunk = size_t{1} << 20;
-    for (size_t pos = 0; pos < text.size(); pos += kChunk) {
-      const Status s = (*out)->Append(std::string_view(text).substr(pos, kChunk));
-      if (!s.ok()) return abandon(s);
-    }
-    Status s = (*out)->Sync();
-    if (s.ok()) s = (*out)->Close();
-    if (!s.ok()) return abandon(s);
-  }
+  if (Status s = WriteIds(snap, pending, checksum); !s.ok()) return abandon(s);
   std::shared_ptr<index_internal::LogWriter> new_log;
   if (!carry.empty()) {
     auto created = index_internal::LogWriter::Create(pending_log, checksum, snap.bits);
@@ -1281,6 +1316,7 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
   if (Status s = file::RenameFile(tmp, path); !s.ok()) return abandon(s);
   dirty = !carry.empty();
   has_committed = true;
+  ++compactions;
   log_failed = Status::OK();  // the pair (and the new log) hold every change now
   // The old log was written for the previous index file: stale from here on.
   log = new_log;
@@ -1428,6 +1464,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   struct Found {
     uint64_t epoch = 0;
     bool stale = false;    // a compaction replaced the index in between
+    bool exists = false;   // the id is indexed and skip_existing leaves it out
     size_t delta_end = 0;  // the delta's size when it was queried
     std::vector<Neighbor> neighbors;
   };
@@ -1437,7 +1474,10 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     {
       std::shared_lock lock(r.mu);
       if (may_add && !options.replace && r.names.Contains(ids[i])) {
-        return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+        if (!options.skip_existing) {
+          return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
+        }
+        found[i].exists = true;
       }
       found[i].epoch = r.epoch;
       file = r.index->base_file();
@@ -1464,9 +1504,11 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   std::unique_lock lock(r.mu);
   NEARDUP_RETURN_IF_ERROR(r.CheckChangeable());
   if (!options.replace) {
-    for (const std::string& id : ids) {
-      if (r.names.Contains(id)) {
-        return Status::InvalidArgument("document id '" + id + "' is already in " + r.path);
+    // Again, as of now: another writer may have added or removed one.
+    for (size_t i = 0; i < ids.size(); ++i) {
+      found[i].exists = r.names.Contains(ids[i]);
+      if (found[i].exists && !options.skip_existing) {
+        return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
       }
     }
   }
@@ -1483,8 +1525,13 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     }
     CheckResult& result = (*out)[i];
     NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &result.matches));
-    // With replace, the entry this document replaces is not its duplicate.
+    // With replace, the entry this document replaces is not its duplicate;
+    // an id left out as existing is not its own either.
     std::erase_if(result.matches, [&](const DocumentMatch& m) { return m.id == ids[i]; });
+    if (found[i].exists) {
+      result.exists = true;
+      continue;
+    }
     result.added = options.policy == CheckPolicy::kAddAlways ||
                    (options.policy == CheckPolicy::kAddIfNew && result.matches.empty());
     if (result.added) {
@@ -1534,6 +1581,7 @@ DocumentIndexStats DocumentIndex::Stats() const {
   s.file_bytes = rep_->file_bytes;
   s.log_bytes = rep_->log_bytes;
   s.log_records = rep_->log_records;
+  s.compactions = rep_->compactions;
   const index_internal::TablesSpec& spec = rep_->index->spec();
   s.layout.bits = s.bits;
   s.layout.max_k = s.max_k;

@@ -8,12 +8,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "util/fault.h"
@@ -159,9 +163,19 @@ std::set<std::pair<uint64_t, uint64_t>>& Held() {
   return *held;
 }
 
+// The pid the lock's holder wrote into the lock file; 0 when there is none
+// (yet) or it cannot be read.
+int LockHolderPid(int fd) {
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  const long pid = std::strtol(buf, nullptr, 10);
+  return pid > 0 && pid <= INT_MAX ? static_cast<int>(pid) : 0;
+}
+
 }  // namespace
 
-Result<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& path) {
+Result<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& path, const LockWait& wait) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Error(path, "cannot open the lock file", errno);
   struct stat st;
@@ -181,13 +195,45 @@ Result<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& path) {
           "parent this process was forked from); close it first");
     }
   }
-  while (::flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    const int err = errno;
+  const auto give_up = [&](const Status& s) {
     ::close(fd);
     std::lock_guard lock(HeldMutex());
     Held().erase(key);
-    return Error(path, "cannot lock", err);
+    return s;
+  };
+  // Tried without blocking, every 10 ms, until the first second has passed
+  // (the holder is named then) and, with a timeout, until it runs out;
+  // without one, flock then blocks.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  bool told = false;
+  for (;;) {
+    const bool poll = !told || wait.timeout_seconds >= 0;
+    if (::flock(fd, poll ? LOCK_EX | LOCK_NB : LOCK_EX) == 0) break;
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) return give_up(Error(path, "cannot lock", errno));
+    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!told && waited >= 1.0) {
+      told = true;
+      if (wait.on_wait) wait.on_wait(LockHolderPid(fd));
+      continue;
+    }
+    if (wait.timeout_seconds >= 0 && waited >= wait.timeout_seconds) {
+      const int pid = LockHolderPid(fd);
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", wait.timeout_seconds);
+      return give_up(Status::IOError(path + ": still locked by " +
+                                     (pid > 0 ? "pid " + std::to_string(pid) : "another process") +
+                                     " after " + seconds +
+                                     " s of waiting; another writer has the index"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The holder's pid, for those who wait next (best effort: the lock is
+  // what matters).
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] const ssize_t n = ::pwrite(fd, pid.data(), pid.size(), 0);
   }
   return std::unique_ptr<FileLock>(new FileLock(fd, key.first, key.second, ::getpid()));
 }

@@ -10,6 +10,7 @@
 #ifndef NEARDUP_UTIL_FILE_H_
 #define NEARDUP_UTIL_FILE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,15 +55,27 @@ Status SyncParentDir(const std::string& path);
 // regular file or cannot be read.
 Result<std::string> ReadWholeFile(const std::string& path);
 
+// How FileLock::Acquire waits for a lock another process holds.
+struct LockWait {
+  // Seconds to wait before giving up (IOError naming the holder's pid);
+  // < 0: wait as long as it takes (the default).
+  double timeout_seconds = -1;
+  // Called once, with the holder's pid (0 when unknown), after about a
+  // second of waiting; may be empty.
+  std::function<void(int pid)> on_wait;
+};
+
 // An exclusive advisory lock (flock(2)) on `path`, created if absent and
-// never deleted (deleting a lock file races with the next locker). Blocks
-// until another process releases it; released by the destructor or when the
-// process dies. A lock this process already holds (or one its parent held
-// when it forked: the child shares the parent's lock) is InvalidArgument at
-// once: flock would wait for it forever.
+// never deleted (deleting a lock file races with the next locker). Waits
+// (LockWait) until another process releases it; released by the destructor
+// or when the process dies. The holder writes its pid into the file, for
+// the messages of those waiting. A lock this process already holds (or one
+// its parent held when it forked: the child shares the parent's lock) is
+// InvalidArgument at once: flock would wait for it forever.
 class FileLock {
  public:
-  static Result<std::unique_ptr<FileLock>> Acquire(const std::string& path);
+  static Result<std::unique_ptr<FileLock>> Acquire(const std::string& path,
+                                                   const LockWait& wait = {});
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

@@ -424,7 +424,32 @@ TEST_F(DocumentIndexTest, CheckAddsOnlyNewDocumentsAndReportsMatches) {
   EXPECT_EQ(m, (std::vector<DocumentMatch>{{"a3", 0}}));
   ASSERT_TRUE((*w)->Query(a.fps[3], 0, &m).ok());
   EXPECT_TRUE(m.empty());
+
+  // skip_existing: the present id is left out alone, the new one is added.
+  for (CheckPolicy policy : {CheckPolicy::kAddIfNew, CheckPolicy::kAddAlways}) {
+    CheckOptions skip;
+    skip.policy = policy;
+    skip.skip_existing = true;
+    const std::string fresh_id = policy == CheckPolicy::kAddIfNew ? "new-if" : "new-always";
+    const std::vector<std::string> mixed = {"a5", fresh_id};
+    const std::vector<Fingerprint> mixed_fps = {a.fps[5], Fingerprint::From64(rng())};
+    const size_t before = (*w)->size();
+    ASSERT_TRUE((*w)->Check(mixed, mixed_fps, skip, &out).ok());
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_TRUE(out[0].exists);
+    EXPECT_FALSE(out[0].added);
+    for (const DocumentMatch& match : out[0].matches) EXPECT_NE(match.id, "a5");
+    EXPECT_FALSE(out[1].exists);
+    EXPECT_TRUE(out[1].added);
+    EXPECT_EQ((*w)->size(), before + 1);
+    ASSERT_TRUE((*w)->Query(mixed_fps[1], 0, &m).ok());
+    EXPECT_EQ(m, (std::vector<DocumentMatch>{{fresh_id, 0}}));
+    ASSERT_TRUE((*w)->Query(a.fps[5], 0, &m).ok());
+    EXPECT_EQ(m, (std::vector<DocumentMatch>{{"a5", 0}}));  // the old entry stays
+  }
+  EXPECT_EQ((*w)->Stats().compactions, 0u);
   ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_EQ((*w)->Stats().compactions, 1u);  // for /metrics
 
   auto r = DocumentIndex::Open(path_);
   ASSERT_TRUE(r.ok());
@@ -497,6 +522,43 @@ namespace {
 // a check's query and its add). A round without an indexed member adds
 // exactly one document; a round with one adds at most one; every check that
 // does not add reports a member of its group.
+// SaveSnapshot: from a reader of an index whose writer holds changes in its
+// log, a committed copy with every change; never over an existing DEST.
+TEST_F(DocumentIndexTest, SnapshotCopiesTheLoggedStateAndNeverOverwrites) {
+  const Docs a = MakeDocs("a", 40, 17);
+  BuildAndCommit(a);
+  DocumentIndexOptions logged;
+  logged.log = true;
+  auto w = DocumentIndex::Open(path_, DocumentIndex::Mode::kReadWrite, logged);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::vector<std::string> ids = {"added"};
+  const std::vector<Fingerprint> fps = {Fingerprint::From64(0x0f0f0f0f12345678ULL)};
+  ASSERT_TRUE((*w)->AddBatch(ids, fps).ok());
+  ASSERT_TRUE((*w)->Remove(std::vector<std::string>{"a2"}, nullptr).ok());
+  // The writer still holds the lock; the reader needs none.
+  auto reader = DocumentIndex::Open(path_);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const std::string dest = dir_ + "/copy.idx";
+  ASSERT_TRUE((*reader)->SaveSnapshot(dest).ok());
+  EXPECT_FALSE(std::filesystem::exists(dest + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(dest + ".ids.tmp"));
+  auto copy = DocumentIndex::Open(dest);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_TRUE((*copy)->Verify().ok());
+  EXPECT_EQ((*copy)->size(), 40u);
+  EXPECT_TRUE((*copy)->Contains("added"));
+  EXPECT_FALSE((*copy)->Contains("a2"));
+  // Every entry answers as in the index it was copied from.
+  for (size_t i = 0; i < a.ids.size(); ++i) {
+    std::vector<DocumentMatch> want, got;
+    ASSERT_TRUE((*w)->Query(a.fps[i], 3, &want).ok());
+    ASSERT_TRUE((*copy)->Query(a.fps[i], 3, &got).ok());
+    EXPECT_EQ(got, want) << a.ids[i];
+  }
+  EXPECT_TRUE((*w)->SaveSnapshot(dest).IsInvalidArgument());  // exists
+  ASSERT_TRUE((*w)->SaveSnapshot(dir_ + "/copy2.idx").ok());  // the writer can too
+}
+
 TEST_F(DocumentIndexTest, SimultaneousChecksWithRemovalsAndCompactions) {
   constexpr int kRounds = 90;
   constexpr int kThreads = 8;

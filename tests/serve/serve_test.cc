@@ -19,9 +19,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -197,14 +200,35 @@ TEST_F(ServeTest, EndpointsAnswerAsTheLibrary) {
   EXPECT_EQ(j["results"][1]["added"], true);
   EXPECT_EQ(j["results"][2]["added"], false);
   EXPECT_EQ(j["results"][2]["matches"][0]["id"], "fresh");
-  // Add always adds; an id present is 409 unless replace.
+  // Add always adds; an id present is that item's "exists" (the rest of
+  // the batch is added) unless replace.
   j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("}]})",
            &status);
   EXPECT_EQ(status, 200) << j;
   EXPECT_EQ(j["results"][0]["added"], true);
-  j = Post(c, "/v1/add", R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("}]})",
-           &status);
-  EXPECT_EQ(status, 409) << j;
+  EXPECT_FALSE(j["results"][0].contains("exists")) << j;
+  const uint64_t other = 0x5555aaaa3333ccccULL;
+  for (const char* endpoint : {"/v1/add", "/v1/check"}) {
+    const std::string new_id = std::string("new-by-") + (endpoint + 4);
+    j = Post(c, endpoint,
+             R"({"fingerprints":[{"id":"dup","fingerprint":")" + Hex(fresh) + R"("},{"id":")" +
+                 new_id + R"(","fingerprint":")" + Hex(other + endpoint[4]) + R"("}]})",
+             &status);
+    ASSERT_EQ(status, 200) << endpoint << " " << j;
+    ASSERT_EQ(j["results"].size(), 2u) << j;
+    EXPECT_EQ(j["results"][0]["id"], "dup");
+    EXPECT_EQ(j["results"][0]["exists"], true) << j;
+    EXPECT_EQ(j["results"][0]["added"], false) << j;
+    EXPECT_EQ(j["results"][1]["id"], new_id);
+    EXPECT_EQ(j["results"][1]["added"], true) << j;
+    EXPECT_FALSE(j["results"][1].contains("exists")) << j;
+    j = Post(c, "/v1/query",
+             R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(other + endpoint[4]) + R"("}]})",
+             &status);
+    ASSERT_EQ(status, 200) << j;
+    EXPECT_EQ(j["results"][0]["matches"],
+              Json::parse(R"([{"id":")" + new_id + R"(","distance":0}])"));
+  }
   j = Post(
       c, "/v1/add",
       R"({"replace":true,"fingerprints":[{"id":"dup","fingerprint":")" + Hex(~fresh) + R"("}]})",
@@ -228,17 +252,360 @@ TEST_F(ServeTest, EndpointsAnswerAsTheLibrary) {
   auto stats = c.Get("/v1/stats");
   ASSERT_TRUE(stats);
   const Json s = Json::parse(stats->body);
-  EXPECT_EQ(s["documents"], 100 + 3 - 1);  // fresh, dup, d1; base1 removed
+  EXPECT_EQ(s["documents"], 100 + 5 - 1);  // fresh, dup, new-by-*, d1; base1 removed
   EXPECT_GT(s["log_bytes"].get<int>(), 0);
   // Graceful shutdown, then the library sees every change.
   EXPECT_EQ(server.Signal(SIGTERM), 0);
   auto index = DocumentIndex::Open(idx_);
   ASSERT_TRUE(index.ok()) << index.status().ToString();
-  EXPECT_EQ((*index)->size(), 102u);
+  EXPECT_EQ((*index)->size(), 104u);
+  EXPECT_TRUE((*index)->Contains("new-by-add"));
+  EXPECT_TRUE((*index)->Contains("new-by-check"));
   EXPECT_TRUE((*index)->Contains("fresh"));
   EXPECT_TRUE((*index)->Contains("d1"));
   EXPECT_FALSE((*index)->Contains("base1"));
   EXPECT_FALSE((*index)->Contains("n7"));
+}
+
+// A parsed Prometheus text exposition (format 0.0.4), strict: every line is
+// `# HELP name text`, `# TYPE name type` or a sample `name{labels} value`
+// (labels optional) of a family whose TYPE came first; anything else is a
+// parse error. Samples are keyed by name and their labels, sorted.
+struct Exposition {
+  std::map<std::string, std::string> types;  // family -> counter, gauge, histogram...
+  std::map<std::string, double> samples;     // `name{k="v",...}` (labels sorted) -> value
+  std::string error;                         // empty when it parsed
+
+  double Get(const std::string& key) const {
+    const auto it = samples.find(key);
+    return it == samples.end() ? -1 : it->second;
+  }
+};
+
+bool IsNameChar(char c, bool first) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':' ||
+         (!first && std::isdigit(static_cast<unsigned char>(c)));
+}
+
+Exposition ParsePrometheus(const std::string& text) {
+  Exposition e;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  const auto fail = [&](const std::string& why) {
+    e.error = "line " + std::to_string(n) + ": " + why + ": " + line;
+    return e;
+  };
+  // The histograms' samples, for the checks at the end: family{labels but
+  // le} -> (le -> cumulative count), and _count.
+  std::map<std::string, std::vector<std::pair<double, double>>> buckets;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) return fail("empty line");
+    if (line[0] == '#') {
+      std::istringstream words(line);
+      std::string hash, kind, name, rest;
+      words >> hash >> kind >> name;
+      std::getline(words, rest);
+      if (hash != "#" || (kind != "HELP" && kind != "TYPE") || name.empty()) {
+        return fail("a comment that is neither # HELP nor # TYPE");
+      }
+      for (size_t i = 0; i < name.size(); ++i) {
+        if (!IsNameChar(name[i], i == 0)) return fail("bad metric name");
+      }
+      if (kind == "TYPE") {
+        const std::string type = rest.empty() ? "" : rest.substr(1);
+        if (type != "counter" && type != "gauge" && type != "histogram" && type != "summary" &&
+            type != "untyped") {
+          return fail("unknown type");
+        }
+        if (!e.types.emplace(name, type).second) return fail("a second TYPE");
+      }
+      continue;
+    }
+    size_t i = 0;
+    while (i < line.size() && IsNameChar(line[i], i == 0)) ++i;
+    const std::string name = line.substr(0, i);
+    if (name.empty()) return fail("no metric name");
+    std::map<std::string, std::string> labels;
+    if (i < line.size() && line[i] == '{') {
+      ++i;
+      while (i < line.size() && line[i] != '}') {
+        size_t k = i;
+        while (k < line.size() && IsNameChar(line[k], k == i)) ++k;
+        const std::string key = line.substr(i, k - i);
+        if (key.empty() || line.compare(k, 2, "=\"") != 0) return fail("bad label");
+        std::string value;
+        for (k += 2; k < line.size() && line[k] != '"'; ++k) {
+          if (line[k] == '\\') {
+            if (++k == line.size()) return fail("bad escape");
+            value += line[k] == 'n' ? '\n' : line[k];
+          } else {
+            value += line[k];
+          }
+        }
+        if (k == line.size()) return fail("unterminated label value");
+        if (!labels.emplace(key, value).second) return fail("a label twice");
+        i = k + 1;
+        if (i < line.size() && line[i] == ',') ++i;
+      }
+      if (i == line.size()) return fail("unterminated labels");
+      ++i;
+    }
+    if (i >= line.size() || line[i] != ' ') return fail("no space before the value");
+    const std::string value_text = line.substr(i + 1);
+    double value = 0;
+    if (value_text == "+Inf") {
+      value = HUGE_VAL;
+    } else {
+      char* end = nullptr;
+      value = std::strtod(value_text.c_str(), &end);
+      if (value_text.empty() || *end != '\0') return fail("bad value");
+    }
+    // Its family: the name, or a histogram's name less its suffix.
+    std::string family = name;
+    std::string suffix;
+    for (const char* s : {"_bucket", "_sum", "_count"}) {
+      const std::string sfx = s;
+      if (name.size() > sfx.size() && name.ends_with(sfx) &&
+          e.types.count(name.substr(0, name.size() - sfx.size())) &&
+          e.types.at(name.substr(0, name.size() - sfx.size())) == "histogram") {
+        family = name.substr(0, name.size() - sfx.size());
+        suffix = sfx;
+      }
+    }
+    if (!e.types.count(family)) return fail("a sample before its # TYPE");
+    if (e.types.at(family) == "histogram" && suffix.empty()) return fail("a bare histogram sample");
+    std::string le;
+    if (suffix == "_bucket") {
+      if (!labels.count("le")) return fail("a bucket without le");
+      le = labels.at("le");
+      labels.erase("le");
+    }
+    std::string label_text;  // k="v", for each label but le, sorted
+    for (const auto& [k, v] : labels) label_text += k + "=\"" + v + "\",";
+    std::string key = name + "{" + label_text + "}";
+    if (suffix == "_bucket") {
+      const double bound = le == "+Inf" ? HUGE_VAL : std::strtod(le.c_str(), nullptr);
+      buckets[family + "{" + label_text + "}"].push_back({bound, value});
+      key = name + "{" + label_text + "le=\"" + le + "\",}";
+    }
+    if (!e.samples.emplace(key, value).second) return fail("a sample twice");
+  }
+  // Each histogram: bounds ascending, counts monotone, +Inf == _count.
+  for (const auto& [group, list] : buckets) {
+    for (size_t b = 1; b < list.size(); ++b) {
+      if (!(list[b].first > list[b - 1].first)) {
+        e.error = group + ": bucket bounds not ascending";
+        return e;
+      }
+      if (list[b].second < list[b - 1].second) {
+        e.error = group + ": bucket counts not monotone";
+        return e;
+      }
+    }
+    if (list.empty() || list.back().first != HUGE_VAL) {
+      e.error = group + ": no +Inf bucket";
+      return e;
+    }
+    const std::string family = group.substr(0, group.find('{'));
+    const std::string count_key = family + "_count" + group.substr(family.size());
+    if (e.Get(count_key) != list.back().second) {
+      e.error = group + ": the +Inf bucket differs from _count";
+      return e;
+    }
+    if (e.Get(family + "_sum" + group.substr(family.size())) < 0) {
+      e.error = group + ": no _sum";
+      return e;
+    }
+  }
+  return e;
+}
+
+Exposition GetMetrics(httplib::Client& c) {
+  auto res = c.Get("/metrics");
+  Exposition e;
+  if (!res) {
+    e.error = "no answer";
+  } else if (res->status != 200) {
+    e.error = "status " + std::to_string(res->status);
+  } else if (res->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0) != 0) {
+    e.error = "Content-Type " + res->get_header_value("Content-Type");
+  } else {
+    e = ParsePrometheus(res->body);
+  }
+  return e;
+}
+
+TEST(PrometheusParserTest, RejectsWhatIsNotTheFormat) {
+  EXPECT_EQ(ParsePrometheus("# TYPE a counter\na 1\n").error, "");
+  EXPECT_NE(ParsePrometheus("a 1\n").error, "");                         // no TYPE
+  EXPECT_NE(ParsePrometheus("# TYPE a counter\na{x=1} 1\n").error, "");  // unquoted
+  EXPECT_NE(ParsePrometheus("# TYPE a counter\na one\n").error, "");
+  EXPECT_NE(ParsePrometheus("# comment\n").error, "");
+  const std::string h =
+      "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} %d\nh_sum 0.5\nh_count 3\n";
+  std::string ok = h, bad = h;
+  ok.replace(ok.find("%d"), 2, "3");
+  bad.replace(bad.find("%d"), 2, "1");  // below the le=1 bucket, and not _count
+  EXPECT_EQ(ParsePrometheus(ok).error, "");
+  EXPECT_NE(ParsePrometheus(bad).error, "");
+}
+
+TEST_F(ServeTest, MetricsParseAndCountRequests) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  // One connection, so one worker: a request is counted (after its answer
+  // is sent) before the next one on it is read.
+  c.set_keep_alive(true);
+  ExpectHealthy(c);
+  const Exposition before = GetMetrics(c);
+  ASSERT_EQ(before.error, "");
+  for (const char* family : {"neardup_http_requests_total", "neardup_index_documents",
+                             "neardup_index_log_bytes", "neardup_index_compactions_total"}) {
+    EXPECT_TRUE(before.types.count(family)) << family;
+  }
+  EXPECT_EQ(before.types.at("neardup_http_request_duration_seconds"), "histogram");
+  EXPECT_EQ(before.Get("neardup_index_documents{}"), 100);
+  EXPECT_EQ(before.Get("neardup_index_log_bytes{}"), 0);
+  EXPECT_EQ(before.Get("neardup_index_compactions_total{}"), 0);
+  EXPECT_EQ(before.Get(R"(neardup_http_requests_total{endpoint="/healthz",status="200",})"), 1);
+
+  int status = 0;
+  for (int i = 0; i < 3; ++i) {
+    const Json j =
+        Post(c, "/v1/check",
+             R"({"fingerprints":[{"id":"m)" + std::to_string(i) + R"(","fingerprint":")" +
+                 Hex(0xabcdef00ULL + i * 0x1111111ULL) + R"("}]})",
+             &status);
+    ASSERT_EQ(status, 200) << j;
+  }
+  auto res = c.Get("/no/such/path");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  const Exposition after = GetMetrics(c);
+  ASSERT_EQ(after.error, "");
+  EXPECT_EQ(after.Get(R"(neardup_http_requests_total{endpoint="/v1/check",status="200",})"), 3);
+  EXPECT_EQ(after.Get(R"(neardup_http_requests_total{endpoint="other",status="404",})"), 1);
+  EXPECT_EQ(after.Get(R"(neardup_http_requests_total{endpoint="/metrics",status="200",})"), 1);
+  EXPECT_EQ(after.Get(R"(neardup_http_request_duration_seconds_count{endpoint="/v1/check",})"), 3);
+  EXPECT_GT(after.Get(R"(neardup_http_request_duration_seconds_sum{endpoint="/v1/check",})"), 0);
+  EXPECT_EQ(
+      after.Get(R"(neardup_http_request_duration_seconds_bucket{endpoint="/v1/check",le="+Inf",})"),
+      3);
+  EXPECT_EQ(after.Get("neardup_index_documents{}"), 103);
+  EXPECT_GT(after.Get("neardup_index_log_bytes{}"), 0);
+  EXPECT_EQ(after.Get("neardup_index_compactions_total{}"), 0);
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+}
+
+// A writer of a served index says whose lock it waits for, and --wait gives
+// up with exit status 1; once the server is gone the same command runs.
+TEST_F(ServeTest, WritersNameTheLockHolderAndGiveUpAfterWait) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  const std::string holder = "waiting for the lock held by pid " + std::to_string(server.pid());
+  WriteFile(dir_ + "/add.jsonl",
+            "{\"id\":\"late\",\"fingerprint\":\"" + Hex(0x77777777ULL) + "\"}\n");
+  const std::vector<std::vector<std::string>> writers = {
+      {"index", "compact", idx_, "--wait", "1"},
+      {"index", "add", idx_, "--fingerprints", dir_ + "/add.jsonl", "--wait", "1.5"},
+      {"index", "remove", idx_, "base3", "--wait", "1"}};
+  for (const auto& args : writers) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = RunCli(args);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 1) << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find("neardup: " + holder + " (" + idx_ + ".lock)"), std::string::npos)
+        << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find("still locked by pid " + std::to_string(server.pid())), std::string::npos)
+        << r.err;
+    EXPECT_GE(seconds, 0.9) << args[1];
+    EXPECT_LT(seconds, 10.0) << args[1];  // bounded: gave up, did not wait on
+  }
+  // Under a second: no message, and --wait 0 gives up at once.
+  const auto r0 = RunCli({"index", "compact", idx_, "--wait", "0"});
+  EXPECT_EQ(r0.exit_code, 1) << r0.err;
+  EXPECT_EQ(r0.err.find("waiting for"), std::string::npos) << r0.err;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+  // Nothing was changed by the writers that gave up; now they run.
+  const auto add = RunCli(writers[1]);
+  EXPECT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_EQ(add.err.find("waiting for"), std::string::npos) << add.err;
+  const auto compact = RunCli(writers[0]);
+  EXPECT_EQ(compact.exit_code, 0) << compact.err;
+  auto index = DocumentIndex::Open(idx_);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->size(), 101u);
+  EXPECT_TRUE((*index)->Contains("late"));
+  EXPECT_TRUE((*index)->Contains("base3"));
+}
+
+// `neardup index snapshot` of a served index while a client adds: the copy
+// opens and verifies, and holds every add acknowledged before it began.
+TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
+  ServerProcess server(idx_, dir_, {"--no-sync"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  std::mutex mu;
+  std::vector<std::pair<std::string, uint64_t>> acked;  // guarded by mu
+  std::atomic<bool> stop{false};
+  std::thread adder([&] {
+    httplib::Client c("127.0.0.1", server.port());
+    for (uint64_t i = 0; !stop.load() && i < 5000; ++i) {
+      std::string body = R"({"fingerprints":[)";
+      std::vector<std::pair<std::string, uint64_t>> batch;
+      for (uint64_t j = 0; j < 4; ++j) {
+        batch.push_back({"s" + std::to_string(i) + "_" + std::to_string(j), 1000000 + i * 4 + j});
+        body += std::string(j ? "," : "") + R"({"id":")" + batch.back().first +
+                R"(","fingerprint":")" + Hex(batch.back().second) + R"("})";
+      }
+      body += "]}";
+      int status = 0;
+      Post(c, "/v1/add", body, &status);
+      if (status != 200) continue;
+      std::lock_guard lock(mu);
+      acked.insert(acked.end(), batch.begin(), batch.end());
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::vector<std::pair<std::string, uint64_t>> before;
+  {
+    std::lock_guard lock(mu);
+    before = acked;
+  }
+  const std::string snap = dir_ + "/snap.idx";
+  const auto r = RunCli({"index", "snapshot", idx_, snap});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop = true;
+  adder.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t total = 0;
+  {
+    std::lock_guard lock(mu);
+    total = acked.size();
+  }
+  ASSERT_GT(before.size(), 0u) << "no add was acknowledged before the snapshot";
+  EXPECT_GT(total, before.size()) << "adds did not go on during the snapshot";
+  auto copy = DocumentIndex::Open(snap);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_TRUE((*copy)->Verify().ok());
+  EXPECT_FALSE(std::filesystem::exists(snap + ".log"));
+  EXPECT_GE((*copy)->size(), 100 + before.size());
+  EXPECT_LE((*copy)->size(), 100 + total);
+  for (const auto& [id, v] : before) {
+    ASSERT_TRUE((*copy)->Contains(id)) << id;
+  }
+  std::vector<DocumentMatch> m;
+  ASSERT_TRUE((*copy)->Query(Fingerprint::FromHex(Hex(before.back().second)).value(), 0, &m).ok());
+  EXPECT_EQ(m, (std::vector<DocumentMatch>{{before.back().first, 0}}));
+  EXPECT_TRUE((*copy)->Contains("base0"));
+  // A snapshot never overwrites: the same DEST again is a usage error.
+  const auto again = RunCli({"index", "snapshot", idx_, snap});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
 TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {

@@ -30,6 +30,7 @@ struct IndexFlags {
   bool json = false;
   bool replace = false;       // add: replace documents already indexed
   bool add_new = false;       // check: add the documents that have no match
+  double lock_wait = -1;      // writers: --wait SECONDS for the lock; < 0 none
   IndexTablesOptions tables;  // build: how the lookup tables are chosen
 };
 
@@ -230,7 +231,8 @@ int RunBuild(IndexFlags flags) {
 // The index, its method and (boilerplate=lines) its line counts, IDX.lines.
 Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
                                             Method* method, BoilerplatePass* lines = nullptr,
-                                            const DocumentIndexOptions& options = {}) {
+                                            DocumentIndexOptions options = {}) {
+  SetLockWait(flags.index_path, flags.lock_wait, &options);
   NEARDUP_ASSIGN_OR_RETURN(
       auto index,
       OpenIndexAndMethod(flags.index_path, flags.pipeline.jieba_dir, mode, method, options));
@@ -408,6 +410,20 @@ int RunRemove(const IndexFlags& flags) {
   return !missing.empty() && flags.input.strict ? kExitBadInput : kExitOk;
 }
 
+// A consistent copy of the index as a reader sees it (every acknowledged
+// change, the log's included), taken without the writers' lock: a server
+// goes on serving.
+int RunSnapshot(const IndexFlags& flags, const std::string& dest) {
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  if (!index.ok()) return Fail(index.status());
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->SaveSnapshot(dest));
+  if (!flags.input.quiet) {
+    std::fprintf(stderr, "neardup: wrote a snapshot of %s to %s: %zu fingerprints\n",
+                 flags.index_path.c_str(), dest.c_str(), (*index)->size());
+  }
+  return kExitOk;
+}
+
 int RunCompact(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
   if (!index.ok()) return Fail(index.status());
@@ -455,6 +471,26 @@ int RunVerify(const IndexFlags& flags) {
 }
 
 }  // namespace
+
+void AddLockWaitOption(CLI::App* cmd, double* seconds) {
+  cmd->add_option("--wait", *seconds,
+                  "Seconds to wait for another process holding the index's lock (a server, "
+                  "another writer) before giving up with exit status 1 (default: as long as it "
+                  "takes; \"waiting for the lock held by pid N\" is printed after a second)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void SetLockWait(const std::string& path, double seconds, DocumentIndexOptions* options) {
+  options->lock_wait_seconds = seconds;
+  options->on_lock_wait = [path](int pid) {
+    if (pid > 0) {
+      std::fprintf(stderr, "neardup: waiting for the lock held by pid %d (%s.lock)\n", pid,
+                   path.c_str());
+    } else {
+      std::fprintf(stderr, "neardup: waiting for the lock on %s.lock\n", path.c_str());
+    }
+  };
+}
 
 nlohmann::ordered_json IndexTablesJson(const DocumentIndexStats& stats) {
   return TablesJson(stats);
@@ -542,6 +578,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   a->add_flag("--replace", add->replace,
               "Replace documents whose id is already indexed (default: an error, exit 2)");
   a->get_option("-o")->description("Not accepted: the index IDX is updated in place");
+  AddLockWaitOption(a, &add->lock_wait);
   a->callback([a, add, exit_code] {
     if (a->get_option("-o")->count() > 0) {
       exit_code->value = Fail(Status::InvalidArgument(
@@ -568,6 +605,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
               "With --add-new: a document whose id is indexed replaces it when added (default: "
               "an error, exit 2)");
   c->add_flag("--fingerprints", check->fingerprints, "INPUT is `neardup fingerprint` JSONL");
+  AddLockWaitOption(c, &check->lock_wait);
   c->add_option("--jieba-dir", check->pipeline.jieba_dir, "python3-jieba's data directory");
   c->callback([check, exit_code] { exit_code->value = RunCheck(*check); });
 
@@ -578,6 +616,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   r->add_option("ID", remove->remove_ids, "Document ids")->required();
   r->add_flag("--strict", remove->input.strict, "Exit with status 3 if an id is not indexed");
   r->add_flag("-q,--quiet", remove->input.quiet, "Print no summary");
+  AddLockWaitOption(r, &remove->lock_wait);
   r->callback([remove, exit_code] { exit_code->value = RunRemove(*remove); });
 
   auto compact = std::make_shared<IndexFlags>();
@@ -589,7 +628,22 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
       "(the upgrade)");
   co->add_option("IDX", compact->index_path, "The index")->required();
   co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
+  AddLockWaitOption(co, &compact->lock_wait);
   co->callback([compact, exit_code] { exit_code->value = RunCompact(*compact); });
+
+  auto snapshot = std::make_shared<IndexFlags>();
+  auto snapshot_dest = std::make_shared<std::string>();
+  CLI::App* sn = index->add_subcommand(
+      "snapshot",
+      "Write a consistent copy of IDX (every change acknowledged before it started, the log's "
+      "included) as a new index DEST and DEST.ids, while a server or writer goes on; DEST must "
+      "not exist");
+  sn->add_option("IDX", snapshot->index_path, "The index")->required();
+  sn->add_option("DEST", *snapshot_dest, "The copy's path")->required();
+  sn->add_flag("-q,--quiet", snapshot->input.quiet, "Print no summary");
+  sn->callback([snapshot, snapshot_dest, exit_code] {
+    exit_code->value = RunSnapshot(*snapshot, *snapshot_dest);
+  });
 
   auto verify = std::make_shared<IndexFlags>();
   CLI::App* v = index->add_subcommand(

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -25,8 +26,10 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -55,6 +58,7 @@ struct ServeFlags {
   bool preload = false;
   double compact_fraction = 0.5;
   int read_timeout_s = 10;
+  double lock_wait = -1;  // --wait SECONDS for the index's lock; < 0 none
   std::string jieba_dir;
 };
 
@@ -158,6 +162,99 @@ class ServePool : public httplib::TaskQueue {
   int max_worker_ = INT_MAX;                // workers at or above it leave; guarded by mu_
 };
 
+// What GET /metrics reports of the requests served: a count by endpoint and
+// status, and each endpoint's latency as a histogram. The endpoint label is
+// one of the server's paths or "other" (a client cannot grow the label set).
+class Metrics {
+ public:
+  // Upper bounds in seconds, as Prometheus' `le`: 100 us to 10 s.
+  static constexpr double kBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                        0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+  static constexpr size_t kNumBuckets = std::size(kBuckets);
+
+  // One answered request; `seconds` < 0 when its start is unknown (an
+  // error httplib answered before routing): counted, not timed.
+  void Record(const std::string& endpoint, int status, double seconds) {
+    std::lock_guard lock(mu_);
+    ++requests_[{endpoint, status}];
+    if (seconds < 0) return;
+    Histogram& h = latency_[endpoint];
+    // Counts per bucket, not cumulative (made cumulative when rendered).
+    const size_t b = static_cast<size_t>(
+        std::lower_bound(std::begin(kBuckets), std::end(kBuckets), seconds) - std::begin(kBuckets));
+    ++h.counts[b];
+    h.sum += seconds;
+  }
+
+  // The Prometheus text exposition format (version 0.0.4).
+  std::string Render(const DocumentIndexStats& stats) const {
+    std::string out;
+    const auto line = [&out](const char* fmt, auto... args) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, fmt, args...);
+      out += buf;
+    };
+    std::lock_guard lock(mu_);
+    out +=
+        "# HELP neardup_http_requests_total HTTP requests answered, by endpoint and status.\n"
+        "# TYPE neardup_http_requests_total counter\n";
+    for (const auto& [key, n] : requests_) {
+      line("neardup_http_requests_total{endpoint=\"%s\",status=\"%d\"} %llu\n", key.first.c_str(),
+           key.second, static_cast<unsigned long long>(n));
+    }
+    out +=
+        "# HELP neardup_http_request_duration_seconds Time from a request's headers read to its "
+        "answer, by endpoint.\n"
+        "# TYPE neardup_http_request_duration_seconds histogram\n";
+    for (const auto& [endpoint, h] : latency_) {
+      uint64_t cumulative = 0;
+      for (size_t b = 0; b < kNumBuckets; ++b) {
+        cumulative += h.counts[b];
+        line("neardup_http_request_duration_seconds_bucket{endpoint=\"%s\",le=\"%g\"} %llu\n",
+             endpoint.c_str(), kBuckets[b], static_cast<unsigned long long>(cumulative));
+      }
+      cumulative += h.counts[kNumBuckets];
+      line("neardup_http_request_duration_seconds_bucket{endpoint=\"%s\",le=\"+Inf\"} %llu\n",
+           endpoint.c_str(), static_cast<unsigned long long>(cumulative));
+      line("neardup_http_request_duration_seconds_sum{endpoint=\"%s\"} %.9g\n", endpoint.c_str(),
+           h.sum);
+      line("neardup_http_request_duration_seconds_count{endpoint=\"%s\"} %llu\n", endpoint.c_str(),
+           static_cast<unsigned long long>(cumulative));
+    }
+    line(
+        "# HELP neardup_index_documents Documents in the index.\n"
+        "# TYPE neardup_index_documents gauge\n"
+        "neardup_index_documents %llu\n",
+        static_cast<unsigned long long>(stats.documents));
+    line(
+        "# HELP neardup_index_log_bytes Size of the index's write-ahead log (IDX.log).\n"
+        "# TYPE neardup_index_log_bytes gauge\n"
+        "neardup_index_log_bytes %llu\n",
+        static_cast<unsigned long long>(stats.log_bytes));
+    line(
+        "# HELP neardup_index_file_bytes Size of the index file as last committed.\n"
+        "# TYPE neardup_index_file_bytes gauge\n"
+        "neardup_index_file_bytes %lld\n",
+        static_cast<long long>(std::max<int64_t>(stats.file_bytes, 0)));
+    line(
+        "# HELP neardup_index_compactions_total Compactions that published a new index file "
+        "since the server started.\n"
+        "# TYPE neardup_index_compactions_total counter\n"
+        "neardup_index_compactions_total %llu\n",
+        static_cast<unsigned long long>(stats.compactions));
+    return out;
+  }
+
+ private:
+  struct Histogram {
+    std::array<uint64_t, kNumBuckets + 1> counts{};  // the last: above every bound
+    double sum = 0;
+  };
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_;  // guarded by mu_
+  std::map<std::string, Histogram> latency_;                  // guarded by mu_
+};
+
 // A request's documents, fingerprinted, with its options.
 struct Batch {
   std::vector<std::string> ids;  // every item, in order
@@ -210,6 +307,7 @@ class Server {
   const std::string token_;
   httplib::Server http_;
   std::mutex log_mu_;  // one access log line at a time
+  Metrics metrics_;
   // The listening socket, recorded when httplib creates it (ListenBacklog).
   std::atomic<int> listen_fd_{-1};
 };
@@ -227,6 +325,8 @@ bool Server::Authorized(const httplib::Request& req) const {
 
 // The endpoints that take a body.
 constexpr const char* kPostPaths[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
+// The endpoints that take none.
+constexpr const char* kGetPaths[] = {"/v1/stats", "/healthz", "/metrics"};
 
 bool IsChunked(const httplib::Request& req) {
   std::string te = req.get_header_value("Transfer-Encoding");
@@ -237,6 +337,20 @@ bool IsChunked(const httplib::Request& req) {
 // The size of the body the last request on this worker thread read, for the
 // access log (a body read by a content reader is not in Request::body).
 thread_local size_t last_body_bytes = 0;
+// When the request this worker thread answers reached routing (its headers
+// read), for its latency in /metrics; unset for one httplib answered before.
+thread_local std::optional<std::chrono::steady_clock::time_point> request_start;
+
+// The endpoint label of a request's path in /metrics.
+std::string EndpointLabel(const std::string& path) {
+  for (const char* p : kPostPaths) {
+    if (path == p) return path;
+  }
+  for (const char* p : kGetPaths) {
+    if (path == p) return path;
+  }
+  return "other";
+}
 
 bool Server::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
                       httplib::Response& res, std::string* body) const {
@@ -397,6 +511,8 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
   options.k = batch.k;
   options.policy = policy;
   options.replace = batch.replace;
+  // An id already indexed is that item's answer ("exists"), not the batch's.
+  options.skip_existing = true;
   std::vector<CheckResult> results;
   const Status s = index.Check(ids, fps, options, &results);
   if (!s.ok()) {
@@ -414,6 +530,7 @@ void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy
     } else {
       r["matches"] = MatchesJson(results[next].matches);
       if (policy != CheckPolicy::kQueryOnly) r["added"] = results[next].added;
+      if (results[next].exists) r["exists"] = true;  // left as it is, not added
       ++next;
     }
     out.push_back(std::move(r));
@@ -507,11 +624,16 @@ void Server::Route() {
   }
   http_.Get("/v1/stats", [this](const auto&, auto& res) { HandleStats(res); });
   http_.Get("/healthz", [](const auto&, auto& res) { SetJson(res, Json{{"status", "ok"}}); });
+  http_.Get("/metrics", [this](const auto&, auto& res) {
+    res.status = 200;
+    res.set_content(metrics_.Render(index_->Stats()), "text/plain; version=0.0.4; charset=utf-8");
+  });
 
   // Before routing: the token (every path but /healthz) and the start time
   // for the access log.
   http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     last_body_bytes = 0;
+    request_start = std::chrono::steady_clock::now();
     // Any other request with a chunked body would have it read whole by
     // httplib before it is answered: refused unread.
     const bool post_endpoint =
@@ -533,7 +655,6 @@ void Server::Route() {
   // known path asked with another method is 405.
   http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // a handler's own error answer
-    static const char* const kGets[] = {"/v1/stats", "/healthz"};
     if (res.status == 404) {
       for (const char* p : kPostPaths) {
         if (req.path == p) {
@@ -541,7 +662,7 @@ void Server::Route() {
           return SetError(res, 405, req.method + " " + req.path + ": only POST is allowed");
         }
       }
-      for (const char* p : kGets) {
+      for (const char* p : kGetPaths) {
         if (req.path == p) {
           res.set_header("Allow", "GET");
           return SetError(res, 405, req.method + " " + req.path + ": only GET is allowed");
@@ -563,8 +684,15 @@ void Server::Route() {
         }
         SetError(res, 500, what);
       });
-  // One JSON line per request on stderr.
+  // One JSON line per request on stderr; the request in /metrics.
   http_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    const double seconds =
+        request_start
+            ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *request_start)
+                  .count()
+            : -1;
+    request_start.reset();
+    metrics_.Record(EndpointLabel(req.path), res.status, seconds);
     const auto now = std::chrono::system_clock::now();
     const double t = std::chrono::duration<double>(now.time_since_epoch()).count();
     Json line = {{"ts", t},
@@ -672,6 +800,7 @@ int RunServe(const ServeFlags& flags) {
   options.sync = !flags.no_sync;
   options.preload = flags.preload;
   options.compact_fraction = flags.compact_fraction;
+  SetLockWait(flags.index_path, flags.lock_wait, &options);
   Method method;
   auto index = OpenIndexAndMethod(flags.index_path, flags.jieba_dir,
                                   DocumentIndex::Mode::kReadWrite, &method, options);
@@ -720,7 +849,7 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* s = app.add_subcommand(
       "serve",
       "Serve an index over HTTP/1.1 JSON: POST /v1/query, /v1/add, /v1/check (query-or-add), "
-      "/v1/remove; GET /v1/stats, /healthz (doc/serve.md)");
+      "/v1/remove; GET /v1/stats, /healthz, /metrics (Prometheus) (doc/serve.md)");
   s->add_option("--index", flags->index_path, "The index (IDX; changes go to IDX.log)")->required();
   s->add_option("--host", flags->host, "Address to listen on (default 127.0.0.1)");
   s->add_option("--port", flags->port,
@@ -754,6 +883,7 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
                 "(default 0.5; 0 = only by `neardup index compact`)")
       ->check(CLI::Range(0.0, 1000.0));
   s->add_option("--jieba-dir", flags->jieba_dir, "python3-jieba's data directory");
+  AddLockWaitOption(s, &flags->lock_wait);
   s->callback([flags, exit_code] { exit_code->value = RunServe(*flags); });
 }
 

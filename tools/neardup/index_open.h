@@ -6,6 +6,7 @@
 #ifndef NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 #define NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +24,16 @@ Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& pat
                                                           const std::string& jieba_dir,
                                                           DocumentIndex::Mode mode, Method* method,
                                                           const DocumentIndexOptions& options = {});
+
+// `--wait SECONDS` for `cmd`, a command that opens an index for writing:
+// how long to wait for another process's lock on IDX.lock (default: as long
+// as it takes).
+void AddLockWaitOption(CLI::App* cmd, double* seconds);
+
+// Sets `options` to wait `seconds` (< 0: no limit) for the lock of the index
+// at `path` and, after about a second, to say on standard error
+// "waiting for the lock held by pid N".
+void SetLockWait(const std::string& path, double seconds, DocumentIndexOptions* options);
 
 // The "tables" object of `index stats` and serve's /v1/stats: the lookup
 // tables and their guaranteed recall.
