@@ -199,8 +199,8 @@ int RunVerify(const StoreArgs& args) {
 
 void AddStoreCommand(CLI::App& app, ExitCode* exit_code) {
   auto args = std::make_shared<StoreArgs>();
-  CLI::App* store = app.add_subcommand(
-      "store", "Block-level dedup store of text files in one SQLite file");
+  CLI::App* store =
+      app.add_subcommand("store", "Block-level dedup store of text files in one SQLite file");
   store->require_subcommand(1);
 
   const auto add_store_option = [&](CLI::App* cmd) {
