@@ -4,8 +4,9 @@
 //   normalize -> segment -> features + weights -> SimHash
 //                                     \-> feature set -> MinHash (minhash.h)
 //
-//   neardup::PipelineOptions options;          // the default method chars5: NFKC + case
-//                                              // folding, character 5-grams, 128 bits
+//   neardup::PipelineOptions options;          // the default method chars5u: NFKC + case
+//                                              // folding, distinct character 5-grams,
+//                                              // 128 bits
 //   options.normalize.t2s = "t2s";
 //   auto pipeline = neardup::Pipeline::Create(options);
 //   if (!pipeline.ok()) { ...pipeline.status()... }

@@ -220,7 +220,9 @@ struct NormalizeOptions {
   // digits and punctuation become their usual forms, letters lower case.
   bool nfkc_casefold = true;
   // OpenCC configuration for Traditional -> Simplified Chinese, applied after
-  // NFKC: "" (off), "t2s", "tw2s", "tw2sp", "hk2s" (with or without ".json").
+  // NFKC: "" (off), "t2s", "tw2s", "tw2sp", "hk2s" (each with or without
+  // ".json"), "tw2sp2" (tw2sp applied twice), or the path of an OpenCC
+  // configuration file (a name holding '/'). Anything else is InvalidArgument.
   std::string t2s;
   // Collapse every run of white space into one space and trim the ends.
   bool collapse_whitespace = false;

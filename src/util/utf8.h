@@ -1,8 +1,12 @@
 // Copyright 2026 The neardup Authors.
 //
-// Internal: the one strict UTF-8 decoder of neardup (no overlong forms, no
-// surrogates, nothing above U+10FFFF), shared by the reader's repair, the
-// segmenter, feature extraction and the evaluation.
+// Internal: neardup's own strict UTF-8 decoder (no overlong forms, no
+// surrogates, nothing above U+10FFFF), used by the reader's repair and JSON
+// validation, the segmenter (beside its inline fast path for the common
+// three-byte sequences), keyword extraction, the evaluation and calibrate.
+// Feature extraction, the normalizer and the Traditional-to-Simplified
+// converter decode with ICU's U8_NEXT instead: they see text the reader has
+// already repaired to valid UTF-8, on which the two decoders agree.
 //
 // Invalid input is never an error here: a byte that does not start a valid
 // sequence decodes to kInvalidBase + byte with length 1, a value above
