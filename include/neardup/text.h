@@ -115,6 +115,12 @@ struct InputStats {
   uint64_t invalid_utf8 = 0;   // documents with invalid UTF-8 replaced, file names escaped
   uint64_t nul_bytes = 0;      // documents with NUL bytes replaced
   uint64_t skipped = 0;        // paths skipped on purpose (links, special files in directories)
+  // Bytes of the input files read so far as they are stored: a compressed
+  // file's compressed bytes, not its text; a byte range's from its start.
+  // For progress against the files' sizes on disk, whatever their
+  // compression. It runs ahead of the documents returned by the reader's
+  // buffers (a few hundred KiB at most).
+  uint64_t input_bytes = 0;
   // For a message when nothing could be read: how the first file opened was
   // read ("jsonl", "text", "lines", "roff", "docx", "pdf"; then ", gzip",
   // ", zstd", ... when it was compressed; empty before any file), and the

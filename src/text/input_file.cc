@@ -234,6 +234,7 @@ bool InputFile::ReadInput() {
     n = ::read(fd_, in_.data() + old, 1 << 17);
   } while (n < 0 && errno == EINTR);
   in_.resize(old + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+  bytes_read_total_ += static_cast<uint64_t>(std::max<ssize_t>(n, 0));
   if (n < 0) error_ = std::strerror(errno);
   if (n <= 0) in_eof_ = true;
   return n > 0;

@@ -83,6 +83,9 @@ class InputFile {
 
   // Decoded bytes ReadLine has consumed (line breaks included).
   uint64_t consumed() const { return consumed_; }
+  // Bytes read from the files this InputFile has opened, as stored (before
+  // decompression), summed over them: Close does not reset it.
+  uint64_t bytes_read_total() const { return bytes_read_total_; }
   bool compressed() const { return codec_ != Codec::kPlain; }
   // "gzip", "zstd", ...; empty for a plain file.
   std::string_view codec_name() const;
@@ -180,6 +183,7 @@ class InputFile {
   std::string error_;  // why the end came early; empty at a clean end
   bool dropped_partial_line_ = false;
   uint64_t consumed_ = 0;
+  uint64_t bytes_read_total_ = 0;
 };
 
 }  // namespace neardup

@@ -108,6 +108,15 @@ class DocumentReaderImpl final : public DocumentReader {
   }
 
   bool Next(Document* doc) override {
+    const bool got = NextDocument(doc);
+    stats_.input_bytes = file_.bytes_read_total();
+    return got;
+  }
+
+  const InputStats& stats() const override { return stats_; }
+
+ private:
+  bool NextDocument(Document* doc) {
     for (;;) {
       if (file_open_) {
         if (ReadFromCurrent(doc)) return true;
@@ -122,9 +131,6 @@ class DocumentReaderImpl final : public DocumentReader {
     }
   }
 
-  const InputStats& stats() const override { return stats_; }
-
- private:
   bool ranged() const { return options_.range_begin != 0 || options_.range_end != UINT64_MAX; }
   struct Pending {
     std::string path;

@@ -1,12 +1,14 @@
 // Copyright 2026 The neardup Authors.
 //
 // xz and bzip2 input reads like plain input (by content, whatever the name);
-// archives are refused with a reason.
+// archives are refused with a reason; progress counts compressed bytes.
 
 #include <bzlib.h>
 #include <gtest/gtest.h>
 #include <lzma.h>
+#include <stdlib.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,41 @@ TEST(CompressedInputCliTest, ArchivesAreRefused) {
     EXPECT_NE(r.err.find("extract it"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "") << name;
   }
+}
+
+// The reading phase's progress on compressed input: the compressed bytes
+// read against the file's size, a percentage that grows from well below
+// 100 % (it used to have no total at all for a compressed file).
+TEST(CompressedInputCliTest, ProgressCountsCompressedBytes) {
+  std::mt19937_64 rng(25);
+  std::string corpus;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    for (int j = 0; j < 120; ++j) text += "abcdefghijklmnop"[rng() % 16];
+    corpus += "{\"id\":\"d" + std::to_string(i) + "\",\"text\":\"" + text + "\"}\n";
+  }
+  const std::string dir = MakeTempDir("cli_progress_bz2");
+  const std::string bz2 = Bzip2(corpus);
+  ASSERT_GT(bz2.size(), 1u << 20);
+  WriteFile(dir + "/c.jsonl.bz2", bz2);
+  setenv("NEARDUP_PROGRESS_INTERVAL", "0", 1);
+  const auto r = RunCli({"dedup", "--progress", "plain", dir + "/c.jsonl.bz2", "-o", "/dev/null"});
+  unsetenv("NEARDUP_PROGRESS_INTERVAL");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string prefix = "neardup: progress: reading + fingerprints ";
+  std::vector<int> percents;
+  for (size_t at = 0; (at = r.err.find(prefix, at)) != std::string::npos;) {
+    at += prefix.size();
+    const size_t end = r.err.find('\n', at);
+    const std::string line = r.err.substr(at, end - at);
+    ASSERT_NE(line.find("% ("), std::string::npos) << line;
+    percents.push_back(std::stoi(line));
+  }
+  ASSERT_GE(percents.size(), 10u) << r.err;
+  EXPECT_LT(percents.front(), 60) << r.err;
+  for (size_t i = 1; i < percents.size(); ++i) EXPECT_GE(percents[i], percents[i - 1]);
+  EXPECT_LE(percents.back(), 100);
+  EXPECT_GT(percents.back(), 80) << r.err;
 }
 
 }  // namespace

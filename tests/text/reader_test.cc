@@ -498,6 +498,46 @@ TEST(ReaderTest, TruncatedGzipIsReportedAndItsLastLineDropped) {
   EXPECT_EQ(page.stats.unreadable, 1u);
 }
 
+// InputStats::input_bytes counts the bytes read as stored: a compressed
+// file's compressed bytes, so that progress against the files' sizes is
+// right for compressed input too (issue 25).
+TEST(ReaderTest, InputBytesCountCompressedBytesRead) {
+  // Text that compresses about 2:1, in lines, well over the reader's buffers.
+  std::mt19937_64 rng(25);
+  std::string jsonl;
+  for (int i = 0; i < 12000; ++i) {
+    std::string text;
+    for (int j = 0; j < 120; ++j) text += "abcdefghijklmnop"[rng() % 16];
+    jsonl += "{\"id\":\"" + std::to_string(i) + "\",\"text\":\"" + text + "\"}\n";
+  }
+  const std::string dir = MakeTempDir("input_bytes");
+  const std::string gz = Gzip(jsonl);
+  ASSERT_GT(gz.size(), 768u << 10);
+  ASSERT_LT(gz.size(), jsonl.size() * 3 / 4);
+  WriteFile(dir + "/a.jsonl.gz", gz);
+  const std::string plain = "{\"text\":\"plain\"}\n";
+  WriteFile(dir + "/b.jsonl", plain);
+  auto reader = DocumentReader::Open({dir + "/a.jsonl.gz", dir + "/b.jsonl"}, {});
+  ASSERT_TRUE(reader.ok());
+  Document doc;
+  uint64_t docs = 0, last = 0;
+  while ((*reader)->Next(&doc)) {
+    ++docs;
+    const uint64_t read = (*reader)->stats().input_bytes;
+    EXPECT_GE(read, last);
+    last = read;
+    if (docs == 6000) {
+      // Half the documents: about half the compressed file, give or take
+      // the reader's buffers (256 KiB), far from its text's size.
+      EXPECT_GT(read, gz.size() / 2 - (256u << 10)) << read << " of " << gz.size();
+      EXPECT_LT(read, gz.size() / 2 + (256u << 10)) << read << " of " << gz.size();
+    }
+  }
+  EXPECT_EQ(docs, 12001u);
+  // Every byte of both files, as stored.
+  EXPECT_EQ((*reader)->stats().input_bytes, gz.size() + plain.size());
+}
+
 TEST(ReaderTest, GzipBombStopsAtTheLimit) {
   const std::string dir = MakeTempDir("bomb");
   WriteFile(dir + "/bomb.txt.gz", Gzip(std::string(8 << 20, 'a')));

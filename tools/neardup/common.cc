@@ -66,11 +66,13 @@ bool ProgressEnabled(const InputFlags& flags) {
   return ProgressModeOf(flags) != ProgressMode::kOff;
 }
 
-double InputSizeEstimate(const std::vector<std::string>& inputs) {
+double InputSizeEstimate(const std::vector<std::string>& inputs, bool stored_bytes) {
   double total = 0;
   for (const std::string& in : inputs) {
     struct stat st;
     if (in == "-" || stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    total += static_cast<double>(st.st_size);
+    if (stored_bytes) continue;
     // Compressed: the text is larger than the file by an unknown factor.
     const int fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -80,7 +82,6 @@ double InputSizeEstimate(const std::vector<std::string>& inputs) {
     if (!DetectCompression(std::string_view(head, n > 0 ? static_cast<size_t>(n) : 0)).empty()) {
       return 0;
     }
-    total += static_cast<double>(st.st_size);
   }
   return total;
 }
@@ -558,24 +559,23 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
               << "); continuing with fewer\n";
   }
   ProgressLine progress(flags.progress ? ProgressModeOf(flags) : ProgressMode::kOff);
-  // The percentage of the reading phase: text bytes against the input
-  // files' sizes, when every input is a regular, uncompressed file (JSON
-  // syntax makes it run a little short of 100 %).
-  const double total_bytes = progress.enabled() ? InputSizeEstimate(flags.inputs) : 0;
-  uint64_t done_docs = 0, done_bytes = 0;
+  // The percentage of the reading phase: the input bytes read as stored
+  // (compressed bytes for a compressed file) against the input files' sizes,
+  // when every input is a regular file.
+  const double total_bytes =
+      progress.enabled() ? InputSizeEstimate(flags.inputs, /*stored_bytes=*/true) : 0;
+  uint64_t done_docs = 0;
   OrderedParallelMap<Document, T>(
       &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
       [&](Document* doc) { return (*reader)->Next(doc); },
       [](const Document& doc) { return doc.text.size(); }, process,
       [&](Document& doc, T& result) {
-        done_bytes += doc.text.size();
         emit(doc, result);
         ++done_docs;
         if (progress.enabled() && done_docs % 512 == 0) {
-          progress.Update(
-              "reading + fingerprints", static_cast<double>(done_bytes) / 1e6,
-              total_bytes > 0 ? std::max(total_bytes, static_cast<double>(done_bytes)) / 1e6 : 0,
-              "MB");
+          const double done_bytes = static_cast<double>((*reader)->stats().input_bytes);
+          progress.Update("reading + fingerprints", done_bytes / 1e6,
+                          total_bytes > 0 ? std::max(total_bytes, done_bytes) / 1e6 : 0, "MB");
         }
       });
   progress.Clear();

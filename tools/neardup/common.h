@@ -185,9 +185,11 @@ class ProgressLine {
 bool ProgressEnabled(const InputFlags& flags);
 
 // The bytes the inputs hold, for a phase's percentage: the sum of their
-// sizes when every input is a regular, uncompressed file; 0 (no estimate)
-// otherwise.
-double InputSizeEstimate(const std::vector<std::string>& inputs);
+// sizes when every input is a regular file; 0 (no estimate) otherwise. Also
+// 0 when one is compressed (its text is larger than the file), unless
+// `stored_bytes`: the phase counts InputStats::input_bytes, the bytes read as
+// stored.
+double InputSizeEstimate(const std::vector<std::string>& inputs, bool stored_bytes = false);
 
 // Reads every document of flags.inputs (after CheckInputsAndOutputs on them),
 // calls `process` on worker threads
