@@ -389,12 +389,11 @@ class DocumentReaderImpl final : public DocumentReader {
       if (ParseJsonLine(view, doc)) return true;
     }
     if (!error.empty()) {
-      if (file_.dropped_partial_line()) {
-        Report(InputIssue::Kind::kUnreadable, source_, line_ + 1,
-               error + "; the incomplete line is dropped");
-      } else {
-        Report(InputIssue::Kind::kUnreadable, source_, 0, error);
-      }
+      // Reading stopped at line line_ + 1: inside it (then it is dropped),
+      // or before it (a stream cut in its trailer, a read error at a line
+      // start).
+      Report(InputIssue::Kind::kUnreadable, source_, line_ + 1,
+             file_.dropped_partial_line() ? error + "; the incomplete line is dropped" : error);
     }
     return false;
   }
