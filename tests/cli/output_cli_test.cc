@@ -179,5 +179,41 @@ TEST(OutputCliTest, FailedRunPutsNothingInPlaceAndKeepsTheOldFile) {
   EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
+TEST(OutputCliTest, SymbolicLinkOutputReplacesItsTargetAndStaysALink) {
+  const std::string dir = MakeTempDir("cli_link_out");
+  fs::create_directory(dir + "/results");
+  WriteFile(dir + "/in.jsonl", Corpus(30));
+  WriteFile(dir + "/results/records.jsonl", "an earlier result\n");
+  // A relative link to an existing file, and a dangling one (its target is
+  // created).
+  fs::create_symlink("results/records.jsonl", dir + "/records.jsonl");
+  fs::create_symlink(dir + "/results/summary.json", dir + "/summary.json");
+  const auto r = RunCli({"dedup", "-q", dir + "/in.jsonl", "-o", dir + "/records.jsonl",
+                         "--summary-json", dir + "/summary.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plain = RunCli({"dedup", "-q", dir + "/in.jsonl"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const std::string name : {"records.jsonl", "summary.json"}) {
+    EXPECT_TRUE(fs::is_symlink(dir + "/" + name)) << name;
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir + "/results/" + name))) << name;
+  }
+  EXPECT_EQ(ReadFile(dir + "/results/records.jsonl"), plain.out);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(dir + "/results/summary.json"))["documents"], 30)
+      << ReadFile(dir + "/results/summary.json");
+  EXPECT_EQ(Hidden(dir), std::vector<std::string>());
+  EXPECT_EQ(Hidden(dir + "/results"), std::vector<std::string>());
+
+  // A link into a directory that does not exist: a clear error, nothing made.
+  fs::create_symlink("nosuch/out.jsonl", dir + "/lost.jsonl");
+  const auto lost = RunCli({"dedup", "-q", dir + "/in.jsonl", "-o", dir + "/lost.jsonl"});
+  EXPECT_EQ(lost.exit_code, 1) << lost.err;
+  EXPECT_NE(lost.err.find("cannot write " + dir + "/lost.jsonl: it is a symbolic link to " + dir +
+                          "/nosuch/out.jsonl, whose directory " + dir + "/nosuch does not exist"),
+            std::string::npos)
+      << lost.err;
+  EXPECT_TRUE(fs::is_symlink(dir + "/lost.jsonl"));
+  EXPECT_FALSE(fs::exists(dir + "/nosuch"));
+}
+
 }  // namespace
 }  // namespace neardup

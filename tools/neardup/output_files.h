@@ -8,6 +8,10 @@
 // run removes them; so does SIGINT or SIGTERM, which also clears the
 // progress line and exits 130 or 143 (InstallSignalHandlers). A path that
 // exists and is not a regular file (/dev/null, a FIFO) is written directly.
+// Putting a file in place is durable: its data are fsynced before the
+// rename and its directory after, before the next file is put in place. A
+// symbolic link is followed: its target is created or replaced (the
+// temporary file sits beside the target) and the link is left as it is.
 //
 // Not thread-safe: outputs are opened and finished by the main thread; the
 // signal handler only reads the registry (async-signal-safe).
@@ -28,13 +32,16 @@ namespace neardup::cli {
 void InstallSignalHandlers();
 
 // The temporary name for `path` (registered: removed on failure or signal),
-// or an error when no more outputs can be registered.
+// beside the file a symbolic link `path` ends at; or an error when no more
+// outputs can be registered, the links loop, or a link's target directory
+// does not exist.
 Result<std::string> BeginOutputFile(const std::string& path);
 
 // The status after a command returned `exit_code`: when it is 0, or 3 for
 // bad input under --strict and the run was not marked failed, every pending
-// file is renamed into place (an error there: exit 1, and the rest are
-// removed); otherwise every pending file is removed.
+// file is fsynced and renamed into place, in order (an error there: exit 1,
+// the files already in place stay and the rest are removed); otherwise
+// every pending file is removed.
 int FinishOutputs(int exit_code);
 
 // The run failed though its exit status may be 3 (--strict): its outputs
