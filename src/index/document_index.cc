@@ -38,7 +38,11 @@ using Json = nlohmann::ordered_json;
 // Version 2 added index_checksum and lines (both required in it). Version 1
 // files, written before the commit protocol, are still read; an older neardup
 // refuses version 2 files instead of rewriting them with a stale checksum.
-constexpr int kIdsFormatVersion = 2;
+// Version 3 is version 2 with an "attachment" (DocumentIndexHeader): written
+// only when there is one, so that an older neardup, which would rewrite the
+// header without it, refuses the file instead.
+constexpr int kIdsFormatVersion = 3;
+constexpr int kIdsFormatVersionWithoutAttachment = 2;
 constexpr int kOldestIdsFormatVersion = 1;
 // A reader that finds the two files out of step while one of them was
 // replaced meanwhile (a writer committed between the reader's reads) reads
@@ -50,6 +54,32 @@ std::string Hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016" PRIx64, v);
   return buf;
+}
+
+// Bytes as lowercase hexadecimal digits, and back (nullopt when `hex` is not
+// an even number of them).
+std::string HexBytes(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+std::optional<std::string> BytesOfHex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  const auto digit = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  std::string out(hex.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = digit(hex[2 * i]), lo = digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<char>(hi * 16 + lo);
+  }
+  return out;
 }
 
 std::string IdsPath(const std::string& path) { return path + ".ids"; }
@@ -143,6 +173,7 @@ struct IdsHeader {
   bool fingerprints_input = false;
   std::optional<uint64_t> index_checksum;  // absent in files written before it existed
   std::optional<uint64_t> lines;
+  std::string attachment;  // DocumentIndexHeader::attachment (version 3)
 };
 
 Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file) {
@@ -185,6 +216,15 @@ Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file)
   if (auto it = j.find("lines"); it != j.end()) {
     if (!it->is_number_unsigned()) return Bad(file, 1, "lines must be a non-negative integer");
     h.lines = it->get<uint64_t>();
+  }
+  if (auto it = j.find("attachment"); it != j.end()) {
+    const std::string* hex = it->get_ptr<const std::string*>();
+    std::optional<std::string> bytes;
+    if (hex != nullptr) bytes = BytesOfHex(*hex);
+    if (!bytes) {
+      return Bad(file, 1, "attachment must be a string of lowercase hexadecimal digit pairs");
+    }
+    h.attachment = std::move(*bytes);
   }
   return h;
 }
@@ -530,11 +570,13 @@ struct DocumentIndex::Rep {
   }
 
   std::string IdsHeader(uint64_t checksum, uint64_t lines) const {
-    Json h = {{"neardup_index_ids", kIdsFormatVersion},
+    Json h = {{"neardup_index_ids",
+               header.attachment.empty() ? kIdsFormatVersionWithoutAttachment : kIdsFormatVersion},
               {"pipeline", Json::parse(header.pipeline_json)},
               {"fingerprints_input", header.fingerprints_input},
               {"index_checksum", Hex64(checksum)},
               {"lines", lines}};
+    if (!header.attachment.empty()) h["attachment"] = HexBytes(header.attachment);
     return h.dump() + "\n";
   }
   std::string IdsBody() const {
@@ -813,6 +855,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   }
   rep->header.pipeline_json = raw.header.pipeline.dump();
   rep->header.fingerprints_input = raw.header.fingerprints_input;
+  rep->header.attachment = std::move(raw.header.attachment);
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
   rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
