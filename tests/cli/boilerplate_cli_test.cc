@@ -231,7 +231,11 @@ TEST(BoilerplateCliTest, OlderIndexReadsItsLinesFile) {
   ASSERT_TRUE(method.ok());
   const std::string footer = "版权所有 转载必究\n本站声明：文章仅代表作者观点";
   LineCounter counter;
-  for (int i = 0; i < 6; ++i) counter.Add("正文第" + std::to_string(i) + "篇\n" + footer);
+  for (int i = 0; i < 10; ++i) {
+    std::string page;
+    for (int j = 0; j < 10; ++j) page += "正文第" + std::to_string(i * 10 + j) + "段\n";
+    counter.Add(page + footer);
+  }
   ASSERT_TRUE(std::move(counter).Finish().Save(idx + ".lines").ok());
   DocumentIndexHeader header;
   header.pipeline_json =
@@ -324,7 +328,9 @@ TEST(BoilerplateCliTest, LineCountsCommitAtomicallyWithTheIndex) {
       finished = r.exit_code == 0;
       const std::string got = state(idx);
       EXPECT_TRUE(got == "a" || got == "b") << fault << "=" << step << ": " << got;
-      if (finished) EXPECT_EQ(got, "b") << fault << "=" << step;
+      if (finished) {
+        EXPECT_EQ(got, "b") << fault << "=" << step;
+      }
     }
     EXPECT_TRUE(finished) << fault << ": still failing after 60 steps";
   }

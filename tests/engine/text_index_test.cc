@@ -114,7 +114,13 @@ TEST(TextIndexTest, StatsJsonHasOneSetOfNames) {
   auto method = Method::Parse("chars5,boilerplate=lines");
   ASSERT_TRUE(method.ok());
   LineCounter counter;
-  for (int i = 0; i < 6; ++i) counter.Add("正文" + std::to_string(i) + "\n页脚一行\n页脚两行");
+  // Pages with text of their own (near copies of one text would count as
+  // one group, boilerplate.h) and a two-line footer.
+  for (int i = 0; i < 10; ++i) {
+    std::string page;
+    for (int j = 0; j < 10; ++j) page += "正文" + std::to_string(i * 10 + j) + "\n";
+    counter.Add(page + "页脚一行\n页脚两行");
+  }
   const LineStats lines = std::move(counter).Finish();
   auto index = TextIndex::Create(dir + "/s.idx", *method, {}, &lines);
   ASSERT_TRUE(index.ok()) << index.status().message();
