@@ -27,9 +27,10 @@
 //   // A crawler's resident index: changes logged (PATH.log), query-or-add.
 //   neardup::DocumentIndexOptions logged;
 //   logged.log = true;
-//   auto live = neardup::DocumentIndex::Open("corpus.idx", DocumentIndex::Mode::kReadWrite,
-//   logged); std::vector<neardup::CheckResult> results; NEARDUP_RETURN_IF_ERROR((*live)->Check(ids,
-//   fps, neardup::CheckOptions{}, &results));
+//   auto live = neardup::DocumentIndex::Open("corpus.idx",
+//                                            DocumentIndex::Mode::kReadWrite, logged);
+//   std::vector<neardup::CheckResult> results;
+//   NEARDUP_RETURN_IF_ERROR((*live)->Check(ids, fps, neardup::CheckOptions{}, &results));
 //   // results[i].added: ids[i] had no match and is now indexed (and durable).
 //
 // Ids are unique: Add of an id that is present is an error unless `replace`

@@ -2,6 +2,10 @@
 //
 // DocumentIndex: the index file (index/index_file.cc) plus the ids file,
 // committed together (doc/index_format.md, "The ids file" and "Committing").
+// The façade and its Rep; beside it, as leveldb keeps filename, log_writer and
+// version_set apart from db_impl: the files' names (document_files.h), the ids
+// file and the reading of a committed pair (ids_file.h), the names of the
+// documents (document_names.h) and the log (document_log.h).
 
 #include "neardup/document_index.h"
 
@@ -24,7 +28,10 @@
 #include <thread>
 #include <unordered_map>
 
+#include "index/document_files.h"
 #include "index/document_log.h"
+#include "index/document_names.h"
+#include "index/ids_file.h"
 #include "index/index_file.h"
 #include "index/index_file_v2.h"
 #include "index/table_index.h"
@@ -34,65 +41,8 @@ namespace neardup {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using namespace index_internal;  // ids_file.h, document_files.h, document_names.h
 
-// Version 2 added index_checksum and lines (both required in it). Version 1
-// files, written before the commit protocol, are still read; an older neardup
-// refuses version 2 files instead of rewriting them with a stale checksum.
-// Version 3 is version 2 with an "attachment" (DocumentIndexHeader): written
-// only when there is one, so that an older neardup, which would rewrite the
-// header without it, refuses the file instead.
-constexpr int kIdsFormatVersion = 3;
-constexpr int kIdsFormatVersionWithoutAttachment = 2;
-constexpr int kOldestIdsFormatVersion = 1;
-// A reader that finds the two files out of step while one of them was
-// replaced meanwhile (a writer committed between the reader's reads) reads
-// them again; a writer's window is milliseconds, so a few attempts suffice.
-constexpr int kOpenAttempts = 20;
-constexpr auto kRetryDelay = std::chrono::milliseconds(20);
-
-std::string Hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016" PRIx64, v);
-  return buf;
-}
-
-// Bytes as lowercase hexadecimal digits, and back (nullopt when `hex` is not
-// an even number of them).
-std::string HexBytes(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-std::optional<std::string> BytesOfHex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  const auto digit = [](char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-  };
-  std::string out(hex.size() / 2, '\0');
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = digit(hex[2 * i]), lo = digit(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out[i] = static_cast<char>(hi * 16 + lo);
-  }
-  return out;
-}
-
-std::string IdsPath(const std::string& path) { return path + ".ids"; }
-std::string PendingIdsPath(const std::string& path, uint64_t checksum) {
-  return path + ".ids." + Hex64(checksum);
-}
-std::string LockPath(const std::string& path) { return path + ".lock"; }
-std::string LogPath(const std::string& path) { return path + ".log"; }
-// A log written for the index file with this checksum, waiting for the
-// commit that makes that file current (a background compaction's).
-std::string PendingLogPath(const std::string& path, uint64_t checksum) {
-  return path + ".log." + Hex64(checksum);
-}
 // The log triggers a compaction only past this size, whatever the fraction.
 constexpr uint64_t kMinCompactLogBytes = uint64_t{1} << 20;
 using index_internal::LogOp;
@@ -111,305 +61,9 @@ double V1Bytes(size_t n, int bits) {
                              n * (bits == 64 ? 16 : 24));
 }
 
-Status Bad(const std::string& file, uint64_t line, const std::string& why) {
-  return Status::Corruption(file + ":" + std::to_string(line) + ": " + why);
-}
-
-// Type of a known member of the pipeline header; unknown members are kept
-// and not checked (a newer writer may add some).
-enum class Kind { kString, kBool, kInt, kStringArray };
-struct Member {
-  const char* name;
-  Kind kind;
-};
-constexpr Member kPipelineMembers[] = {
-    {"method", Kind::kString},  {"normalize", Kind::kString},
-    {"t2s", Kind::kBool},       {"user_dicts", Kind::kStringArray},
-    {"idf", Kind::kString},     {"no_hmm", Kind::kBool},
-    {"bits", Kind::kInt},       {"features", Kind::kString},
-    {"weights", Kind::kString}, {"topk", Kind::kInt},
-    {"hash", Kind::kString},
-};
-
-// "" when `pipeline` is an object whose known members have the right types.
-std::string CheckPipeline(const Json& pipeline) {
-  if (!pipeline.is_object()) return "\"pipeline\" is not a JSON object";
-  for (const Member& m : kPipelineMembers) {
-    auto it = pipeline.find(m.name);
-    if (it == pipeline.end()) continue;
-    bool good = false;
-    const char* want = "";
-    switch (m.kind) {
-      case Kind::kString:
-        good = it->is_string();
-        want = "a string";
-        break;
-      case Kind::kBool:
-        good = it->is_boolean();
-        want = "true or false";
-        break;
-      case Kind::kInt:
-        good = it->is_number_integer();
-        want = "an integer";
-        break;
-      case Kind::kStringArray:
-        good = it->is_array() &&
-               std::all_of(it->begin(), it->end(), [](const Json& e) { return e.is_string(); });
-        want = "an array of strings";
-        break;
-    }
-    if (!good) return "pipeline." + std::string(m.name) + " must be " + want;
-  }
-  auto bits = pipeline.find("bits");
-  if (bits != pipeline.end() && *bits != 64 && *bits != 128) {
-    return "pipeline.bits must be 64 or 128, not " + bits->dump();
-  }
-  return "";
-}
-
-// The header line of an ids file, checked.
-struct IdsHeader {
-  Json pipeline = Json::object();
-  bool fingerprints_input = false;
-  std::optional<uint64_t> index_checksum;  // absent in files written before it existed
-  std::optional<uint64_t> lines;
-  std::string attachment;  // DocumentIndexHeader::attachment (version 3)
-};
-
-Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file) {
-  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Bad(file, 1, "malformed JSON");
-  if (!j.is_object()) return Bad(file, 1, "not a neardup ids file (the header is not an object)");
-  auto version = j.find("neardup_index_ids");
-  if (version == j.end() || !version->is_number_integer()) {
-    return Bad(file, 1, "not a neardup ids file (no \"neardup_index_ids\" version)");
-  }
-  if (*version < kOldestIdsFormatVersion || *version > kIdsFormatVersion) {
-    return Status::NotSupported(file + ":1: unsupported ids file version " + version->dump() +
-                                " (this build reads versions " +
-                                std::to_string(kOldestIdsFormatVersion) + " to " +
-                                std::to_string(kIdsFormatVersion) + ")");
-  }
-  const bool v1 = *version == 1;
-  IdsHeader h;
-  if (auto it = j.find("pipeline"); it != j.end()) {
-    const std::string why = CheckPipeline(*it);
-    if (!why.empty()) return Bad(file, 1, why);
-    h.pipeline = *it;
-  }
-  if (auto it = j.find("fingerprints_input"); it != j.end()) {
-    if (!it->is_boolean()) return Bad(file, 1, "fingerprints_input must be true or false");
-    h.fingerprints_input = it->get<bool>();
-  }
-  if (v1) return h;  // index_checksum and lines did not exist: ignored
-  if (!j.contains("index_checksum") || !j.contains("lines")) {
-    return Bad(file, 1, "a version 2 header needs index_checksum and lines");
-  }
-  if (auto it = j.find("index_checksum"); it != j.end()) {
-    const std::string* s = it->get_ptr<const std::string*>();
-    if (s == nullptr || s->size() != 16 ||
-        s->find_first_not_of("0123456789abcdef") != std::string::npos) {
-      return Bad(file, 1, "index_checksum must be 16 lowercase hexadecimal digits");
-    }
-    h.index_checksum = std::stoull(*s, nullptr, 16);
-  }
-  if (auto it = j.find("lines"); it != j.end()) {
-    if (!it->is_number_unsigned()) return Bad(file, 1, "lines must be a non-negative integer");
-    h.lines = it->get<uint64_t>();
-  }
-  if (auto it = j.find("attachment"); it != j.end()) {
-    const std::string* hex = it->get_ptr<const std::string*>();
-    std::optional<std::string> bytes;
-    if (hex != nullptr) bytes = BytesOfHex(*hex);
-    if (!bytes) {
-      return Bad(file, 1, "attachment must be a string of lowercase hexadecimal digit pairs");
-    }
-    h.attachment = std::move(*bytes);
-  }
-  return h;
-}
-
-std::string_view FirstLine(std::string_view text) {
-  const size_t nl = text.find('\n');
-  return nl == std::string_view::npos ? text : text.substr(0, nl);
-}
-
-// The first line of a file, with its newline (a version 2 index's ids file:
-// only its header is read). Same errors as file::ReadWholeFile.
-Result<std::string> ReadFirstLine(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
-    return Status::IOError(path + ": " + std::strerror(errno));
-  }
-  std::string line;
-  char buf[65536];
-  // A header is a few hundred bytes; a method with many data files, a few
-  // kilobytes. 64 MiB bounds a hostile file.
-  while (line.size() < (size_t{64} << 20)) {
-    const size_t got = std::fread(buf, 1, sizeof(buf), f);
-    if (got == 0) break;
-    const char* nl = static_cast<const char*>(std::memchr(buf, '\n', got));
-    if (nl != nullptr) {
-      line.append(buf, static_cast<size_t>(nl - buf) + 1);
-      break;
-    }
-    line.append(buf, got);
-  }
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return Status::IOError(path + ": read error");
-  return line;
-}
-
-// A committed pair as read from disk, not yet parsed beyond the ids header.
-struct RawPair {
-  std::shared_ptr<index_internal::MappedFile> index_file;
-  std::string_view index_bytes;  // of index_file
-  // The whole ids file for a version 1 index file; its header line for a
-  // version 2 one (whose ids are in the index file itself).
-  std::string ids_text;
-  std::string ids_file;       // which file ids_text came from
-  bool from_pending = false;  // ids_file is PATH.ids.<checksum>: the commit was interrupted
-  IdsHeader header;
-};
-
-// What identifies one version of a file name: a writer replaces the files
-// only by rename, which gives the name a new inode.
-struct FileId {
-  bool exists = false;
-  ino_t inode = 0;
-  off_t size = 0;
-  int64_t mtime_ns = 0;
-  friend bool operator==(const FileId&, const FileId&) = default;
-};
-
-FileId IdOf(const std::string& path) {
-  struct stat st;
-  FileId id;
-  if (::stat(path.c_str(), &st) != 0) return id;
-  id.exists = true;
-  id.inode = st.st_ino;
-  id.size = st.st_size;
-  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
-  return id;
-}
-
-// Reads PATH and the ids file that belongs to it (see "Reading" in
-// doc/index_format.md).
-Result<RawPair> ReadCommittedPair(const std::string& path, bool preload) {
-  const std::string ids_path = IdsPath(path);
-  Status last;
-  for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(kRetryDelay);
-    RawPair p;
-    const FileId index_id = IdOf(path);
-    auto index_file = index_internal::MappedFile::Open(path, preload);
-    if (!index_file.ok()) {
-      if (index_file.status().IsNotFound()) return Status::NotFound(path + ": no such index");
-      return index_file.status();
-    }
-    p.index_file = std::move(*index_file);
-    p.index_bytes = p.index_file->bytes();
-    const uint64_t checksum = index_internal::StoredChecksum(p.index_bytes);
-    const bool header_only =
-        index_internal::IsMappedVersion(index_internal::IndexFileVersion(p.index_bytes));
-    const auto read_ids = [&](const std::string& file) {
-      return header_only ? ReadFirstLine(file) : file::ReadWholeFile(file);
-    };
-
-    const FileId ids_id = IdOf(ids_path);
-    auto ids_text = read_ids(ids_path);
-    std::optional<IdsHeader> ids_header;
-    if (ids_text.ok()) {
-      NEARDUP_ASSIGN_OR_RETURN(auto h, ParseIdsHeader(FirstLine(*ids_text), ids_path));
-      ids_header = std::move(h);
-      if (ids_header->index_checksum == checksum) {
-        p.ids_text = std::move(*ids_text);
-        p.ids_file = ids_path;
-        p.header = std::move(*ids_header);
-        return p;
-      }
-    } else if (!ids_text.status().IsNotFound()) {
-      return ids_text.status();
-    }
-
-    // The commit may have stopped between its two renames: the ids file
-    // written for this index file waits under its checksum.
-    const std::string pending = PendingIdsPath(path, checksum);
-    auto pending_text = read_ids(pending);
-    if (pending_text.ok()) {
-      auto h = ParseIdsHeader(FirstLine(*pending_text), pending);
-      if (h.ok() && h->index_checksum == checksum) {
-        p.ids_text = std::move(*pending_text);
-        p.ids_file = pending;
-        p.from_pending = true;
-        p.header = std::move(*h);
-        return p;
-      }
-    }
-
-    // Neither name changed since it was read: what was read is what is there.
-    const bool unchanged = IdOf(path) == index_id && IdOf(ids_path) == ids_id;
-    if (ids_header && !ids_header->index_checksum) {
-      // Version 1, without a checksum: trusted if it is still the file read
-      // (else a writer committed a version 2 pair meanwhile).
-      if (unchanged) {
-        p.ids_text = std::move(*ids_text);
-        p.ids_file = ids_path;
-        p.header = std::move(*ids_header);
-        return p;
-      }
-      last = Status::Corruption(ids_path + ": replaced while being read");
-    } else if (!ids_header) {
-      last = Status::NotFound(ids_path + ": cannot open the ids file beside the index");
-    } else {
-      last = Status::Corruption(ids_path + ": written for another version of " + path +
-                                " (index_checksum " + Hex64(*ids_header->index_checksum) +
-                                ", the index file's is " + Hex64(checksum) + ") and no " + pending +
-                                " exists");
-    }
-    if (unchanged) break;  // not a race with a writer: report it
-  }
-  return last;
-}
-
 }  // namespace
 
-std::vector<std::string> DocumentIndex::OwnedFiles(const std::string& path) {
-  return {path, IdsPath(path), LogPath(path), LockPath(path), path + ".tmp"};
-}
-
-bool DocumentIndex::IsOwnedFile(const std::string& path, const std::string& file) {
-  for (const std::string& owned : OwnedFiles(path)) {
-    if (file == owned) return true;
-  }
-  for (const std::string& prefix : {IdsPath(path) + ".", LogPath(path) + "."}) {
-    if (file.size() == prefix.size() + 16 && file.starts_with(prefix) &&
-        file.find_first_not_of("0123456789abcdef", prefix.size()) == std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 namespace {
-
-// Names a crashed commit can leave: PATH.tmp and PATH.ids.<16 hex digits>.
-// PATH.log.<16 hex digits> too (a background compaction's new log).
-bool IsLeftover(const std::string& name, const std::string& base, uint64_t keep) {
-  if (name == base + ".tmp") return true;
-  for (const char* suffix : {".ids.", ".log."}) {
-    const std::string prefix = base + suffix;
-    if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) {
-      continue;
-    }
-    const std::string hex = name.substr(prefix.size());
-    if (hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
-    return hex != Hex64(keep);
-  }
-  return false;
-}
 
 bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
   return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
@@ -439,84 +93,6 @@ class RwMutex {
 
  private:
   pthread_rwlock_t rw_;
-};
-
-// The document ids by numeric id: those of a version 2 base file (read in
-// place: its name order gives the lookup by id) and, above them, the ids
-// added since (or all of them, for an index read from version 1 files).
-class Names {
- public:
-  // Numeric ids below `lines` are the base's (a row of `base`, or removed).
-  void Reset(std::shared_ptr<const index_internal::IndexFileV2> base, uint64_t lines) {
-    base_ = std::move(base);
-    base_lines_ = lines;
-    base_removed_.clear();
-    extra_.clear();
-    live_.clear();
-  }
-  uint64_t lines() const { return base_lines_ + extra_.size(); }
-
-  // The document id of numeric id n; nullopt when removed or unknown.
-  std::optional<std::string_view> Get(uint64_t n) const {
-    if (n >= base_lines_) {
-      if (n - base_lines_ >= extra_.size() || !extra_[n - base_lines_]) return std::nullopt;
-      return std::string_view(*extra_[n - base_lines_]);
-    }
-    if (!base_) return std::nullopt;
-    const std::optional<size_t> row = base_->FindId(n);
-    if (!row || Removed(*row)) return std::nullopt;
-    return base_->Name(*row);
-  }
-  // The numeric ids of `id` (one, unless old files repeated it).
-  std::vector<uint64_t> Find(std::string_view id) const {
-    std::vector<uint64_t> out;
-    if (base_) {
-      for (uint32_t row : base_->FindName(id)) {
-        if (!Removed(row)) out.push_back(base_->ids()[row]);
-      }
-    }
-    auto [begin, end] = live_.equal_range(std::string(id));
-    for (auto it = begin; it != end; ++it) out.push_back(it->second);
-    return out;
-  }
-  bool Contains(std::string_view id) const { return !Find(id).empty(); }
-  uint64_t Append(std::optional<std::string> id) {
-    const uint64_t n = lines();
-    if (id) live_.emplace(*id, n);
-    extra_.push_back(std::move(id));
-    return n;
-  }
-  void Erase(uint64_t n) {
-    if (n >= base_lines_) {
-      auto& e = extra_[n - base_lines_];
-      if (!e) return;
-      auto [begin, end] = live_.equal_range(*e);
-      for (auto it = begin; it != end; ++it) {
-        if (it->second == n) {
-          live_.erase(it);
-          break;
-        }
-      }
-      e.reset();
-      return;
-    }
-    if (!base_) return;
-    if (const auto row = base_->FindId(n)) {
-      if (base_removed_.empty()) base_removed_.assign(base_->rows(), false);
-      base_removed_[*row] = true;
-    }
-  }
-
- private:
-  bool Removed(size_t row) const { return row < base_removed_.size() && base_removed_[row]; }
-
-  std::shared_ptr<const index_internal::IndexFileV2> base_;
-  uint64_t base_lines_ = 0;
-  std::vector<bool> base_removed_;
-  std::vector<std::optional<std::string>> extra_;
-  // Document id -> numeric id of every live entry of extra_. A multimap only
-  // because files written before ids were unique may repeat an id.
-  std::unordered_multimap<std::string, uint64_t> live_;
 };
 
 }  // namespace
@@ -690,62 +266,6 @@ struct DocumentIndex::Rep {
 };
 
 namespace {
-
-Status ParseIds(const RawPair& raw, const HammingIndex& index,
-                std::vector<std::optional<std::string>>* names) {
-  const std::string& file = raw.ids_file;
-  std::string_view text = raw.ids_text;
-  uint64_t line_no = 1;
-  size_t pos = text.find('\n');
-  pos = pos == std::string_view::npos ? text.size() : pos + 1;
-  while (pos < text.size()) {
-    ++line_no;
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) {
-      if (raw.header.index_checksum) return Bad(file, line_no, "truncated (no final newline)");
-      end = text.size();
-    }
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Bad(file, line_no, "malformed JSON");
-    if (j.is_string()) {
-      names->push_back(j.get<std::string>());
-    } else if (j.is_null()) {
-      names->push_back(std::nullopt);
-    } else {
-      return Bad(file, line_no, "expected a JSON string (a document id) or null");
-    }
-  }
-  if (raw.header.lines && *raw.header.lines != names->size()) {
-    return Bad(file, 1,
-               "header says " + std::to_string(*raw.header.lines) + " id lines, the file has " +
-                   std::to_string(names->size()) + " (truncated or corrupt)");
-  }
-  const std::vector<IndexEntry> entries = index.Entries();
-  std::vector<bool> seen(names->size(), false);
-  for (const IndexEntry& e : entries) {
-    if (e.id >= names->size()) {
-      return Status::Corruption(file + ": the index holds numeric id " + std::to_string(e.id) +
-                                ", which has no line in the ids file (" +
-                                std::to_string(names->size()) + " lines)");
-    }
-    if (!(*names)[e.id]) {
-      return Bad(file, e.id + 2,
-                 "null, but numeric id " + std::to_string(e.id) + " is in the index");
-    }
-    if (seen[e.id]) {
-      return Status::Corruption(file + ": numeric id " + std::to_string(e.id) +
-                                " appears twice in the index");
-    }
-    seen[e.id] = true;
-  }
-  // A line whose entry is gone (an older writer's removal) counts as removed.
-  for (size_t n = 0; n < names->size(); ++n) {
-    if (!seen[n]) (*names)[n] = std::nullopt;
-  }
-  return Status::OK();
-}
 
 index_internal::TablesPolicy PolicyOf(const IndexTablesOptions& o) {
   index_internal::TablesPolicy p;
