@@ -31,8 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "module.h"
 #include "neardup/dedup.h"
-#include "neardup/document_index.h"
 #include "neardup/features.h"
 #include "neardup/fingerprint.h"
 #include "neardup/method.h"
@@ -43,31 +43,10 @@
 namespace py = pybind11;
 
 namespace neardup::python {
-namespace {
-
-// A library error on its way to Python.
-struct StatusError {
-  Status status;
-};
-
-void Check(const Status& status) {
-  if (!status.ok()) throw StatusError{status};
-}
-
-template <typename T>
-T Value(Result<T> result) {
-  Check(result.status());
-  return std::move(*result);
-}
 
 PyObject* g_error = nullptr;
 PyObject* g_invalid_argument = nullptr;
 PyObject* g_not_found = nullptr;
-
-// A Method with the runtime locations a Pipeline also needs.
-struct PyMethod {
-  Method method;
-};
 
 // Held while a pipeline is built (for the whole build). os.fork() takes it
 // first (pthread_atfork, registered at import): a child forked while another
@@ -132,13 +111,6 @@ std::string_view TextOf(const py::handle& obj, const char* what) {
                        std::string(py::str(obj.get_type().attr("__name__"))));
 }
 
-// Texts pinned for a GIL-free run: the references keep every view valid even
-// if the caller's list changes meanwhile.
-struct PinnedTexts {
-  std::vector<py::object> refs;
-  std::vector<std::string_view> views;
-};
-
 PinnedTexts Pin(const py::iterable& texts, const char* what) {
   PinnedTexts p;
   if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts)) {
@@ -151,6 +123,8 @@ PinnedTexts Pin(const py::iterable& texts, const char* what) {
   }
   return p;
 }
+
+namespace {
 
 py::int_ ToInt(const Fingerprint& fp) {
   py::int_ hi(fp.hi());
@@ -407,159 +381,6 @@ py::tuple DedupTexts(const py::iterable& texts, const py::iterable& titles,
   return py::make_tuple(records, summary);
 }
 
-// ---- Index ----
-
-// A DocumentIndex and the method its fingerprints were made with; the header
-// is the CLI's (`neardup index build`), so either opens the other's indexes.
-// Queries share the lock; add, check and save take it alone.
-class PyIndex {
- public:
-  static std::unique_ptr<PyIndex> Create(const std::string& path, const py::handle& method_obj,
-                                         std::optional<int> max_k, int threads) {
-    Method method = ToMethod(method_obj, "Index.create");
-    auto index = std::make_unique<PyIndex>();
-    {
-      py::gil_scoped_release release;
-      Check(method.Resolve());
-      const nlohmann::ordered_json header = {{"method", method.ToString()},
-                                             {"bits", method.pipeline.bits}};
-      DocumentIndexHeader h;
-      h.pipeline_json = header.dump();
-      PermutedTableOptions options;
-      options.bits = method.pipeline.bits;
-      options.max_k = max_k ? *max_k : method.default_k;
-      options.build_threads = threads;
-      index->index_ = Value(DocumentIndex::Create(path, h, options));
-    }
-    index->method_ = std::move(method);
-    return index;
-  }
-
-  static std::unique_ptr<PyIndex> Open(const std::string& path, bool writable,
-                                       const std::string& jieba_dir) {
-    auto index = std::make_unique<PyIndex>();
-    py::gil_scoped_release release;
-    index->index_ = Value(DocumentIndex::Open(
-        path, writable ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly));
-    // The library checked the members' types, so value() cannot throw.
-    const auto h = nlohmann::ordered_json::parse(index->index_->header().pipeline_json);
-    if (!h.contains("method")) {
-      Check(Status::NotSupported(path +
-                                 ".ids: written before indexes recorded their method; rebuild it "
-                                 "with `neardup index build` to use it from Python"));
-    }
-    auto method = Method::Parse(h.value("method", ""));
-    if (!method.ok()) {
-      Check(Status::Corruption(path + ".ids: the index's method: " + method.status().message()));
-    }
-    method->pipeline.segmenter.jieba_dir = jieba_dir;
-    Check(method->VerifyDataFiles());
-    if (method->pipeline.bits != index->index_->bits()) {
-      Check(Status::Corruption(path + ".ids: says " + std::to_string(method->pipeline.bits) +
-                               " bits, the index has " + std::to_string(index->index_->bits())));
-    }
-    index->method_ = std::move(*method);
-    return index;
-  }
-
-  py::list Query(const py::handle& text, std::optional<int> k) const {
-    const std::string_view t = TextOf(text, "text");
-    std::vector<DocumentMatch> found;
-    {
-      py::gil_scoped_release release;
-      const DocumentFingerprint fp = PipelineFor(method_)->Fingerprint(t);
-      std::shared_lock<std::shared_mutex> lock(mu_);
-      const DocumentIndex& index = Get();
-      if (!fp.empty()) Check(index.Query(fp.fingerprint, K(k), &found));
-    }
-    return Matches(found);
-  }
-
-  bool Add(const std::string& id, const py::handle& text, bool replace) {
-    const std::string_view t = TextOf(text, "text");
-    py::gil_scoped_release release;
-    const DocumentFingerprint fp = PipelineFor(method_)->Fingerprint(t);
-    std::unique_lock<std::shared_mutex> lock(mu_);
-    DocumentIndex& index = Get();
-    if (fp.empty()) {
-      // Never a near duplicate of anything: not stored, as `neardup index`.
-      if (!index.Contains(id) || !replace) return false;
-      std::vector<std::string> ids = {id};
-      Check(index.Remove(ids, nullptr).status());
-      return false;
-    }
-    Check(index.Add(id, fp.fingerprint, replace));
-    return true;
-  }
-
-  py::tuple CheckText(const std::string& id, const py::handle& text, std::optional<int> k) {
-    const std::string_view t = TextOf(text, "text");
-    std::vector<DocumentMatch> found;
-    bool added = false;
-    {
-      py::gil_scoped_release release;
-      const DocumentFingerprint fp = PipelineFor(method_)->Fingerprint(t);
-      std::unique_lock<std::shared_mutex> lock(mu_);
-      DocumentIndex& index = Get();
-      // An empty document duplicates nothing: kept, but not stored.
-      if (fp.empty()) {
-        (void)index;
-        added = true;
-      } else {
-        added = Value(index.CheckOrAdd(id, fp.fingerprint, K(k), &found));
-      }
-    }
-    return py::make_tuple(added, Matches(found));
-  }
-
-  void Save() {
-    py::gil_scoped_release release;
-    std::unique_lock<std::shared_mutex> lock(mu_);
-    Check(Get().Commit());
-  }
-
-  void Close() {
-    py::gil_scoped_release release;
-    std::unique_lock<std::shared_mutex> lock(mu_);
-    index_.reset();
-  }
-
-  size_t Size() const {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    return Get().size();
-  }
-  bool Contains(const std::string& id) const {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    return Get().Contains(id);
-  }
-  int Bits() const { return method_.pipeline.bits; }
-  int MaxK() const {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    return Get().max_k();
-  }
-  std::string Path() const {
-    std::shared_lock<std::shared_mutex> lock(mu_);
-    return Get().path();
-  }
-  const Method& method() const { return method_; }
-
- private:
-  DocumentIndex& Get() const {
-    if (!index_) Check(Status::InvalidArgument("the index is closed"));
-    return *index_;
-  }
-  int K(std::optional<int> k) const { return k ? *k : index_->max_k(); }
-  static py::list Matches(const std::vector<DocumentMatch>& found) {
-    py::list out;
-    for (const DocumentMatch& m : found) out.append(py::make_tuple(m.id, m.distance));
-    return out;
-  }
-
-  Method method_;
-  std::unique_ptr<DocumentIndex> index_;
-  mutable std::shared_mutex mu_;
-};
-
 PyObject* NewException(const char* name, PyObject* bases, const char* doc) {
   PyObject* e = PyErr_NewExceptionWithDoc(name, doc, bases, nullptr);
   if (e == nullptr) throw py::error_already_set();
@@ -657,35 +478,5 @@ and the `top` features (0: all) that push the fingerprints apart most, each
   m.def("_dedup", &DedupTexts, py::arg("texts"), py::arg("titles"), py::arg("scores"),
         py::arg("method"), py::arg("k"), py::arg("mode"), py::arg("keep"), py::arg("threads"));
 
-  py::class_<PyIndex>(m, "Index",
-                      R"doc(A persistent near-duplicate index (the CLI's `neardup index` files).
-
-    idx = neardup.Index.create("corpus.idx", method="chars5")   # empty, read-write
-    idx.add("doc-1", text)          # True when stored (an empty document is not)
-    idx.query(text, k=3)            # [(id, distance), ...] nearest first
-    kept, matches = idx.check("doc-2", text)   # query, and add when nothing is near
-    idx.save()                      # atomic commit; nothing is on disk before
-    idx = neardup.Index.open("corpus.idx", writable=True)
-
-An index opened writable (or created) holds PATH.lock until close() or until
-it is garbage collected. Queries may run from many threads at once; add,
-check and save run one at a time. k defaults to the index's max_k.)doc")
-      .def_static("create", &PyIndex::Create, py::arg("path"), py::kw_only(),
-                  py::arg("method") = py::none(), py::arg("max_k") = py::none(),
-                  py::arg("threads") = 0)
-      .def_static("open", &PyIndex::Open, py::arg("path"), py::kw_only(),
-                  py::arg("writable") = false, py::arg("jieba_dir") = "")
-      .def("query", &PyIndex::Query, py::arg("text"), py::kw_only(), py::arg("k") = py::none())
-      .def("add", &PyIndex::Add, py::arg("id"), py::arg("text"), py::kw_only(),
-           py::arg("replace") = false)
-      .def("check", &PyIndex::CheckText, py::arg("id"), py::arg("text"), py::kw_only(),
-           py::arg("k") = py::none())
-      .def("save", &PyIndex::Save)
-      .def("close", &PyIndex::Close)
-      .def("__len__", &PyIndex::Size)
-      .def("__contains__", &PyIndex::Contains)
-      .def_property_readonly("bits", &PyIndex::Bits)
-      .def_property_readonly("max_k", &PyIndex::MaxK)
-      .def_property_readonly("path", &PyIndex::Path)
-      .def_property_readonly("method", [](const PyIndex& i) { return PyMethod{i.method()}; });
+  BindIndex(m);  // py_index.cc
 }

@@ -113,6 +113,11 @@ class LineStats {
   uint32_t Documents(uint64_t key) const;
   // Distinct lines with Count() >= min_docs.
   size_t LinesAtLeast(uint32_t min_docs) const;
+  // The lines with Count() >= min_count alone (their counts, documents and
+  // tags), and the same documents(): all a BoilerplateFilter with that
+  // min_docs looks at, so it strips exactly as with *this (the text index
+  // keeps these with its commit).
+  LineStats AtLeast(uint32_t min_count) const;
 
   // A small binary file: magic, documents, the entries (key, documents, the
   // group tags while fewer than kGroupCap) sorted by key, and an XXH3-64

@@ -27,9 +27,10 @@
 //   // A crawler's resident index: changes logged (PATH.log), query-or-add.
 //   neardup::DocumentIndexOptions logged;
 //   logged.log = true;
-//   auto live = neardup::DocumentIndex::Open("corpus.idx", DocumentIndex::Mode::kReadWrite,
-//   logged); std::vector<neardup::CheckResult> results; NEARDUP_RETURN_IF_ERROR((*live)->Check(ids,
-//   fps, neardup::CheckOptions{}, &results));
+//   auto live = neardup::DocumentIndex::Open("corpus.idx",
+//                                            DocumentIndex::Mode::kReadWrite, logged);
+//   std::vector<neardup::CheckResult> results;
+//   NEARDUP_RETURN_IF_ERROR((*live)->Check(ids, fps, neardup::CheckOptions{}, &results));
 //   // results[i].added: ids[i] had no match and is now indexed (and durable).
 //
 // Ids are unique: Add of an id that is present is an error unless `replace`
@@ -101,6 +102,13 @@ struct DocumentIndexHeader {
   // True when the index was built from precomputed fingerprints rather than
   // documents. Default: false.
   bool fingerprints_input = false;
+  // Opaque bytes committed with the index, in the ids file's header (member
+  // "attachment", doc/index_format.md): every commit, compaction and snapshot
+  // writes them with the ids, so they change only with the pair, at its
+  // commit point. The text index (text_index.h) keeps its boilerplate line
+  // statistics here. Keep them small (they are read on every Open; a header
+  // line is at most 64 MiB). Default: none (the ids file is then version 2).
+  std::string attachment;
   // Not in the ids file: in the index file (version 2).
   IndexTablesOptions tables;
 };

@@ -164,6 +164,23 @@ size_t LineStats::LinesAtLeast(uint32_t min_docs) const {
   return n;
 }
 
+LineStats LineStats::AtLeast(uint32_t min_count) const {
+  LineStats out;
+  out.documents_ = documents_;
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    if (keys_[i] == 0 || counts_[i] < min_count) continue;
+    const size_t j = out.Insert(keys_[i]);
+    out.counts_[j] = counts_[i];
+    out.docs_[j] = docs_[i];
+    out.tag0_[j] = tag0_[i];
+    out.saturated_[j] = saturated_[i];
+    if (auto it = more_tags_.find(keys_[i]); it != more_tags_.end()) {
+      out.more_tags_.emplace(keys_[i], it->second);
+    }
+  }
+  return out;
+}
+
 void LineStats::Grow() {
   const size_t slots = std::max<size_t>(64, keys_.size() * 2);
   std::vector<uint64_t> old_keys(slots, 0);

@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "neardup/boilerplate.h"
+#include "neardup/document_index.h"
+#include "neardup/text_index.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -150,19 +154,30 @@ TEST(BoilerplateCliTest, CountsAreTheSameOnAnyNumberOfThreads) {
 }
 
 // A persistent index built with boilerplate=lines keeps the line counts in
-// IDX.lines; query, check and add strip the same lines, so a query's distance
-// is dedup's distance for the same corpus, and the footer matches nothing.
-TEST(BoilerplateCliTest, IndexKeepsLineCountsBesideIt) {
+// its own commit (the ids file's attachment: no IDX.lines); query, check and
+// add strip the same lines, so a query's distance is dedup's distance for the
+// same corpus, and the footer matches nothing.
+TEST(BoilerplateCliTest, IndexKeepsLineCountsInItsCommit) {
   const std::string dir = MakeTempDir("boilerplate_index");
   WriteFile(dir + "/corpus.jsonl", Corpus());
   const std::string idx = dir + "/idx";
   auto r = RunCli({"index", "build", "--method", "chars5,boilerplate=lines", dir + "/corpus.jsonl",
                    "-o", idx, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto stats = LineStats::Load(idx + ".lines");
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  EXPECT_EQ(stats->documents(), 21u);
-  EXPECT_EQ(stats->LinesAtLeast(5), 12u);  // the footer: in 21 documents, >= 5 groups
+  EXPECT_FALSE(std::filesystem::exists(idx + ".lines"));
+  {
+    auto index = TextIndex::Open(idx, {});
+    ASSERT_TRUE(index.ok()) << index.status().message();
+    EXPECT_TRUE((*index)->strips_boilerplate());
+    EXPECT_EQ((*index)->Stats().boilerplate_lines, 12u);  // the footer: in 21 documents
+    auto kept = LineStats::Deserialize((*index)->documents().header().attachment, "attachment");
+    ASSERT_TRUE(kept.ok()) << kept.status().message();
+    EXPECT_EQ(kept->documents(), 21u);
+    EXPECT_EQ(kept->distinct_lines(), 12u);  // only the lines left out are kept
+  }
+  r = RunCli({"index", "stats", idx, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["boilerplate"]["lines"], 12);
 
   // dedup of the same corpus: the copy's distance to p0.
   const auto dedup = RunCli(
@@ -196,22 +211,129 @@ TEST(BoilerplateCliTest, IndexKeepsLineCountsBesideIt) {
   EXPECT_TRUE(ParseJsonLines(r.out)[0]["matches"].empty()) << r.out;
   r = RunCli({"index", "add", idx, "-", "-q"}, page);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // A compaction keeps the counts (they travel with every commit).
+  r = RunCli({"index", "compact", idx, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   r = RunCli({"index", "query", idx, "-", "-q"}, page);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   out = ParseJsonLines(r.out);
   ASSERT_EQ(out[0]["matches"].size(), 1u) << r.out;
   EXPECT_EQ(out[0]["matches"][0]["distance"], 0);
+}
 
-  // Without IDX.lines the index's fingerprints cannot be reproduced: an error naming it.
+// An index written before the counts were committed with it (no attachment,
+// IDX.lines beside it) is still read; without IDX.lines its fingerprints
+// cannot be reproduced: an error naming the file.
+TEST(BoilerplateCliTest, OlderIndexReadsItsLinesFile) {
+  const std::string dir = MakeTempDir("boilerplate_index_v2");
+  const std::string idx = dir + "/idx";
+  auto method = Method::Parse("chars5,boilerplate=lines");
+  ASSERT_TRUE(method.ok());
+  const std::string footer = "版权所有 转载必究\n本站声明：文章仅代表作者观点";
+  LineCounter counter;
+  for (int i = 0; i < 10; ++i) {
+    std::string page;
+    for (int j = 0; j < 10; ++j) page += "正文第" + std::to_string(i * 10 + j) + "段\n";
+    counter.Add(page + footer);
+  }
+  ASSERT_TRUE(std::move(counter).Finish().Save(idx + ".lines").ok());
+  DocumentIndexHeader header;
+  header.pipeline_json =
+      nlohmann::json{{"method", method->ToString()}, {"bits", method->pipeline.bits}}.dump();
+  PermutedTableOptions options;
+  options.bits = method->pipeline.bits;
+  options.max_k = method->default_k;
+  auto pipeline = Pipeline::Create(method->pipeline);
+  ASSERT_TRUE(pipeline.ok());
+  const std::string body = "一段很长的正文内容，讲的是城市的交通和天气，还有别的事情。";
+  const std::vector<std::string> ids = {"a"};
+  const std::vector<Fingerprint> fps = {(*pipeline)->Fingerprint(body).fingerprint};
+  auto built = DocumentIndex::Build(idx, header, options, ids, fps);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  ASSERT_TRUE((*built)->Commit().ok());
+  built->reset();
+  const std::string page = nlohmann::json{{"id", "q"}, {"text", body + "\n" + footer}}.dump();
+  auto r = RunCli({"index", "query", idx, "-", "-q", "-k", "0"}, page + "\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ParseJsonLines(r.out)[0]["matches"].size(), 1u) << r.out;  // the footer left out
+
   ASSERT_EQ(std::rename((idx + ".lines").c_str(), (dir + "/moved").c_str()), 0);
-  r = RunCli({"index", "query", idx, "-", "-q"}, page);
+  r = RunCli({"index", "query", idx, "-", "-q"}, page + "\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(idx + ".lines"), std::string::npos) << r.err;
   // A damaged one: Corruption, also named.
   WriteFile(idx + ".lines", "not line counts");
-  r = RunCli({"index", "query", idx, "-", "-q"}, page);
+  r = RunCli({"index", "query", idx, "-", "-q"}, page + "\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(idx + ".lines"), std::string::npos) << r.err;
+}
+
+// The line counts are committed with the index, at its one commit point:
+// `index build` of corpus B over an index of corpus A, killed before each of
+// its write steps (or failing it with ENOSPC), leaves an index that opens
+// with A's documents and A's counts or B's documents and B's counts, never
+// B's documents with A's counts (or none), as when IDX.lines was written
+// after the commit.
+TEST(BoilerplateCliTest, LineCountsCommitAtomicallyWithTheIndex) {
+  const std::string dir = MakeTempDir("boilerplate_index_crash");
+  const auto corpus = [](const std::string& prefix, const std::string& footer) {
+    std::string jsonl;
+    for (int i = 0; i < 8; ++i) {
+      const std::string text = prefix + "的正文第" + std::to_string(i) + "篇，" +
+                               std::string(i % 2 ? "讲城市交通的变化" : "讲乡村天气的故事") +
+                               "和别的内容。\n" + footer;
+      jsonl += nlohmann::json{{"id", prefix + std::to_string(i)}, {"text", text}}.dump() + "\n";
+    }
+    return jsonl;
+  };
+  const std::string footer_a = "甲网版权所有\n甲网编辑部\n甲网声明";
+  const std::string footer_b = "乙站来源说明\n乙站责任编辑";
+  WriteFile(dir + "/a.jsonl", corpus("a", footer_a));
+  WriteFile(dir + "/b.jsonl", corpus("b", footer_b));
+  const std::string old_idx = dir + "/old";
+  auto r = RunCli({"index", "build", "--method", "chars5,boilerplate=lines", dir + "/a.jsonl", "-o",
+                   old_idx, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The state an index is in: "a" or "b" with its own counts, else a failure.
+  const auto state = [&](const std::string& idx) -> std::string {
+    auto index = TextIndex::Open(idx, {});
+    if (!index.ok()) return "unreadable: " + index.status().message();
+    const bool a = (*index)->Contains("a0"), b = (*index)->Contains("b0");
+    if (a == b || (*index)->size() != 8) return "a mix of documents";
+    const std::string& footer = a ? footer_a : footer_b;
+    const std::string body =
+        std::string(a ? "a" : "b") + "的正文第0篇，讲乡村天气的故事和别的内容。";
+    // Its own footer left out (its counts), the other corpus's footer kept.
+    if ((*index)->Fingerprint(body + "\n" + footer).fingerprint !=
+        (*index)->Fingerprint(body).fingerprint) {
+      return std::string(a ? "a" : "b") + "'s documents without its line counts";
+    }
+    if ((*index)->Stats().boilerplate_lines != (a ? 3u : 2u)) return "other line counts";
+    return a ? "a" : "b";
+  };
+  ASSERT_EQ(state(old_idx), "a");
+  for (const char* fault : {"NEARDUP_FAULT_KILL_AT", "NEARDUP_FAULT_FAIL_AT"}) {
+    bool finished = false;
+    for (int step = 1; step <= 60 && !finished; ++step) {
+      const std::string idx = dir + "/run";
+      for (const char* suffix : {"", ".ids", ".lines", ".lock", ".tmp"}) {
+        std::filesystem::remove(idx + suffix);
+      }
+      std::filesystem::copy_file(old_idx, idx);
+      std::filesystem::copy_file(old_idx + ".ids", idx + ".ids");
+      setenv(fault, std::to_string(step).c_str(), 1);
+      r = RunCli({"index", "build", "--method", "chars5,boilerplate=lines", dir + "/b.jsonl", "-o",
+                  idx, "-q"});
+      unsetenv(fault);
+      finished = r.exit_code == 0;
+      const std::string got = state(idx);
+      EXPECT_TRUE(got == "a" || got == "b") << fault << "=" << step << ": " << got;
+      if (finished) {
+        EXPECT_EQ(got, "b") << fault << "=" << step;
+      }
+    }
+    EXPECT_TRUE(finished) << fault << ": still failing after 60 steps";
+  }
 }
 
 }  // namespace

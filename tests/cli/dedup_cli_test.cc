@@ -159,7 +159,7 @@ TEST(IndexCliTest, BuildQueryAddRemoveStats) {
   r = RunCli({"index", "stats", idx, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto stats = nlohmann::json::parse(r.out);
-  EXPECT_EQ(stats["fingerprints"], 3);  // b, c, q (d is empty and never indexed)
+  EXPECT_EQ(stats["documents"], 3);  // b, c, q (d is empty and never indexed)
   EXPECT_EQ(stats["max_k"], 6);
 
   EXPECT_NE(RunCli({"index", "query", idx, "-", "-k", "7"}, query).exit_code, 0);
@@ -216,7 +216,7 @@ TEST(IndexCliTest, CheckAddsNewDocumentsOnly) {
   EXPECT_EQ(lines[2]["added"], false);
   EXPECT_EQ(lines[2]["matches"][0]["id"], "new");
   r = RunCli({"index", "stats", dir + "/i.idx", "--json"});
-  EXPECT_EQ(nlohmann::json::parse(r.out)["fingerprints"], 2);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["documents"], 2);
 
   // An id already indexed is a usage error unless --replace.
   r = RunCli({"index", "check", dir + "/i.idx", "--fingerprints", "-", "--add-new"},

@@ -69,7 +69,7 @@ TEST(MethodCliTest, IndexKeepsEverySettingOfItsMethod) {
   EXPECT_EQ(SelfMatches(query.out), 50);
   auto stats = RunCli({"index", "stats", dir + "/e.idx", "--json"});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
-  const std::string method = nlohmann::json::parse(stats.out)["pipeline"]["method"];
+  const std::string method = nlohmann::json::parse(stats.out)["method"];
   EXPECT_NE(method.find("entropy_threshold=5"), std::string::npos) << method;
   std::filesystem::remove_all(dir);
 }

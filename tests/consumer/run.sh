@@ -28,8 +28,8 @@ run cmake -S "$here" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags"
 run cmake --build "$work/build"
 link=$(ninja -C "$work/build" -t commands core_consumer | tail -1)
-for lib in icu opencc poppler sqlite zstd zip pugixml libz neardup_text neardup_nlp neardup_store \
-           neardup_eval; do
+for lib in icu opencc poppler sqlite zstd zip pugixml libz neardup_text neardup_nlp neardup_engine \
+           neardup_store neardup_eval; do
   if grep -qi -- "$lib" <<<"$link"; then
     echo "FAIL: the neardup::core consumer links $lib:" >&2
     echo "$link" >&2

@@ -564,7 +564,7 @@ TEST_F(IndexCrashTest, ReadersAreNotBlockedByAWriter) {
   // The writer holds the lock; a reader in another process still answers.
   const auto r = RunCli({"index", "stats", idx, "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["fingerprints"], 10);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["documents"], 10);
 }
 
 TEST_F(IndexCrashTest, StatsToAFullDeviceFails) {

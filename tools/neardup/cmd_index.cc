@@ -1,10 +1,11 @@
 // Copyright 2026 The neardup Authors.
 //
-// neardup index build|query|add|remove|stats: a persistent near-duplicate
-// index, a neardup::DocumentIndex (document_index.h): IDX, IDX.ids beside it
-// with the document ids and the method (method.h: so that queries are
-// fingerprinted the same way), committed together (doc/index_format.md).
-// This file only wires the library's calls to the command line.
+// neardup index build|query|add|check|remove|stats...: a persistent
+// near-duplicate index, a neardup::TextIndex (text_index.h): IDX, IDX.ids
+// beside it with the document ids, the method (method.h: so that queries are
+// fingerprinted the same way) and the boilerplate line counts, committed
+// together (doc/index_format.md). This file only wires the library's calls
+// to the command line.
 
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "common.h"
 #include "index_open.h"
 #include "neardup/document_index.h"
+#include "neardup/text_index.h"
 
 namespace neardup::cli {
 namespace {
@@ -34,145 +36,91 @@ struct IndexFlags {
   IndexTablesOptions tables;  // build: how the lookup tables are chosen
 };
 
-// The lookup tables and their recall guarantee, as stats and serve report
-// them.
-nlohmann::ordered_json TablesJson(const DocumentIndexStats& s) {
-  const IndexTablesStats& t = s.tables;
-  nlohmann::ordered_json j = {{"kind", t.kind}, {"tables", t.tables}};
-  if (t.kind == "exact") {
-    j["blocks"] = t.blocks;
-  } else {
-    j["band_bits"] = t.band_bits;
-    j["probe_radius"] = t.probe_radius;
-    j["seed"] = t.seed;
-  }
-  j["recall_at_k"] = t.recall_at_k;
-  j["recall_at_k_minus_4"] = t.recall_at_k_minus_4;
-  j["estimated_query_us"] = t.estimated_query_us;
-  j["file_version"] = t.file_version;
-  j["delta_entries"] = t.delta_entries;
-  return j;
-}
+// Every input document's id and fingerprint, in input order: made by the
+// index (text_index.h: its boilerplate lines left out, its method), or parsed
+// with --fingerprints (malformed ones are reported and skipped). `held`:
+// the counting pass of a build, which holds standard input's documents.
+struct Read {
+  std::vector<std::string> ids;
+  std::vector<DocumentFingerprint> fps;
+};
 
-// The ids file's "pipeline" member: the method's text form (method.h), with
-// its data files made absolute and identified by digest, so that the index
-// is queried with exactly the settings it was built with, from any working
-// directory; and the width, checked against the index file.
-Result<nlohmann::ordered_json> PipelineHeader(const PipelineFlags& flags) {
-  auto method = MakeMethod(flags);
-  if (!method.ok()) return method.status();
-  NEARDUP_RETURN_IF_ERROR(method->Resolve());
-  return nlohmann::ordered_json{{"method", method->ToString()}, {"bits", method->pipeline.bits}};
-}
-
-// The method an index was built with. Indexes written before the method was
-// stored (no "method" member) name their settings one by one.
-Result<Method> MethodFromHeader(const nlohmann::ordered_json& h, const std::string& jieba_dir) {
-  Result<Method> method = Status::InvalidArgument("no method");
-  if (h.contains("method")) {
-    method = Method::Parse(h.value("method", ""));
-  } else {
-    PipelineFlags p;
-    p.normalize = h.value("normalize", "nfkc");
-    p.t2s = h.value("t2s", false);
-    p.user_dicts = h.value("user_dicts", std::vector<std::string>{});
-    p.idf = h.value("idf", "");
-    p.no_hmm = h.value("no_hmm", false);
-    p.bits = h.value("bits", 0);
-    p.features = h.value("features", "");
-    p.weights = h.value("weights", "");
-    p.top_k = h.value("topk", -1);
-    p.hash = h.value("hash", "");
-    method = MakeMethod(p);
-  }
-  if (!method.ok()) {
-    return Status::Corruption("the index's method: " + method.status().message());
-  }
-  method->pipeline.segmenter.jieba_dir = jieba_dir;
-  NEARDUP_RETURN_IF_ERROR(method->VerifyDataFiles());
-  return method;
-}
-
-// Fingerprints every input document (or parses fingerprint JSONL) and calls
-// `sink` in input order. Malformed fingerprints are reported and skipped.
-Result<InputStats> ReadFingerprints(
-    const IndexFlags& flags, const Method& method,
-    const std::function<void(const std::string&, const DocumentFingerprint&)>& sink,
-    BoilerplatePass& lines) {
+Result<InputStats> ReadFingerprints(const IndexFlags& flags, const TextIndex& index, Read* read,
+                                    BoilerplatePass* held = nullptr) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return read_options.status();
-  std::unique_ptr<Pipeline> pipeline;
   if (flags.fingerprints) {
     read_options->text_field = "fingerprint";
     read_options->format = InputFormat::kJsonl;
-  } else {
-    auto created = Pipeline::Create(method.pipeline);
-    if (!created.ok()) return created.status();
-    pipeline = std::move(*created);
   }
-  const int bits = method.pipeline.bits;
+  const int bits = index.bits();
   uint64_t bad = 0;
   // With --fingerprints the document's text is the fingerprint: parsed here.
-  const auto process = [&](const Document& doc) {
-    if (!pipeline) return DocumentFingerprint{};
-    if (lines.on()) return pipeline->Fingerprint(lines.Strip(doc.text), doc.title);
-    return pipeline->Fingerprint(doc.text, doc.title);
+  const std::function<DocumentFingerprint(const Document&)> process = [&](const Document& doc) {
+    if (flags.fingerprints) return DocumentFingerprint{};
+    return index.Fingerprint(doc.text, doc.title);
   };
-  const auto emit = [&](const Document& doc, DocumentFingerprint& computed) {
-    auto fp = pipeline ? Result<Fingerprint>(computed.fingerprint) : Fingerprint::FromHex(doc.text);
-    if (!fp.ok() || fp->bits() != bits) {
-      ++bad;
-      std::cerr << "neardup: skipped: " << doc.source << ":" << doc.line << ": "
-                << (fp.ok() ? "a " + std::to_string(fp->bits()) + "-bit fingerprint in a " +
-                                  std::to_string(bits) + "-bit index"
-                            : fp.status().message())
-                << "\n";
-      return;
-    }
-    sink(doc.id, pipeline ? computed : DocumentFingerprint{*fp, 1});
-  };
-  auto stats = lines.ForEach<DocumentFingerprint>(flags.input, *read_options, process, emit);
+  const std::function<void(const Document&, DocumentFingerprint&)> emit =
+      [&](const Document& doc, DocumentFingerprint& computed) {
+        if (!flags.fingerprints) {
+          read->ids.push_back(doc.id);
+          read->fps.push_back(computed);
+          return;
+        }
+        auto fp = Fingerprint::FromHex(doc.text);
+        if (!fp.ok() || fp->bits() != bits) {
+          ++bad;
+          std::cerr << "neardup: skipped: " << doc.source << ":" << doc.line << ": "
+                    << (fp.ok() ? "a " + std::to_string(fp->bits()) + "-bit fingerprint in a " +
+                                      std::to_string(bits) + "-bit index"
+                                : fp.status().message())
+                    << "\n";
+          return;
+        }
+        read->ids.push_back(doc.id);
+        read->fps.push_back(DocumentFingerprint{*fp, 1});
+      };
+  auto stats =
+      held != nullptr
+          ? held->ForEach<DocumentFingerprint>(flags.input, *read_options, process, emit)
+          : ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
   if (!stats.ok()) return stats.status();
   stats->malformed += bad;
   return stats;
 }
 
-// Reads the documents (or fingerprints) to index, skipping empty ones: a
-// document without features is never a near duplicate.
-struct Batch {
-  std::vector<std::string> ids;
-  std::vector<Fingerprint> fps;
-  uint64_t empty = 0;
-};
+size_t CountEmpty(const std::vector<DocumentFingerprint>& fps) {
+  size_t n = 0;
+  for (const DocumentFingerprint& fp : fps) n += fp.empty();
+  return n;
+}
 
-Result<InputStats> ReadBatch(const IndexFlags& flags, const Method& method, Batch* batch,
-                             BoilerplatePass& lines) {
-  return ReadFingerprints(
-      flags, method,
-      [&](const std::string& id, const DocumentFingerprint& fp) {
-        if (fp.empty()) {
-          ++batch->empty;
-          return;
-        }
-        batch->ids.push_back(id);
-        batch->fps.push_back(fp.fingerprint);
-      },
-      lines);
+// One output line: {"id", "matches": [{"id", "distance"}...]}, then
+// "added" (check), and "empty": true for a document without features (the
+// text index's policy: no matches, never added), as serve answers.
+std::string ResultLine(const std::string& id, const TextIndexResult& r, bool with_added) {
+  nlohmann::ordered_json matches = nlohmann::ordered_json::array();
+  for (const DocumentMatch& m : r.matches) {
+    matches.push_back({{"id", m.id}, {"distance", m.distance}});
+  }
+  nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
+  if (with_added) line["added"] = r.added;
+  if (r.empty) line["empty"] = true;
+  return JsonLine(line);
 }
 
 // No input may be one of the files the index at flags.index_path owns
-// (DocumentIndex::OwnedFiles, IDX.lines, a crashed commit's leftovers):
-// writing the index would replace or delete it.
+// (TextIndex::OwnedFiles, a crashed commit's leftovers): writing the index
+// would replace or delete it.
 Status CheckIndexInputs(const IndexFlags& flags) {
-  std::vector<std::string> outputs = DocumentIndex::OwnedFiles(flags.index_path);
-  outputs.push_back(IndexLinesPath(flags.index_path));
-  NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(flags.input.inputs, outputs));
+  NEARDUP_RETURN_IF_ERROR(
+      CheckInputsAndOutputs(flags.input.inputs, TextIndex::OwnedFiles(flags.index_path)));
   std::error_code ec;
   const std::string index = std::filesystem::weakly_canonical(flags.index_path, ec).string();
   for (const std::string& input : flags.input.inputs) {
     if (input == "-") continue;
     const std::string file = std::filesystem::weakly_canonical(input, ec).string();
-    if (!ec && DocumentIndex::IsOwnedFile(index, file)) {
+    if (!ec && TextIndex::IsOwnedFile(index, file)) {
       return Status::InvalidArgument("the input " + input + " is a file of the index " +
                                      flags.index_path + ": writing the index would replace it");
     }
@@ -184,8 +132,6 @@ int RunBuild(IndexFlags flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "index"));
   auto method = MakeMethod(flags.pipeline);
   if (!method.ok()) return Fail(method.status());
-  auto pipeline_header = PipelineHeader(flags.pipeline);
-  if (!pipeline_header.ok()) return Fail(pipeline_header.status());
   // -o names the index here (IDX and IDX.ids are written).
   flags.index_path = flags.input.output;
   if (flags.index_path.empty() || flags.index_path == "-") {
@@ -194,92 +140,76 @@ int RunBuild(IndexFlags flags) {
         "IDX.ids, so it cannot go to standard output)"));
   }
   NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
-  Batch batch;
   flags.input.progress = true;
-  BoilerplatePass lines;  // boilerplate=lines: counted here, saved as IDX.lines
+  // boilerplate=lines: the corpus's lines counted first; the index keeps the
+  // counts in its commit.
+  BoilerplatePass lines;
   if (!flags.fingerprints) {
     auto read_options = MakeReadOptions(flags.input);
     if (!read_options.ok()) return Fail(read_options.status());
-    NEARDUP_RETURN_IF_ERROR_CLI(CountIndexLines(*method, flags.input, *read_options, &lines));
+    NEARDUP_RETURN_IF_ERROR_CLI(lines.Count(
+        flags.input, *read_options, method->pipeline.boilerplate, method->pipeline.normalize));
   }
-  auto stats = ReadBatch(flags, *method, &batch, lines);
-  if (!stats.ok()) return Fail(stats.status());
-  PermutedTableOptions options;
-  options.bits = method->pipeline.bits;
-  options.max_k = flags.max_k >= 0 ? flags.max_k : method->default_k;
-  options.build_threads = flags.input.threads;
-  DocumentIndexHeader header;
-  header.pipeline_json = pipeline_header->dump();
-  header.fingerprints_input = flags.fingerprints;
-  header.tables = flags.tables;
-  auto index = DocumentIndex::Build(flags.index_path, header, options, batch.ids, batch.fps);
+  TextIndexOptions options;
+  options.max_k = flags.max_k;
+  options.threads = flags.input.threads;
+  options.tables = flags.tables;
+  options.fingerprints_input = flags.fingerprints;
+  options.overwrite = true;  // `index build -o IDX` replaces IDX
+  auto index =
+      TextIndex::Create(flags.index_path, *method, options, lines.on() ? &lines.stats() : nullptr);
   if (!index.ok()) return Fail(index.status());
+  Read read;
+  auto stats = ReadFingerprints(flags, **index, &read, &lines);
+  if (!stats.ok()) return Fail(stats.status());
+  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Load(read.ids, read.fps, nullptr));
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
-  NEARDUP_RETURN_IF_ERROR_CLI(SaveIndexLines(flags.index_path, lines));
   if (!flags.input.quiet) {
-    const DocumentIndexStats s = (*index)->Stats();
+    const TextIndexStats s = (*index)->Stats();
     std::fprintf(stderr,
-                 "neardup: indexed %zu fingerprints (%llu empty documents not indexed) in %s: "
+                 "neardup: indexed %zu documents (%zu empty documents not indexed) in %s: "
                  "%d bits, max k %d, %d %s tables, guaranteed recall %.6f at distance %d\n",
-                 s.documents, static_cast<unsigned long long>(batch.empty),
-                 flags.index_path.c_str(), s.bits, s.max_k, s.tables.tables, s.tables.kind.c_str(),
-                 s.tables.recall_at_k, s.max_k);
+                 s.documents, CountEmpty(read.fps), flags.index_path.c_str(), s.bits, s.max_k,
+                 s.tables.tables, s.tables.kind.c_str(), s.tables.recall_at_k, s.max_k);
   }
   return InputExitCode(flags.input, *stats);
 }
 
-// The index, its method and (boilerplate=lines) its line counts, IDX.lines.
-Result<std::unique_ptr<DocumentIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
-                                            Method* method, BoilerplatePass* lines = nullptr,
-                                            DocumentIndexOptions options = {}) {
-  SetLockWait(flags.index_path, flags.lock_wait, &options);
-  NEARDUP_ASSIGN_OR_RETURN(
-      auto index,
-      OpenIndexAndMethod(flags.index_path, flags.pipeline.jieba_dir, mode, method, options));
-  if (lines != nullptr && !flags.fingerprints) {
-    NEARDUP_RETURN_IF_ERROR(LoadIndexLines(flags.index_path, *method, lines));
-  }
-  return index;
+// The index with its method and line counts. `texts`: documents will be
+// fingerprinted (not with --fingerprints, nor for commands that read none).
+Result<std::unique_ptr<TextIndex>> Open(const IndexFlags& flags, DocumentIndex::Mode mode,
+                                        bool texts, DocumentIndexOptions index_options = {}) {
+  TextIndexOpenOptions options;
+  options.mode = mode;
+  options.index = std::move(index_options);
+  options.jieba_dir = flags.pipeline.jieba_dir;
+  options.texts = texts && !flags.fingerprints;
+  SetLockWait(flags.index_path, flags.lock_wait, &options.index);
+  return TextIndex::Open(flags.index_path, options);
+}
+
+Status CheckK(int k, const TextIndex& index) {
+  if (k <= index.max_k()) return Status::OK();
+  return Status::InvalidArgument("-k " + std::to_string(k) + " is larger than the index's max k " +
+                                 std::to_string(index.max_k()) + " (rebuild with --max-k)");
 }
 
 int RunQuery(const IndexFlags& flags) {
-  Method method;
-  BoilerplatePass lines;
-  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, &method, &lines);
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, true);
   if (!index.ok()) return Fail(index.status());
-  const DocumentIndex& idx = **index;
-  const int k = flags.k >= 0 ? flags.k : idx.max_k();
-  if (k > idx.max_k()) {
-    return Fail(Status::InvalidArgument("-k " + std::to_string(k) +
-                                        " is larger than the index's max k " +
-                                        std::to_string(idx.max_k()) + " (rebuild with --max-k)"));
-  }
+  const TextIndex& idx = **index;
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckK(flags.k, idx));
+  Read read;
+  auto stats = ReadFingerprints(flags, idx, &read);
+  if (!stats.ok()) return Fail(stats.status());
+  std::vector<TextIndexResult> results;
+  NEARDUP_RETURN_IF_ERROR_CLI(idx.Query(read.fps, flags.k, &results));
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
-  std::vector<DocumentMatch> found;
-  Status query_status;
-  auto stats = ReadFingerprints(
-      flags, method,
-      [&](const std::string& id, const DocumentFingerprint& fp) {
-        nlohmann::ordered_json matches = nlohmann::ordered_json::array();
-        if (!fp.empty()) {
-          const Status s = idx.Query(fp.fingerprint, k, &found);
-          if (s.ok()) {
-            for (const DocumentMatch& m : found) {
-              matches.push_back({{"id", m.id}, {"distance", m.distance}});
-            }
-          } else if (query_status.ok()) {
-            query_status = s;
-          }
-        }
-        nlohmann::ordered_json line = {{"id", id}, {"matches", std::move(matches)}};
-        (*out)->Write(JsonLine(line));
-      },
-      lines);
-  if (!stats.ok()) return Fail(stats.status());
-  const Status closed = (*out)->Close();
-  if (!closed.ok()) return Fail(closed);
-  if (!query_status.ok()) return Fail(query_status);
+  for (size_t i = 0; i < results.size(); ++i) {
+    (*out)->Write(ResultLine(read.ids[i], results[i], /*with_added=*/false));
+  }
+  NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
   if (!flags.input.quiet) {
     const IndexTablesStats t = idx.Stats().tables;
     std::fprintf(stderr,
@@ -305,65 +235,44 @@ int RunAdd(const IndexFlags& flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
   // Read-write: the index's lock is held from here to the exit, so
   // concurrent adds run one after another and none is lost.
-  Method method;
-  BoilerplatePass lines;
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, &method, &lines, WriteAheadOptions());
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, true, WriteAheadOptions());
   if (!index.ok()) return Fail(index.status());
-  Batch batch;
-  auto stats = ReadBatch(flags, method, &batch, lines);
+  Read read;
+  auto stats = ReadFingerprints(flags, **index, &read);
   if (!stats.ok()) return Fail(stats.status());
-  Status added = (*index)->AddBatch(batch.ids, batch.fps, flags.replace);
+  Status added = (*index)->Add(read.ids, read.fps, flags.replace, nullptr);
   if (added.IsInvalidArgument() && !flags.replace) {
     added = Status::InvalidArgument(added.message() + "; --replace replaces it");
   }
   NEARDUP_RETURN_IF_ERROR_CLI(added);
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: added %zu fingerprints; the index holds %zu\n", batch.fps.size(),
-                 (*index)->size());
+    std::fprintf(stderr,
+                 "neardup: added %zu documents (%zu empty not added); the index holds %zu\n",
+                 read.fps.size() - CountEmpty(read.fps), CountEmpty(read.fps), (*index)->size());
   }
   return InputExitCode(flags.input, *stats);
 }
 
 // Query-or-add: each document's matches, and whether it was added, as one
-// step under the index's lock (DocumentIndex::Check).
+// step under the index's lock (TextIndex::Check).
 int RunCheck(const IndexFlags& flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
-  Method method;
   const auto mode =
       flags.add_new ? DocumentIndex::Mode::kReadWrite : DocumentIndex::Mode::kReadOnly;
   // The additions go to the log (one synced record), not a rewrite of IDX.
-  BoilerplatePass lines;
-  auto index = Open(flags, mode, &method, &lines, WriteAheadOptions());
+  auto index = Open(flags, mode, true, WriteAheadOptions());
   if (!index.ok()) return Fail(index.status());
-  DocumentIndex& idx = **index;
+  TextIndex& idx = **index;
+  NEARDUP_RETURN_IF_ERROR_CLI(CheckK(flags.k, idx));
   CheckOptions options;
   options.k = flags.k;
   options.policy = flags.add_new ? CheckPolicy::kAddIfNew : CheckPolicy::kQueryOnly;
   options.replace = flags.replace;
-  if (options.k > idx.max_k()) {
-    return Fail(Status::InvalidArgument("-k " + std::to_string(options.k) +
-                                        " is larger than the index's max k " +
-                                        std::to_string(idx.max_k()) + " (rebuild with --max-k)"));
-  }
-  // Every document in input order; the empty ones (no features) are never
-  // checked nor added.
-  std::vector<std::string> all_ids;
-  std::vector<bool> empty;
-  Batch batch;
-  auto stats = ReadFingerprints(
-      flags, method,
-      [&](const std::string& id, const DocumentFingerprint& fp) {
-        all_ids.push_back(id);
-        empty.push_back(fp.empty());
-        if (!fp.empty()) {
-          batch.ids.push_back(id);
-          batch.fps.push_back(fp.fingerprint);
-        }
-      },
-      lines);
+  Read read;
+  auto stats = ReadFingerprints(flags, idx, &read);
   if (!stats.ok()) return Fail(stats.status());
-  std::vector<CheckResult> results;
-  Status checked = idx.Check(batch.ids, batch.fps, options, &results);
+  std::vector<TextIndexResult> results;
+  Status checked = idx.Check(read.ids, read.fps, options, &results);
   if (checked.IsInvalidArgument() && flags.add_new && !flags.replace &&
       checked.message().find("is already in") != std::string::npos) {
     checked = Status::InvalidArgument(checked.message() + "; --replace replaces it");
@@ -371,31 +280,21 @@ int RunCheck(const IndexFlags& flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(checked);
   auto out = Output::Open(flags.input.output, flags.input.inputs);
   if (!out.ok()) return Fail(out.status());
-  size_t next = 0, added = 0;
-  for (size_t i = 0; i < all_ids.size(); ++i) {
-    nlohmann::ordered_json matches = nlohmann::ordered_json::array();
-    bool was_added = false;
-    if (!empty[i]) {
-      const CheckResult& r = results[next++];
-      for (const DocumentMatch& m : r.matches) {
-        matches.push_back({{"id", m.id}, {"distance", m.distance}});
-      }
-      was_added = r.added;
-      added += r.added;
-    }
-    (*out)->Write(JsonLine(nlohmann::ordered_json{
-        {"id", all_ids[i]}, {"matches", std::move(matches)}, {"added", was_added}}));
+  size_t added = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    (*out)->Write(ResultLine(read.ids[i], results[i], /*with_added=*/true));
+    added += results[i].added;
   }
   NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
   if (!flags.input.quiet && flags.add_new) {
     std::fprintf(stderr, "neardup: checked %zu documents, added %zu; the index holds %zu\n",
-                 all_ids.size(), added, idx.size());
+                 results.size(), added, idx.size());
   }
   return InputExitCode(flags.input, *stats);
 }
 
 int RunRemove(const IndexFlags& flags) {
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr, nullptr, WriteAheadOptions());
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, false, WriteAheadOptions());
   if (!index.ok()) return Fail(index.status());
   std::vector<std::string> missing;
   auto removed = (*index)->Remove(flags.remove_ids, &missing);
@@ -404,7 +303,7 @@ int RunRemove(const IndexFlags& flags) {
     std::cerr << "neardup: warning: no document '" << id << "' in " << flags.index_path << "\n";
   }
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: removed %zu fingerprints; the index holds %zu\n", *removed,
+    std::fprintf(stderr, "neardup: removed %zu documents; the index holds %zu\n", *removed,
                  (*index)->size());
   }
   return !missing.empty() && flags.input.strict ? kExitBadInput : kExitOk;
@@ -414,23 +313,23 @@ int RunRemove(const IndexFlags& flags) {
 // change, the log's included), taken without the writers' lock: a server
 // goes on serving.
 int RunSnapshot(const IndexFlags& flags, const std::string& dest) {
-  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, false);
   if (!index.ok()) return Fail(index.status());
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->SaveSnapshot(dest));
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: wrote a snapshot of %s to %s: %zu fingerprints\n",
+    std::fprintf(stderr, "neardup: wrote a snapshot of %s to %s: %zu documents\n",
                  flags.index_path.c_str(), dest.c_str(), (*index)->size());
   }
   return kExitOk;
 }
 
 int RunCompact(const IndexFlags& flags) {
-  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, nullptr);
+  auto index = Open(flags, DocumentIndex::Mode::kReadWrite, false);
   if (!index.ok()) return Fail(index.status());
   const uint64_t log_bytes = (*index)->Stats().log_bytes;
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->Compact());
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: folded a %llu-byte log into %s; it holds %zu fingerprints\n",
+    std::fprintf(stderr, "neardup: folded a %llu-byte log into %s; it holds %zu documents\n",
                  static_cast<unsigned long long>(log_bytes), flags.index_path.c_str(),
                  (*index)->size());
   }
@@ -438,33 +337,21 @@ int RunCompact(const IndexFlags& flags) {
 }
 
 int RunStats(const IndexFlags& flags) {
-  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, false);
   if (!index.ok()) return Fail(index.status());
-  const DocumentIndexStats s = (*index)->Stats();
-  nlohmann::ordered_json j = {
-      {"path", flags.index_path},
-      {"fingerprints", s.documents},
-      {"bits", s.bits},
-      {"max_k", s.max_k},
-      {"memory_bytes", s.memory_bytes},
-      {"file_bytes", s.file_bytes},
-      {"log_bytes", s.log_bytes},
-      {"log_records", s.log_records},
-      {"pipeline", nlohmann::ordered_json::parse((*index)->header().pipeline_json)}};
-  j["tables"] = TablesJson(s);
   auto out = Output::Open("-", {});
   if (!out.ok()) return Fail(out.status());
-  (*out)->Write(flags.json ? j.dump() + "\n" : j.dump(2) + "\n");
+  (*out)->Write(TextIndexStatsJson((*index)->Stats(), flags.json ? -1 : 2) + "\n");
   NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
   return kExitOk;
 }
 
 int RunVerify(const IndexFlags& flags) {
-  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, nullptr);
+  auto index = Open(flags, DocumentIndex::Mode::kReadOnly, false);
   if (!index.ok()) return Fail(index.status());
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->Verify());
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: %s: verified, %zu fingerprints\n", flags.index_path.c_str(),
+    std::fprintf(stderr, "neardup: %s: verified, %zu documents\n", flags.index_path.c_str(),
                  (*index)->size());
   }
   return kExitOk;
@@ -490,33 +377,6 @@ void SetLockWait(const std::string& path, double seconds, DocumentIndexOptions* 
       std::fprintf(stderr, "neardup: waiting for the lock on %s.lock\n", path.c_str());
     }
   };
-}
-
-nlohmann::ordered_json IndexTablesJson(const DocumentIndexStats& stats) {
-  return TablesJson(stats);
-}
-
-Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& path,
-                                                          const std::string& jieba_dir,
-                                                          DocumentIndex::Mode mode, Method* method,
-                                                          const DocumentIndexOptions& options) {
-  auto index = DocumentIndex::Open(path, mode, options);
-  if (!index.ok()) return index.status();
-  if (method != nullptr) {
-    // The library checked the members' types, so value() cannot throw.
-    const auto h = nlohmann::ordered_json::parse((*index)->header().pipeline_json);
-    auto m = MethodFromHeader(h, jieba_dir);
-    if (!m.ok() && m.status().IsCorruption()) {
-      return Status::Corruption(path + ".ids: " + m.status().message());
-    }
-    if (!m.ok()) return m.status();
-    *method = std::move(*m);
-    if (method->pipeline.bits != (*index)->bits()) {
-      return Status::Corruption(path + ".ids: says " + std::to_string(method->pipeline.bits) +
-                                " bits, the index has " + std::to_string((*index)->bits()));
-    }
-  }
-  return index;
 }
 
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <iterator>
@@ -33,11 +34,10 @@
 #include <system_error>
 #include <thread>
 
-#include "boilerplate_pass.h"
 #include "common.h"
 #include "index_open.h"
 #include "neardup/document_index.h"
-#include "util/file.h"
+#include "neardup/text_index.h"
 
 namespace neardup::cli {
 namespace {
@@ -257,29 +257,21 @@ class Metrics {
 
 // A request's documents, fingerprinted, with its options.
 struct Batch {
-  std::vector<std::string> ids;  // every item, in order
-  std::vector<Fingerprint> fps;  // every item; empty ones are not checked
-  std::vector<bool> empty;       // the document had no features
+  std::vector<std::string> ids;          // every item, in order
+  std::vector<DocumentFingerprint> fps;  // every item (empty: no features)
   int k = -1;
   bool replace = false;
 };
 
 class Server {
  public:
-  Server(const ServeFlags& flags, std::unique_ptr<DocumentIndex> index, Method method,
-         std::unique_ptr<Pipeline> pipeline, std::unique_ptr<BoilerplatePass> lines,
-         std::string token)
-      : flags_(flags),
-        index_(std::move(index)),
-        method_(std::move(method)),
-        pipeline_(std::move(pipeline)),
-        lines_(std::move(lines)),
-        token_(std::move(token)) {}
+  Server(const ServeFlags& flags, std::unique_ptr<TextIndex> index, std::string token)
+      : flags_(flags), index_(std::move(index)), token_(std::move(token)) {}
 
   // Binds, prints the address, serves until Stop. False when it cannot bind.
   bool Run();
   void Stop() { http_.stop(); }
-  DocumentIndex& index() { return *index_; }
+  TextIndex& index() { return *index_; }
 
  private:
   void Route();
@@ -300,10 +292,8 @@ class Server {
   bool Authorized(const httplib::Request& req) const;
 
   const ServeFlags flags_;
-  std::unique_ptr<DocumentIndex> index_;
-  const Method method_;
-  const std::unique_ptr<Pipeline> pipeline_;
-  const std::unique_ptr<BoilerplatePass> lines_;  // boilerplate=lines: IDX.lines
+  // The index with its method, pipeline and line counts (text_index.h).
+  std::unique_ptr<TextIndex> index_;
   const std::string token_;
   httplib::Server http_;
   std::mutex log_mu_;  // one access log line at a time
@@ -467,11 +457,7 @@ bool Server::ParseBatch(const std::string& text, httplib::Response& res, bool ne
         title = t->get<std::string>();
       }
       const std::string& text = value->get_ref<const std::string&>();
-      const DocumentFingerprint fp = lines_->on()
-                                         ? pipeline_->Fingerprint(lines_->Strip(text), title)
-                                         : pipeline_->Fingerprint(text, title);
-      batch->fps.push_back(fp.fingerprint);
-      batch->empty.push_back(fp.empty());
+      batch->fps.push_back(index_->Fingerprint(text, title));
     } else {
       auto fp = Fingerprint::FromHex(value->get_ref<const std::string&>());
       if (!fp.ok() || fp->bits() != index_->bits()) {
@@ -482,8 +468,7 @@ bool Server::ParseBatch(const std::string& text, httplib::Response& res, bool ne
                               : fp.status().message()));
         return false;
       }
-      batch->fps.push_back(*fp);
-      batch->empty.push_back(false);
+      batch->fps.push_back(DocumentFingerprint{*fp, 1});
     }
     batch->ids.push_back(std::move(id));
   }
@@ -496,66 +481,51 @@ Json MatchesJson(const std::vector<DocumentMatch>& matches) {
   return a;
 }
 
-// Runs Check with `policy` over the non-empty items and answers
-// {"results": [{"id", "matches", "added"}...]} in request order.
-void CheckAndAnswer(DocumentIndex& index, const Batch& batch, CheckPolicy policy,
-                    httplib::Response& res) {
-  std::vector<std::string> ids;
-  std::vector<Fingerprint> fps;
-  for (size_t i = 0; i < batch.ids.size(); ++i) {
-    if (batch.empty[i]) continue;
-    ids.push_back(batch.ids[i]);
-    fps.push_back(batch.fps[i]);
+// One item's answer: {"id", "matches"}, then "added" (add, check), and
+// "exists" or "empty" when they hold (the text index's policy: an empty
+// document has no matches and is never added).
+Json ResultJson(const std::string& id, const TextIndexResult& r, bool with_added) {
+  Json j = {{"id", id}, {"matches", MatchesJson(r.matches)}};
+  if (with_added) j["added"] = r.added;
+  if (r.exists) j["exists"] = true;  // left as it is, not added
+  if (r.empty) j["empty"] = true;    // no features: never a near duplicate, never added
+  return j;
+}
+
+Json ResultsJson(const Batch& batch, const std::vector<TextIndexResult>& results, bool with_added,
+                 const TextIndex& index) {
+  Json out = Json::array();
+  for (size_t i = 0; i < results.size(); ++i) {
+    out.push_back(ResultJson(batch.ids[i], results[i], with_added));
   }
+  return Json{{"results", std::move(out)},
+              {"recall_at_max_k", index.documents().Stats().tables.recall_at_k}};
+}
+
+// Runs Check with `policy` and answers {"results": [{"id", "matches",
+// "added"}...]} in request order.
+void CheckAndAnswer(TextIndex& index, const Batch& batch, CheckPolicy policy,
+                    httplib::Response& res) {
   CheckOptions options;
   options.k = batch.k;
   options.policy = policy;
   options.replace = batch.replace;
   // An id already indexed is that item's answer ("exists"), not the batch's.
   options.skip_existing = true;
-  std::vector<CheckResult> results;
-  const Status s = index.Check(ids, fps, options, &results);
-  if (!s.ok()) {
-    SetError(res, StatusCodeOf(s), s.message());
-    return;
-  }
-  Json out = Json::array();
-  size_t next = 0;
-  for (size_t i = 0; i < batch.ids.size(); ++i) {
-    Json r = {{"id", batch.ids[i]}};
-    if (batch.empty[i]) {
-      r["matches"] = Json::array();
-      r["empty"] = true;  // no features: never a near duplicate, never added
-      if (policy != CheckPolicy::kQueryOnly) r["added"] = false;
-    } else {
-      r["matches"] = MatchesJson(results[next].matches);
-      if (policy != CheckPolicy::kQueryOnly) r["added"] = results[next].added;
-      if (results[next].exists) r["exists"] = true;  // left as it is, not added
-      ++next;
-    }
-    out.push_back(std::move(r));
-  }
-  SetJson(res,
-          Json{{"results", std::move(out)}, {"recall_at_max_k", index.Stats().tables.recall_at_k}});
+  std::vector<TextIndexResult> results;
+  const Status s = index.Check(batch.ids, batch.fps, options, &results);
+  if (!s.ok()) return SetError(res, StatusCodeOf(s), s.message());
+  SetJson(res, ResultsJson(batch, results, policy != CheckPolicy::kQueryOnly, index));
 }
 
 void Server::HandleQuery(const std::string& body, httplib::Response& res) {
   Batch batch;
   if (!ParseBatch(body, res, /*need_ids=*/false, &batch)) return;
   // A query takes the readers' side of the lock only: Query, not Check.
-  const int k = batch.k < 0 ? index_->max_k() : batch.k;
-  Json out = Json::array();
-  std::vector<DocumentMatch> matches;
-  for (size_t i = 0; i < batch.ids.size(); ++i) {
-    matches.clear();
-    if (!batch.empty[i]) {
-      const Status s = index_->Query(batch.fps[i], k, &matches);
-      if (!s.ok()) return SetError(res, StatusCodeOf(s), s.message());
-    }
-    out.push_back({{"id", batch.ids[i]}, {"matches", MatchesJson(matches)}});
-  }
-  SetJson(res, Json{{"results", std::move(out)},
-                    {"recall_at_max_k", index_->Stats().tables.recall_at_k}});
+  std::vector<TextIndexResult> results;
+  const Status s = index_->Query(batch.fps, batch.k, &results);
+  if (!s.ok()) return SetError(res, StatusCodeOf(s), s.message());
+  SetJson(res, ResultsJson(batch, results, /*with_added=*/false, *index_));
 }
 
 void Server::HandleAdd(const std::string& body, httplib::Response& res) {
@@ -595,17 +565,9 @@ void Server::HandleRemove(const std::string& text, httplib::Response& res) {
 }
 
 void Server::HandleStats(httplib::Response& res) {
-  const DocumentIndexStats s = index_->Stats();
-  SetJson(res, Json{{"path", flags_.index_path},
-                    {"documents", s.documents},
-                    {"bits", s.bits},
-                    {"max_k", s.max_k},
-                    {"memory_bytes", s.memory_bytes},
-                    {"file_bytes", s.file_bytes},
-                    {"log_bytes", s.log_bytes},
-                    {"log_records", s.log_records},
-                    {"tables", IndexTablesJson(s)},
-                    {"method", method_.ToString()}});
+  // The same object as `neardup index stats --json` (text_index.h).
+  res.status = 200;
+  res.set_content(TextIndexStatsJson(index_->Stats()), "application/json");
 }
 
 void Server::Route() {
@@ -626,7 +588,8 @@ void Server::Route() {
   http_.Get("/healthz", [](const auto&, auto& res) { SetJson(res, Json{{"status", "ok"}}); });
   http_.Get("/metrics", [this](const auto&, auto& res) {
     res.status = 200;
-    res.set_content(metrics_.Render(index_->Stats()), "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(metrics_.Render(index_->documents().Stats()),
+                    "text/plain; version=0.0.4; charset=utf-8");
   });
 
   // Before routing: the token (every path but /healthz) and the start time
@@ -776,9 +739,10 @@ int RunServe(const ServeFlags& flags) {
   }
   std::string token;
   if (!flags.token_file.empty()) {
-    auto text = file::ReadWholeFile(flags.token_file);
-    if (!text.ok()) return Fail(text.status());
-    token = *text;
+    std::ifstream in(flags.token_file, std::ios::binary);
+    if (!in) return Fail(Status::NotFound(flags.token_file + ": cannot be read"));
+    token.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) return Fail(Status::IOError(flags.token_file + ": read error"));
     while (!token.empty() &&
            (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
       token.pop_back();
@@ -801,16 +765,13 @@ int RunServe(const ServeFlags& flags) {
   options.preload = flags.preload;
   options.compact_fraction = flags.compact_fraction;
   SetLockWait(flags.index_path, flags.lock_wait, &options);
-  Method method;
-  auto index = OpenIndexAndMethod(flags.index_path, flags.jieba_dir,
-                                  DocumentIndex::Mode::kReadWrite, &method, options);
+  TextIndexOpenOptions open;
+  open.mode = DocumentIndex::Mode::kReadWrite;
+  open.index = options;
+  open.jieba_dir = flags.jieba_dir;
+  auto index = TextIndex::Open(flags.index_path, open);
   if (!index.ok()) return Fail(index.status());
-  auto pipeline = Pipeline::Create(method.pipeline);
-  if (!pipeline.ok()) return Fail(pipeline.status());
-  auto lines = std::make_unique<BoilerplatePass>();
-  NEARDUP_RETURN_IF_ERROR_CLI(LoadIndexLines(flags.index_path, method, lines.get()));
-  Server server(flags, std::move(*index), std::move(method), std::move(*pipeline), std::move(lines),
-                std::move(token));
+  Server server(flags, std::move(*index), std::move(token));
 
   // A signal that arrives before the server listens must still stop it:
   // Stop is repeated until Run has returned.
@@ -836,7 +797,7 @@ int RunServe(const ServeFlags& flags) {
   }
   // Graceful shutdown: every acknowledged change is in the log; make it
   // durable when it was not synced per request.
-  NEARDUP_RETURN_IF_ERROR_CLI(server.index().Sync());
+  NEARDUP_RETURN_IF_ERROR_CLI(server.index().documents().Sync());
   std::fprintf(stderr, "neardup: stopped; %zu documents in %s\n", server.index().size(),
                flags.index_path.c_str());
   return kExitOk;

@@ -1,29 +1,18 @@
 // Copyright 2026 The neardup Authors.
 //
-// Opening a DocumentIndex together with the method its fingerprints were made
-// with (shared by `neardup index` and `neardup serve`).
+// The lock-wait option of the commands that open an index for writing
+// (shared by `neardup index` and `neardup serve`; the index itself is a
+// neardup::TextIndex, text_index.h).
 
 #ifndef NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 #define NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 
 #include <CLI/CLI.hpp>
-#include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "neardup/document_index.h"
-#include "neardup/method.h"
 
 namespace neardup::cli {
-
-// Opens the index at `path`; when `method` is not null, recovers the stored
-// method (its data files verified; `jieba_dir` overrides the dictionary
-// directory) into *method. Corruption when the stored method is unreadable or
-// its width differs from the index's.
-Result<std::unique_ptr<DocumentIndex>> OpenIndexAndMethod(const std::string& path,
-                                                          const std::string& jieba_dir,
-                                                          DocumentIndex::Mode mode, Method* method,
-                                                          const DocumentIndexOptions& options = {});
 
 // `--wait SECONDS` for `cmd`, a command that opens an index for writing:
 // how long to wait for another process's lock on IDX.lock (default: as long
@@ -34,10 +23,6 @@ void AddLockWaitOption(CLI::App* cmd, double* seconds);
 // at `path` and, after about a second, to say on standard error
 // "waiting for the lock held by pid N".
 void SetLockWait(const std::string& path, double seconds, DocumentIndexOptions* options);
-
-// The "tables" object of `index stats` and serve's /v1/stats: the lookup
-// tables and their guaranteed recall.
-nlohmann::ordered_json IndexTablesJson(const DocumentIndexStats& stats);
 
 }  // namespace neardup::cli
 

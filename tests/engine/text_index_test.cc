@@ -1,0 +1,145 @@
+// Copyright 2026 The neardup Authors.
+//
+// TextIndex (text_index.h): the method read from every header version, the
+// line counts committed with the index, one empty-document policy, one
+// stats object, Create refusing an existing index.
+
+#include "neardup/text_index.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using ::neardup::testing::MakeTempDir;
+
+const char* kText = "网页去重是搜索引擎的基础工作之一，近似重复的网页会浪费存储和带宽。";
+
+TEST(TextIndexTest, ReadsAHeaderWrittenBeforeTheMethodWasStored) {
+  // The command line's settings one by one (doc/index_format.md): Python's
+  // Index refused these ("rebuild it"), the CLI read them.
+  const std::string dir = MakeTempDir("text_index_old_header");
+  DocumentIndexHeader header;
+  header.pipeline_json = R"({"normalize": "nfkc", "bits": 64, "topk": 0})";
+  PermutedTableOptions options;
+  options.bits = 64;
+  options.max_k = 3;
+  auto want = Method::Parse("", {{"normalize", "nfkc"}, {"bits", "64"}, {"topk", "0"}});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  auto pipeline = Pipeline::Create(want->pipeline);
+  ASSERT_TRUE(pipeline.ok());
+  const std::vector<std::string> ids = {"a"};
+  const std::vector<Fingerprint> fps = {(*pipeline)->Fingerprint(kText).fingerprint};
+  auto built = DocumentIndex::Build(dir + "/old.idx", header, options, ids, fps);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  ASSERT_TRUE((*built)->Commit().ok());
+  built->reset();
+
+  auto index = TextIndex::Open(dir + "/old.idx", {});
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  EXPECT_EQ((*index)->method(), *want);
+  std::vector<TextIndexResult> results;
+  const DocumentFingerprint fp = (*index)->Fingerprint(kText);
+  ASSERT_TRUE((*index)->Query({&fp, 1}, 0, &results).ok());
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_EQ(results[0].matches.size(), 1u);
+  EXPECT_EQ(results[0].matches[0].id, "a");
+  // The stats name the method by its text form.
+  EXPECT_EQ(nlohmann::json::parse(TextIndexStatsJson((*index)->Stats()))["method"],
+            want->ToString());
+}
+
+TEST(TextIndexTest, EmptyDocumentsAreNeverAddedAndChangeNothing) {
+  const std::string dir = MakeTempDir("text_index_empty");
+  auto method = Method::Parse("chars5,bits=64");
+  ASSERT_TRUE(method.ok());
+  auto index = TextIndex::Create(dir + "/e.idx", *method, {});
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  TextIndex& idx = **index;
+  const std::vector<std::string> ids = {"full", "empty", "blank"};
+  const std::vector<DocumentFingerprint> fps = {idx.Fingerprint(kText), idx.Fingerprint(""),
+                                                idx.Fingerprint(" \n ")};
+  ASSERT_FALSE(fps[0].empty());
+  ASSERT_TRUE(fps[1].empty() && fps[2].empty());
+  std::vector<TextIndexResult> results;
+  ASSERT_TRUE(idx.Check(ids, fps, CheckOptions{}, &results).ok());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0].added);
+  for (size_t i : {1u, 2u}) {
+    EXPECT_FALSE(results[i].added);
+    EXPECT_TRUE(results[i].empty);
+    EXPECT_TRUE(results[i].matches.empty());
+  }
+  EXPECT_EQ(idx.size(), 1u);
+  EXPECT_FALSE(idx.Contains("empty"));
+  ASSERT_TRUE(idx.Add(std::vector<std::string>{"e2"}, std::vector<DocumentFingerprint>{fps[1]},
+                      false, &results)
+                  .ok());
+  EXPECT_FALSE(results[0].added);
+  EXPECT_TRUE(results[0].empty);
+  ASSERT_TRUE(idx.Query(fps, -1, &results).ok());
+  EXPECT_EQ(results[0].matches.size(), 1u);
+  EXPECT_TRUE(results[1].empty && results[1].matches.empty());
+  EXPECT_EQ(idx.size(), 1u);
+}
+
+TEST(TextIndexTest, CreateRefusesAnExistingIndexUnlessOverwrite) {
+  const std::string dir = MakeTempDir("text_index_create");
+  auto method = Method::Parse("chars5,bits=64");
+  ASSERT_TRUE(method.ok());
+  const std::string path = dir + "/c.idx";
+  {
+    auto index = TextIndex::Create(path, *method, {});
+    ASSERT_TRUE(index.ok()) << index.status().message();
+    ASSERT_TRUE((*index)->Commit().ok());
+  }
+  auto again = TextIndex::Create(path, *method, {});
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(again.status().IsInvalidArgument());
+  EXPECT_NE(again.status().message().find("exists"), std::string::npos);
+  TextIndexOptions overwrite;
+  overwrite.overwrite = true;
+  EXPECT_TRUE(TextIndex::Create(path, *method, overwrite).ok());
+}
+
+TEST(TextIndexTest, StatsJsonHasOneSetOfNames) {
+  const std::string dir = MakeTempDir("text_index_stats");
+  auto method = Method::Parse("chars5,boilerplate=lines");
+  ASSERT_TRUE(method.ok());
+  LineCounter counter;
+  // Pages with text of their own (near copies of one text would count as
+  // one group, boilerplate.h) and a two-line footer.
+  for (int i = 0; i < 10; ++i) {
+    std::string page;
+    for (int j = 0; j < 10; ++j) page += "正文" + std::to_string(i * 10 + j) + "\n";
+    counter.Add(page + "页脚一行\n页脚两行");
+  }
+  const LineStats lines = std::move(counter).Finish();
+  auto index = TextIndex::Create(dir + "/s.idx", *method, {}, &lines);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  ASSERT_TRUE((*index)->Commit().ok());
+  const auto j = nlohmann::ordered_json::parse(TextIndexStatsJson((*index)->Stats()));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"path", "documents", "bits", "max_k", "memory_bytes",
+                                            "file_bytes", "log_bytes", "log_records", "method",
+                                            "fingerprints_input", "boilerplate", "tables"}));
+  EXPECT_EQ(j["boilerplate"]["mode"], "lines");
+  EXPECT_EQ(j["boilerplate"]["lines"], 2);
+  // Reopened: the counts came back with the commit.
+  auto reopened = TextIndex::Open(dir + "/s.idx", {});
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  EXPECT_TRUE((*reopened)->strips_boilerplate());
+  EXPECT_EQ((*reopened)->Fingerprint("独有的正文内容很长很长\n页脚一行\n页脚两行").fingerprint,
+            (*reopened)->Fingerprint("独有的正文内容很长很长").fingerprint);
+}
+
+}  // namespace
+}  // namespace neardup
