@@ -5,13 +5,15 @@
 # layers before it). The lists name src/<module> directories and the public
 # headers include/neardup/<name>.h of each layer; a public header not listed
 # here is an error too, so that a new header is given its layer.
-set(LAYERS core text nlp store eval)
+set(LAYERS core text nlp engine store eval)
 set(core_MODULES util fingerprint index dedup)
 set(core_HEADERS status fingerprint minhash index band_join dedup minhash_dedup document_index)
 set(text_MODULES text extract)
 set(text_HEADERS text extract boilerplate)
 set(nlp_MODULES segment keywords features)
-set(nlp_HEADERS segmenter idf keywords features pipeline presets method)
+set(nlp_HEADERS segmenter idf keywords features pipeline presets method options)
+set(engine_MODULES engine)
+set(engine_HEADERS engine dedup_job)
 set(store_MODULES store)
 set(store_HEADERS store)
 set(eval_MODULES eval)
