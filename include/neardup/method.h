@@ -10,8 +10,9 @@
 // NAME is a preset (presets.h); the keys override it:
 //
 //   key                value                                 default
-//   normalize          nfkc|t2s|tw2s|tw2sp|hk2s|ws joined     nfkc
-//                      by '+', or none
+//   normalize          nfkc|t2s|tw2s|tw2sp|tw2sp2|hk2s|ws     nfkc
+//                      joined by '+' (or ','), or none
+//                      (options.h: ParseNormalizeList)
 //   features           words | chars:N | sentences            the preset's
 //   weights            uniform|tf|tfidf|improved|entropy      the preset's
 //   topk               K >= 0 (0: all features)               the preset's; when `weights`
