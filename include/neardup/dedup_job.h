@@ -76,6 +76,9 @@ struct DedupJobOptions {
   // Hold each document's text in DedupCorpus::texts while their total is at
   // most this many bytes (beyond it none is held); 0: never.
   uint64_t hold_text_bytes = 0;
+  // Receives what goes wrong without failing the job (the system refused
+  // some worker threads: the job goes on with fewer); may be empty.
+  std::function<void(const std::string&)> warn;
 };
 
 // The fingerprint stage's result: one entry per document, in input order.

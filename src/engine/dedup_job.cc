@@ -257,6 +257,12 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
     }
   };
   ThreadPool pool(options_.threads);
+  if (!pool.start_error().empty() && options_.warn) {
+    // A memory or process limit: go on with the threads there are.
+    options_.warn("started " + std::to_string(pool.threads() - 1) + " of " +
+                  std::to_string(pool.requested() - 1) + " worker threads (" + pool.start_error() +
+                  "); continuing with fewer");
+  }
   uint64_t done_docs = 0, done_bytes = 0;
   const auto report = [&](const Document& doc) {
     done_bytes += doc.text.size();

@@ -563,9 +563,6 @@ template Result<InputStats> ForEachDocumentAs<DocumentFingerprint>(
     const InputFlags&, const ReadOptions&,
     const std::function<DocumentFingerprint(const Document&)>&,
     const std::function<void(const Document&, DocumentFingerprint&)>&);
-template Result<InputStats> ForEachDocumentAs<MinHashedDocument>(
-    const InputFlags&, const ReadOptions&, const std::function<MinHashedDocument(const Document&)>&,
-    const std::function<void(const Document&, MinHashedDocument&)>&);
 
 bool NothingRead(const InputStats& stats) {
   return stats.documents == 0 && stats.unreadable + stats.malformed + stats.missing_field > 0;

@@ -197,17 +197,10 @@ using ProcessFn = std::function<std::string(const Document&)>;
 using EmitFn = std::function<void(const Document&, std::string&)>;
 Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
                                    const ProcessFn& process, const EmitFn& emit);
-// A document's MinHash signature (dedup --method minhash) and, for exact
-// verification, its feature set.
-struct MinHashedDocument {
-  std::vector<uint32_t> signature;
-  std::vector<uint64_t> set;
-  size_t features = 0;
-};
 
 // The same with a typed worker result (a value-initialized T for each
-// document before `process`). Instantiated for std::string,
-// DocumentFingerprint and MinHashedDocument.
+// document before `process`). Instantiated for std::string and
+// DocumentFingerprint.
 template <typename T>
 Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions& base,
                                      const std::function<T(const Document&)>& process,

@@ -146,6 +146,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   o.short_features = flags.short_features;
   o.short_jaccard = flags.short_jaccard;
   o.threads = flags.input.threads;
+  o.warn = [](const std::string& message) { PrintErrorLine("neardup: warning: " + message); };
   // The input records as read, for --unique-out and --duplicates-out.
   o.keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
   NEARDUP_ASSIGN_OR_RETURN(config->job, DedupJob::Create(std::move(o)));
