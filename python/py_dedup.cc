@@ -33,6 +33,11 @@ std::string Utf8(const py::handle& obj, const char* what) {
                        std::string(py::str(obj.get_type().attr("__name__"))));
 }
 
+// Thrown by the progress callback when a signal handler raised (Ctrl-C):
+// it unwinds the job on the calling thread between two batches (no worker
+// is running then), and the Python error is raised.
+struct Interrupted {};
+
 }  // namespace
 
 void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method,
@@ -103,10 +108,19 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
             fingerprints[i] = d.fingerprint.ToHex();
           };
         }
+        // Ctrl-C raises KeyboardInterrupt within about a second: signals are
+        // checked with the GIL held at each progress report (every 512
+        // documents read).
+        const DedupProgress interruptible = [](std::string_view, double, double, std::string_view) {
+          py::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) throw Interrupted{};
+        };
         Result<DedupJobSummary> summary = Status::OK();
-        {
+        try {
           py::gil_scoped_release release;
-          summary = job->Run(DocumentsInput(docs), outputs);
+          summary = job->Run(DocumentsInput(docs), outputs, interruptible);
+        } catch (const Interrupted&) {
+          throw py::error_already_set();
         }
         check(summary.status());
         const DedupResult& result = summary->result;
