@@ -38,6 +38,7 @@
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
+#include "py_dedup.h"
 #include "util/thread_pool.h"
 
 namespace py = pybind11;
@@ -74,22 +75,22 @@ std::shared_ptr<const Pipeline> PipelineFor(const Method& method) {
   return pipeline;
 }
 
+// None (the default method), a method's text form or a neardup.Method, of
+// any kind (dedup takes minhash too).
+Method ToAnyMethod(const py::handle& obj) {
+  if (obj.is_none()) return Method::Default();
+  if (py::isinstance<py::str>(obj)) return Value(Method::Parse(obj.cast<std::string>()));
+  if (py::isinstance<PyMethod>(obj)) return obj.cast<const PyMethod&>().method;
+  throw py::type_error(
+      "method must be None, a str (e.g. 'tfidf,bits=64') or a neardup.Method, not " +
+      std::string(py::str(obj.get_type().attr("__name__"))));
+}
+
 // None (the default method), a method's text form or a neardup.Method, for
 // the call `what`: every call of the module fingerprints, so minhash (no
 // fingerprint) is refused as the CLI refuses it (Method::RequireSimHash).
 Method ToMethod(const py::handle& obj, const char* what) {
-  Method method;
-  if (obj.is_none()) {
-    method = Method::Default();
-  } else if (py::isinstance<py::str>(obj)) {
-    method = Value(Method::Parse(obj.cast<std::string>()));
-  } else if (py::isinstance<PyMethod>(obj)) {
-    method = obj.cast<const PyMethod&>().method;
-  } else {
-    throw py::type_error(
-        "method must be None, a str (e.g. 'tfidf,bits=64') or a neardup.Method, not " +
-        std::string(py::str(obj.get_type().attr("__name__"))));
-  }
+  Method method = ToAnyMethod(obj);
   Check(method.RequireSimHash(what));
   return method;
 }
@@ -309,77 +310,6 @@ py::dict Explain(const py::handle& a, const py::handle& b, const py::handle& met
                   py::arg("differing_bits") = differing, py::arg("features") = features);
 }
 
-// ---- dedup ----
-
-// Fingerprints `texts` and runs the library's Dedup with the CLI's settings.
-// Returns (records, summary): per document (fingerprint hex, cluster,
-// duplicate, nearest, distance, empty).
-py::tuple DedupTexts(const py::iterable& texts, const py::iterable& titles,
-                     const std::vector<std::optional<double>>& scores, const py::handle& method_obj,
-                     std::optional<int> k, const std::string& mode, const std::string& keep,
-                     int threads) {
-  const Method method = ToMethod(method_obj, "neardup.dedup (Python)");
-  DedupOptions options;
-  options.k = k ? *k : method.default_k;
-  if (options.k < 0 || options.k > method.pipeline.bits / 4) {
-    throw StatusError{Status::InvalidArgument(
-        "k must be between 0 and " + std::to_string(method.pipeline.bits / 4) + " for " +
-        std::to_string(method.pipeline.bits) + "-bit fingerprints, got " +
-        std::to_string(options.k))};
-  }
-  if (threads < 0) throw py::value_error("threads must be >= 0 (0: all cores)");
-  options.threads = threads;
-  if (mode == "cluster") {
-    options.mode = DedupMode::kCluster;
-  } else if (mode == "stream") {
-    options.mode = DedupMode::kStream;
-  } else {
-    throw StatusError{
-        Status::InvalidArgument("unknown mode '" + mode + "' (expected cluster or stream)")};
-  }
-  if (keep == "first") {
-    options.keep = KeepPolicy::kFirst;
-  } else if (keep == "longest") {
-    options.keep = KeepPolicy::kLongest;
-  } else if (keep == "field") {
-    options.keep = KeepPolicy::kField;
-  } else {
-    throw StatusError{Status::InvalidArgument("unknown keep '" + keep +
-                                              "' (expected first, longest or field:NAME)")};
-  }
-  const PinnedTexts text = Pin(texts, "texts");
-  const PinnedTexts title = Pin(titles, "titles");
-  if (title.views.size() != text.views.size() || scores.size() != text.views.size()) {
-    throw py::value_error("texts, titles and scores differ in length");
-  }
-  std::vector<DedupDocument> docs(text.views.size());
-  Result<DedupResult> result = Status::OK();
-  {
-    py::gil_scoped_release release;
-    std::shared_ptr<const Pipeline> pipeline = PipelineFor(method);
-    InterruptibleParallelFor(docs.size(), threads, [&](size_t i, int) {
-      const DocumentFingerprint fp = pipeline->Fingerprint(text.views[i], title.views[i]);
-      docs[i].fingerprint = fp.fingerprint;
-      docs[i].empty = fp.empty();
-      docs[i].length = text.views[i].size();
-      docs[i].score = scores[i];
-    });
-    result = Dedup(docs, options);
-  }
-  Check(result.status());
-  py::list records;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const DedupRecord& r = result->records[i];
-    records.append(py::make_tuple(docs[i].fingerprint.ToHex(), r.cluster, r.duplicate, r.nearest,
-                                  r.distance, r.empty));
-  }
-  const DedupSummary& s = result->summary;
-  py::dict summary(py::arg("documents") = s.documents, py::arg("kept") = s.kept,
-                   py::arg("duplicates") = s.duplicates, py::arg("empty") = s.empty,
-                   py::arg("clusters") = s.clusters_with_duplicates, py::arg("k") = options.k,
-                   py::arg("method") = method.ShortName());
-  return py::make_tuple(records, summary);
-}
 
 PyObject* NewException(const char* name, PyObject* bases, const char* doc) {
   PyObject* e = PyErr_NewExceptionWithDoc(name, doc, bases, nullptr);
@@ -453,7 +383,16 @@ InvalidArgumentError names a bad key or value.)doc")
       .def("__repr__",
            [](const PyMethod& p) { return "neardup.Method('" + p.method.ToString() + "')"; })
       .def("__eq__", [](const PyMethod& a, const PyMethod& b) { return a.method == b.method; })
-      .def("__hash__", [](const PyMethod& p) { return py::hash(py::str(p.method.ToString())); });
+      .def("__hash__", [](const PyMethod& p) { return py::hash(py::str(p.method.ToString())); })
+      // Pickled as its text form and this machine's locations, so that a
+      // Method crosses to multiprocessing's workers.
+      .def("__reduce__", [](const py::object& self) {
+        const PyMethod& p = self.cast<const PyMethod&>();
+        return py::make_tuple(
+            py::module_::import("neardup").attr("_method_from_state"),
+            py::make_tuple(p.method.ToString(), p.method.pipeline.segmenter.jieba_dir,
+                           p.method.pipeline.data_dir));
+      });
 
   m.def("fingerprint", &FingerprintText,
         R"doc(The SimHash fingerprint of one document as an int (bits 0..63 or 0..127;
@@ -475,8 +414,7 @@ and the `top` features (0: all) that push the fingerprints apart most, each
 {"feature", "weight_a", "weight_b" (None when absent), "push"}.)doc",
         py::arg("a"), py::arg("b"), py::kw_only(), py::arg("method") = py::none(),
         py::arg("top") = 10);
-  m.def("_dedup", &DedupTexts, py::arg("texts"), py::arg("titles"), py::arg("scores"),
-        py::arg("method"), py::arg("k"), py::arg("mode"), py::arg("keep"), py::arg("threads"));
+  AddDedup(m, &ToAnyMethod, &Check);
 
   BindIndex(m);  // py_index.cc
 }

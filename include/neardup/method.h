@@ -11,8 +11,9 @@
 //
 //   key                value                                 default
 //   normalize          nfkc|t2s|tw2s|tw2sp|tw2sp2|hk2s|ws      nfkc
-//                      joined by '+', or none (of several
-//                      t2s forms the last one counts)
+//                      joined by '+' (or ','), or none (of several
+//                      t2s forms the last one counts; options.h:
+//                      ParseNormalizeList)
 //   features           words | chars:N | sentences            the preset's
 //   weights            uniform|tf|tfidf|improved|entropy      the preset's
 //   topk               K >= 0 (0: all features)               the preset's; when `weights`

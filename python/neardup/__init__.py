@@ -16,7 +16,7 @@ raise :class:`Error` (:class:`InvalidArgumentError` is also a ValueError,
 Every call that fingerprints or searches releases the GIL.
 """
 
-import math as _math
+import json as _json
 import os as _os
 
 from . import _neardup
@@ -27,9 +27,6 @@ from ._neardup import (
     InvalidArgumentError,
     Method,
     NotFoundError,
-    distance,
-    explain,
-    fingerprint,
 )
 
 # A wheel (pip install .) carries the data files (the marker words of the
@@ -82,23 +79,63 @@ def fingerprint_batch(texts, *, method=None, threads=0):
     return [(words[i] << 64) | words[i + 1] for i in range(0, len(words), 2)]
 
 
-def _score(value):
-    # As the CLI: a number, or a string that is one number; else None (ranks
-    # below every number).
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        value = float(value)
-    elif isinstance(value, str):
-        if value != value.rstrip():  # strtod stops at trailing space
-            return None
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    else:
-        return None
-    return value if _math.isfinite(value) else None
+# The module-level functions are Python functions (not the extension's
+# builtins, which hold a capsule that pickle refuses), so that they cross to
+# multiprocessing.Pool's workers by name: pool.map(neardup.fingerprint, texts).
+def fingerprint(text, *, method=None, title=None):
+    """The SimHash fingerprint of one document as an int (bits 0..63 or
+    0..127; ``to_hex(fp, bits)`` is the CLI's hex form). A document with no
+    features has fingerprint 0. title only matters to the improved weights."""
+    return _neardup.fingerprint(text, method=method, title=title)
+
+
+def explain(a, b, *, method=None, top=10):
+    """Why two texts are (not) near duplicates, as `neardup explain`: both
+    fingerprints and feature counts, the distance, similarity, the differing
+    bits and the `top` features (0: all) that push the fingerprints apart
+    most, each {"feature", "weight_a", "weight_b" (None when absent), "push"}."""
+    return _neardup.explain(a, b, method=method, top=top)
+
+
+def _method_from_state(text, jieba_dir="", data_dir=""):
+    # Method.__reduce__: a Method from its text form and this machine's
+    # locations (pickle, multiprocessing).
+    return Method(text, jieba_dir=jieba_dir, data_dir=data_dir)
+
+
+def _as_fingerprint(value):
+    # What fingerprint_batch returns, as distance takes it: a numpy uint64
+    # (64 bits) or a row of two (128 bits: high, low) becomes an int.
+    if isinstance(value, (str, bytes, int)):
+        return value
+    if _numpy is not None:
+        if isinstance(value, _numpy.integer):
+            return int(value)
+        if isinstance(value, _numpy.ndarray):
+            if value.shape == ():
+                return int(value)
+            if value.shape == (2,):
+                return (int(value[0]) << 64) | int(value[1])
+            raise ValueError("a fingerprint row has shape (2,) (128 bits: high, low), not %s"
+                             % (value.shape,))
+    return value
+
+
+def distance(a, b, *, method=None):
+    """The Hamming distance of two texts (fingerprinted with method) or of two
+    fingerprints: ints as fingerprint() returns them, or the values
+    fingerprint_batch() returns (a numpy uint64, or a row of two for 128
+    bits)."""
+    return _neardup.distance(_as_fingerprint(a), _as_fingerprint(b), method=method)
+
+
+def _refuse_data_frame(docs):
+    # Iterating a DataFrame yields its column names: a silent wrong answer.
+    if hasattr(docs, "columns") and (hasattr(docs, "iterrows") or hasattr(docs, "to_dict")):
+        raise TypeError(
+            "docs is a %s (a table): dedup takes an iterable of str or of dicts; pass "
+            "df.to_dict(\"records\") for a pandas DataFrame (or df[\"text\"] for texts alone)"
+            % type(docs).__name__)
 
 
 def dedup(
@@ -108,6 +145,14 @@ def dedup(
     k=None,
     mode="cluster",
     keep="first",
+    cluster="center",
+    boilerplate=None,
+    boilerplate_min_docs=0,
+    short_features=0,
+    short_jaccard=0.5,
+    join="auto",
+    recall=0.99,
+    band_seed=None,
     threads=0,
     text_field="text",
     id_field="id",
@@ -115,35 +160,38 @@ def dedup(
     unique=False,
     summary=None,
 ):
-    """Near-duplicate detection over documents, as `neardup dedup`.
+    """Near-duplicate detection over documents: the job of `neardup dedup`
+    (the library's, neardup/dedup_job.h), with its options and defaults.
 
     docs: an iterable of str or of dicts (the text under text_field, the id
-    under id_field, an optional title under title_field). A generator: it
-    reads the whole input first (cluster mode needs every pair) and then
-    yields, in input order, one record per document, the CLI's JSON record:
+    under id_field, an optional title under title_field); a pandas DataFrame
+    is a TypeError (pass df.to_dict("records")). A generator: it reads the
+    whole input first (cluster mode needs every pair) and then yields, in
+    input order, one record per document, the CLI's JSON record:
 
-        {"id", "fingerprint" (hex), "cluster" (input position of the
-         cluster's first member), "duplicate", "nearest" (id of the kept copy,
-         None when kept), "distance" (None when kept), "empty": True (only
-         for documents without features)}
+        {"id", "fingerprint" (hex; not for minhash), "cluster" (input
+         position of the cluster's first member), "duplicate", "nearest" (id
+         of the kept copy, None when kept), "distance" (minhash: "jaccard";
+         None when kept), "empty": True (only for documents without features)}
 
     With unique=True it yields the input items that are kept, unchanged.
     An id is the dict's id_field value, else the position (0, 1, ...).
 
-    k: largest Hamming distance of a near duplicate (default: the method's).
-    mode: "cluster" (centres, the library's default rule: every member within
-    k of its cluster's kept copy) or "stream" (keep a document only if no kept
-    one lies within k). keep: "first", "longest" (most UTF-8 bytes)
-    or "field:NAME" (largest number in the field NAME). summary: a dict to fill
-    with the counts the CLI prints (documents, kept, duplicates, clusters,
-    empty, k, method). Bad arguments raise InvalidArgumentError, a dict
-    without its text field KeyError, a non-str text TypeError."""
-    score_field = None
+    The options are the CLI's (`neardup dedup --help`), with its defaults:
+    method (None: chars5u; "minhash" too), k (-k; default: the method's),
+    mode ("cluster" | "stream"), keep ("first" | "longest" | "field:NAME"),
+    cluster ("center" | "components"), boilerplate (None: lines unless the
+    method names boilerplate=...; "off" | "lines"), boilerplate_min_docs
+    (0: the method's), short_features / short_jaccard (the short-document
+    rule), join ("auto" | "exact" | "banded": --exact / --banded), recall and
+    band_seed (the banded join). summary: a dict to fill with the counts the
+    CLI prints (documents, kept, duplicates, clusters, largest_cluster,
+    empty, k, method, mode, cluster_rule, boilerplate_lines). Bad arguments
+    raise InvalidArgumentError, a dict without its text field KeyError, a
+    non-str text TypeError."""
     if not isinstance(keep, str):
         raise TypeError("keep must be a str")
-    if keep.startswith("field:") and len(keep) > 6:
-        score_field, keep = keep[6:], "field"
-    elif keep not in ("first", "longest"):
+    if keep not in ("first", "longest") and not (keep.startswith("field:") and len(keep) > 6):
         raise InvalidArgumentError(
             "unknown keep '%s' (expected first, longest or field:NAME)" % keep
         )
@@ -152,12 +200,32 @@ def dedup(
     if isinstance(docs, (str, bytes, dict)):
         raise TypeError("docs must be an iterable of str or of dicts, not a single %s"
                         % type(docs).__name__)
-    return _dedup_records(docs, method, k, mode, keep, score_field, threads, text_field,
-                          id_field, title_field, unique, summary)
+    _refuse_data_frame(docs)
+    options = dict(method=method, k=k, mode=mode, keep=keep, cluster=cluster,
+                   boilerplate=boilerplate, boilerplate_min_docs=boilerplate_min_docs,
+                   short_features=short_features, short_jaccard=short_jaccard, join=join,
+                   recall=recall, band_seed=band_seed, threads=threads)
+    return _dedup_records(docs, options, text_field, id_field, title_field, unique, summary)
 
 
-def _dedup_records(docs, method, k, mode, keep, score_field, threads, text_field, id_field,
-                   title_field, unique, summary):
+def _score_text(value):
+    # The keep field as the CLI's JSONL reader keeps it: a str as it is, a
+    # number as its JSON text; the library parses it (a non-number ranks
+    # below every number).
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return _json.dumps(value)
+    return _json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _dedup_records(docs, options, text_field, id_field, title_field, unique, summary):
+    keep = options["keep"]
+    score_field = keep[6:] if keep.startswith("field:") else None
     items, ids, texts, titles, scores = [], [], [], [], []
     for position, doc in enumerate(docs):
         if isinstance(doc, (str, bytes)):
@@ -168,32 +236,43 @@ def _dedup_records(docs, method, k, mode, keep, score_field, threads, text_field
             text = doc[text_field]
             title = doc.get(title_field) or ""
             doc_id = doc.get(id_field, position)
-            score = _score(doc.get(score_field)) if score_field else None
+            score = _score_text(doc.get(score_field)) if score_field else None
         else:
             raise TypeError("document %d is a %s, not a str or a dict"
                             % (position, type(doc).__name__))
+        if not isinstance(text, (str, bytes)):
+            raise TypeError("document %d: the text must be str or bytes, not %s"
+                            % (position, type(text).__name__))
         if unique:
             items.append(doc)
         ids.append(doc_id)
         texts.append(text)
         titles.append(title if isinstance(title, (str, bytes)) else "")
         scores.append(score)
-    records, counts = _neardup._dedup(texts, titles, scores, method, k, mode, keep, threads)
+    method = options["method"]
+    method_text = method if isinstance(method, str) else ""
+    band_seed = options["band_seed"]
+    records, counts = _neardup._dedup(
+        texts, titles, scores, method, method_text, options["k"], options["mode"], keep,
+        options["cluster"], options["boilerplate"] or "", options["boilerplate_min_docs"],
+        options["short_features"], options["short_jaccard"], options["join"],
+        options["recall"], _neardup._DEFAULT_BAND_SEED if band_seed is None else band_seed,
+        options["threads"])
     if summary is not None:
         summary.update(counts)
-    for i, (fp, cluster, duplicate, nearest, dist, empty) in enumerate(records):
+    score_key = "distance" if counts["k"] is not None else "jaccard"
+    for i, (fp, cluster, duplicate, nearest, score, empty) in enumerate(records):
         if unique:
             if not duplicate:
                 yield items[i]
             continue
-        record = {
-            "id": ids[i],
-            "fingerprint": fp,
-            "cluster": cluster,
-            "duplicate": duplicate,
-            "nearest": ids[nearest] if duplicate else None,
-            "distance": dist if duplicate else None,
-        }
+        record = {"id": ids[i]}
+        if fp is not None:
+            record["fingerprint"] = fp
+        record["cluster"] = cluster
+        record["duplicate"] = duplicate
+        record["nearest"] = ids[nearest] if duplicate else None
+        record[score_key] = score if duplicate else None
         if empty:
             record["empty"] = True
         yield record

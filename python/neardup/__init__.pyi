@@ -70,9 +70,15 @@ def fingerprint_batch(texts: Iterable[_Text], *, method: _MethodArg = None,
                       threads: int = 0) -> Any:
     """numpy.ndarray of uint64, shape (n,) or (n, 2) [hi, lo]; List[int] without numpy."""
 def to_hex(fp: int, bits: int = 128) -> str: ...
-def distance(a: Union[_Text, int], b: Union[_Text, int], *, method: _MethodArg = None) -> int: ...
+def distance(a: Union[_Text, int, Any], b: Union[_Text, int, Any], *,
+             method: _MethodArg = None) -> int:
+    """a, b: texts, fingerprint ints, or fingerprint_batch's values."""
 def explain(a: _Text, b: _Text, *, method: _MethodArg = None, top: int = 10) -> Dict[str, Any]: ...
 def dedup(docs: Iterable[Union[_Text, Dict[str, Any]]], *, method: _MethodArg = None,
-          k: Optional[int] = None, mode: str = "cluster", keep: str = "first", threads: int = 0,
+          k: Optional[int] = None, mode: str = "cluster", keep: str = "first",
+          cluster: str = "center", boilerplate: Optional[str] = None,
+          boilerplate_min_docs: int = 0, short_features: int = 0, short_jaccard: float = 0.5,
+          join: str = "auto", recall: float = 0.99, band_seed: Optional[int] = None,
+          threads: int = 0,
           text_field: str = "text", id_field: str = "id", title_field: str = "title",
           unique: bool = False, summary: Optional[Dict[str, Any]] = None) -> Iterator[Any]: ...

@@ -55,7 +55,7 @@ def test_dedup_of_texts_and_empty_input():
 
 
 def test_dedup_bad_arguments():
-    with pytest.raises(neardup.InvalidArgumentError, match="k must be between 0 and 16"):
+    with pytest.raises(neardup.InvalidArgumentError, match="-k 20 is out of range: it must be between 0 and 16"):
         list(neardup.dedup(["x"], method="tfidf", k=20))
     with pytest.raises(neardup.InvalidArgumentError, match="mode"):
         neardup.dedup(["x"], mode="fast")

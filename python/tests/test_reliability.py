@@ -120,13 +120,16 @@ def test_fork_while_another_thread_builds_a_pipeline(tmp_path):
 
 
 def test_minhash_is_refused_like_the_cli():
-    # fingerprint returned an int and dedup ran SimHash at k = 0.
+    # fingerprint returned an int. dedup runs MinHash, as `neardup dedup`
+    # (test_parity.py compares the records with the CLI's).
     for call in (lambda: neardup.fingerprint(TEXT, method="minhash"),
                  lambda: neardup.fingerprint_batch([TEXT], method="minhash"),
-                 lambda: list(neardup.dedup([TEXT, TEXT], method="minhash")),
                  lambda: neardup.distance(TEXT, TEXT, method="minhash")):
         with pytest.raises(neardup.Error, match="the minhash method is supported by dedup only"):
             call()
+    records = list(neardup.dedup([TEXT, TEXT], method="minhash"))
+    assert records[1]["duplicate"] and records[1]["jaccard"] == 1.0
+    assert "fingerprint" not in records[0]
 
 
 def test_an_index_path_must_name_a_file(tmp_path):

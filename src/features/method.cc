@@ -13,6 +13,7 @@
 #include <fstream>
 #include <vector>
 
+#include "neardup/options.h"
 #include "neardup/presets.h"
 
 namespace neardup {
@@ -86,53 +87,11 @@ std::string FormatDouble(double v) {
   return std::string(buf, r.ptr);
 }
 
-std::string NormalizeName(const NormalizeOptions& n) {
-  std::string out;
-  auto add = [&out](std::string_view item) {
-    if (!out.empty()) out += '+';
-    out += item;
-  };
-  if (n.nfkc_casefold) add("nfkc");
-  if (!n.t2s.empty()) {
-    std::string t2s = n.t2s;
-    if (t2s.ends_with(".json")) t2s.resize(t2s.size() - 5);
-    add(t2s);
-  }
-  if (n.collapse_whitespace) add("ws");
-  return out.empty() ? "none" : out;
-}
-
-Status ParseNormalize(std::string_view spec, NormalizeOptions* n) {
-  *n = NormalizeOptions();
-  n->nfkc_casefold = false;
-  size_t start = 0;
-  while (start <= spec.size()) {
-    size_t end = spec.find_first_of("+,", start);
-    if (end == std::string_view::npos) end = spec.size();
-    const std::string_view item = spec.substr(start, end - start);
-    start = end + 1;
-    if (item.empty() || item == "none") continue;
-    if (item == "nfkc") {
-      n->nfkc_casefold = true;
-    } else if (item == "ws") {
-      n->collapse_whitespace = true;
-    } else if (item == "t2s" || item == "tw2s" || item == "tw2sp" || item == "tw2sp2" ||
-               item == "hk2s") {
-      n->t2s = std::string(item);
-    } else {
-      return Status::InvalidArgument(
-          "unknown normalization '" + std::string(item) +
-          "' (expected nfkc, t2s, tw2s, tw2sp, tw2sp2, hk2s, ws or none)");
-    }
-  }
-  return Status::OK();
-}
-
 // The method's keys and values in canonical order.
 std::vector<std::pair<std::string, std::string>> Items(const Method& m) {
   const PipelineOptions& p = m.pipeline;
   std::vector<std::pair<std::string, std::string>> items = {
-      {"normalize", NormalizeName(p.normalize)},
+      {"normalize", NormalizeListName(p.normalize)},
       {"features", FeatureKindName(p.features)},
       {"weights", std::string(WeightSchemeName(p.features.weights))},
       {"topk", std::to_string(p.features.top_k)},
@@ -308,7 +267,7 @@ Result<Method> Method::Parse(std::string_view text,
       }
       m.minhash.exact = v == "exact";
     } else if (key == "normalize") {
-      NEARDUP_RETURN_IF_ERROR(ParseNormalize(v, &p.normalize));
+      NEARDUP_ASSIGN_OR_RETURN(p.normalize, ParseNormalizeList(v));
     } else if (key == "features") {
       NEARDUP_RETURN_IF_ERROR(ParseFeatureKind(v, &p.features));
     } else if (key == "weights") {

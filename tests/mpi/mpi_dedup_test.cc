@@ -274,6 +274,19 @@ TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
   CompareForRanks("minhash", {"--method", "minhash"});
 }
 
+// A 64-bit method at k = 3 (issue 23's third method of the parity tests):
+// the same job through the engine at P = 1 and 3.
+TEST_F(MpiDedupTest, SixtyFourBitMethodAtKThreeIsByteIdenticalForOneAndThreeRanks) {
+  const std::vector<std::string> options = {"--method", "tfidf,bits=64", "-k", "3"};
+  const std::string single = Single("tfidf64_single", options);
+  for (const int ranks : {1, 3}) {
+    const std::string name = "tfidf64_np" + std::to_string(ranks);
+    const CommandResult r = Mpi(name, ranks, options);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, name);
+  }
+}
+
 // MinHash's band keys are exchanged in rounds of bounded size (here about a
 // third of a band per round: every band's buckets in three parts), rank 0
 // gets the signatures of clustered groups only, and a rank killed between

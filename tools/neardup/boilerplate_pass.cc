@@ -102,22 +102,6 @@ Status BoilerplatePass::Count(const InputFlags& input, const ReadOptions& read_o
   return Status::OK();
 }
 
-Result<LineStats> BoilerplatePass::CountFiles(const InputFlags& input,
-                                              const ReadOptions& read_options,
-                                              const NormalizeOptions& normalize) {
-  std::unique_ptr<Normalizer> normalizer;
-  if (!normalize.t2s.empty()) {
-    NEARDUP_ASSIGN_OR_RETURN(normalizer, Normalizer::Create(normalize));
-  }
-  ReadOptions r = read_options;
-  r.on_issue = [](const InputIssue&) {};  // reported by the fingerprint pass
-  NEARDUP_ASSIGN_OR_RETURN(auto reader, DocumentReader::Open(input.inputs, r));
-  LineCounter counter;
-  Document doc;
-  while (reader->Next(&doc)) counter.Add(doc.text, normalizer.get());
-  return std::move(counter).Finish();
-}
-
 Status BoilerplatePass::Use(LineStats stats, const BoilerplateOptions& options,
                             const NormalizeOptions& normalize) {
   options_ = options;

@@ -1,7 +1,7 @@
 // Copyright 2026 The neardup Authors.
 //
-// The counting pass of boilerplate removal for commands that fingerprint a
-// corpus (dedup): reads the input once to count lines (boilerplate.h), then
+// The counting pass of boilerplate removal for the index commands (dedup's
+// is the library's, neardup/dedup_job.h): reads the input once to count lines (boilerplate.h), then
 // lets the fingerprint pass strip what is frequent. Files are read again by
 // the fingerprint pass; documents from standard input, which cannot be read
 // twice, are held in memory by the counting pass and replayed.
@@ -42,13 +42,8 @@ class BoilerplatePass {
   Status Count(const InputFlags& input, const ReadOptions& read_options,
                const BoilerplateOptions& options, const NormalizeOptions& normalize = {});
 
-  // A run split over processes (neardup-mpi): the line counts of the files
-  // `input` names (not standard input), to be merged with the other
-  // processes' counts (LineCounter::Merge) ...
-  // Lines are keyed as Count() keys them.
-  static Result<LineStats> CountFiles(const InputFlags& input, const ReadOptions& read_options,
-                                      const NormalizeOptions& normalize = {});
-  // ... and used in place of Count(): `stats` are the whole corpus's counts.
+  // The line statistics of a whole corpus, counted elsewhere (an index's
+  // INDEX.lines), used in place of Count().
   Status Use(LineStats stats, const BoilerplateOptions& options,
              const NormalizeOptions& normalize = {});
 

@@ -11,7 +11,6 @@
 #include <iostream>
 #include <random>
 
-#include "boilerplate_pass.h"
 #include "calibrate.h"
 #include "common.h"
 #include "dedup_stages.h"
@@ -134,7 +133,7 @@ int RunCalibrate(CalibrateFlags flags) {
   DedupConfig& config = **resolved;
   flags.pipeline = config.flags.pipeline;
   const Method* method = &config.method;
-  const Pipeline* pipeline = config.pipeline.get();
+  const Pipeline* pipeline = config.pipeline;
   const auto* read_options = &config.read_options;
   const bool minhash = config.minhash;
   const int max_distance = minhash ? method->minhash.num_perm : method->pipeline.bits;
@@ -158,12 +157,7 @@ int RunCalibrate(CalibrateFlags flags) {
   if (!out.ok()) return Fail(out.status());
 
   // Pass 0 and 1: boilerplate counts, then fingerprints (signatures).
-  BoilerplatePass boilerplate;
-  NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.Count(flags.input, config.read_options,
-                                                config.boilerplate, method->pipeline.normalize));
-  if (!flags.boilerplate.stats_out.empty()) {
-    NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
-  }
+  NEARDUP_RETURN_IF_ERROR_CLI(CountLines(config, flags.input));
   // The sampled pairs' texts: held from this pass while the corpus is small
   // (or must be: standard input), else read again at the end.
   const bool from_stdin = std::find(flags.input.inputs.begin(), flags.input.inputs.end(), "-") !=
@@ -171,7 +165,7 @@ int RunCalibrate(CalibrateFlags flags) {
   config.hold_text_bytes = from_stdin ? UINT64_MAX : flags.max_held_bytes;
   flags.input.progress = true;
   DedupCorpus corpus;
-  const Result<InputStats> stats = FingerprintInputs(config, flags.input, boilerplate, &corpus);
+  const Result<InputStats> stats = FingerprintInputs(config, flags.input, &corpus);
   if (!stats.ok()) return Fail(stats.status());
   const std::vector<DedupDocument>& docs = corpus.docs;
   const std::vector<uint32_t>& signatures = corpus.signatures;
@@ -199,10 +193,11 @@ int RunCalibrate(CalibrateFlags flags) {
   report.seed = flags.seed;
   report.pairs_per_distance = flags.pairs_per_distance;
   report.boilerplate =
-      boilerplate.on() ? "lines in >= " + std::to_string(method->pipeline.boilerplate.min_docs) +
-                             " documents left out (" + std::to_string(boilerplate.flagged_lines()) +
-                             " distinct lines)"
-                       : "off";
+      config.job->strips()
+          ? "lines in >= " + std::to_string(method->pipeline.boilerplate.min_docs) +
+                " documents left out (" + std::to_string(config.job->boilerplate_lines()) +
+                " distinct lines)"
+          : "off";
   report.seconds_read = Since(start);
 
   // Nearest neighbours of the sample, by an exact scan of the corpus.

@@ -2,25 +2,22 @@
 //
 // neardup dedup: fingerprint every document, find the near-duplicates within
 // k (minhash: at Jaccard >= threshold), cluster them and say which copy to
-// keep. The stages are in dedup_stages.h (shared with neardup-mpi).
+// keep. The job is the library's (neardup/dedup_job.h: DedupJob::Run, as
+// Python's neardup.dedup runs it); this file is its command line: the flags
+// (dedup_stages.h), the output files (written under temporary names and put
+// in place when the command succeeds, output_files.h), the progress line and
+// the summary on stderr.
 
 #include <chrono>
 
-#include "boilerplate_pass.h"
 #include "common.h"
 #include "dedup_stages.h"
-#include "neardup/dedup.h"
-#include "neardup/minhash_dedup.h"
+#include "neardup/dedup_job.h"
 
 namespace neardup::cli {
 namespace {
 
-double Since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 int RunDedup(DedupFlags dedup_flags) {
-  const auto start = std::chrono::steady_clock::now();
   // 1. Configure.
   auto resolved = ResolveDedupConfig(std::move(dedup_flags));
   if (!resolved.ok()) return Fail(resolved.status());
@@ -29,65 +26,57 @@ int RunDedup(DedupFlags dedup_flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(CheckInputsAndOutputs(
       flags.input.inputs, {flags.input.output, flags.unique_out, flags.duplicates_out,
                            flags.pairs_out, flags.clusters_out}));
-  auto writer = DedupWriter::Open(config);
-  if (!writer.ok()) return Fail(writer.status());
+  // Every output is opened before the input is read, so that a bad path
+  // fails early.
+  const auto open = [&](const std::string& path) -> Result<std::unique_ptr<Output>> {
+    if (path.empty()) return std::unique_ptr<Output>();
+    return Output::Open(path, flags.input.inputs);
+  };
+  NEARDUP_ASSIGN_OR_RETURN_CLI(auto records, open(flags.input.output));
+  NEARDUP_ASSIGN_OR_RETURN_CLI(auto pairs, open(flags.pairs_out));
+  NEARDUP_ASSIGN_OR_RETURN_CLI(auto clusters, open(flags.clusters_out));
+  NEARDUP_ASSIGN_OR_RETURN_CLI(auto unique, open(flags.unique_out));
+  NEARDUP_ASSIGN_OR_RETURN_CLI(auto duplicates, open(flags.duplicates_out));
+  const auto sink = [](const std::unique_ptr<Output>& out) {
+    std::function<void(std::string_view)> f;
+    if (out) f = [o = out.get()](std::string_view line) { o->Write(line); };
+    return f;
+  };
+  DedupJobOutputs outputs{.records = sink(records),
+                          .pairs = sink(pairs),
+                          .clusters = sink(clusters),
+                          .unique = sink(unique),
+                          .duplicates = sink(duplicates)};
 
-  // 2. Read and fingerprint (minhash: signatures), in parallel, kept in input
-  // order; pass 0 counts the lines for boilerplate removal.
-  BoilerplatePass boilerplate;
-  NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.Count(
-      flags.input, config.read_options, config.boilerplate, config.method.pipeline.normalize));
-  if (!flags.boilerplate.stats_out.empty()) {
-    NEARDUP_RETURN_IF_ERROR_CLI(boilerplate.stats().Save(flags.boilerplate.stats_out));
-  }
-  flags.input.progress = true;
-  const auto fingerprint_start = std::chrono::steady_clock::now();
-  DedupCorpus corpus;
-  const Result<InputStats> stats = FingerprintInputs(config, flags.input, boilerplate, &corpus);
-  if (!stats.ok()) return Fail(stats.status());
-  const int input_exit = InputExitCode(flags.input, *stats);
-  if (NothingRead(*stats)) return input_exit;
-  NEARDUP_RETURN_IF_ERROR_CLI(CheckScoreField(config, corpus, *stats));
-  WarnBadScores(config, corpus.bad_scores);
-  WarnDuplicateIds(corpus.ids);
-
-  // 3 + 4. Join, cluster, keep policy. Pairs go straight to --pairs-out: a
-  // cluster of n identical documents has n (n - 1) / 2 of them.
-  NEARDUP_RETURN_IF_ERROR_CLI((*writer)->OpenPairs(corpus.ids));
-  DedupOptions options = config.options;
-  options.pair_sink = (*writer)->pair_sink();
-  options.short_sets = corpus.short_sets;
-  const double fingerprint_seconds = Since(fingerprint_start);
+  // 2 - 4. The boilerplate pass, fingerprints, join, cluster, keep policy
+  // and the lines of every output.
   ProgressLine progress(ProgressModeOf(flags.input));
-  if (progress.enabled()) {
-    options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
-      if (phase == "bands") {
-        progress.Update("join (banded)", static_cast<double>(done), static_cast<double>(total),
-                        "bands");
-      } else if (phase == "cluster" || phase == "stream") {
-        progress.Update(phase, static_cast<double>(done), static_cast<double>(total), "documents");
-      } else if (done == 0) {
-        progress.Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
-      }
-    };
-  }
-  const auto dedup_start = std::chrono::steady_clock::now();
-  auto result = config.minhash ? MinHashDedup(corpus.docs, corpus.signatures, corpus.sets,
-                                              config.method.minhash, options)
-                               : Dedup(corpus.docs, options);
+  auto summary = config.job->Run(MakeDedupInput(flags.input, config.read_options), outputs,
+                                 ProgressOn(&progress, flags.input.inputs));
   progress.Clear();
-  if (!result.ok()) return Fail(result.status());
-  const double dedup_seconds = Since(dedup_start);
+  if (!summary.ok()) return Fail(summary.status());
+  const InputStats& stats = summary->input;
+  if (!flags.input.quiet) std::cerr << SummaryLine(stats) << "\n";
+  const int input_exit = InputExitCode(flags.input, stats);
+  if (NothingRead(stats)) return input_exit;
+  if (!flags.boilerplate.stats_out.empty()) {
+    NEARDUP_RETURN_IF_ERROR_CLI(config.job->line_stats().Save(flags.boilerplate.stats_out));
+  }
+  WarnBadScores(config, summary->bad_scores);
+  WarnDuplicateIds(summary->repeated_ids);
 
-  // 5. Write.
-  const auto output_start = std::chrono::steady_clock::now();
-  NEARDUP_RETURN_IF_ERROR_CLI((*writer)->Finish(*result, corpus.docs, corpus.ids, corpus.records));
+  // 5. Close the outputs (in place when the command succeeds) and report.
+  for (auto* out : {&records, &unique, &duplicates, &pairs, &clusters}) {
+    if (*out) NEARDUP_RETURN_IF_ERROR_CLI((*out)->Close());
+  }
   DedupTimes times;
-  times.fingerprint = fingerprint_seconds;
-  times.dedup = dedup_seconds;
-  times.output = Since(output_start);
-  times.total = Since(start);
-  NEARDUP_RETURN_IF_ERROR_CLI(WriteDedupReport(config, *result, times, boilerplate.Summary()));
+  times.fingerprint = summary->seconds.fingerprint;
+  times.dedup = summary->seconds.dedup;
+  times.output = summary->seconds.output;
+  times.total = summary->seconds.total;
+  NEARDUP_RETURN_IF_ERROR_CLI(
+      WriteDedupReport(config, summary->result, times,
+                       config.job->BoilerplateSummary(summary->boilerplate_dropped)));
   return input_exit;
 }
 

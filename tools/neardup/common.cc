@@ -18,6 +18,7 @@
 #include <system_error>
 
 #include "neardup/method.h"
+#include "neardup/options.h"
 #include "neardup/presets.h"
 #include "output_files.h"
 #include "text/compression.h"
@@ -311,25 +312,7 @@ Status ResolvePipelineFlags(PipelineFlags* flags) {
 }
 
 Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags) {
-  NormalizeOptions n;
-  n.nfkc_casefold = false;
-  std::stringstream list(flags.normalize);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item.empty() || item == "none") continue;
-    if (item == "nfkc") {
-      n.nfkc_casefold = true;
-    } else if (item == "ws") {
-      n.collapse_whitespace = true;
-    } else if (item == "t2s" || item == "tw2s" || item == "tw2sp" || item == "tw2sp2" ||
-               item == "hk2s") {
-      n.t2s = item;
-    } else {
-      return Status::InvalidArgument(
-          "unknown --normalize item '" + item +
-          "' (expected nfkc, t2s, tw2s, tw2sp, tw2sp2, hk2s, ws or none)");
-    }
-  }
+  NEARDUP_ASSIGN_OR_RETURN(NormalizeOptions n, ParseNormalizeList(flags.normalize));
   // tw2sp, not t2s: on the manpages-zh zh_CN/zh_TW pairs it puts 55 % of the
   // pairs within k = 3, t2s only 17 % (doc/pipeline.md, "Normalization";
   // doc/manpages.md). Applied twice (tw2sp2): one pass turns zh_CN's 文件
@@ -371,17 +354,6 @@ void PrintErrorLine(std::string_view line) {
 void PrintIssue(const InputIssue& issue) {
   PrintErrorLine(std::string("neardup: ") + (issue.dropped() ? "skipped: " : "warning: ") +
                  issue.ToString());
-}
-
-std::string KRangeMessage(int k, int bits) {
-  std::string m = "-k " + std::to_string(k) + " is out of range: it must be between 0 and " +
-                  std::to_string(bits / 4) + " because the method's fingerprints are " +
-                  std::to_string(bits) + "-bit (the exact index takes k up to bits / 4)";
-  if (bits < 128 && k <= 128 / 4) {
-    m += "; for a larger k use a 128-bit method (--bits 128, or a method such as " +
-         std::string(kDefaultMethod) + ")";
-  }
-  return m;
 }
 
 int Fail(const Status& status) {
@@ -591,9 +563,6 @@ template Result<InputStats> ForEachDocumentAs<DocumentFingerprint>(
     const InputFlags&, const ReadOptions&,
     const std::function<DocumentFingerprint(const Document&)>&,
     const std::function<void(const Document&, DocumentFingerprint&)>&);
-template Result<InputStats> ForEachDocumentAs<MinHashedDocument>(
-    const InputFlags&, const ReadOptions&, const std::function<MinHashedDocument(const Document&)>&,
-    const std::function<void(const Document&, MinHashedDocument&)>&);
 
 bool NothingRead(const InputStats& stats) {
   return stats.documents == 0 && stats.unreadable + stats.malformed + stats.missing_field > 0;

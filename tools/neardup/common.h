@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "neardup/dedup_job.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
@@ -103,9 +104,7 @@ inline constexpr int kMaxThreads = 1024;
 // usage error).
 void AddThreadsOption(CLI::App* cmd, int* threads);
 
-// "-k 28 is out of range: it must be between 0 and 16 because the method's
-// fingerprints are 64-bit (the exact index takes k up to bits / 4); ..."
-std::string KRangeMessage(int k, int bits);
+// KRangeMessage (-k out of the method's range): neardup/dedup_job.h.
 
 // Prints "neardup: error: <message>" and returns kExitError.
 int Fail(const Status& status);
@@ -200,17 +199,10 @@ using ProcessFn = std::function<std::string(const Document&)>;
 using EmitFn = std::function<void(const Document&, std::string&)>;
 Result<InputStats> ForEachDocument(const InputFlags& flags, const ReadOptions& base,
                                    const ProcessFn& process, const EmitFn& emit);
-// A document's MinHash signature (dedup --method minhash) and, for exact
-// verification, its feature set.
-struct MinHashedDocument {
-  std::vector<uint32_t> signature;
-  std::vector<uint64_t> set;
-  size_t features = 0;
-};
 
 // The same with a typed worker result (a value-initialized T for each
-// document before `process`). Instantiated for std::string,
-// DocumentFingerprint and MinHashedDocument.
+// document before `process`). Instantiated for std::string and
+// DocumentFingerprint.
 template <typename T>
 Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions& base,
                                      const std::function<T(const Document&)>& process,
@@ -251,6 +243,17 @@ void PrintIssue(const InputIssue& issue);
     const ::neardup::Status _cli_status = (expr);                    \
     if (!_cli_status.ok()) return ::neardup::cli::Fail(_cli_status); \
   } while (0)
+
+// In a Run* function: `lhs` = the value of a Result, or prints the error and
+// returns its exit status.
+#define NEARDUP_ASSIGN_OR_RETURN_CLI(lhs, expr) \
+  NEARDUP_ASSIGN_OR_RETURN_CLI_IMPL(NEARDUP_CLI_CONCAT(_cli_result_, __LINE__), lhs, expr)
+#define NEARDUP_CLI_CONCAT_INNER(a, b) a##b
+#define NEARDUP_CLI_CONCAT(a, b) NEARDUP_CLI_CONCAT_INNER(a, b)
+#define NEARDUP_ASSIGN_OR_RETURN_CLI_IMPL(result, lhs, expr)      \
+  auto result = (expr);                                           \
+  if (!result.ok()) return ::neardup::cli::Fail(result.status()); \
+  lhs = std::move(*result)
 
 // One JSON Lines record: `j` compact, invalid UTF-8 replaced, then '\n'.
 std::string JsonLine(const nlohmann::ordered_json& j);

@@ -2,12 +2,13 @@
 
 #include "dedup_stages.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
-#include "neardup/minhash_dedup.h"
+#include "neardup/minhash.h"
+#include "neardup/options.h"
 
 namespace neardup::cli {
 namespace {
@@ -49,30 +50,6 @@ std::string JoinWords(const DedupJoinReport& j, int k) {
   }
   return buf;
 }
-
-Status ParseKeep(const std::string& keep, DedupOptions* options, std::string* field) {
-  if (keep == "first") {
-    options->keep = KeepPolicy::kFirst;
-  } else if (keep == "longest") {
-    options->keep = KeepPolicy::kLongest;
-  } else if (keep.starts_with("field:") && keep.size() > 6) {
-    options->keep = KeepPolicy::kField;
-    *field = keep.substr(6);
-  } else {
-    return Status::InvalidArgument("unknown --keep '" + keep +
-                                   "' (expected first, longest or field:NAME)");
-  }
-  return Status::OK();
-}
-
-// A pair's or duplicate's score: SimHash's Hamming distance, or minhash's
-// Jaccard (6 decimals, as MinHashDistance keeps it).
-nlohmann::ordered_json Score(bool minhash, int distance) {
-  if (!minhash) return distance;
-  return std::round(JaccardOfDistance(distance) * 1e6) / 1e6;
-}
-
-const char* ScoreKey(bool minhash) { return minhash ? "jaccard" : "distance"; }
 
 }  // namespace
 
@@ -139,47 +116,23 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
 Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   auto config = std::make_unique<DedupConfig>();
   NEARDUP_ASSIGN_OR_RETURN(config->read_options, MakeReadOptions(flags.input));
-  // The input records as read, for --unique-out and --duplicates-out (set
-  // before the boilerplate pass, which holds standard input's documents).
-  config->read_options.keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
-  // Before ResolvePipelineFlags, which keeps only the preset of --method.
-  NEARDUP_ASSIGN_OR_RETURN(config->boilerplate,
-                           BoilerplatePass::Options(flags.boilerplate, flags.pipeline));
+  DedupJobOptions o;
+  // Before ResolvePipelineFlags, which keeps only the preset of --method:
+  // the method's text decides the boilerplate default.
+  NEARDUP_ASSIGN_OR_RETURN(o.method, MakeMethod(flags.pipeline));
+  o.method_text = flags.pipeline.method;
+  if (!flags.boilerplate.mode.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(o.boilerplate, ParseBoilerplateMode(flags.boilerplate.mode));
+  }
+  o.boilerplate_min_docs = flags.boilerplate.min_docs;
   NEARDUP_RETURN_IF_ERROR(ResolvePipelineFlags(&flags.pipeline));
-  NEARDUP_ASSIGN_OR_RETURN(config->method, MakeMethod(flags.pipeline));
-  Method& method = config->method;
-  method.pipeline.boilerplate = config->boilerplate;
-  const bool minhash = method.is_minhash();
-  config->minhash = minhash;
-  if (minhash && flags.k >= 0) {
-    return Status::InvalidArgument(
-        "-k does not apply to the minhash method (set its threshold: --method "
-        "minhash,threshold=T)");
-  }
-  if (minhash && flags.mode != "cluster") {
-    return Status::InvalidArgument("the minhash method supports --mode cluster only");
-  }
-  const PipelineOptions& pipeline_options = method.pipeline;
-  DedupOptions& options = config->options;
-  options.k = minhash ? 0 : flags.k >= 0 ? flags.k : flags.pipeline.default_k;
-  options.threads = ResolveThreadCount(flags.input.threads);
-  if (flags.mode == "cluster") {
-    options.mode = DedupMode::kCluster;
-  } else if (flags.mode == "stream") {
-    options.mode = DedupMode::kStream;
-  } else {
-    return Status::InvalidArgument("unknown --mode '" + flags.mode +
-                                   "' (expected cluster or stream)");
-  }
-  NEARDUP_RETURN_IF_ERROR(ParseKeep(flags.keep, &options, &config->score_field));
-  NEARDUP_ASSIGN_OR_RETURN(options.cluster_rule, ParseClusterRule(flags.cluster));
-  if (!config->score_field.empty()) {
-    config->read_options.extra_fields.push_back(config->score_field);
-  }
-  if (!minhash && (options.k < 0 || options.k > pipeline_options.bits / 4)) {
-    return Status::InvalidArgument(KRangeMessage(options.k, pipeline_options.bits));
-  }
-  if (minhash && (flags.exact || flags.banded)) {
+  o.k = flags.k;
+  NEARDUP_ASSIGN_OR_RETURN(o.mode, ParseDedupMode(flags.mode));
+  NEARDUP_ASSIGN_OR_RETURN(const KeepChoice keep, ParseKeepPolicy(flags.keep));
+  o.keep = keep.policy;
+  o.score_field = keep.field;
+  NEARDUP_ASSIGN_OR_RETURN(o.cluster_rule, ParseClusterRule(flags.cluster));
+  if (o.method.is_minhash() && (flags.exact || flags.banded)) {
     return Status::InvalidArgument(
         "--exact and --banded choose SimHash's join; the minhash method always joins its bands "
         "(set their recall with --method minhash,recall=R)");
@@ -187,121 +140,97 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   if (flags.exact && flags.banded) {
     return Status::InvalidArgument("--exact and --banded exclude each other");
   }
-  options.join = flags.exact    ? DedupJoin::kExact
-                 : flags.banded ? DedupJoin::kBanded
-                                : DedupJoin::kAuto;
-  if (flags.short_features > 0 && (minhash || options.mode != DedupMode::kCluster)) {
-    return Status::InvalidArgument("--short-features applies to SimHash methods in cluster mode");
+  o.join = flags.exact ? DedupJoin::kExact : flags.banded ? DedupJoin::kBanded : DedupJoin::kAuto;
+  o.recall = flags.recall;
+  o.band_seed = flags.band_seed;
+  o.short_features = flags.short_features;
+  o.short_jaccard = flags.short_jaccard;
+  o.threads = flags.input.threads;
+  o.warn = [](const std::string& message) { PrintErrorLine("neardup: warning: " + message); };
+  // The input records as read, for --unique-out and --duplicates-out.
+  o.keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
+  NEARDUP_ASSIGN_OR_RETURN(config->job, DedupJob::Create(std::move(o)));
+  const DedupJob& job = *config->job;
+  if (!flags.boilerplate.stats_out.empty() && job.boilerplate().mode == BoilerplateMode::kOff) {
+    return Status::InvalidArgument("--boilerplate-stats-out needs --boilerplate lines");
   }
-  if (flags.short_features > 0 && !(flags.short_jaccard > 0)) {
-    return Status::InvalidArgument("--short-jaccard must be in (0, 1]");
-  }
-  options.short_features = flags.short_features;
-  options.short_jaccard = flags.short_jaccard;
-  options.recall = flags.recall;
-  options.band_seed = flags.band_seed;
-  if (!(flags.recall > 0 && flags.recall < 1)) {
-    return Status::InvalidArgument("--recall must be between 0 and 1 (exclusive)");
-  }
-  NEARDUP_ASSIGN_OR_RETURN(config->pipeline, Pipeline::Create(pipeline_options));
+  config->read_options = job.AdjustReadOptions(config->read_options);
+  config->boilerplate = job.boilerplate();
+  config->method = job.method();
+  config->minhash = job.method().is_minhash();
+  config->options = job.dedup_options();
+  config->score_field = job.options().score_field;
+  config->pipeline = &job.pipeline();
   config->flags = std::move(flags);
   return config;
 }
 
-Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
-                                     BoilerplatePass& boilerplate, DedupCorpus* corpus,
-                                     const ReadOptions* read_options) {
-  const ReadOptions& options = read_options != nullptr ? *read_options : config.read_options;
-  const std::string& score_field = config.score_field;
-  const bool keep_records = config.keep_records();
-  uint64_t text_bytes = 0;
-  bool hold_texts = config.hold_text_bytes > 0;
-  const auto add = [&](const Document& doc, DedupDocument d) {
-    d.length = doc.text.size();
-    if (!score_field.empty()) {
-      const auto f = doc.fields.find(score_field);
-      if (f != doc.fields.end()) {
-        ++corpus->scored;
-        char* end = nullptr;
-        const double v = std::strtod(f->second.c_str(), &end);
-        if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
-          d.score = v;
-        } else {
-          ++corpus->bad_scores;
-        }
-      }
+DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_options) {
+  DedupInput in;
+  const std::vector<std::string> inputs = input.inputs;
+  in.open = [inputs, read_options](bool report) -> Result<std::unique_ptr<DocumentReader>> {
+    NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(inputs, {}));
+    ReadOptions r = read_options;
+    if (report) {
+      r.on_issue = [](const InputIssue& issue) {
+        // Symbolic links skipped in directories are only counted in the
+        // summary: a man page tree has dozens of them.
+        if (issue.kind == InputIssue::Kind::kSkipped) return;
+        PrintIssue(issue);
+      };
+    } else {
+      r.on_issue = [](const InputIssue&) {};
     }
-    corpus->docs.push_back(d);
-    corpus->ids.push_back(doc.id);
-    if (keep_records) corpus->records.push_back(doc.record);
-    if (hold_texts) {
-      text_bytes += doc.text.size();
-      hold_texts = text_bytes <= config.hold_text_bytes;
-      if (hold_texts) corpus->texts.push_back(doc.text);
-      if (!hold_texts) std::vector<std::string>().swap(corpus->texts);
-    }
+    return DocumentReader::Open(inputs, r);
   };
-  const Pipeline& pipeline = *config.pipeline;
-  if (config.minhash) {
-    const MinHashOptions& mh = config.method.minhash;
-    const MinHasher hasher(mh.num_perm);
-    return boilerplate.ForEach<MinHashedDocument>(
-        input, options,
-        [&](const Document& doc) {
-          MinHashedDocument m;
-          m.signature.resize(static_cast<size_t>(mh.num_perm));
-          const std::string stripped = boilerplate.on() ? boilerplate.Strip(doc.text) : "";
-          m.features = pipeline.MinHashSignature(
-              hasher, boilerplate.on() ? std::string_view(stripped) : std::string_view(doc.text),
-              doc.title, m.signature.data(), &m.set);
-          if (!mh.exact) m.set = {};
-          return m;
-        },
-        [&](const Document& doc, MinHashedDocument& m) {
-          corpus->signatures.insert(corpus->signatures.end(), m.signature.begin(),
-                                    m.signature.end());
-          if (mh.exact) corpus->sets.push_back(std::move(m.set));
-          DedupDocument d;
-          d.empty = m.features == 0;
-          add(doc, d);
-        });
-  }
-  // The short-document rule: the feature sets of the documents that may take part.
-  const double short_limit = static_cast<double>(config.options.short_features) /
-                             std::max(config.options.short_jaccard, 1e-9);
-  return boilerplate.ForEach<DocumentFingerprint>(
-      input, options,
-      [&](const Document& doc) {
-        if (boilerplate.on()) return pipeline.Fingerprint(boilerplate.Strip(doc.text), doc.title);
-        return pipeline.Fingerprint(doc.text, doc.title);
-      },
-      [&](const Document& doc, DocumentFingerprint& fp) {
-        DedupDocument d;
-        d.fingerprint = fp.fingerprint;
-        d.empty = fp.empty();
-        if (config.options.short_features > 0) {
-          // Few features: few characters, so computing them again here is cheap.
-          std::vector<uint64_t> set;
-          if (!fp.empty() && static_cast<double>(fp.features) < short_limit) {
-            pipeline.FeatureSet(boilerplate.on() ? boilerplate.Strip(doc.text) : doc.text,
-                                doc.title, &set);
-          }
-          corpus->short_sets.push_back(std::move(set));
-        }
-        add(doc, d);
-      });
+  // No input named is standard input (DocumentReader::Open), which cannot be
+  // read twice.
+  in.replayable = !inputs.empty() && std::find(inputs.begin(), inputs.end(), "-") == inputs.end();
+  return in;
 }
 
-Status CheckScoreField(const DedupConfig& config, const DedupCorpus& corpus,
-                       const InputStats& stats) {
-  if (config.score_field.empty() || corpus.docs.empty() || corpus.scored > 0) return Status::OK();
-  std::string fields;
-  for (const std::string& f : stats.first_fields) fields += (fields.empty() ? "" : ", ") + f;
-  return Status::InvalidArgument(
-      "--keep field:" + config.score_field + ": none of the " + std::to_string(corpus.docs.size()) +
-      " documents has a field \"" + config.score_field + "\"" +
-      (fields.empty() ? "" : " (the first records have " + fields + ")") +
-      "; name a numeric field that the records have, or use --keep first or longest");
+DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs) {
+  if (!line->enabled()) return {};
+  // The percentage of the reading phases: text bytes against the input
+  // files' sizes, when every input is a regular, uncompressed file (JSON
+  // syntax makes it run a little short of 100 %).
+  const double total_mb = InputSizeEstimate(inputs) / 1e6;
+  return
+      [line, total_mb](std::string_view phase, double done, double total, std::string_view unit) {
+        if (unit == "MB") {
+          line->Update(phase, done, total_mb > 0 ? std::max(total_mb, done) : 0, unit);
+        } else if (phase == "bands") {
+          line->Update("join (banded)", done, total, "bands");
+        } else if (phase == "cluster" || phase == "stream" || phase == "output") {
+          line->Update(phase, done, total, unit);
+        } else if (done == 0) {
+          line->Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
+        }
+      };
+}
+
+Status CountLines(const DedupConfig& config, const InputFlags& input) {
+  ProgressLine progress(ProgressModeOf(input));
+  NEARDUP_RETURN_IF_ERROR(config.job->CountLines(MakeDedupInput(input, config.read_options),
+                                                 ProgressOn(&progress, input.inputs)));
+  progress.Clear();
+  if (!config.flags.boilerplate.stats_out.empty()) {
+    NEARDUP_RETURN_IF_ERROR(config.job->line_stats().Save(config.flags.boilerplate.stats_out));
+  }
+  return Status::OK();
+}
+
+Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
+                                     DedupCorpus* corpus, const ReadOptions* read_options) {
+  DedupJob& job = *config.job;
+  job.HoldTexts(config.hold_text_bytes);
+  ProgressLine progress(input.progress ? ProgressModeOf(input) : ProgressMode::kOff);
+  Result<InputStats> stats = job.Fingerprint(
+      MakeDedupInput(input, read_options != nullptr ? *read_options : config.read_options), corpus,
+      ProgressOn(&progress, input.inputs));
+  progress.Clear();
+  if (stats.ok() && !input.quiet) std::cerr << SummaryLine(*stats) << "\n";
+  return stats;
 }
 
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
@@ -310,75 +239,14 @@ void WarnBadScores(const DedupConfig& config, uint64_t bad_scores) {
             << config.score_field << "\" field rank below every number\n";
 }
 
-size_t WarnDuplicateIds(std::span<const std::string> ids) {
-  std::unordered_map<std::string_view, size_t> first;  // id -> its first document
-  first.reserve(ids.size());
-  size_t repeats = 0;
-  size_t example_first = 0, example = 0;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const auto [it, fresh] = first.emplace(ids[i], i);
-    if (fresh) continue;
-    if (repeats++ == 0) {
-      example_first = it->second;
-      example = i;
-    }
-  }
-  if (repeats == 0) return 0;
-  std::cerr << "neardup: warning: " << repeats
-            << " document(s) repeat an earlier document's id (first: \"" << ids[example]
-            << "\", documents " << example_first + 1 << " and " << example + 1
+void WarnDuplicateIds(const RepeatedIds& repeats) {
+  if (repeats.count == 0) return;
+  std::cerr << "neardup: warning: " << repeats.count
+            << " document(s) repeat an earlier document's id (first: \"" << repeats.id
+            << "\", documents " << repeats.first_of + 1 << " and " << repeats.first + 1
             << " of the input); each is deduplicated on its own, but the records, pairs and "
                "\"nearest\" name documents by id, which is ambiguous for these (a number id 5 "
                "and a string \"5\" are the same id)\n";
-  return repeats;
-}
-
-Result<std::unique_ptr<DedupWriter>> DedupWriter::Open(const DedupConfig& config) {
-  std::unique_ptr<DedupWriter> w(new DedupWriter(config));
-  NEARDUP_ASSIGN_OR_RETURN(w->out_,
-                           Output::Open(config.flags.input.output, config.flags.input.inputs));
-  return w;
-}
-
-Status DedupWriter::OpenPairs(std::span<const std::string> ids) {
-  pair_ids_ = ids;
-  if (config_.flags.pairs_out.empty()) return Status::OK();
-  NEARDUP_ASSIGN_OR_RETURN(pairs_,
-                           Output::Open(config_.flags.pairs_out, config_.flags.input.inputs));
-  return Status::OK();
-}
-
-std::function<void(const DedupPair&)> DedupWriter::pair_sink() {
-  if (!pairs_) return {};
-  return [this](const DedupPair& p) {
-    pairs_->Write(PairLine(config_, pair_ids_[p.i], pair_ids_[p.j], p.distance));
-  };
-}
-
-std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, const DedupRecord& r,
-                       std::string_view id, std::string_view nearest_id) {
-  const bool minhash = config.minhash;
-  const char* score_key = ScoreKey(minhash);
-  nlohmann::ordered_json line = {{"id", id}};
-  if (!minhash) line["fingerprint"] = doc.fingerprint.ToHex();
-  line["cluster"] = r.cluster;
-  line["duplicate"] = r.duplicate;
-  line["nearest"] = nullptr;
-  line[score_key] = nullptr;
-  if (r.duplicate) {
-    line["nearest"] = nearest_id;
-    line[score_key] = Score(minhash, r.distance);
-  }
-  if (r.empty) line["empty"] = true;
-  return JsonLine(line);
-}
-
-std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
-                     int distance) {
-  const bool minhash = config.minhash;
-  const nlohmann::ordered_json line = {
-      {"a", a}, {"b", b}, {ScoreKey(minhash), Score(minhash, distance)}};
-  return JsonLine(line);
 }
 
 Status WriteClusters(const DedupConfig& config, const DedupResult& result,
@@ -387,46 +255,9 @@ Status WriteClusters(const DedupConfig& config, const DedupResult& result,
   const DedupFlags& flags = config.flags;
   if (flags.clusters_out.empty()) return Status::OK();
   NEARDUP_ASSIGN_OR_RETURN(auto clusters, Output::Open(flags.clusters_out, flags.input.inputs));
-  const ClusterRows rows = ClusterMembers(result);
-  const auto at = [&](size_t j) { return positions.empty() ? j : positions[j]; };
-  for (size_t c = 0; c < rows.size(); ++c) {
-    nlohmann::ordered_json members = nlohmann::ordered_json::array();
-    for (size_t m : rows.Members(c)) members.push_back(id(at(m)));
-    nlohmann::ordered_json line = {{"cluster", at(rows.ids[c])},
-                                   {"size", rows.Members(c).size()},
-                                   {"kept", id(at(rows.kept[c]))},
-                                   {"members", members}};
-    clusters->Write(JsonLine(line));
-  }
+  config.job->ClusterLines(
+      result, id, [&](std::string_view line) { clusters->Write(line); }, positions);
   return clusters->Close();
-}
-
-Status DedupWriter::Finish(const DedupResult& result, std::span<const DedupDocument> docs,
-                           std::span<const std::string> ids, std::span<const std::string> records) {
-  ProgressLine progress(ProgressModeOf(config_.flags.input));
-  for (size_t i = 0; i < docs.size(); ++i) {
-    if (i % 4096 == 0) {
-      progress.Update("output", static_cast<double>(i), static_cast<double>(docs.size()),
-                      "records");
-    }
-    const DedupRecord& r = result.records[i];
-    out_->Write(RecordLine(config_, docs[i], r, ids[i], ids[r.nearest]));
-  }
-  progress.Clear();
-  NEARDUP_RETURN_IF_ERROR(out_->Close());
-
-  // --unique-out / --duplicates-out: the input records as they were read.
-  const DedupFlags& flags = config_.flags;
-  const auto record = [&](size_t i) -> const std::string& { return records[i]; };
-  for (const bool duplicates : {false, true}) {
-    const std::string& path = duplicates ? flags.duplicates_out : flags.unique_out;
-    if (path.empty()) continue;
-    NEARDUP_RETURN_IF_ERROR(
-        WriteRecords(path, flags.input.inputs, docs.size(), record,
-                     [&](size_t i) { return result.records[i].duplicate == duplicates; }));
-  }
-  if (pairs_) NEARDUP_RETURN_IF_ERROR(pairs_->Close());
-  return WriteClusters(config_, result, [&](size_t i) { return std::string_view(ids[i]); });
 }
 
 Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,

@@ -1,19 +1,17 @@
 // Copyright 2026 The neardup Authors.
 //
-// neardup dedup in explicit stages, shared by the single-process command
-// (cmd_dedup.cc) and the distributed one (tools/neardup_mpi), so that both
-// write their outputs with the same code:
+// neardup dedup's command line over the library's dedup job
+// (neardup/dedup_job.h), shared by the single-process command (cmd_dedup.cc,
+// which runs DedupJob::Run), calibrate and the distributed one
+// (tools/neardup_mpi, which runs the job's stages over its ranks):
 //
-//   1. configure  ResolveDedupConfig: flags -> pipeline, options, read options
-//   2. read and fingerprint
-//                 FingerprintInputs: documents -> DedupCorpus (in input order)
-//   3. join       the band engine or the exact self-join (Dedup / MinHashDedup,
-//                 or their stages in src/dedup/stages.h for band ranges)
-//   4. cluster + keep policy (the same library calls)
-//   5. write      DedupWriter: records, --pairs-out (streamed while clusters
-//                 are assembled), --unique-out / --duplicates-out,
-//                 --clusters-out; WriteDedupReport: --summary-json and the
-//                 summary lines on stderr
+//   1. configure  ResolveDedupConfig: flags -> the DedupJob, read options
+//   2. boilerplate and fingerprints
+//                 CountLines, FingerprintInputs: documents -> DedupCorpus
+//   3. join, cluster, keep policy: DedupJob::Join
+//   4. write      the job's lines (RecordLine, PairLine, ClusterLines) to the
+//                 command line's Output files; WriteDedupReport:
+//                 --summary-json and the summary lines on stderr
 //
 // Not thread-safe; one run at a time per object.
 
@@ -30,6 +28,7 @@
 #include "boilerplate_pass.h"
 #include "common.h"
 #include "neardup/dedup.h"
+#include "neardup/dedup_job.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 
@@ -59,16 +58,19 @@ struct DedupFlags {
 // Registers dedup's INPUT... and options on `cmd`.
 void AddDedupOptions(CLI::App* cmd, DedupFlags* flags);
 
-// Stage 1: everything the flags decide.
+// Stage 1: everything the flags decide. The job (neardup/dedup_job.h) owns
+// the method, its pipeline and the checks; the rest is the command line's.
 struct DedupConfig {
   DedupFlags flags;  // pipeline flags resolved
   ReadOptions read_options;
+  std::unique_ptr<DedupJob> job;
+  // Copies of the job's, for the report and neardup-mpi.
   BoilerplateOptions boilerplate;
   Method method;
   bool minhash = false;
-  DedupOptions options;     // no pair_sink or progress yet
-  std::string score_field;  // --keep field:NAME
-  std::unique_ptr<Pipeline> pipeline;
+  DedupOptions options;                // no pair_sink or progress
+  std::string score_field;             // --keep field:NAME
+  const Pipeline* pipeline = nullptr;  // the job's
   // Hold each document's text in DedupCorpus::texts while their total is at
   // most this many bytes (beyond it none is held); 0: never (calibrate).
   uint64_t hold_text_bytes = 0;
@@ -79,33 +81,25 @@ struct DedupConfig {
 // InvalidArgument for a usage error (exit 2), else what went wrong.
 Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags);
 
-// Stage 2's result: one entry per document, in input order.
-struct DedupCorpus {
-  std::vector<DedupDocument> docs;
-  std::vector<uint32_t> signatures;               // minhash: num_perm per document
-  std::vector<std::vector<uint64_t>> sets;        // minhash with exact verification
-  std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
-  std::vector<std::string> ids;
-  std::vector<std::string> records;  // when DedupConfig::keep_records()
-  std::vector<std::string> texts;    // every text, or none (DedupConfig::hold_text_bytes)
-  uint64_t bad_scores = 0;           // --keep field:NAME values that are no number
-  uint64_t scored = 0;               // documents with the --keep field:NAME field (any value)
-};
+// The command line's inputs as the job's: the named files (read twice when
+// boilerplate is counted), or standard input (read once, held). Issues are
+// printed as met (file, line, reason) by the pass that reports them.
+DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_options);
 
-// Stage 2: reads `input` (its inputs; threads, quiet) and appends each
-// document to *corpus. `boilerplate` has counted its lines already (or is
-// off). Issues are printed as met (file, line, reason); the summary line
-// unless input.quiet. `read_options`: instead of config.read_options (a
+// The job's progress on a ProgressLine; `inputs` give the reading phase's
+// total (InputSizeEstimate).
+DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs);
+
+// Stage 1b: the boilerplate pass over `input` (nothing when off), and
+// --boilerplate-stats-out.
+Status CountLines(const DedupConfig& config, const InputFlags& input);
+
+// Stage 2: reads `input` and appends each document to *corpus; the summary
+// line unless input.quiet. `read_options`: instead of config.read_options (a
 // byte range of a file).
 Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags& input,
-                                     BoilerplatePass& boilerplate, DedupCorpus* corpus,
+                                     DedupCorpus* corpus,
                                      const ReadOptions* read_options = nullptr);
-
-// --keep field:NAME when no document has the field: an error naming the
-// fields the first records have (a keep policy that never applies is a
-// mistake in the command line, not a choice of `first`).
-Status CheckScoreField(const DedupConfig& config, const DedupCorpus& corpus,
-                       const InputStats& stats);
 
 // "neardup: warning: N document(s) with a non-numeric field..." when any.
 void WarnBadScores(const DedupConfig& config, uint64_t bad_scores);
@@ -113,45 +107,10 @@ void WarnBadScores(const DedupConfig& config, uint64_t bad_scores);
 // "neardup: warning: N document(s) repeat an earlier document's id..." when
 // any id repeats (the rule, README "dedup"): every document is deduplicated
 // on its own, by its place in the input; records, pairs and "nearest" name
-// documents by id, so a repeated id makes them ambiguous. Returns the count.
-size_t WarnDuplicateIds(std::span<const std::string> ids);
+// documents by id, so a repeated id makes them ambiguous.
+void WarnDuplicateIds(const RepeatedIds& repeats);
 
-// Stage 5: the outputs. Open() creates --output (before the input is read, so
-// that a bad path fails early); OpenPairs() --pairs-out; pair_sink() is
-// DedupOptions::pair_sink for it. `ids` must hold every document's id by
-// the time a pair is written.
-class DedupWriter {
- public:
-  static Result<std::unique_ptr<DedupWriter>> Open(const DedupConfig& config);
-  Status OpenPairs(std::span<const std::string> ids);
-  // Empty without --pairs-out.
-  std::function<void(const DedupPair&)> pair_sink();
-  // Records to --output, then --unique-out / --duplicates-out (`records`,
-  // one per document when the config keeps them), closes --pairs-out, then
-  // --clusters-out.
-  Status Finish(const DedupResult& result, std::span<const DedupDocument> docs,
-                std::span<const std::string> ids, std::span<const std::string> records);
-
- private:
-  explicit DedupWriter(const DedupConfig& config) : config_(config) {}
-  const DedupConfig& config_;
-  std::unique_ptr<Output> out_;
-  std::unique_ptr<Output> pairs_;
-  std::span<const std::string> pair_ids_;
-};
-
-// The pieces of DedupWriter::Finish, for writers that hold a part of the
-// documents (neardup-mpi). One line of --output: document `doc` with record
-// `r`, its id and its nearest kept document's id (used when r.duplicate).
-std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, const DedupRecord& r,
-                       std::string_view id, std::string_view nearest_id);
-// One line of --pairs-out.
-std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
-                     int distance);
-// --clusters-out (nothing without it): every cluster of two or more of
-// `result`, `id` giving the id of each member. `positions` (when not empty):
-// result.records[j] is document positions[j] (increasing), and the records'
-// cluster numbers are indexes into it (neardup-mpi's clustered documents).
+// --clusters-out (nothing without it): the job's cluster lines.
 Status WriteClusters(const DedupConfig& config, const DedupResult& result,
                      const std::function<std::string_view(size_t)>& id,
                      std::span<const uint64_t> positions = {});
@@ -165,7 +124,7 @@ struct DedupTimes {
 };
 
 // --summary-json and (unless --quiet) the summary lines on stderr.
-// `boilerplate_summary` is BoilerplatePass::Summary().
+// `boilerplate_summary` is DedupJob::BoilerplateSummary().
 Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                         const DedupTimes& times, const std::string& boilerplate_summary);
 

@@ -92,8 +92,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using cli::DedupConfig;
-using cli::DedupCorpus;
 using cli::DedupFlags;
+using neardup::DedupCorpus;
 
 double Since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -620,7 +620,6 @@ class Run {
   std::unique_ptr<DedupConfig> config_;
   std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened in setup
   std::unique_ptr<Log> log_;
-  cli::BoilerplatePass boilerplate_;
   std::vector<Unit> units_;    // the fingerprint stage's units, in input order
   std::vector<uint64_t> cut_;  // rank r reads units [cut_[r], cut_[r + 1])
   std::vector<Shard> mine_;    // my inputs' shards, in input order
@@ -723,9 +722,10 @@ Status Run::CountBoilerplate(bool needed) {
   for (size_t u = cut_[w_.rank]; counted.ok() && u < cut_[w_.rank + 1]; ++u) {
     cli::InputFlags input = config_->flags.input;
     input.inputs = {input.inputs[units_[u].input]};
-    auto got =
-        cli::BoilerplatePass::CountFiles(input, UnitReadOptions(config_->read_options, units_[u]),
-                                         config_->method.pipeline.normalize);
+    ReadOptions read_options = UnitReadOptions(config_->read_options, units_[u]);
+    read_options.on_issue = [](const InputIssue&) {};  // reported by the fingerprint pass
+    auto reader = DocumentReader::Open(input.inputs, read_options);
+    auto got = reader.ok() ? config_->job->CountLineStats(**reader) : reader.status();
     if (got.ok()) {
       counter.Merge(*got);
     } else {
@@ -748,10 +748,9 @@ Status Run::CountBoilerplate(bool needed) {
     NEARDUP_ASSIGN_OR_RETURN(auto s, LineStats::Deserialize(blobs[r], "rank " + std::to_string(r)));
     merged.Merge(s);
   }
-  NEARDUP_RETURN_IF_ERROR(boilerplate_.Use(std::move(merged).Finish(), config_->boilerplate,
-                                           config_->method.pipeline.normalize));
+  NEARDUP_RETURN_IF_ERROR(config_->job->UseLineStats(std::move(merged).Finish()));
   if (w_.rank == 0 && !config_->flags.boilerplate.stats_out.empty()) {
-    NEARDUP_RETURN_IF_ERROR(boilerplate_.stats().Save(config_->flags.boilerplate.stats_out));
+    NEARDUP_RETURN_IF_ERROR(config_->job->line_stats().Save(config_->flags.boilerplate.stats_out));
   }
   return Status::OK();
 }
@@ -801,12 +800,12 @@ Status Run::Fingerprint(bool* any_needed_out) {
     cli::InputFlags input = f.input;
     input.inputs = {f.input.inputs[unit.input]};
     input.quiet = true;  // one summary for the job, on rank 0
-    const uint64_t dropped_before = boilerplate_.dropped_lines();
+    const uint64_t dropped_before = config_->job->dropped_lines();
     Shard& shard = mine_[u - cut_[w_.rank]];
     const ReadOptions read_options = UnitReadOptions(config_->read_options, unit);
-    NEARDUP_ASSIGN_OR_RETURN(shard.stats, cli::FingerprintInputs(*config_, input, boilerplate_,
-                                                                 &shard.corpus, &read_options));
-    shard.boilerplate_dropped = boilerplate_.dropped_lines() - dropped_before;
+    NEARDUP_ASSIGN_OR_RETURN(shard.stats,
+                             cli::FingerprintInputs(*config_, input, &shard.corpus, &read_options));
+    shard.boilerplate_dropped = config_->job->dropped_lines() - dropped_before;
     NEARDUP_RETURN_IF_ERROR(
         WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard, records)));
     (*log_)("fingerprint: " + name(unit) + ": " + std::to_string(shard.corpus.docs.size()) +
@@ -1334,7 +1333,7 @@ Status Run::WriteParts() {
       nearest_id = a.nearest_id;
     }
     NEARDUP_RETURN_IF_ERROR(
-        records.Write(RecordLine(*config_, own_.docs[i], r, own_.ids[i], nearest_id)));
+        records.Write(config_->job->RecordLine(own_.docs[i], r, own_.ids[i], nearest_id)));
     std::optional<PartWriter>& to = r.duplicate ? duplicates : kept;
     if (to) {
       NEARDUP_RETURN_IF_ERROR(to->Write(own_.records[i]));
@@ -1379,7 +1378,7 @@ Status Run::WriteOutputs() {
     // Stream mode's pairs are of positions, cluster mode's of indexes into
     // positions_ (the identity in stream mode).
     const auto sink = [&](const DedupPair& p) {
-      out->Write(cli::PairLine(c, Id(positions_[p.i]), Id(positions_[p.j]), p.distance));
+      out->Write(c.job->PairLine(Id(positions_[p.i]), Id(positions_[p.j]), p.distance));
     };
     if (c.options.mode == DedupMode::kStream) {
       for (const DedupPair& p : result_.pairs) sink(p);
@@ -1488,7 +1487,7 @@ int Run::Main() {
     times.dedup = dedup_seconds_;
     times.output = output_seconds_;
     times.total = Since(start_);
-    const std::string summary = boilerplate_.Summary(static_cast<size_t>(dropped_));
+    const std::string summary = config_->job->BoilerplateSummary(static_cast<size_t>(dropped_));
     const Status reported = cli::WriteDedupReport(*config_, result_, times, summary);
     exit_code =
         reported.ok() ? cli::InputExitCode(config_->flags.input, stats_) : cli::Fail(reported);

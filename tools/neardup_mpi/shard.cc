@@ -111,7 +111,7 @@ bool ReadStrings(std::string_view bytes, std::vector<std::string>* out) {
 }
 
 std::string EncodeShard(const Shard& shard, bool with_records) {
-  const cli::DedupCorpus& c = shard.corpus;
+  const DedupCorpus& c = shard.corpus;
   std::string out(kMagic, sizeof kMagic);
   Put<uint64_t>(c.docs.size(), &out);
   for (const uint64_t w : StatsWords(shard.stats)) Put(w, &out);

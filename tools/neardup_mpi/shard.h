@@ -38,7 +38,7 @@ namespace neardup::mpi {
 
 // One input's documents and what reading it met.
 struct Shard {
-  cli::DedupCorpus corpus;  // sets are never stored (minhash exact is refused)
+  DedupCorpus corpus;  // sets are never stored (minhash exact is refused)
   InputStats stats;
   uint64_t boilerplate_dropped = 0;  // line occurrences left out
 };

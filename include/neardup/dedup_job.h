@@ -1,0 +1,259 @@
+// Copyright 2026 The neardup Authors.
+//
+// The dedup job: what `neardup dedup`, Python's neardup.dedup(rows, ...) and
+// neardup-mpi run, in one place, so that the same job gives the same answer
+// at every door. A job is
+//
+//   inputs       any DocumentReader (DedupInput; standard input is read once)
+//   method       SimHash or MinHash (one interface: no front end asks which)
+//   boilerplate  lines shared by many documents left out of the fingerprints
+//   join         exact or banded (SimHash), bands (MinHash); verification
+//   cluster rule, keep policy
+//   outputs      lines of JSON through sinks (DedupJobOutputs); a front end
+//                puts them in files, on standard output or in Python values
+//
+// run as one call, DedupJob::Run, with a progress callback and a summary
+// struct (DedupJobSummary). The stages are public too, for neardup-mpi,
+// which runs them over the ranks of an MPI job:
+//
+//   DedupJob::Create       options -> method, pipeline, DedupOptions (checked)
+//   CountLines / UseLineStats   the boilerplate pass (or the whole corpus's counts)
+//   Fingerprint            documents -> DedupCorpus, in input order
+//   Join                   join + cluster + keep policy (Dedup / MinHashDedup)
+//   RecordLine, PairLine, ClusterLine   the output lines
+//
+// The defaults of DedupJobOptions are the command line's. A DedupJob is
+// immutable after Create except for its boilerplate state (CountLines /
+// UseLineStats, once, before Fingerprint).
+
+#ifndef NEARDUP_DEDUP_JOB_H_
+#define NEARDUP_DEDUP_JOB_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/boilerplate.h"
+#include "neardup/dedup.h"
+#include "neardup/method.h"
+#include "neardup/pipeline.h"
+#include "neardup/status.h"
+#include "neardup/text.h"
+
+namespace neardup {
+
+// Everything a dedup job decides, with the command line's defaults.
+struct DedupJobOptions {
+  Method method = Method::Default();
+  // The method as the user wrote it (--method, Python's method=), when given
+  // as text: it decides the boilerplate default (below). "" when not given.
+  std::string method_text;
+  int k = -1;  // -1: the method's default k; must be -1 for minhash
+  DedupMode mode = DedupMode::kCluster;
+  ClusterRule cluster_rule = ClusterRule::kCenter;
+  KeepPolicy keep = KeepPolicy::kFirst;
+  std::string score_field;  // KeepPolicy::kField: the numeric field
+  // Boilerplate removal: nullopt is the default, lines unless method_text
+  // names boilerplate=... itself; else the mode given. min_docs 0: the
+  // method's.
+  std::optional<BoilerplateMode> boilerplate;
+  int boilerplate_min_docs = 0;
+  DedupJoin join = DedupJoin::kAuto;  // SimHash only (minhash: its bands)
+  double recall = 0.99;               // SimHash's banded join; in (0, 1)
+  uint64_t band_seed = kDefaultBandSeed;
+  size_t short_features = 0;  // the short-document rule (dedup.h); 0: off
+  double short_jaccard = 0.5;
+  int threads = 0;  // 0: every core
+  // Hold the input records (Document::record) for DedupJobOutputs::unique
+  // and duplicates (Run sets it when either is given).
+  bool keep_records = false;
+  // Hold each document's text in DedupCorpus::texts while their total is at
+  // most this many bytes (beyond it none is held); 0: never.
+  uint64_t hold_text_bytes = 0;
+  // Receives what goes wrong without failing the job (the system refused
+  // some worker threads: the job goes on with fewer); may be empty.
+  std::function<void(const std::string&)> warn;
+};
+
+// The fingerprint stage's result: one entry per document, in input order.
+struct DedupCorpus {
+  std::vector<DedupDocument> docs;
+  std::vector<uint32_t> signatures;               // minhash: num_perm per document
+  std::vector<std::vector<uint64_t>> sets;        // minhash with exact verification
+  std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
+  std::vector<std::string> ids;
+  std::vector<std::string> records;  // when DedupJobOptions::keep_records
+  std::vector<std::string> texts;    // every text, or none (hold_text_bytes)
+  uint64_t bad_scores = 0;           // score_field values that are no number
+  uint64_t scored = 0;               // documents with the score field (any value)
+};
+
+// Where a job's documents come from. `open(report_issues)` returns a reader
+// over the documents; report_issues false asks it to stay silent about bad
+// input (another pass reports it). When `replayable`, open may be called
+// twice (the boilerplate pass, then the fingerprint pass) and must give the
+// same documents; otherwise (standard input) it is called once and the
+// boilerplate pass holds the documents in memory.
+struct DedupInput {
+  std::function<Result<std::unique_ptr<DocumentReader>>(bool report_issues)> open;
+  bool replayable = true;
+};
+
+// A DedupInput over documents already in memory (replayable).
+DedupInput DocumentsInput(std::shared_ptr<const std::vector<Document>> documents);
+
+// Progress: phase ("counting lines (boilerplate)", "reading + fingerprints"
+// in MB of text; the join's phases as DedupOptions::progress reports them;
+// "output" in records), done and total (0: unknown). On the calling thread.
+using DedupProgress =
+    std::function<void(std::string_view phase, double done, double total, std::string_view unit)>;
+
+// The outputs of Run, each a sink of whole lines (each ending in '\n'); an
+// empty function is an output not asked for. records: one JSON line per
+// document; pairs: one per pair found (streamed during the join); clusters:
+// one per cluster of two or more; unique / duplicates: the input records of
+// the kept documents / of the others, byte for byte.
+struct DedupJobOutputs {
+  std::function<void(std::string_view)> records;
+  std::function<void(std::string_view)> pairs;
+  std::function<void(std::string_view)> clusters;
+  std::function<void(std::string_view)> unique;
+  std::function<void(std::string_view)> duplicates;
+  // The records as values (the Python module): document i, its fingerprint
+  // stage's entry and its record, in input order.
+  std::function<void(size_t i, const DedupDocument& doc, const DedupRecord& r)> record_values;
+};
+
+// The documents among `ids` whose id an earlier one has: their count, and
+// the first such pair (positions), for a warning.
+struct RepeatedIds {
+  size_t count = 0;
+  std::string id;  // the first repeated id
+  size_t first = 0;
+  size_t first_of = 0;
+};
+RepeatedIds FindRepeatedIds(std::span<const std::string> ids);
+
+// What a run did.
+struct DedupJobSummary {
+  InputStats input;
+  DedupResult result;  // per-document records, counts, the join's report
+  uint64_t bad_scores = 0;
+  RepeatedIds repeated_ids;        // documents whose id an earlier one has
+  size_t boilerplate_lines = 0;    // distinct lines found frequent
+  size_t boilerplate_dropped = 0;  // line occurrences left out of fingerprints
+  struct Seconds {
+    double fingerprint = 0;  // reading, the boilerplate pass and fingerprints
+    double dedup = 0;        // join + cluster
+    double output = 0;
+    double total = 0;
+  } seconds;
+};
+
+class DedupJob {
+ public:
+  // InvalidArgument for a combination that does not apply (k out of the
+  // method's range, -k with minhash, stream mode with minhash, ...).
+  static Result<std::unique_ptr<DedupJob>> Create(DedupJobOptions options);
+  ~DedupJob();
+
+  const DedupJobOptions& options() const { return options_; }
+  // The method with the resolved boilerplate options.
+  const Method& method() const { return options_.method; }
+  const Pipeline& pipeline() const { return *pipeline_; }
+  // The library options of the join (k resolved; no sinks).
+  const DedupOptions& dedup_options() const { return dedup_; }
+  const BoilerplateOptions& boilerplate() const { return options_.method.pipeline.boilerplate; }
+  // How the records name a pair's score: "distance" (SimHash) or "jaccard".
+  const char* score_key() const;
+  // A DedupRecord's or DedupPair's distance as the outputs show it: the
+  // Hamming distance, or minhash's Jaccard (6 decimals).
+  double ScoreOf(int distance) const;
+  // DedupJobOptions::hold_text_bytes, set after Create (calibrate decides
+  // it from the input).
+  void HoldTexts(uint64_t bytes) { options_.hold_text_bytes = bytes; }
+  // `base` with what the job reads besides the text (the score field,
+  // the records when held).
+  ReadOptions AdjustReadOptions(ReadOptions base) const;
+
+  // The boilerplate pass, when boilerplate() is not off: counts every
+  // document's lines (holding the documents when the input is not
+  // replayable) ...
+  Status CountLines(const DedupInput& input, const DedupProgress& progress = {});
+  // ... or takes the whole corpus's counts made elsewhere (neardup-mpi).
+  Status UseLineStats(LineStats stats);
+  // The line counts of the documents `reader` gives, keyed as CountLines
+  // keys them (the method's normalization), to be merged (neardup-mpi).
+  Result<LineStats> CountLineStats(DocumentReader& reader) const;
+  const LineStats& line_stats() const { return line_stats_; }
+  bool strips() const { return filter_ != nullptr; }
+  size_t boilerplate_lines() const;
+  size_t dropped_lines() const { return dropped_.load(); }
+  // "; boilerplate: 12 distinct lines in >= 5 of 200 documents, 2000 line
+  // occurrences left out", or "" (off); `dropped`: the occurrences left out.
+  std::string BoilerplateSummary(size_t dropped) const;
+
+  // The fingerprint stage: every document of `input` (the held ones after
+  // CountLines on an input that is not replayable) appended to *corpus.
+  Result<InputStats> Fingerprint(const DedupInput& input, DedupCorpus* corpus,
+                                 const DedupProgress& progress = {});
+  // The same over one reader (neardup-mpi's byte ranges).
+  Result<InputStats> Fingerprint(DocumentReader& reader, DedupCorpus* corpus,
+                                 const DedupProgress& progress = {});
+  // score_field when no document has it: an error naming the fields the
+  // first records have.
+  Status CheckScoreField(const DedupCorpus& corpus, const InputStats& stats) const;
+
+  // Join, cluster and keep policy over `corpus`: Dedup or MinHashDedup.
+  Result<DedupResult> Join(const DedupCorpus& corpus,
+                           std::function<void(const DedupPair&)> pair_sink = {},
+                           const DedupProgress& progress = {}) const;
+
+  // The output lines (each ending in '\n'). A document's record: its id,
+  // fingerprint (SimHash), cluster, duplicate, nearest (the nearest kept
+  // document's id when a duplicate, else null), the score and "empty".
+  std::string RecordLine(const DedupDocument& doc, const DedupRecord& r, std::string_view id,
+                         std::string_view nearest_id) const;
+  std::string PairLine(std::string_view a, std::string_view b, int distance) const;
+  // Every cluster of two or more of `result`: {cluster, size, kept,
+  // members}; `id(j)` names document j. `positions` (when not empty):
+  // result.records[j] is document positions[j] and cluster numbers index it.
+  void ClusterLines(const DedupResult& result, const std::function<std::string_view(size_t)>& id,
+                    const std::function<void(std::string_view)>& sink,
+                    std::span<const uint64_t> positions = {}) const;
+
+  // All of it: the boilerplate pass, fingerprints, join, cluster, outputs.
+  // An input that gives no document is an empty result (the outputs get
+  // nothing). Errors: the reader's, CheckScoreField's, the join's.
+  Result<DedupJobSummary> Run(const DedupInput& input, const DedupJobOutputs& outputs,
+                              const DedupProgress& progress = {});
+
+ private:
+  explicit DedupJob(DedupJobOptions options) : options_(std::move(options)) {}
+  std::string Strip(const std::string& text) const;
+
+  DedupJobOptions options_;
+  DedupOptions dedup_;
+  std::unique_ptr<Pipeline> pipeline_;
+  LineStats line_stats_;
+  std::unique_ptr<Normalizer> normalizer_;  // null: raw line keys
+  std::unique_ptr<BoilerplateFilter> filter_;
+  bool held_ = false;
+  std::vector<Document> held_documents_;
+  InputStats held_stats_;
+  mutable std::atomic<size_t> dropped_{0};
+};
+
+// "-k 28 is out of range: it must be between 0 and 16 because the method's
+// fingerprints are 64-bit (the exact index takes k up to bits / 4); ..."
+std::string KRangeMessage(int k, int bits);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_DEDUP_JOB_H_

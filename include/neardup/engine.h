@@ -1,0 +1,18 @@
+// Copyright 2026 The neardup Authors.
+//
+// The engine layer (doc/design.md): the jobs every front end runs, the
+// command line, the Python module, serve and neardup-mpi alike, so that one
+// job gives one answer at every door, and the option words they share.
+//
+//   neardup/dedup_job.h  the dedup job: inputs, method, boilerplate, join,
+//                        cluster rule, keep policy, outputs; one call
+//   neardup/options.h    one parser and one printer per shared option word
+
+#ifndef NEARDUP_ENGINE_H_
+#define NEARDUP_ENGINE_H_
+
+#include "neardup/dedup_job.h"
+#include "neardup/options.h"
+#include "neardup/text_index.h"
+
+#endif  // NEARDUP_ENGINE_H_

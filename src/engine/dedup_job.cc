@@ -1,0 +1,502 @@
+// Copyright 2026 The neardup Authors.
+
+#include "neardup/dedup_job.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "neardup/minhash.h"
+#include "neardup/minhash_dedup.h"
+#include "neardup/presets.h"
+#include "util/thread_pool.h"
+
+namespace neardup {
+namespace {
+
+double Since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// One JSON Lines record: compact, invalid UTF-8 replaced, then '\n'.
+std::string JsonLine(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+// The documents of a vector, in order.
+class VectorReader final : public DocumentReader {
+ public:
+  explicit VectorReader(std::shared_ptr<const std::vector<Document>> docs)
+      : docs_(std::move(docs)) {
+    stats_.files = docs_->empty() ? 0 : 1;
+  }
+  bool Next(Document* doc) override {
+    if (next_ >= docs_->size()) return false;
+    *doc = (*docs_)[next_++];
+    ++stats_.documents;
+    stats_.bytes += doc->text.size();
+    return true;
+  }
+  const InputStats& stats() const override { return stats_; }
+
+ private:
+  std::shared_ptr<const std::vector<Document>> docs_;
+  size_t next_ = 0;
+  InputStats stats_;
+};
+
+// A document's MinHash signature and, for exact verification, its feature set.
+struct MinHashed {
+  std::vector<uint32_t> signature;
+  std::vector<uint64_t> set;
+  size_t features = 0;
+};
+
+constexpr BatchLimits kReadBatch{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true};
+
+}  // namespace
+
+DedupInput DocumentsInput(std::shared_ptr<const std::vector<Document>> documents) {
+  DedupInput input;
+  input.open = [documents](bool) -> Result<std::unique_ptr<DocumentReader>> {
+    return std::unique_ptr<DocumentReader>(new VectorReader(documents));
+  };
+  input.replayable = true;
+  return input;
+}
+
+DedupJob::~DedupJob() = default;
+
+Result<std::unique_ptr<DedupJob>> DedupJob::Create(DedupJobOptions o) {
+  Method& method = o.method;
+  // Boilerplate: lines unless the method's text names a mode itself.
+  BoilerplateOptions& boilerplate = method.pipeline.boilerplate;
+  if (o.boilerplate) {
+    boilerplate.mode = *o.boilerplate;
+  } else if (o.method_text.find("boilerplate=") == std::string::npos) {
+    boilerplate.mode = BoilerplateMode::kLines;
+  }
+  if (o.boilerplate_min_docs > 0) boilerplate.min_docs = o.boilerplate_min_docs;
+  if (boilerplate.min_docs < 2) {
+    return Status::InvalidArgument("boilerplate min_docs must be >= 2, got " +
+                                   std::to_string(boilerplate.min_docs));
+  }
+  const bool minhash = method.is_minhash();
+  if (minhash && o.k >= 0) {
+    return Status::InvalidArgument(
+        "-k does not apply to the minhash method (set its threshold: --method "
+        "minhash,threshold=T)");
+  }
+  if (minhash && o.mode != DedupMode::kCluster) {
+    return Status::InvalidArgument("the minhash method supports --mode cluster only");
+  }
+  std::unique_ptr<DedupJob> job(new DedupJob(std::move(o)));
+  const DedupJobOptions& opt = job->options_;
+  const PipelineOptions& pipeline_options = job->options_.method.pipeline;
+  DedupOptions& options = job->dedup_;
+  options.k = minhash ? 0 : opt.k >= 0 ? opt.k : opt.method.default_k;
+  options.threads = ResolveThreadCount(opt.threads);
+  options.mode = opt.mode;
+  options.keep = opt.keep;
+  options.cluster_rule = opt.cluster_rule;
+  if (opt.keep == KeepPolicy::kField && opt.score_field.empty()) {
+    return Status::InvalidArgument("keep field:NAME needs a field name");
+  }
+  if (!minhash && (options.k < 0 || options.k > pipeline_options.bits / 4)) {
+    return Status::InvalidArgument(KRangeMessage(options.k, pipeline_options.bits));
+  }
+  if (minhash && opt.join != DedupJoin::kAuto) {
+    return Status::InvalidArgument(
+        "--exact and --banded choose SimHash's join; the minhash method always joins its bands "
+        "(set their recall with --method minhash,recall=R)");
+  }
+  options.join = opt.join;
+  if (opt.short_features > 0 && (minhash || options.mode != DedupMode::kCluster)) {
+    return Status::InvalidArgument("--short-features applies to SimHash methods in cluster mode");
+  }
+  if (opt.short_features > 0 && !(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
+    return Status::InvalidArgument("--short-jaccard must be in (0, 1]");
+  }
+  options.short_features = opt.short_features;
+  options.short_jaccard = opt.short_jaccard;
+  options.recall = opt.recall;
+  options.band_seed = opt.band_seed;
+  if (!(opt.recall > 0 && opt.recall < 1)) {
+    return Status::InvalidArgument("--recall must be between 0 and 1 (exclusive)");
+  }
+  if (opt.threads < 0) return Status::InvalidArgument("threads must be >= 0 (0: all cores)");
+  NEARDUP_ASSIGN_OR_RETURN(job->pipeline_, Pipeline::Create(pipeline_options));
+  if (boilerplate.mode != BoilerplateMode::kOff && !pipeline_options.normalize.t2s.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(job->normalizer_, Normalizer::Create(pipeline_options.normalize));
+  }
+  return job;
+}
+
+const char* DedupJob::score_key() const {
+  return options_.method.is_minhash() ? "jaccard" : "distance";
+}
+
+double DedupJob::ScoreOf(int distance) const {
+  if (!options_.method.is_minhash()) return distance;
+  return std::round(JaccardOfDistance(distance) * 1e6) / 1e6;
+}
+
+ReadOptions DedupJob::AdjustReadOptions(ReadOptions base) const {
+  if (!options_.score_field.empty() && std::find(base.extra_fields.begin(), base.extra_fields.end(),
+                                                 options_.score_field) == base.extra_fields.end()) {
+    base.extra_fields.push_back(options_.score_field);
+  }
+  if (options_.keep_records) base.keep_records = true;
+  return base;
+}
+
+Status DedupJob::CountLines(const DedupInput& input, const DedupProgress& progress) {
+  if (boilerplate().mode == BoilerplateMode::kOff) return Status::OK();
+  held_ = !input.replayable;
+  // Issues are reported by the pass that reads for good: this one only when
+  // it holds the documents.
+  NEARDUP_ASSIGN_OR_RETURN(auto reader, input.open(held_));
+  // The line keys on the pool (reading ahead), counted in input order: a
+  // serial pass here was a third of dedup's time at one thread and kept two
+  // threads below 1.5x one (doc/benchmarks.md, text core).
+  LineCounter counter;
+  ThreadPool pool(options_.threads);
+  uint64_t done_docs = 0, done_bytes = 0;
+  OrderedParallelMap<Document, std::vector<uint64_t>>(
+      &pool, kReadBatch, [&](Document* doc) { return reader->Next(doc); },
+      [](const Document& doc) { return doc.text.size(); },
+      [&](const Document& doc) { return DocumentLineKeys(doc.text, normalizer_.get()); },
+      [&](Document& doc, std::vector<uint64_t>& keys) {
+        counter.AddKeys(keys);
+        done_bytes += doc.text.size();
+        if (progress && ++done_docs % 512 == 0) {
+          progress("counting lines (boilerplate)", static_cast<double>(done_bytes) / 1e6, 0, "MB");
+        }
+        if (held_) held_documents_.push_back(std::move(doc));
+      });
+  held_stats_ = reader->stats();
+  return UseLineStats(std::move(counter).Finish());
+}
+
+Status DedupJob::UseLineStats(LineStats stats) {
+  if (boilerplate().mode == BoilerplateMode::kOff) return Status::OK();
+  line_stats_ = std::move(stats);
+  filter_ = std::make_unique<BoilerplateFilter>(line_stats_, boilerplate(), normalizer_.get());
+  return Status::OK();
+}
+
+Result<LineStats> DedupJob::CountLineStats(DocumentReader& reader) const {
+  LineCounter counter;
+  Document doc;
+  while (reader.Next(&doc)) counter.Add(doc.text, normalizer_.get());
+  return std::move(counter).Finish();
+}
+
+size_t DedupJob::boilerplate_lines() const { return filter_ ? filter_->flagged_lines() : 0; }
+
+std::string DedupJob::BoilerplateSummary(size_t dropped) const {
+  if (!strips()) return "";
+  return "; boilerplate: " + std::to_string(boilerplate_lines()) +
+         " distinct lines in >= " + std::to_string(boilerplate().min_docs) + " of " +
+         std::to_string(line_stats_.documents()) + " documents, " + std::to_string(dropped) +
+         " line occurrences left out";
+}
+
+std::string DedupJob::Strip(const std::string& text) const {
+  size_t dropped = 0;
+  std::string out = filter_->Strip(text, &dropped);
+  dropped_.fetch_add(dropped, std::memory_order_relaxed);
+  return out;
+}
+
+Result<InputStats> DedupJob::Fingerprint(const DedupInput& input, DedupCorpus* corpus,
+                                         const DedupProgress& progress) {
+  if (!held_) {
+    NEARDUP_ASSIGN_OR_RETURN(auto reader, input.open(true));
+    return Fingerprint(*reader, corpus, progress);
+  }
+  VectorReader reader(std::make_shared<const std::vector<Document>>(std::move(held_documents_)));
+  held_documents_.clear();
+  held_ = false;
+  NEARDUP_RETURN_IF_ERROR(Fingerprint(reader, corpus, progress).status());
+  return held_stats_;
+}
+
+Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* corpus,
+                                         const DedupProgress& progress) {
+  const std::string& score_field = options_.score_field;
+  const bool keep_records = options_.keep_records;
+  uint64_t text_bytes = 0;
+  bool hold_texts = options_.hold_text_bytes > 0;
+  const auto add = [&](const Document& doc, DedupDocument d) {
+    d.length = doc.text.size();
+    if (!score_field.empty()) {
+      const auto f = doc.fields.find(score_field);
+      if (f != doc.fields.end()) {
+        ++corpus->scored;
+        char* end = nullptr;
+        const double v = std::strtod(f->second.c_str(), &end);
+        if (end != f->second.c_str() && *end == '\0' && std::isfinite(v)) {
+          d.score = v;
+        } else {
+          ++corpus->bad_scores;
+        }
+      }
+    }
+    corpus->docs.push_back(d);
+    corpus->ids.push_back(doc.id);
+    if (keep_records) corpus->records.push_back(doc.record);
+    if (hold_texts) {
+      text_bytes += doc.text.size();
+      hold_texts = text_bytes <= options_.hold_text_bytes;
+      if (hold_texts) corpus->texts.push_back(doc.text);
+      if (!hold_texts) std::vector<std::string>().swap(corpus->texts);
+    }
+  };
+  ThreadPool pool(options_.threads);
+  if (!pool.start_error().empty() && options_.warn) {
+    // A memory or process limit: go on with the threads there are.
+    options_.warn("started " + std::to_string(pool.threads() - 1) + " of " +
+                  std::to_string(pool.requested() - 1) + " worker threads (" + pool.start_error() +
+                  "); continuing with fewer");
+  }
+  uint64_t done_docs = 0, done_bytes = 0;
+  const auto report = [&](const Document& doc) {
+    done_bytes += doc.text.size();
+    if (progress && ++done_docs % 512 == 0) {
+      progress("reading + fingerprints", static_cast<double>(done_bytes) / 1e6, 0, "MB");
+    }
+  };
+  const auto next = [&](Document* doc) { return reader.Next(doc); };
+  const auto cost = [](const Document& doc) { return doc.text.size(); };
+  const Pipeline& pipeline = *pipeline_;
+  const bool strip = strips();
+  if (options_.method.is_minhash()) {
+    const MinHashOptions& mh = options_.method.minhash;
+    const MinHasher hasher(mh.num_perm);
+    OrderedParallelMap<Document, MinHashed>(
+        &pool, kReadBatch, next, cost,
+        [&](const Document& doc) {
+          MinHashed m;
+          m.signature.resize(static_cast<size_t>(mh.num_perm));
+          const std::string stripped = strip ? Strip(doc.text) : "";
+          m.features = pipeline.MinHashSignature(
+              hasher, strip ? std::string_view(stripped) : std::string_view(doc.text), doc.title,
+              m.signature.data(), &m.set);
+          if (!mh.exact) m.set = {};
+          return m;
+        },
+        [&](Document& doc, MinHashed& m) {
+          corpus->signatures.insert(corpus->signatures.end(), m.signature.begin(),
+                                    m.signature.end());
+          if (mh.exact) corpus->sets.push_back(std::move(m.set));
+          DedupDocument d;
+          d.empty = m.features == 0;
+          add(doc, d);
+          report(doc);
+        });
+    return reader.stats();
+  }
+  // The short-document rule: the feature sets of the documents that may take part.
+  const double short_limit =
+      static_cast<double>(dedup_.short_features) / std::max(dedup_.short_jaccard, 1e-9);
+  OrderedParallelMap<Document, DocumentFingerprint>(
+      &pool, kReadBatch, next, cost,
+      [&](const Document& doc) {
+        if (strip) return pipeline.Fingerprint(Strip(doc.text), doc.title);
+        return pipeline.Fingerprint(doc.text, doc.title);
+      },
+      [&](Document& doc, DocumentFingerprint& fp) {
+        DedupDocument d;
+        d.fingerprint = fp.fingerprint;
+        d.empty = fp.empty();
+        if (dedup_.short_features > 0) {
+          // Few features: few characters, so computing them again here is cheap.
+          std::vector<uint64_t> set;
+          if (!fp.empty() && static_cast<double>(fp.features) < short_limit) {
+            if (strip) {
+              size_t dropped = 0;  // counted by the fingerprint already
+              pipeline.FeatureSet(filter_->Strip(doc.text, &dropped), doc.title, &set);
+            } else {
+              pipeline.FeatureSet(doc.text, doc.title, &set);
+            }
+          }
+          corpus->short_sets.push_back(std::move(set));
+        }
+        add(doc, d);
+        report(doc);
+      });
+  return reader.stats();
+}
+
+Status DedupJob::CheckScoreField(const DedupCorpus& corpus, const InputStats& stats) const {
+  const std::string& field = options_.score_field;
+  if (field.empty() || corpus.docs.empty() || corpus.scored > 0) return Status::OK();
+  std::string fields;
+  for (const std::string& f : stats.first_fields) fields += (fields.empty() ? "" : ", ") + f;
+  return Status::InvalidArgument(
+      "--keep field:" + field + ": none of the " + std::to_string(corpus.docs.size()) +
+      " documents has a field \"" + field + "\"" +
+      (fields.empty() ? "" : " (the first records have " + fields + ")") +
+      "; name a numeric field that the records have, or use --keep first or longest");
+}
+
+Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
+                                   std::function<void(const DedupPair&)> pair_sink,
+                                   const DedupProgress& progress) const {
+  DedupOptions options = dedup_;
+  options.pair_sink = std::move(pair_sink);
+  options.short_sets = corpus.short_sets;
+  if (progress) {
+    options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
+      progress(phase, static_cast<double>(done), static_cast<double>(total),
+               phase == "bands" ? "bands" : "documents");
+    };
+  }
+  if (options_.method.is_minhash()) {
+    return MinHashDedup(corpus.docs, corpus.signatures, corpus.sets, options_.method.minhash,
+                        options);
+  }
+  return Dedup(corpus.docs, options);
+}
+
+std::string DedupJob::RecordLine(const DedupDocument& doc, const DedupRecord& r,
+                                 std::string_view id, std::string_view nearest_id) const {
+  const bool minhash = options_.method.is_minhash();
+  const char* key = score_key();
+  nlohmann::ordered_json line = {{"id", id}};
+  if (!minhash) line["fingerprint"] = doc.fingerprint.ToHex();
+  line["cluster"] = r.cluster;
+  line["duplicate"] = r.duplicate;
+  line["nearest"] = nullptr;
+  line[key] = nullptr;
+  if (r.duplicate) {
+    line["nearest"] = nearest_id;
+    if (minhash) {
+      line[key] = ScoreOf(r.distance);
+    } else {
+      line[key] = r.distance;
+    }
+  }
+  if (r.empty) line["empty"] = true;
+  return JsonLine(line);
+}
+
+std::string DedupJob::PairLine(std::string_view a, std::string_view b, int distance) const {
+  nlohmann::ordered_json line = {{"a", a}, {"b", b}};
+  if (options_.method.is_minhash()) {
+    line[score_key()] = ScoreOf(distance);
+  } else {
+    line[score_key()] = distance;
+  }
+  return JsonLine(line);
+}
+
+void DedupJob::ClusterLines(const DedupResult& result,
+                            const std::function<std::string_view(size_t)>& id,
+                            const std::function<void(std::string_view)>& sink,
+                            std::span<const uint64_t> positions) const {
+  const ClusterRows rows = ClusterMembers(result);
+  const auto at = [&](size_t j) { return positions.empty() ? j : positions[j]; };
+  for (size_t c = 0; c < rows.size(); ++c) {
+    nlohmann::ordered_json members = nlohmann::ordered_json::array();
+    for (size_t m : rows.Members(c)) members.push_back(id(at(m)));
+    nlohmann::ordered_json line = {{"cluster", at(rows.ids[c])},
+                                   {"size", rows.Members(c).size()},
+                                   {"kept", id(at(rows.kept[c]))},
+                                   {"members", members}};
+    sink(JsonLine(line));
+  }
+}
+
+Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOutputs& outputs,
+                                      const DedupProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  if (outputs.unique || outputs.duplicates) options_.keep_records = true;
+  DedupJobSummary summary;
+  NEARDUP_RETURN_IF_ERROR(CountLines(input, progress));
+  DedupCorpus corpus;
+  NEARDUP_ASSIGN_OR_RETURN(summary.input, Fingerprint(input, &corpus, progress));
+  summary.seconds.fingerprint = Since(start);
+  NEARDUP_RETURN_IF_ERROR(CheckScoreField(corpus, summary.input));
+  summary.bad_scores = corpus.bad_scores;
+  summary.repeated_ids = FindRepeatedIds(corpus.ids);
+
+  // Join, cluster, keep policy. Pairs go straight to their sink: a cluster
+  // of n identical documents has n (n - 1) / 2 of them.
+  std::function<void(const DedupPair&)> pair_sink;
+  if (outputs.pairs) {
+    pair_sink = [&](const DedupPair& p) {
+      outputs.pairs(PairLine(corpus.ids[p.i], corpus.ids[p.j], p.distance));
+    };
+  }
+  const auto dedup_start = std::chrono::steady_clock::now();
+  NEARDUP_ASSIGN_OR_RETURN(summary.result, Join(corpus, std::move(pair_sink), progress));
+  summary.seconds.dedup = Since(dedup_start);
+
+  const auto output_start = std::chrono::steady_clock::now();
+  const DedupResult& result = summary.result;
+  const size_t n = corpus.docs.size();
+  if (outputs.records) {
+    for (size_t i = 0; i < n; ++i) {
+      if (progress && i % 4096 == 0) {
+        progress("output", static_cast<double>(i), static_cast<double>(n), "records");
+      }
+      const DedupRecord& r = result.records[i];
+      outputs.records(RecordLine(corpus.docs[i], r, corpus.ids[i], corpus.ids[r.nearest]));
+    }
+  }
+  if (outputs.record_values) {
+    for (size_t i = 0; i < n; ++i) outputs.record_values(i, corpus.docs[i], result.records[i]);
+  }
+  // The input records as they were read.
+  for (const bool duplicates : {false, true}) {
+    const auto& sink = duplicates ? outputs.duplicates : outputs.unique;
+    if (!sink) continue;
+    for (size_t i = 0; i < n; ++i) {
+      if (result.records[i].duplicate != duplicates) continue;
+      sink(corpus.records[i] + "\n");
+    }
+  }
+  if (outputs.clusters) {
+    ClusterLines(
+        result, [&](size_t i) { return std::string_view(corpus.ids[i]); }, outputs.clusters);
+  }
+  summary.boilerplate_lines = boilerplate_lines();
+  summary.boilerplate_dropped = dropped_lines();
+  summary.seconds.output = Since(output_start);
+  summary.seconds.total = Since(start);
+  return summary;
+}
+
+std::string KRangeMessage(int k, int bits) {
+  std::string m = "-k " + std::to_string(k) + " is out of range: it must be between 0 and " +
+                  std::to_string(bits / 4) + " because the method's fingerprints are " +
+                  std::to_string(bits) + "-bit (the exact index takes k up to bits / 4)";
+  if (bits < 128 && k <= 128 / 4) {
+    m += "; for a larger k use a 128-bit method (--bits 128, or a method such as " +
+         std::string(kDefaultMethod) + ")";
+  }
+  return m;
+}
+
+RepeatedIds FindRepeatedIds(std::span<const std::string> ids) {
+  std::unordered_map<std::string_view, size_t> first;  // id -> its first document
+  first.reserve(ids.size());
+  RepeatedIds r;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto [it, fresh] = first.emplace(ids[i], i);
+    if (fresh) continue;
+    if (r.count++ == 0) {
+      r.first_of = it->second;
+      r.first = i;
+      r.id = ids[i];
+    }
+  }
+  return r;
+}
+
+}  // namespace neardup
