@@ -7,6 +7,8 @@
 //   neardup/dedup_job.h  the dedup job: inputs, method, boilerplate, join,
 //                        cluster rule, keep policy, outputs; one call
 //   neardup/options.h    one parser and one printer per shared option word
+//   neardup/text_index.h the text index: method, pipeline, line counts and
+//                        a DocumentIndex; one empty-document policy, one stats
 
 #ifndef NEARDUP_ENGINE_H_
 #define NEARDUP_ENGINE_H_
