@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <bit>
 
+#include "index/hamming_scan.h"
+#include "util/thread_pool.h"
+
 namespace neardup::index_internal {
 namespace {
 
@@ -254,29 +257,115 @@ void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighb
 
 void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
                                   std::vector<Neighbor>* out) const {
-  // The distance first, the (bit-packed) removal mark only for a hit: the
-  // loop is then two loads and two popcounts an entry, which the compiler
-  // unrolls; 64-bit fingerprints skip the all-zero high words.
+  // The exact SIMD scan (hamming_scan.h) first, the (bit-packed) removal
+  // mark only for a hit.
   const size_t end = d_ids_.size();
+  if (from >= end) return;
   const uint64_t q_lo = query.lo();
   const uint64_t q_hi = query.hi();
-  const bool wide = spec_.bits == 128;
-  for (size_t i = from; i < end; ++i) {
-    int d = std::popcount(d_lo_[i] ^ q_lo);
-    if (wide) d += std::popcount(d_hi_[i] ^ q_hi);
-    if (d <= k && !d_dead_[i]) out->push_back(Neighbor{d_ids_[i], d});
+  RowsView rows;
+  rows.bits = spec_.bits;
+  rows.n = end;
+  rows.lo = d_lo_.data();
+  rows.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+  thread_local std::vector<ScanHit> hits;
+  hits.clear();
+  ScanRows(rows, from, end, std::span<const uint64_t>(&q_hi, 1),
+           std::span<const uint64_t>(&q_lo, 1), k, &hits);
+  for (const ScanHit& h : hits) {
+    if (!d_dead_[h.row]) out->push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
   }
 }
 
-Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int /*threads*/,
+void TableIndex::SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
+                                 std::span<const Fingerprint> queries, int k,
+                                 std::vector<std::vector<Neighbor>>* out) {
+  std::vector<uint64_t> q_hi(queries.size()), q_lo(queries.size());
+  for (size_t j = 0; j < queries.size(); ++j) {
+    q_hi[j] = queries[j].hi();
+    q_lo[j] = queries[j].lo();
+  }
+  std::vector<std::vector<ScanHit>> hits(queries.size());
+  QueryTablesBatch(file.tables(), q_hi, q_lo, k, hits.data());
+  const auto ids = file.ids();
+  for (size_t j = 0; j < queries.size(); ++j) {
+    for (const ScanHit& h : hits[j]) {
+      if (h.row >= ids.size()) continue;
+      if (dead != nullptr && h.row < dead->size() && (*dead)[h.row]) continue;
+      (*out)[j].push_back(Neighbor{ids[h.row], static_cast<int>(h.distance)});
+    }
+  }
+}
+
+void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
+                                  std::vector<std::vector<Neighbor>>* out) const {
+  EnsureTables();
+  std::vector<uint64_t> q_hi(queries.size()), q_lo(queries.size());
+  for (size_t j = 0; j < queries.size(); ++j) {
+    q_hi[j] = queries[j].hi();
+    q_lo[j] = queries[j].lo();
+  }
+  std::vector<std::vector<ScanHit>> hits(queries.size());
+  const auto take = [&](size_t base) {
+    for (size_t j = 0; j < queries.size(); ++j) {
+      for (const ScanHit& h : hits[j]) {
+        const size_t pos = base + h.row;
+        if (!d_dead_[pos]) (*out)[j].push_back(Neighbor{d_ids_[pos], static_cast<int>(h.distance)});
+      }
+      hits[j].clear();
+    }
+  };
+  for (const DeltaLevel& level : d_levels_) {
+    QueryTablesBatch(level.view, q_hi, q_lo, k, hits.data());
+    take(level.begin);
+  }
+  // The tail: the tiled SIMD scan (rows are delta positions).
+  if (d_built_ < d_ids_.size()) {
+    RowsView rows;
+    rows.bits = spec_.bits;
+    rows.n = d_ids_.size();
+    rows.lo = d_lo_.data();
+    rows.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+    for (size_t b = d_built_; b < rows.n; b += kScanBlockRows) {
+      ScanRows(rows, b, std::min(rows.n, b + kScanBlockRows), q_hi, q_lo, k, hits.data());
+    }
+    take(0);
+  }
+}
+
+Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                                SearchResults* out) const {
   out->offsets.assign(1, 0);
   out->neighbors.clear();
-  std::vector<Neighbor> hits;
+  if (k < 0 || k > max_k()) {
+    return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
+                                   std::to_string(k));
+  }
   for (const Fingerprint& q : queries) {
-    NEARDUP_RETURN_IF_ERROR(Search(q, k, &hits));
-    out->neighbors.insert(out->neighbors.end(), hits.begin(), hits.end());
-    out->offsets.push_back(out->neighbors.size());
+    if (q.bits() != bits()) {
+      return Status::InvalidArgument("a " + std::to_string(q.bits()) + "-bit query in a " +
+                                     std::to_string(bits()) + "-bit index");
+    }
+  }
+  // Chunks of kBatchChunk queries (each through one probing pipeline), on
+  // `threads` threads; the output does not depend on `threads`.
+  constexpr size_t kBatchChunk = 256;
+  const size_t chunks = (queries.size() + kBatchChunk - 1) / kBatchChunk;
+  std::vector<std::vector<std::vector<Neighbor>>> found(chunks);
+  ParallelFor(chunks, threads, [&](size_t c, int) {
+    const auto part =
+        queries.subspan(c * kBatchChunk, std::min(kBatchChunk, queries.size() - c * kBatchChunk));
+    auto& per = found[c];
+    per.resize(part.size());
+    if (base_) SearchFileBatch(*base_, &base_dead_, part, k, &per);
+    SearchDeltaBatch(part, k, &per);
+    for (auto& one : per) std::sort(one.begin(), one.end(), ByDistanceThenId);
+  });
+  for (auto& per : found) {
+    for (auto& one : per) {
+      out->neighbors.insert(out->neighbors.end(), one.begin(), one.end());
+      out->offsets.push_back(out->neighbors.size());
+    }
   }
   return Status::OK();
 }

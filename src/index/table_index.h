@@ -75,6 +75,18 @@ class TableIndex : public HammingIndex {
   // marks them). Needs no lock. REQUIRES: k and the width valid.
   static void SearchFile(const IndexFileV2& file, const std::vector<bool>* dead,
                          const Fingerprint& query, int k, std::vector<Neighbor>* out);
+  // SearchFile for a batch of queries, through one probing pipeline
+  // (QueryTablesBatch): appends query j's rows to (*out)[j]. Same results
+  // as SearchFile query by query. REQUIRES: out->size() >= queries.size(),
+  // k and the widths valid.
+  static void SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
+                              std::span<const Fingerprint> queries, int k,
+                              std::vector<std::vector<Neighbor>>* out);
+  // SearchDelta for a batch of queries (the levels' tables through one
+  // pipeline each, the tail by the tiled SIMD scan): appends query j's
+  // entries to (*out)[j], unsorted. REQUIRES: as SearchFileBatch.
+  void SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
+                        std::vector<std::vector<Neighbor>>* out) const;
   // Appends to *out every live delta entry within distance k (its tables and
   // its tail), unsorted. REQUIRES: k and the width valid.
   void SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const;
