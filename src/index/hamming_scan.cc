@@ -88,54 +88,59 @@ NEARDUP_AVX2 inline __m256i ByteCounts(__m256i v) {
   return _mm256_add_epi8(_mm256_shuffle_epi8(table, low), _mm256_shuffle_epi8(table, high));
 }
 
-// The distances of rows i..i+3 (64-bit lanes, in row order). `valid` rows
-// (1..4) are read; the others are 0 words.
+// Rows i..i+3, read once for every query of a tile: `valid` rows (1..4),
+// the others 0 words.
+struct Rows4 {
+  __m256i a, b;
+};
+
 template <Layout L>
-NEARDUP_AVX2 inline __m256i Distances4(const RowsView& rows, size_t i, size_t valid, __m256i q_a,
-                                       __m256i q_b) {
+NEARDUP_AVX2 inline Rows4 Load4(const RowsView& rows, size_t i, size_t valid) {
+  Rows4 x;
+  if (valid == 4) {
+    if constexpr (L == Layout::k64) {
+      x.a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + i));
+      x.b = x.a;
+    } else if constexpr (L == Layout::k128Split) {
+      x.a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + i));
+      x.b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.hi + i));
+    } else {
+      x.a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + 2 * i));
+      x.b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + 2 * i + 4));
+    }
+    return x;
+  }
+  alignas(32) uint64_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t r = 0; r < valid; ++r) {
+    if constexpr (L == Layout::k64) {
+      w[r] = rows.lo[i + r];
+    } else if constexpr (L == Layout::k128Split) {
+      w[r] = rows.lo[i + r];
+      w[4 + r] = rows.hi[i + r];
+    } else {
+      w[2 * r] = rows.lo[2 * (i + r)];
+      w[2 * r + 1] = rows.lo[2 * (i + r) + 1];
+    }
+  }
+  x.a = _mm256_load_si256(reinterpret_cast<const __m256i*>(w));
+  x.b = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + 4));
+  return x;
+}
+
+// The distances of the four rows of x (64-bit lanes, in row order).
+template <Layout L>
+NEARDUP_AVX2 inline __m256i Distances4(const Rows4& x, __m256i q_a, __m256i q_b) {
   const __m256i zero = _mm256_setzero_si256();
   if constexpr (L == Layout::k64) {
-    __m256i x;
-    if (valid == 4) {
-      x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + i));
-    } else {
-      alignas(32) uint64_t w[4] = {0, 0, 0, 0};
-      for (size_t r = 0; r < valid; ++r) w[r] = rows.lo[i + r];
-      x = _mm256_load_si256(reinterpret_cast<const __m256i*>(w));
-    }
-    return _mm256_sad_epu8(ByteCounts(_mm256_xor_si256(x, q_a)), zero);
+    return _mm256_sad_epu8(ByteCounts(_mm256_xor_si256(x.a, q_a)), zero);
   } else if constexpr (L == Layout::k128Split) {
-    __m256i lo, hi;
-    if (valid == 4) {
-      lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + i));
-      hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.hi + i));
-    } else {
-      alignas(32) uint64_t wl[4] = {0, 0, 0, 0};
-      alignas(32) uint64_t wh[4] = {0, 0, 0, 0};
-      for (size_t r = 0; r < valid; ++r) {
-        wl[r] = rows.lo[i + r];
-        wh[r] = rows.hi[i + r];
-      }
-      lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(wl));
-      hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(wh));
-    }
-    const __m256i c = _mm256_add_epi8(ByteCounts(_mm256_xor_si256(lo, q_a)),
-                                      ByteCounts(_mm256_xor_si256(hi, q_b)));
+    const __m256i c = _mm256_add_epi8(ByteCounts(_mm256_xor_si256(x.a, q_a)),
+                                      ByteCounts(_mm256_xor_si256(x.b, q_b)));
     return _mm256_sad_epu8(c, zero);
   } else {
     // q_a = (lo, hi, lo, hi): two rows a vector.
-    __m256i a, b;
-    if (valid == 4) {
-      a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + 2 * i));
-      b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.lo + 2 * i + 4));
-    } else {
-      alignas(32) uint64_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (size_t r = 0; r < 2 * valid; ++r) w[r] = rows.lo[2 * i + r];
-      a = _mm256_load_si256(reinterpret_cast<const __m256i*>(w));
-      b = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + 4));
-    }
-    __m256i ca = ByteCounts(_mm256_xor_si256(a, q_a));
-    __m256i cb = ByteCounts(_mm256_xor_si256(b, q_a));
+    __m256i ca = ByteCounts(_mm256_xor_si256(x.a, q_a));
+    __m256i cb = ByteCounts(_mm256_xor_si256(x.b, q_a));
     // Add each row's hi bytes to its lo bytes (swap the 64-bit halves of
     // each 128-bit lane): every 64-bit lane then sums to its row's distance.
     ca = _mm256_sad_epu8(_mm256_add_epi8(ca, _mm256_shuffle_epi32(ca, 0x4e)), zero);
@@ -145,40 +150,75 @@ NEARDUP_AVX2 inline __m256i Distances4(const RowsView& rows, size_t i, size_t va
   }
 }
 
+NEARDUP_AVX2 inline void Emit4(__m256i d, unsigned hit, size_t i, std::vector<ScanHit>* out) {
+  alignas(32) uint64_t dist[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(dist), d);
+  for (; hit != 0; hit &= hit - 1) {
+    const int r = std::countr_zero(hit);
+    out->push_back(
+        {static_cast<uint32_t>(i + static_cast<size_t>(r)), static_cast<uint32_t>(dist[r])});
+  }
+}
+
+// T queries (a register tile) over rows [begin, end).
+template <Layout L, size_t T>
+NEARDUP_AVX2 void TileAvx2(const RowsView& rows, size_t begin, size_t end, const __m256i* qa_in,
+                           const __m256i* qb_in, int k, std::vector<ScanHit>* out) {
+  const __m256i kv = _mm256_set1_epi64x(k);
+  __m256i qa[T], qb[T];
+  for (size_t t = 0; t < T; ++t) {
+    qa[t] = qa_in[t];
+    qb[t] = qb_in[t];
+  }
+  size_t i = begin;
+  for (; i + 4 <= end; i += 4) {
+    const Rows4 x = Load4<L>(rows, i, 4);
+    for (size_t t = 0; t < T; ++t) {
+      const __m256i d = Distances4<L>(x, qa[t], qb[t]);
+      const unsigned hit = ~static_cast<unsigned>(
+                               _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(d, kv)))) &
+                           0xfu;
+      if (hit != 0) Emit4(d, hit, i, &out[t]);
+    }
+  }
+  if (i < end) {
+    const size_t valid = end - i;
+    const Rows4 x = Load4<L>(rows, i, valid);
+    for (size_t t = 0; t < T; ++t) {
+      const __m256i d = Distances4<L>(x, qa[t], qb[t]);
+      const unsigned hit = ~static_cast<unsigned>(
+                               _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(d, kv)))) &
+                           ((1u << valid) - 1);
+      if (hit != 0) Emit4(d, hit, i, &out[t]);
+    }
+  }
+}
+
 template <Layout L>
 NEARDUP_AVX2 void ScanAvx2(const RowsView& rows, size_t begin, size_t end, const uint64_t* q_hi,
                            const uint64_t* q_lo, size_t nq, int k, std::vector<ScanHit>* out) {
-  const __m256i kv = _mm256_set1_epi64x(k);
   for (size_t j0 = 0; j0 < nq; j0 += kQueryTile) {
     const size_t tile = std::min(kQueryTile, nq - j0);
     __m256i qa[kQueryTile], qb[kQueryTile];
     for (size_t t = 0; t < tile; ++t) {
-      const uint64_t hi = q_hi == nullptr ? 0 : q_hi[j0 + t];
-      const uint64_t lo = q_lo[j0 + t];
-      if constexpr (L == Layout::k128Pair) {
-        qa[t] = _mm256_setr_epi64x(static_cast<long long>(lo), static_cast<long long>(hi),
-                                   static_cast<long long>(lo), static_cast<long long>(hi));
-      } else {
-        qa[t] = _mm256_set1_epi64x(static_cast<long long>(lo));
-      }
-      qb[t] = _mm256_set1_epi64x(static_cast<long long>(hi));
+      const long long hi = static_cast<long long>(q_hi == nullptr ? 0 : q_hi[j0 + t]);
+      const long long lo = static_cast<long long>(q_lo[j0 + t]);
+      qa[t] = L == Layout::k128Pair ? _mm256_setr_epi64x(lo, hi, lo, hi) : _mm256_set1_epi64x(lo);
+      qb[t] = _mm256_set1_epi64x(hi);
     }
-    for (size_t i = begin; i < end; i += 4) {
-      const size_t valid = std::min<size_t>(4, end - i);
-      for (size_t t = 0; t < tile; ++t) {
-        const __m256i d = Distances4<L>(rows, i, valid, qa[t], qb[t]);
-        unsigned hit = ~static_cast<unsigned>(
-            _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(d, kv))));
-        hit &= (1u << valid) - 1;
-        if (hit == 0) continue;
-        alignas(32) uint64_t dist[4];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(dist), d);
-        for (; hit != 0; hit &= hit - 1) {
-          const int r = std::countr_zero(hit);
-          out[j0 + t].push_back(
-              {static_cast<uint32_t>(i + static_cast<size_t>(r)), static_cast<uint32_t>(dist[r])});
-        }
-      }
+    switch (tile) {
+      case 4:
+        TileAvx2<L, 4>(rows, begin, end, qa, qb, k, out + j0);
+        break;
+      case 3:
+        TileAvx2<L, 3>(rows, begin, end, qa, qb, k, out + j0);
+        break;
+      case 2:
+        TileAvx2<L, 2>(rows, begin, end, qa, qb, k, out + j0);
+        break;
+      default:
+        TileAvx2<L, 1>(rows, begin, end, qa, qb, k, out + j0);
+        break;
     }
   }
 }
@@ -188,29 +228,46 @@ NEARDUP_AVX2 void ScanAvx2(const RowsView& rows, size_t begin, size_t end, const
 
 #define NEARDUP_AVX512 __attribute__((target("avx512f,avx512vpopcntdq,popcnt")))
 
+// Rows i..i+7, read once for every query of a tile: `valid` rows (1..8),
+// the others 0 words.
+struct Rows8 {
+  __m512i a, b;
+};
+
 template <Layout L>
-NEARDUP_AVX512 inline __m512i Distances8(const RowsView& rows, size_t i, size_t valid, __m512i q_a,
-                                         __m512i q_b) {
+NEARDUP_AVX512 inline Rows8 Load8(const RowsView& rows, size_t i, size_t valid) {
   const __mmask8 m = static_cast<__mmask8>(valid >= 8 ? 0xff : (1u << valid) - 1);
+  Rows8 x;
   if constexpr (L == Layout::k64) {
-    const __m512i x = _mm512_maskz_loadu_epi64(m, rows.lo + i);
-    return _mm512_popcnt_epi64(_mm512_xor_si512(x, q_a));
+    x.a = _mm512_maskz_loadu_epi64(m, rows.lo + i);
+    x.b = x.a;
   } else if constexpr (L == Layout::k128Split) {
-    const __m512i lo = _mm512_maskz_loadu_epi64(m, rows.lo + i);
-    const __m512i hi = _mm512_maskz_loadu_epi64(m, rows.hi + i);
-    return _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_xor_si512(lo, q_a)),
-                            _mm512_popcnt_epi64(_mm512_xor_si512(hi, q_b)));
+    x.a = _mm512_maskz_loadu_epi64(m, rows.lo + i);
+    x.b = _mm512_maskz_loadu_epi64(m, rows.hi + i);
   } else {
-    // q_a = (lo, hi, ...): four rows a vector.
-    const size_t words = 2 * std::min<size_t>(valid, 8);
+    const size_t words = 2 * valid;
     const __mmask8 ma = static_cast<__mmask8>(words >= 8 ? 0xff : (1u << words) - 1);
     const __mmask8 mb = static_cast<__mmask8>(words <= 8    ? 0
                                               : words >= 16 ? 0xff
                                                             : (1u << (words - 8)) - 1);
-    const __m512i a =
-        _mm512_popcnt_epi64(_mm512_xor_si512(_mm512_maskz_loadu_epi64(ma, rows.lo + 2 * i), q_a));
-    const __m512i b = _mm512_popcnt_epi64(
-        _mm512_xor_si512(_mm512_maskz_loadu_epi64(mb, rows.lo + 2 * i + 8), q_a));
+    x.a = _mm512_maskz_loadu_epi64(ma, rows.lo + 2 * i);
+    x.b = _mm512_maskz_loadu_epi64(mb, rows.lo + 2 * i + 8);
+  }
+  return x;
+}
+
+// The distances of the eight rows of x (64-bit lanes, in row order).
+template <Layout L>
+NEARDUP_AVX512 inline __m512i Distances8(const Rows8& x, __m512i q_a, __m512i q_b) {
+  if constexpr (L == Layout::k64) {
+    return _mm512_popcnt_epi64(_mm512_xor_si512(x.a, q_a));
+  } else if constexpr (L == Layout::k128Split) {
+    return _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_xor_si512(x.a, q_a)),
+                            _mm512_popcnt_epi64(_mm512_xor_si512(x.b, q_b)));
+  } else {
+    // q_a = (lo, hi, ...): four rows a vector; the halves of each row added.
+    const __m512i a = _mm512_popcnt_epi64(_mm512_xor_si512(x.a, q_a));
+    const __m512i b = _mm512_popcnt_epi64(_mm512_xor_si512(x.b, q_a));
     const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
     const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
     return _mm512_add_epi64(_mm512_permutex2var_epi64(a, even, b),
@@ -218,38 +275,73 @@ NEARDUP_AVX512 inline __m512i Distances8(const RowsView& rows, size_t i, size_t 
   }
 }
 
+NEARDUP_AVX512 inline void Emit8(__m512i d, unsigned hit, size_t i, std::vector<ScanHit>* out) {
+  alignas(64) uint64_t dist[8];
+  _mm512_store_si512(dist, d);
+  for (; hit != 0; hit &= hit - 1) {
+    const int r = std::countr_zero(hit);
+    out->push_back(
+        {static_cast<uint32_t>(i + static_cast<size_t>(r)), static_cast<uint32_t>(dist[r])});
+  }
+}
+
+// T queries (a register tile) over rows [begin, end).
+template <Layout L, size_t T>
+NEARDUP_AVX512 void TileAvx512(const RowsView& rows, size_t begin, size_t end, const __m512i* qa_in,
+                               const __m512i* qb_in, int k, std::vector<ScanHit>* out) {
+  const __m512i kv = _mm512_set1_epi64(k);
+  __m512i qa[T], qb[T];
+  for (size_t t = 0; t < T; ++t) {
+    qa[t] = qa_in[t];
+    qb[t] = qb_in[t];
+  }
+  size_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    const Rows8 x = Load8<L>(rows, i, 8);
+    for (size_t t = 0; t < T; ++t) {
+      const __m512i d = Distances8<L>(x, qa[t], qb[t]);
+      const unsigned hit = _mm512_cmple_epu64_mask(d, kv);
+      if (hit != 0) Emit8(d, hit, i, &out[t]);
+    }
+  }
+  if (i < end) {
+    const size_t valid = end - i;
+    const Rows8 x = Load8<L>(rows, i, valid);
+    const __mmask8 live = static_cast<__mmask8>((1u << valid) - 1);
+    for (size_t t = 0; t < T; ++t) {
+      const __m512i d = Distances8<L>(x, qa[t], qb[t]);
+      const unsigned hit = _mm512_mask_cmple_epu64_mask(live, d, kv);
+      if (hit != 0) Emit8(d, hit, i, &out[t]);
+    }
+  }
+}
+
 template <Layout L>
 NEARDUP_AVX512 void ScanAvx512(const RowsView& rows, size_t begin, size_t end, const uint64_t* q_hi,
                                const uint64_t* q_lo, size_t nq, int k, std::vector<ScanHit>* out) {
-  const __m512i kv = _mm512_set1_epi64(k);
   for (size_t j0 = 0; j0 < nq; j0 += kQueryTile) {
     const size_t tile = std::min(kQueryTile, nq - j0);
     __m512i qa[kQueryTile], qb[kQueryTile];
     for (size_t t = 0; t < tile; ++t) {
       const long long hi = static_cast<long long>(q_hi == nullptr ? 0 : q_hi[j0 + t]);
       const long long lo = static_cast<long long>(q_lo[j0 + t]);
-      if constexpr (L == Layout::k128Pair) {
-        qa[t] = _mm512_setr_epi64(lo, hi, lo, hi, lo, hi, lo, hi);
-      } else {
-        qa[t] = _mm512_set1_epi64(lo);
-      }
+      qa[t] = L == Layout::k128Pair ? _mm512_setr_epi64(lo, hi, lo, hi, lo, hi, lo, hi)
+                                    : _mm512_set1_epi64(lo);
       qb[t] = _mm512_set1_epi64(hi);
     }
-    for (size_t i = begin; i < end; i += 8) {
-      const size_t valid = std::min<size_t>(8, end - i);
-      const __mmask8 live = static_cast<__mmask8>(valid >= 8 ? 0xff : (1u << valid) - 1);
-      for (size_t t = 0; t < tile; ++t) {
-        const __m512i d = Distances8<L>(rows, i, valid, qa[t], qb[t]);
-        unsigned hit = _mm512_mask_cmple_epu64_mask(live, d, kv);
-        if (hit == 0) continue;
-        alignas(64) uint64_t dist[8];
-        _mm512_store_si512(dist, d);
-        for (; hit != 0; hit &= hit - 1) {
-          const int r = std::countr_zero(hit);
-          out[j0 + t].push_back(
-              {static_cast<uint32_t>(i + static_cast<size_t>(r)), static_cast<uint32_t>(dist[r])});
-        }
-      }
+    switch (tile) {
+      case 4:
+        TileAvx512<L, 4>(rows, begin, end, qa, qb, k, out + j0);
+        break;
+      case 3:
+        TileAvx512<L, 3>(rows, begin, end, qa, qb, k, out + j0);
+        break;
+      case 2:
+        TileAvx512<L, 2>(rows, begin, end, qa, qb, k, out + j0);
+        break;
+      default:
+        TileAvx512<L, 1>(rows, begin, end, qa, qb, k, out + j0);
+        break;
     }
   }
 }
