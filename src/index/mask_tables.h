@@ -157,12 +157,12 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
 
 // QueryTables for a batch of queries (q_hi[j], q_lo[j]; q_hi is ignored for
 // 64 bits): appends to out[j] every row found for query j, with its distance,
-// in the order QueryTables gives them. The probes of all the queries go
-// through one prefetching pipeline (directory slots, buckets, candidates'
-// fingerprints, each prefetched a fixed number of steps before it is read),
-// so a batch of queries of few probes each (64 bits, small k) keeps as many
-// cache misses in flight as one query of many. QueryTables is this with one
-// query. REQUIRES: out has q_lo.size() vectors.
+// in the order QueryTables gives them. Consecutive queries are probed as a
+// group of about 64 probes, in passes that each prefetch what the next
+// reads (directory slots, buckets, candidates' fingerprints), so a batch of
+// queries of few probes each (64 bits, small k) keeps as many cache misses
+// in flight as one query of many. QueryTables is this with one query. REQUIRES: out has q_lo.size()
+// vectors.
 void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
                       std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out);
 

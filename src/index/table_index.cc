@@ -277,19 +277,42 @@ void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
   }
 }
 
+namespace {
+
+// The words of a batch of queries, and per-query hit lists whose capacity
+// is kept from one batch to the next (one set a thread).
+struct BatchScratch {
+  std::vector<uint64_t> q_hi, q_lo;
+  std::vector<std::vector<ScanHit>> hits;
+
+  void Set(std::span<const Fingerprint> queries) {
+    q_hi.resize(queries.size());
+    q_lo.resize(queries.size());
+    for (size_t j = 0; j < queries.size(); ++j) {
+      q_hi[j] = queries[j].hi();
+      q_lo[j] = queries[j].lo();
+    }
+    if (hits.size() < queries.size()) hits.resize(queries.size());
+    for (size_t j = 0; j < queries.size(); ++j) hits[j].clear();
+  }
+};
+
+BatchScratch& Scratch() {
+  thread_local BatchScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
 void TableIndex::SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
                                  std::span<const Fingerprint> queries, int k,
                                  std::vector<std::vector<Neighbor>>* out) {
-  std::vector<uint64_t> q_hi(queries.size()), q_lo(queries.size());
-  for (size_t j = 0; j < queries.size(); ++j) {
-    q_hi[j] = queries[j].hi();
-    q_lo[j] = queries[j].lo();
-  }
-  std::vector<std::vector<ScanHit>> hits(queries.size());
-  QueryTablesBatch(file.tables(), q_hi, q_lo, k, hits.data());
+  BatchScratch& s = Scratch();
+  s.Set(queries);
+  QueryTablesBatch(file.tables(), s.q_hi, s.q_lo, k, s.hits.data());
   const auto ids = file.ids();
   for (size_t j = 0; j < queries.size(); ++j) {
-    for (const ScanHit& h : hits[j]) {
+    for (const ScanHit& h : s.hits[j]) {
       if (h.row >= ids.size()) continue;
       if (dead != nullptr && h.row < dead->size() && (*dead)[h.row]) continue;
       (*out)[j].push_back(Neighbor{ids[h.row], static_cast<int>(h.distance)});
@@ -300,12 +323,11 @@ void TableIndex::SearchFileBatch(const IndexFileV2& file, const std::vector<bool
 void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
                                   std::vector<std::vector<Neighbor>>* out) const {
   EnsureTables();
-  std::vector<uint64_t> q_hi(queries.size()), q_lo(queries.size());
-  for (size_t j = 0; j < queries.size(); ++j) {
-    q_hi[j] = queries[j].hi();
-    q_lo[j] = queries[j].lo();
-  }
-  std::vector<std::vector<ScanHit>> hits(queries.size());
+  BatchScratch& s = Scratch();
+  s.Set(queries);
+  const auto& q_hi = s.q_hi;
+  const auto& q_lo = s.q_lo;
+  auto& hits = s.hits;
   const auto take = [&](size_t base) {
     for (size_t j = 0; j < queries.size(); ++j) {
       for (const ScanHit& h : hits[j]) {
@@ -348,24 +370,29 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
     }
   }
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
-  // `threads` threads; the output does not depend on `threads`.
+  // `threads` threads; each chunk's results are concatenated in order
+  // afterwards, so the output does not depend on `threads`.
   constexpr size_t kBatchChunk = 256;
   const size_t chunks = (queries.size() + kBatchChunk - 1) / kBatchChunk;
-  std::vector<std::vector<std::vector<Neighbor>>> found(chunks);
+  std::vector<std::vector<Neighbor>> found(chunks);
+  std::vector<std::vector<size_t>> counts(chunks);
   ParallelFor(chunks, threads, [&](size_t c, int) {
     const auto part =
         queries.subspan(c * kBatchChunk, std::min(kBatchChunk, queries.size() - c * kBatchChunk));
-    auto& per = found[c];
-    per.resize(part.size());
+    thread_local std::vector<std::vector<Neighbor>> per;
+    if (per.size() < part.size()) per.resize(part.size());
+    for (size_t j = 0; j < part.size(); ++j) per[j].clear();
     if (base_) SearchFileBatch(*base_, &base_dead_, part, k, &per);
     SearchDeltaBatch(part, k, &per);
-    for (auto& one : per) std::sort(one.begin(), one.end(), ByDistanceThenId);
-  });
-  for (auto& per : found) {
-    for (auto& one : per) {
-      out->neighbors.insert(out->neighbors.end(), one.begin(), one.end());
-      out->offsets.push_back(out->neighbors.size());
+    for (size_t j = 0; j < part.size(); ++j) {
+      std::sort(per[j].begin(), per[j].end(), ByDistanceThenId);
+      found[c].insert(found[c].end(), per[j].begin(), per[j].end());
+      counts[c].push_back(per[j].size());
     }
+  });
+  for (size_t c = 0; c < chunks; ++c) {
+    for (size_t n : counts[c]) out->offsets.push_back(out->offsets.back() + n);
+    out->neighbors.insert(out->neighbors.end(), found[c].begin(), found[c].end());
   }
   return Status::OK();
 }
