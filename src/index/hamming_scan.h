@@ -71,6 +71,13 @@ inline constexpr size_t kScanBlockRows = 8192;
 void ScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const uint64_t> q_hi,
               std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out);
 
+// The CPU time of the tiled scan (ScanRowsTiled with a batch of at least
+// kMinTiledBatch queries) in nanoseconds per row and query, for the active
+// kernel and `bits`: measured (bench/index_scan_bench.cc, BM_ScanBatch at 1M
+// rows; doc/benchmarks.md), for the cost model of TableIndex::SearchBatch.
+double TiledScanNsPerRow(int bits);
+inline constexpr size_t kMinTiledBatch = 64;
+
 // ScanRows over all rows, tiled: blocks of kScanBlockRows rows, each
 // compared with every query before the next block is read.
 void ScanRowsTiled(const RowsView& rows, std::span<const uint64_t> q_hi,
