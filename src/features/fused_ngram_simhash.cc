@@ -52,12 +52,14 @@ class GramSet {
   // Starts a document of about `expected` n-grams.
   void Begin(size_t expected) {
     NextGeneration();
-    SetCapacity(std::max<size_t>(64, std::bit_ceil(expected)));
+    SetCapacity(std::max<size_t>(64, std::bit_ceil(2 * expected)));
     size_ = 0;
   }
 
+  void Prefetch(uint64_t lo, uint64_t hi) const { __builtin_prefetch(&slots_[Index(lo, hi)]); }
+
   // Inserts the key (lo, hi); true when it was not there. REQUIRES: hi < 2^41.
-  bool Insert(uint64_t lo, uint64_t hi) {
+  [[gnu::always_inline]] bool Insert(uint64_t lo, uint64_t hi) {
     const uint64_t tagged = hi | generation_ << kGenerationShift;
     for (size_t i = Index(lo, hi);; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
@@ -96,7 +98,7 @@ class GramSet {
   }
 
   // Doubles the capacity: the document's keys move to a new generation.
-  void Grow() {
+  [[gnu::noinline]] void Grow() {
     moved_.clear();
     for (size_t i = 0; i <= mask_; ++i) {
       if (slots_[i].hi >> kGenerationShift == generation_) moved_.push_back(slots_[i]);
@@ -125,17 +127,31 @@ GramSet& ThreadGramSet() {
   return set;
 }
 
+// The number of code points of `text` (its bytes that are not UTF-8
+// continuation bytes): about the number of n-grams, to size the table.
+// A plain loop the compiler vectorizes.
+size_t CodePointCount(std::string_view text) {
+  size_t count = 0;
+  for (char c : text) count += (static_cast<uint8_t>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return count;
+}
+
+// HashFeature(gram, kBits) (XXH3) added to *hasher. XXH3's own dispatch
+// on the length, minus the lengths an n-gram of n <= 5 never has (<= 20
+// bytes), inlined.
 template <int kBits>
-FeatureHash HashGram(const uint8_t* p, size_t len) {
-  FeatureHash h;
+[[gnu::always_inline]] inline void AddGram(const uint8_t* p, size_t len, UnitSimHasher* hasher) {
   if constexpr (kBits == 64) {
-    h.lo = XXH3_64bits(p, len);
+    const uint64_t h = len <= 16
+                           ? XXH3_len_0to16_64b(p, len, XXH3_kSecret, 0)
+                           : XXH3_len_17to128_64b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
+    hasher->Add(0, h);
   } else {
-    const XXH128_hash_t x = XXH3_128bits(p, len);
-    h.hi = x.high64;
-    h.lo = x.low64;
+    const XXH128_hash_t h =
+        len <= 16 ? XXH3_len_0to16_128b(p, len, XXH3_kSecret, 0)
+                  : XXH3_len_17to128_128b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
+    hasher->Add(h.high64, h.low64);
   }
-  return h;
 }
 
 }  // namespace
@@ -230,40 +246,66 @@ template <int kN, int kBits>
 bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
                DocumentFingerprint* out) {
   static_assert(kN >= 1 && kN <= kMaxNgram);
-  // The UTF-8 bytes of the content code points, appended; only the last
-  // kN - 1 are kept when it fills up. off[k % 8] is where content code point
-  // k starts.
+  // Each n-gram's table slot is prefetched when the n-gram is complete and
+  // the n-gram is looked up kDelay n-grams later (the table is mostly
+  // outside L1). pending[g % kDelay] is n-gram g waiting.
+  constexpr size_t kDelay = 8;
+  struct Pending {
+    uint64_t lo, hi;      // the key
+    uint32_t begin, end;  // its bytes in buf
+  };
+  Pending pending[kDelay];
+  // The UTF-8 bytes of the content code points, appended; when it fills up,
+  // only the bytes of the pending n-grams and of the next one stay (the last
+  // kKeep code points). off[k % 16] is where content code point k starts.
   constexpr uint32_t kBuffer = 256;
+  constexpr size_t kKeepCodePoints = kN - 1 + kDelay;
+  static_assert(kKeepCodePoints < 16 && 4 * kKeepCodePoints + 4 < kBuffer);
   uint8_t buf[kBuffer + 4];
-  uint32_t off[8];
+  uint32_t off[16];
   uint32_t pos = 0;
   size_t count = 0;     // content code points so far
+  size_t grams = 0;     // n-grams so far
   size_t distinct = 0;  // distinct n-grams so far
   U128 key = 0;         // the last kN content code points, 21 bits each
   constexpr U128 kKeyMask = (U128{1} << (kCodePointBits * kN)) - 1;
   GramSet& set = ThreadGramSet();
   UnitSimHasher hasher(kBits);
-  set.Begin(text.size());
+  set.Begin(CodePointCount(text));
+
+  auto lookup = [&](const Pending& p) {
+    if (set.Insert(p.lo, p.hi)) {
+      AddGram<kBits>(buf + p.begin, p.end - p.begin, &hasher);
+      ++distinct;
+    }
+  };
 
   // Appends content code point c (its UTF-8 in the low `len` bytes of
   // `bytes`, first byte lowest) and counts the n-gram it ends.
   auto emit = [&](UChar32 c, uint32_t bytes, uint32_t len) {
     if (pos + 4 > kBuffer) {
-      // count >= kN - 1 here: the buffer holds more than kN - 1 code points.
-      const uint32_t from = kN == 1 ? pos : off[(count - (kN - 1)) % 8];
+      // count > kKeepCodePoints here (each code point takes <= 4 bytes).
+      const uint32_t from = off[(count - kKeepCodePoints) % 16];
       std::memmove(buf, buf + from, pos - from);
-      for (size_t k = count - (kN - 1); k < count; ++k) off[k % 8] -= from;
+      for (size_t k = count - kKeepCodePoints; k < count; ++k) off[k % 16] -= from;
+      for (Pending& p : pending) {
+        p.begin -= from;  // (wraps for n-grams already looked up: unused)
+        p.end -= from;
+      }
       pos -= from;
     }
-    off[count % 8] = pos;
+    off[count % 16] = pos;
     std::memcpy(buf + pos, &bytes, 4);
     pos += len;
     ++count;
     key = ((key << kCodePointBits) | static_cast<uint32_t>(c)) & kKeyMask;
-    if (count >= kN && set.Insert(static_cast<uint64_t>(key), static_cast<uint64_t>(key >> 64))) {
-      const uint32_t begin = off[(count - kN) % 8];
-      hasher.Add(HashGram<kBits>(buf + begin, pos - begin));
-      ++distinct;
+    if (count >= kN) {
+      Pending& p = pending[grams % kDelay];
+      if (grams >= kDelay) lookup(p);
+      p = {static_cast<uint64_t>(key), static_cast<uint64_t>(key >> 64), off[(count - kN) % 16],
+           pos};
+      set.Prefetch(p.lo, p.hi);
+      ++grams;
     }
   };
 
@@ -318,9 +360,10 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
       return false;
     }
   }
+  for (size_t g = grams > kDelay ? grams - kDelay : 0; g < grams; ++g) lookup(pending[g % kDelay]);
   if (count > 0 && count < kN) {
     // Shorter than one n-gram: the whole content is the one feature.
-    hasher.Add(HashGram<kBits>(buf, pos));
+    AddGram<kBits>(buf, pos, &hasher);
     distinct = 1;
   }
   out->fingerprint = hasher.Finish();
