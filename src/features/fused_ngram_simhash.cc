@@ -329,8 +329,16 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
     }
     const size_t start = i;
     UChar32 c;
-    U8_NEXT(s, i, n, c);
-    if (c < 0) return false;
+    if ((b & 0xF0) == 0xE0 && n - i >= 3 && (s[i + 1] & 0xC0) == 0x80 &&
+        (s[i + 2] & 0xC0) == 0x80 && (((b & 0x0F) | (s[i + 1] & 0x20)) != 0)) {
+      // Three bytes (CJK): not overlong (>= U+0800). A surrogate has flags 0
+      // and is declined below, as U8_NEXT would refuse it.
+      c = ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+      i += 3;
+    } else {
+      U8_NEXT(s, i, n, c);
+      if (c < 0) return false;
+    }
     const uint8_t f = t.Flags(c);
     // Two code points in one normalization piece: ICU's business.
     if ((f & kBefore) == 0 && !boundary) return false;

@@ -73,7 +73,9 @@ std::string RandomMixedText(std::mt19937_64& rng) {
       "\U0001D400",  // 😀, 𠀀, 𝐀 (math bold A)
       "\xff",
       "\xe4\xb8",
-      "\xc0\xaf",  // invalid UTF-8
+      "\xc0\xaf",
+      "\xed\xa0\x80",
+      "\xe0\x80\xaf",  // invalid UTF-8 (overlong, a surrogate)
       "體",
       "這",
       "們",
