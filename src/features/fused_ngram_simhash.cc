@@ -56,12 +56,17 @@ class GramSet {
     size_ = 0;
   }
 
-  void Prefetch(uint64_t lo, uint64_t hi) const { __builtin_prefetch(&slots_[Index(lo, hi)]); }
+  // The key's hash; its top bits pick the slot.
+  static uint64_t Mix(uint64_t lo, uint64_t hi) {
+    return (lo ^ (hi * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull;
+  }
+  void Prefetch(uint64_t mix) const { __builtin_prefetch(&slots_[mix >> shift_]); }
 
-  // Inserts the key (lo, hi); true when it was not there. REQUIRES: hi < 2^41.
-  [[gnu::always_inline]] bool Insert(uint64_t lo, uint64_t hi) {
+  // Inserts the key (lo, hi), whose Mix() is `mix`; true when it was not
+  // there. REQUIRES: hi < 2^41.
+  [[gnu::always_inline]] bool Insert(uint64_t lo, uint64_t hi, uint64_t mix) {
     const uint64_t tagged = hi | generation_ << kGenerationShift;
-    for (size_t i = Index(lo, hi);; i = (i + 1) & mask_) {
+    for (size_t i = mix >> shift_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.hi >> kGenerationShift != generation_) {
         slot = {lo, tagged};
@@ -78,11 +83,6 @@ class GramSet {
   };
   static constexpr int kGenerationShift = 41;
   static constexpr uint64_t kMaxGeneration = (uint64_t{1} << (64 - kGenerationShift)) - 1;
-
-  size_t Index(uint64_t lo, uint64_t hi) const {
-    return static_cast<size_t>(((lo ^ (hi * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull) >>
-                               shift_);
-  }
 
   void NextGeneration() {
     if (++generation_ > kMaxGeneration) {
@@ -108,7 +108,7 @@ class GramSet {
     const uint64_t low_bits = (uint64_t{1} << kGenerationShift) - 1;
     for (const Slot& s : moved_) {
       const uint64_t hi = s.hi & low_bits;
-      size_t i = Index(s.lo, hi);
+      size_t i = Mix(s.lo, hi) >> shift_;
       while (slots_[i].hi >> kGenerationShift == generation_) i = (i + 1) & mask_;
       slots_[i] = {s.lo, hi | generation_ << kGenerationShift};
     }
@@ -252,6 +252,7 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
   constexpr size_t kDelay = 8;
   struct Pending {
     uint64_t lo, hi;      // the key
+    uint64_t mix;         // GramSet::Mix(lo, hi)
     uint32_t begin, end;  // its bytes in buf
   };
   Pending pending[kDelay];
@@ -274,7 +275,7 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
   set.Begin(CodePointCount(text));
 
   auto lookup = [&](const Pending& p) {
-    if (set.Insert(p.lo, p.hi)) {
+    if (set.Insert(p.lo, p.hi, p.mix)) {
       AddGram<kBits>(buf + p.begin, p.end - p.begin, &hasher);
       ++distinct;
     }
@@ -302,9 +303,10 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
     if (count >= kN) {
       Pending& p = pending[grams % kDelay];
       if (grams >= kDelay) lookup(p);
-      p = {static_cast<uint64_t>(key), static_cast<uint64_t>(key >> 64), off[(count - kN) % 16],
-           pos};
-      set.Prefetch(p.lo, p.hi);
+      const auto lo = static_cast<uint64_t>(key);
+      const auto hi = static_cast<uint64_t>(key >> 64);
+      p = {lo, hi, GramSet::Mix(lo, hi), off[(count - kN) % 16], pos};
+      set.Prefetch(p.mix);
       ++grams;
     }
   };
