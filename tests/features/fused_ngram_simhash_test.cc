@@ -212,27 +212,36 @@ TEST(FusedNgramSimHashTest, RandomMixedTextMatchesGeneralPath) {
 }
 
 TEST(FusedNgramSimHashTest, LongDocumentsGrowTheTable) {
-  // Many distinct n-grams (the per-thread table grows within a document),
-  // then short documents after long ones (a large table reused, stale slots
-  // of earlier documents read as empty).
+  // Long documents, then short ones (a large table reused, stale slots of
+  // earlier documents read as empty), and documents of CJK compatibility
+  // squares (U+3300-U+3357: each one code point normalized to 3-5 katakana),
+  // whose distinct n-grams outnumber the table sized from the code points:
+  // the table grows within the document.
   const Paths s = Make(PipelineOptions());
   ASSERT_NE(s.fused, nullptr);
   std::mt19937_64 rng(5);
   Tally tally;
-  for (int round = 0; round < 6; ++round) {
+  auto append = [](char32_t c, std::string* text) {
+    const char buf[4] = {static_cast<char>(0xE0 | (c >> 12)),
+                         static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                         static_cast<char>(0x80 | (c & 0x3F)), 0};
+    *text += buf;
+  };
+  for (int round = 0; round < 9; ++round) {
     std::string text;
-    const size_t length = round % 2 == 0 ? 30000 : 50;
-    for (size_t i = 0; i < length; ++i) {
-      char32_t c = 0x4E00 + static_cast<char32_t>(rng() % 3000);
-      char buf[4] = {static_cast<char>(0xE0 | (c >> 12)),
-                     static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
-                     static_cast<char>(0x80 | (c & 0x3F)), 0};
-      text += buf;
-      if (rng() % 7 == 0) text += static_cast<char>('A' + rng() % 26);
+    if (round % 3 == 0) {
+      for (size_t i = 0; i < 30000; ++i) {
+        append(0x4E00 + static_cast<char32_t>(rng() % 3000), &text);
+        if (rng() % 7 == 0) text += static_cast<char>('A' + rng() % 26);
+      }
+    } else if (round % 3 == 1) {
+      for (size_t i = 0; i < 50; ++i) append(0x4E00 + static_cast<char32_t>(rng() % 3000), &text);
+    } else {
+      for (size_t i = 0; i < 2048; ++i) append(0x3300 + static_cast<char32_t>(rng() % 0x58), &text);
     }
     ExpectSame(*s.pipeline, *s.extractor, s.fused.get(), text, &tally);
   }
-  EXPECT_EQ(tally.taken, 6);
+  EXPECT_EQ(tally.taken, 9);
 }
 
 void CheckCorpus(const std::string& path, int expected_docs) {
