@@ -106,7 +106,9 @@ struct JaccardSketch {
   uint32_t features = 0;  // the size of the set (for the length rule)
 };
 
-// The sketch of `hashes` (any order; repeats allowed).
+// The sketch of `hashes` (any order; repeats allowed, but then `features`,
+// set to hashes.size(), must be set to the set's size by the caller, as
+// neardup dedup does from the fingerprint's feature count).
 JaccardSketch MakeJaccardSketch(std::span<const uint64_t> hashes);
 // The estimated Jaccard of the two sets, in [0, 1]; 0 when either is empty.
 double SketchJaccard(const JaccardSketch& a, const JaccardSketch& b);

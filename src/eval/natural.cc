@@ -140,13 +140,15 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
       dopt.verify_short_jaccard = options.verify_short_jaccard;
       if (dopt.verify_jaccard > 0) sketches.resize(texts.size());
       ParallelFor(texts.size(), options.threads, [&](size_t i, int) {
-        const DocumentFingerprint fp = pipeline->Fingerprint(stripped[i]);
+        std::vector<uint64_t> set;
+        const DocumentFingerprint fp =
+            sketches.empty() ? pipeline->Fingerprint(stripped[i])
+                             : pipeline->FingerprintAndFeatureSet(stripped[i], "", &set);
         docs[i].fingerprint = fp.fingerprint;
         docs[i].empty = fp.empty();
         if (!sketches.empty()) {
-          std::vector<uint64_t> set;
-          pipeline->FeatureSet(stripped[i], "", &set);
-          sketches[i] = MakeJaccardSketch(set);
+          sketches[i] = MakeJaccardSketch(set);  // unsorted, repeats: the count is fp's
+          sketches[i].features = static_cast<uint32_t>(fp.features);
         }
       });
       dopt.sketches = sketches;

@@ -2,7 +2,27 @@
 
 #include "neardup/pipeline.h"
 
+#include <string>
+#include <utility>
+
+#include "features/feature_hashes.h"
+
 namespace neardup {
+namespace {
+
+// The text, and the title where the weights use it (improved), normalized.
+std::pair<std::string, std::string> NormalizeTextAndTitle(const Normalizer& normalizer,
+                                                          const PipelineOptions& options,
+                                                          std::string_view text,
+                                                          std::string_view title) {
+  std::pair<std::string, std::string> out(normalizer.Normalize(text), std::string());
+  if (!title.empty() && options.features.weights == WeightScheme::kImproved) {
+    out.second = normalizer.Normalize(title);
+  }
+  return out;
+}
+
+}  // namespace
 
 Pipeline::~Pipeline() = default;
 
@@ -54,11 +74,8 @@ void Pipeline::Features(std::string_view text, std::string_view title,
 }
 
 DocumentFingerprint Pipeline::Fingerprint(std::string_view text, std::string_view title) const {
-  const std::string normalized = normalizer_->Normalize(text);
-  std::string normalized_title;
-  if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
-    normalized_title = normalizer_->Normalize(title);
-  }
+  const auto [normalized, normalized_title] =
+      NormalizeTextAndTitle(*normalizer_, options_, text, title);
   DocumentFingerprint out;
   out.fingerprint = extractor_->SimHashOf(normalized, normalized_title, options_.bits,
                                           options_.hash, &out.features);
@@ -73,13 +90,22 @@ DocumentFingerprint Pipeline::FingerprintFeatures(
   return out;
 }
 
+DocumentFingerprint Pipeline::FingerprintAndFeatureSet(std::string_view text,
+                                                       std::string_view title,
+                                                       std::vector<uint64_t>* set) const {
+  const auto [normalized, normalized_title] =
+      NormalizeTextAndTitle(*normalizer_, options_, text, title);
+  DocumentFingerprint out;
+  out.fingerprint = extractor_->SimHashOf(normalized, normalized_title, options_.bits,
+                                          options_.hash, &out.features);
+  FeatureHashOccurrences(*extractor_, normalized, normalized_title, options_.hash, set);
+  return out;
+}
+
 void Pipeline::FeatureSet(std::string_view text, std::string_view title,
                           std::vector<uint64_t>* out) const {
-  const std::string normalized = normalizer_->Normalize(text);
-  std::string normalized_title;
-  if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
-    normalized_title = normalizer_->Normalize(title);
-  }
+  const auto [normalized, normalized_title] =
+      NormalizeTextAndTitle(*normalizer_, options_, text, title);
   extractor_->FeatureHashes(normalized, normalized_title, options_.hash, out);
 }
 

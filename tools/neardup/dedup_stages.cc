@@ -305,15 +305,18 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
         SketchedFingerprint f;
         const std::string stripped = boilerplate.on() ? boilerplate.Strip(doc.text) : "";
         const std::string_view text = boilerplate.on() ? std::string_view(stripped) : doc.text;
-        f.fp = pipeline.Fingerprint(text, doc.title);
+        std::vector<uint64_t> set;
+        f.fp = sketch ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
+                      : pipeline.Fingerprint(text, doc.title);
+        if (sketch) {
+          // The hashes come unsorted, with repeats: the set's size is the
+          // fingerprint's feature count.
+          f.sketch = MakeJaccardSketch(set);
+          f.sketch.features = static_cast<uint32_t>(f.fp.features);
+        }
         const bool short_doc = config.options.short_features > 0 && !f.fp.empty() &&
                                static_cast<double>(f.fp.features) < short_limit;
-        if (sketch || short_doc) {
-          std::vector<uint64_t> set;
-          pipeline.FeatureSet(text, doc.title, &set);
-          if (sketch) f.sketch = MakeJaccardSketch(set);
-          if (short_doc) f.short_set = std::move(set);
-        }
+        if (short_doc) pipeline.FeatureSet(text, doc.title, &f.short_set);
         return f;
       },
       [&](const Document& doc, SketchedFingerprint& f) {

@@ -604,8 +604,9 @@ class Run {
     return ids_[static_cast<size_t>(it - id_positions_.begin())];
   }
   bool NeedsAllPairs() const {
+    // Verified pairs: a spanning forest's edge may fail the check.
     return !config_->flags.pairs_out.empty() ||
-           config_->options.cluster_rule == ClusterRule::kCenter;
+           config_->options.cluster_rule == ClusterRule::kCenter || config_->verify();
   }
   // The joins' options: every pair (not a spanning forest) when the outputs
   // need them, as neardup dedup's pair sink asks.
@@ -827,6 +828,7 @@ Status Run::Gather() {
     sums[kStatsWords + 1] += s.boilerplate_dropped;
     // My documents stay here: ids and records are written by this rank.
     own_.docs.insert(own_.docs.end(), s.corpus.docs.begin(), s.corpus.docs.end());
+    own_.sketches.insert(own_.sketches.end(), s.corpus.sketches.begin(), s.corpus.sketches.end());
     std::move(s.corpus.ids.begin(), s.corpus.ids.end(), std::back_inserter(own_.ids));
     std::move(s.corpus.records.begin(), s.corpus.records.end(), std::back_inserter(own_.records));
   }
@@ -849,6 +851,12 @@ Status Run::Gather() {
   Traffic traffic;
   const std::string all = GatherBytes(w_, packed, 0, &traffic);
   std::string().swap(packed);
+  // Verified pairs: every document's sketch too.
+  const std::string sketches =
+      GatherBytes(w_,
+                  std::string(reinterpret_cast<const char*>(own_.sketches.data()),
+                              own_.sketches.size() * sizeof(JaccardSketch)),
+                  0, &traffic);
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
   stages_.push_back({"gather", 0, moved[0], {{"rounds", traffic.rounds}}});
@@ -860,6 +868,13 @@ Status Run::Gather() {
     PackedDocument p;
     std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
     all_.docs[i] = Unpack(p);
+  }
+  if (config_->verify()) {
+    if (sketches.size() != n * sizeof(JaccardSketch)) {
+      return Status::Corruption("gather: sketches lost in the exchange");
+    }
+    all_.sketches.resize(n);
+    if (n > 0) std::memcpy(all_.sketches.data(), sketches.data(), sketches.size());
   }
   return Status::OK();
 }
@@ -1120,6 +1135,7 @@ Status Run::JoinOnRankZero() {
   const DedupConfig& c = *config_;
   DedupOptions options = JoinOptions();
   if (options.mode == DedupMode::kStream) {
+    options.sketches = all_.sketches;
     NEARDUP_ASSIGN_OR_RETURN(result_, Dedup(all_.docs, options));
   } else if (c.minhash) {
     // Fewer than two distinct signatures: no pairs.
@@ -1145,8 +1161,9 @@ Status Run::Cluster() {
     // signatures) to rank 0; the others are their own clusters, kept.
     const size_t perm = c.minhash ? static_cast<size_t>(c.method.minhash.num_perm) : 0;
     Traffic traffic;
-    const Status got = CollectClustered(w_, own_.docs, groups_, first_[w_.rank], group_pairs_,
-                                        own_.signatures, perm, &collected, &traffic);
+    const Status got =
+        CollectClustered(w_, own_.docs, groups_, first_[w_.rank], group_pairs_, own_.signatures,
+                         perm, &collected, &traffic, c.verify() ? &own_.sketches : nullptr);
     groups_ = DistributedGroups();
     std::vector<uint64_t> moved = {traffic.bytes_sent};
     AllReduceSum(w_, &moved);
@@ -1183,7 +1200,9 @@ Status Run::Cluster() {
     } else {
       dedup_internal::SimHashPlan plan;
       plan.groups = std::move(sub.groups);
-      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, c.options, &result_);
+      DedupOptions options = c.options;
+      options.sketches = collected.sketches;  // verified pairs, as neardup dedup's
+      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, options, &result_);
       clustered_groups_ = std::move(plan.groups);
     }
     clustered_pairs_ = std::move(sub.pairs);
