@@ -55,6 +55,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -529,15 +530,16 @@ Status CopyInto(const std::string& path, cli::Output* out) {
 // more (the others are their own singleton clusters, kept).
 struct Assignment {
   uint64_t local = 0;  // position among the rank's documents
-  DedupRecord record;  // cluster, duplicate, distance (nearest: see below)
+  DedupRecord record;  // cluster, duplicate, distance, jaccard (nearest: see below)
   std::string nearest_id;
 };
 
 std::string EncodeAssignments(const std::vector<Assignment>& a) {
   std::string out;
   for (const Assignment& x : a) {
-    const uint64_t words[4] = {x.local, x.record.cluster, x.record.duplicate ? 1u : 0u,
-                               static_cast<uint64_t>(static_cast<int64_t>(x.record.distance))};
+    const uint64_t words[5] = {x.local, x.record.cluster, x.record.duplicate ? 1u : 0u,
+                               static_cast<uint64_t>(static_cast<int64_t>(x.record.distance)),
+                               std::bit_cast<uint64_t>(x.record.jaccard)};
     AppendPod(words, &out);
     AppendStrings({x.nearest_id}, &out);
   }
@@ -547,17 +549,18 @@ std::string EncodeAssignments(const std::vector<Assignment>& a) {
 Result<std::vector<Assignment>> DecodeAssignments(std::string_view bytes) {
   std::vector<Assignment> out;
   while (!bytes.empty()) {
-    uint64_t words[5];
+    uint64_t words[6];  // five, then the nearest id's length
     if (bytes.size() < sizeof words) return Status::Corruption("malformed assignment");
     std::memcpy(words, bytes.data(), sizeof words);
-    if (bytes.size() - sizeof words < words[4]) return Status::Corruption("malformed assignment");
+    if (bytes.size() - sizeof words < words[5]) return Status::Corruption("malformed assignment");
     Assignment& x = out.emplace_back();
     x.local = words[0];
     x.record.cluster = words[1];
     x.record.duplicate = words[2] != 0;
     x.record.distance = static_cast<int>(static_cast<int64_t>(words[3]));
-    x.nearest_id.assign(bytes.data() + sizeof words, words[4]);
-    bytes.remove_prefix(sizeof words + words[4]);
+    x.record.jaccard = std::bit_cast<double>(words[4]);
+    x.nearest_id.assign(bytes.data() + sizeof words, words[5]);
+    bytes.remove_prefix(sizeof words + words[5]);
   }
   return out;
 }
@@ -653,6 +656,7 @@ class Run {
   std::vector<IdPair> group_pairs_;
   dedup_internal::Groups clustered_groups_;
   std::vector<IdPair> clustered_pairs_;
+  std::vector<JaccardSketch> clustered_sketches_;  // verified pairs: of the clustered documents
   // Rank 0: the result; the ids of the documents in clusters of two or more.
   DedupResult result_;
   // The documents result_.records are of (increasing; cluster mode: those
@@ -1202,7 +1206,10 @@ Status Run::Cluster() {
       plan.groups = std::move(sub.groups);
       DedupOptions options = c.options;
       options.sketches = collected.sketches;  // verified pairs, as neardup dedup's
+      // Verified here too: --pairs-out writes these pairs.
+      dedup_internal::VerifyGroupPairs(plan.groups, options, &sub.pairs);
       dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, options, &result_);
+      clustered_sketches_ = std::move(collected.sketches);
       clustered_groups_ = std::move(plan.groups);
     }
     clustered_pairs_ = std::move(sub.pairs);
@@ -1350,6 +1357,7 @@ Status Run::WriteParts() {
       r.cluster = a.record.cluster;
       r.duplicate = a.record.duplicate;
       r.distance = a.record.distance;
+      r.jaccard = a.record.jaccard;
       nearest_id = a.nearest_id;
     }
     NEARDUP_RETURN_IF_ERROR(
@@ -1398,7 +1406,13 @@ Status Run::WriteOutputs() {
     // Stream mode's pairs are of positions, cluster mode's of indexes into
     // positions_ (the identity in stream mode).
     const auto sink = [&](const DedupPair& p) {
-      out->Write(cli::PairLine(c, Id(positions_[p.i]), Id(positions_[p.j]), p.distance));
+      // Cluster mode's pairs come from the groups: their estimate from the
+      // clustered documents' sketches.
+      const double jaccard =
+          p.jaccard >= 0 || clustered_sketches_.empty()
+              ? p.jaccard
+              : SketchJaccard(clustered_sketches_[p.i], clustered_sketches_[p.j]);
+      out->Write(cli::PairLine(c, Id(positions_[p.i]), Id(positions_[p.j]), p.distance, jaccard));
     };
     if (c.options.mode == DedupMode::kStream) {
       for (const DedupPair& p : result_.pairs) sink(p);
