@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,11 +44,17 @@ struct Interrupted {};
 void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method,
               std::function<void(const Status&)> check) {
   m.attr("_DEFAULT_BAND_SEED") = py::int_(kDefaultBandSeed);
+  // The job's defaults (the command line's), for the keyword arguments.
+  m.attr("_DEFAULT_VERIFY_JACCARD") = py::float_(DedupJobOptions{}.verify_jaccard);
+  m.attr("_DEFAULT_VERIFY_SHORT_FEATURES") = py::int_(DedupJobOptions{}.verify_short_features);
+  m.attr("_DEFAULT_VERIFY_SHORT_JACCARD") = py::float_(DedupJobOptions{}.verify_short_jaccard);
   // The job of `neardup dedup` over documents given as (texts, titles,
   // scores): scores are the keep field's values as the JSONL reader keeps
   // them (a str, or the JSON text of a number; None: absent). Returns
-  // (records, summary): per document (fingerprint hex or None (minhash),
-  // cluster, duplicate, nearest, score (distance or jaccard), empty).
+  // (records, summary, verifies): per document (fingerprint hex or None
+  // (minhash), cluster, duplicate, nearest, score (distance or jaccard),
+  // empty, the verified Jaccard (4 decimals, as the CLI's records; None
+  // when none)); verifies: whether the records carry "jaccard".
   m.def(
       "_dedup",
       [to_method, check](const py::list& texts, const py::list& titles, const py::list& scores,
@@ -55,7 +62,9 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                          std::optional<int> k, const std::string& mode, const std::string& keep,
                          const std::string& cluster, const std::string& boilerplate,
                          int boilerplate_min_docs, size_t short_features, double short_jaccard,
-                         const std::string& join, double recall, uint64_t band_seed, int threads) {
+                         double verify_jaccard, size_t verify_short_features,
+                         double verify_short_jaccard, const std::string& join, double recall,
+                         uint64_t band_seed, int threads) {
         const auto value = [&check](auto result) {
           check(result.status());
           return std::move(*result);
@@ -76,6 +85,9 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
         o.boilerplate_min_docs = boilerplate_min_docs;
         o.short_features = short_features;
         o.short_jaccard = short_jaccard;
+        o.verify_jaccard = verify_jaccard;
+        o.verify_short_features = verify_short_features;
+        o.verify_short_jaccard = verify_short_jaccard;
         if (join == "exact") {
           o.join = DedupJoin::kExact;
         } else if (join == "banded") {
@@ -130,7 +142,11 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
           py::object fp = minhash ? py::object(py::none()) : py::object(py::str(fingerprints[i]));
           py::object score = minhash ? py::object(py::float_(job->ScoreOf(r.distance)))
                                      : py::object(py::int_(r.distance));
-          records.append(py::make_tuple(fp, r.cluster, r.duplicate, r.nearest, score, r.empty));
+          py::object jaccard = py::none();
+          if (r.duplicate && r.jaccard >= 0)
+            jaccard = py::float_(std::round(r.jaccard * 1e4) / 1e4);
+          records.append(
+              py::make_tuple(fp, r.cluster, r.duplicate, r.nearest, score, r.empty, jaccard));
         }
         const DedupSummary& s = result.summary;
         return py::make_tuple(
@@ -144,12 +160,14 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                      py::arg("method") = job->method().ShortName(),
                      py::arg("boilerplate_lines") = summary->boilerplate_lines,
                      py::arg("cluster_rule") = ClusterRuleName(job->dedup_options().cluster_rule),
-                     py::arg("mode") = DedupModeName(job->dedup_options().mode)));
+                     py::arg("mode") = DedupModeName(job->dedup_options().mode)),
+            job->verifies());
       },
       py::arg("texts"), py::arg("titles"), py::arg("scores"), py::arg("method"),
       py::arg("method_text"), py::arg("k"), py::arg("mode"), py::arg("keep"), py::arg("cluster"),
       py::arg("boilerplate"), py::arg("boilerplate_min_docs"), py::arg("short_features"),
-      py::arg("short_jaccard"), py::arg("join"), py::arg("recall"), py::arg("band_seed"),
+      py::arg("short_jaccard"), py::arg("verify_jaccard"), py::arg("verify_short_features"),
+      py::arg("verify_short_jaccard"), py::arg("join"), py::arg("recall"), py::arg("band_seed"),
       py::arg("threads"));
 }
 

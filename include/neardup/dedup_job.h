@@ -69,6 +69,14 @@ struct DedupJobOptions {
   uint64_t band_seed = kDefaultBandSeed;
   size_t short_features = 0;  // the short-document rule (dedup.h); 0: off
   double short_jaccard = 0.5;
+  // Verified pairs (SimHash methods; dedup.h, DedupOptions::sketches): a
+  // pair within k is a near-duplicate only when the estimated Jaccard of its
+  // feature sets is at least verify_jaccard (0: off); pairs whose smaller
+  // document has fewer than verify_short_features features use
+  // verify_short_jaccard (0: no separate rule). Minhash: ignored.
+  double verify_jaccard = DedupOptions{}.verify_jaccard;
+  size_t verify_short_features = DedupOptions{}.verify_short_features;
+  double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
   int threads = 0;  // 0: every core
   // Hold the input records (Document::record) for DedupJobOutputs::unique
   // and duplicates (Run sets it when either is given).
@@ -87,6 +95,7 @@ struct DedupCorpus {
   std::vector<uint32_t> signatures;               // minhash: num_perm per document
   std::vector<std::vector<uint64_t>> sets;        // minhash with exact verification
   std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
+  std::vector<JaccardSketch> sketches;            // DedupOptions::sketches, when verifying
   std::vector<std::string> ids;
   std::vector<std::string> records;  // when DedupJobOptions::keep_records
   std::vector<std::string> texts;    // every text, or none (hold_text_bytes)
@@ -175,6 +184,9 @@ class DedupJob {
   // A DedupRecord's or DedupPair's distance as the outputs show it: the
   // Hamming distance, or minhash's Jaccard (6 decimals).
   double ScoreOf(int distance) const;
+  // Verified pairs: every document gets a Jaccard sketch (DedupCorpus::
+  // sketches), and records and pairs carry "jaccard".
+  bool verifies() const { return !options_.method.is_minhash() && dedup_.verify_jaccard > 0; }
   // DedupJobOptions::hold_text_bytes, set after Create (calibrate decides
   // it from the input).
   void HoldTexts(uint64_t bytes) { options_.hold_text_bytes = bytes; }
@@ -217,10 +229,14 @@ class DedupJob {
 
   // The output lines (each ending in '\n'). A document's record: its id,
   // fingerprint (SimHash), cluster, duplicate, nearest (the nearest kept
-  // document's id when a duplicate, else null), the score and "empty".
+  // document's id when a duplicate, else null), the score, "jaccard" (when
+  // verifies(): the verified estimate, 4 decimals; null when none) and
+  // "empty".
   std::string RecordLine(const DedupDocument& doc, const DedupRecord& r, std::string_view id,
                          std::string_view nearest_id) const;
-  std::string PairLine(std::string_view a, std::string_view b, int distance) const;
+  // A pair: a, b, the score and (when verifies()) "jaccard" (DedupPair::jaccard).
+  std::string PairLine(std::string_view a, std::string_view b, int distance,
+                       double jaccard = -1) const;
   // Every cluster of two or more of `result`: {cluster, size, kept,
   // members}; `id(j)` names document j. `positions` (when not empty):
   // result.records[j] is document positions[j] and cluster numbers index it.

@@ -150,6 +150,9 @@ def dedup(
     boilerplate_min_docs=0,
     short_features=0,
     short_jaccard=0.5,
+    verify_jaccard=_neardup._DEFAULT_VERIFY_JACCARD,
+    verify_short_features=_neardup._DEFAULT_VERIFY_SHORT_FEATURES,
+    verify_short_jaccard=_neardup._DEFAULT_VERIFY_SHORT_JACCARD,
     join="auto",
     recall=0.99,
     band_seed=None,
@@ -172,7 +175,9 @@ def dedup(
         {"id", "fingerprint" (hex; not for minhash), "cluster" (input
          position of the cluster's first member), "duplicate", "nearest" (id
          of the kept copy, None when kept), "distance" (minhash: "jaccard";
-         None when kept), "empty": True (only for documents without features)}
+         None when kept), "jaccard" (SimHash with verified pairs: the
+         estimated Jaccard to "nearest", 4 decimals; None when kept),
+         "empty": True (only for documents without features)}
 
     With unique=True it yields the input items that are kept, unchanged.
     An id is the dict's id_field value, else the position (0, 1, ...).
@@ -183,7 +188,11 @@ def dedup(
     cluster ("center" | "components"), boilerplate (None: lines unless the
     method names boilerplate=...; "off" | "lines"), boilerplate_min_docs
     (0: the method's), short_features / short_jaccard (the short-document
-    rule), join ("auto" | "exact" | "banded": --exact / --banded), recall and
+    rule), verify_jaccard (verified pairs, SimHash methods: a pair within k
+    is a near-duplicate only when its estimated Jaccard is at least this;
+    0: off), verify_short_features / verify_short_jaccard (the threshold of
+    short documents), join ("auto" | "exact" | "banded": --exact /
+    --banded), recall and
     band_seed (the banded join). summary: a dict to fill with the counts the
     CLI prints (documents, kept, duplicates, clusters, largest_cluster,
     empty, k, method, mode, cluster_rule, boilerplate_lines). Bad arguments
@@ -203,7 +212,9 @@ def dedup(
     _refuse_data_frame(docs)
     options = dict(method=method, k=k, mode=mode, keep=keep, cluster=cluster,
                    boilerplate=boilerplate, boilerplate_min_docs=boilerplate_min_docs,
-                   short_features=short_features, short_jaccard=short_jaccard, join=join,
+                   short_features=short_features, short_jaccard=short_jaccard,
+                   verify_jaccard=verify_jaccard, verify_short_features=verify_short_features,
+                   verify_short_jaccard=verify_short_jaccard, join=join,
                    recall=recall, band_seed=band_seed, threads=threads)
     return _dedup_records(docs, options, text_field, id_field, title_field, unique, summary)
 
@@ -252,16 +263,17 @@ def _dedup_records(docs, options, text_field, id_field, title_field, unique, sum
     method = options["method"]
     method_text = method if isinstance(method, str) else ""
     band_seed = options["band_seed"]
-    records, counts = _neardup._dedup(
+    records, counts, verifies = _neardup._dedup(
         texts, titles, scores, method, method_text, options["k"], options["mode"], keep,
         options["cluster"], options["boilerplate"] or "", options["boilerplate_min_docs"],
-        options["short_features"], options["short_jaccard"], options["join"],
+        options["short_features"], options["short_jaccard"], options["verify_jaccard"],
+        options["verify_short_features"], options["verify_short_jaccard"], options["join"],
         options["recall"], _neardup._DEFAULT_BAND_SEED if band_seed is None else band_seed,
         options["threads"])
     if summary is not None:
         summary.update(counts)
     score_key = "distance" if counts["k"] is not None else "jaccard"
-    for i, (fp, cluster, duplicate, nearest, score, empty) in enumerate(records):
+    for i, (fp, cluster, duplicate, nearest, score, empty, jaccard) in enumerate(records):
         if unique:
             if not duplicate:
                 yield items[i]
@@ -273,6 +285,8 @@ def _dedup_records(docs, options, text_field, id_field, title_field, unique, sum
         record["duplicate"] = duplicate
         record["nearest"] = ids[nearest] if duplicate else None
         record[score_key] = score if duplicate else None
+        if verifies:
+            record["jaccard"] = jaccard
         if empty:
             record["empty"] = True
         yield record

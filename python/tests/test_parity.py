@@ -88,6 +88,9 @@ def test_every_door_gives_the_same_answer(corpus_file, tmp_path, args, options):
     assert summary["boilerplate_lines"] == 3
     assert summary["duplicates"] >= 3
     assert any(r.get("empty") for r in expected)
+    if "minhash" not in args:  # verified pairs (on by default): their Jaccard, as the CLI's
+        assert all("jaccard" in r for r in expected)
+        assert all(r["jaccard"] is not None for r in expected if r["duplicate"])
     kept = [r for r in rows if r["id"] in {x["id"] for x in expected if not x["duplicate"]}]
     assert list(neardup.dedup(rows, unique=True, **options)) == kept
     # Without boilerplate removal the answer differs: the default matters.
@@ -122,6 +125,10 @@ def test_the_cli_options_have_python_twins(corpus_file):
         (["--cluster", "components"], {"cluster": "components"}),
         (["--keep", "longest"], {"keep": "longest"}),
         (["--short-features", "30"], {"short_features": 30}),
+        (["--verify-jaccard", "0"], {"verify_jaccard": 0}),
+        (["--verify-jaccard", "0.9"], {"verify_jaccard": 0.9}),
+        (["--verify-short-features", "40", "--verify-short-jaccard", "0.8"],
+         {"verify_short_features": 40, "verify_short_jaccard": 0.8}),
         (["--banded", "--recall", "0.9"], {"join": "banded", "recall": 0.9}),
         (["--boilerplate-min-docs", "9"], {"boilerplate_min_docs": 9}),
     ]:

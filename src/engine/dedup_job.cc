@@ -55,6 +55,21 @@ struct MinHashed {
   size_t features = 0;
 };
 
+// A document's fingerprint with its verification sketch (verified pairs)
+// and, for the short-document rule, its feature set.
+struct SketchedFingerprint {
+  DocumentFingerprint fp;
+  JaccardSketch sketch;
+  std::vector<uint64_t> short_set;
+};
+
+// A verified pair's estimated Jaccard (4 decimals; the estimate's error is
+// larger), null when none was computed.
+nlohmann::ordered_json VerifiedJaccard(double jaccard) {
+  if (jaccard < 0) return nullptr;
+  return std::round(jaccard * 1e4) / 1e4;
+}
+
 constexpr BatchLimits kReadBatch{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true};
 
 }  // namespace
@@ -122,6 +137,17 @@ Result<std::unique_ptr<DedupJob>> DedupJob::Create(DedupJobOptions o) {
   }
   options.short_features = opt.short_features;
   options.short_jaccard = opt.short_jaccard;
+  if (!(opt.verify_jaccard >= 0 && opt.verify_jaccard <= 1)) {
+    return Status::InvalidArgument("--verify-jaccard must be in [0, 1]");
+  }
+  if (!(opt.verify_short_jaccard >= 0 && opt.verify_short_jaccard <= 1)) {
+    return Status::InvalidArgument("--verify-short-jaccard must be in [0, 1]");
+  }
+  // Verified pairs: the thresholds apply when sketches are given (the
+  // fingerprint stage computes them when verifies()).
+  options.verify_jaccard = minhash ? 0 : opt.verify_jaccard;
+  options.verify_short_features = opt.verify_short_features;
+  options.verify_short_jaccard = opt.verify_short_jaccard;
   options.recall = opt.recall;
   options.band_seed = opt.band_seed;
   if (!(opt.recall > 0 && opt.recall < 1)) {
@@ -300,32 +326,37 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         });
     return reader.stats();
   }
-  // The short-document rule: the feature sets of the documents that may take part.
+  // The short-document rule: the feature sets of the documents that may take
+  // part; verified pairs: every document's Jaccard sketch (of the same set).
   const double short_limit =
       static_cast<double>(dedup_.short_features) / std::max(dedup_.short_jaccard, 1e-9);
-  OrderedParallelMap<Document, DocumentFingerprint>(
+  const bool sketch = verifies();
+  OrderedParallelMap<Document, SketchedFingerprint>(
       &pool, kReadBatch, next, cost,
       [&](const Document& doc) {
-        if (strip) return pipeline.Fingerprint(Strip(doc.text), doc.title);
-        return pipeline.Fingerprint(doc.text, doc.title);
-      },
-      [&](Document& doc, DocumentFingerprint& fp) {
-        DedupDocument d;
-        d.fingerprint = fp.fingerprint;
-        d.empty = fp.empty();
-        if (dedup_.short_features > 0) {
-          // Few features: few characters, so computing them again here is cheap.
-          std::vector<uint64_t> set;
-          if (!fp.empty() && static_cast<double>(fp.features) < short_limit) {
-            if (strip) {
-              size_t dropped = 0;  // counted by the fingerprint already
-              pipeline.FeatureSet(filter_->Strip(doc.text, &dropped), doc.title, &set);
-            } else {
-              pipeline.FeatureSet(doc.text, doc.title, &set);
-            }
-          }
-          corpus->short_sets.push_back(std::move(set));
+        SketchedFingerprint f;
+        const std::string stripped = strip ? Strip(doc.text) : "";
+        const std::string_view text = strip ? std::string_view(stripped) : doc.text;
+        std::vector<uint64_t> set;
+        f.fp = sketch ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
+                      : pipeline.Fingerprint(text, doc.title);
+        if (sketch) {
+          // The hashes come unsorted, with repeats: the set's size is the
+          // fingerprint's feature count.
+          f.sketch = MakeJaccardSketch(set);
+          f.sketch.features = static_cast<uint32_t>(f.fp.features);
         }
+        const bool short_doc = dedup_.short_features > 0 && !f.fp.empty() &&
+                               static_cast<double>(f.fp.features) < short_limit;
+        if (short_doc) pipeline.FeatureSet(text, doc.title, &f.short_set);
+        return f;
+      },
+      [&](Document& doc, SketchedFingerprint& f) {
+        DedupDocument d;
+        d.fingerprint = f.fp.fingerprint;
+        d.empty = f.fp.empty();
+        if (dedup_.short_features > 0) corpus->short_sets.push_back(std::move(f.short_set));
+        if (sketch) corpus->sketches.push_back(f.sketch);
         add(doc, d);
         report(doc);
       });
@@ -350,6 +381,7 @@ Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
   DedupOptions options = dedup_;
   options.pair_sink = std::move(pair_sink);
   options.short_sets = corpus.short_sets;
+  options.sketches = corpus.sketches;
   if (progress) {
     options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
       progress(phase, static_cast<double>(done), static_cast<double>(total),
@@ -381,17 +413,20 @@ std::string DedupJob::RecordLine(const DedupDocument& doc, const DedupRecord& r,
       line[key] = r.distance;
     }
   }
+  if (verifies()) line["jaccard"] = r.duplicate ? VerifiedJaccard(r.jaccard) : nullptr;
   if (r.empty) line["empty"] = true;
   return JsonLine(line);
 }
 
-std::string DedupJob::PairLine(std::string_view a, std::string_view b, int distance) const {
+std::string DedupJob::PairLine(std::string_view a, std::string_view b, int distance,
+                               double jaccard) const {
   nlohmann::ordered_json line = {{"a", a}, {"b", b}};
   if (options_.method.is_minhash()) {
     line[score_key()] = ScoreOf(distance);
   } else {
     line[score_key()] = distance;
   }
+  if (verifies()) line["jaccard"] = VerifiedJaccard(jaccard);
   return JsonLine(line);
 }
 
@@ -430,7 +465,7 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   std::function<void(const DedupPair&)> pair_sink;
   if (outputs.pairs) {
     pair_sink = [&](const DedupPair& p) {
-      outputs.pairs(PairLine(corpus.ids[p.i], corpus.ids[p.j], p.distance));
+      outputs.pairs(PairLine(corpus.ids[p.i], corpus.ids[p.j], p.distance, p.jaccard));
     };
   }
   const auto dedup_start = std::chrono::steady_clock::now();

@@ -88,7 +88,8 @@ void AddDedupCommand(CLI::App& app, ExitCode* exit_code) {
       "dedup",
       "Find near-duplicate documents (Hamming distance <= k), cluster them and choose the copy "
       "to keep. One JSON record per document: {\"id\", \"fingerprint\", \"cluster\", "
-      "\"duplicate\", \"nearest\", \"distance\"}. --method minhash: Jaccard >= the "
+      "\"duplicate\", \"nearest\", \"distance\", \"jaccard\" (the verified pair's "
+      "estimated Jaccard; see --verify-jaccard)}. --method minhash: Jaccard >= the "
       "method's threshold (banded candidates, verified), {\"id\", \"cluster\", "
       "\"duplicate\", \"nearest\", \"jaccard\"}.");
   AddDedupOptions(cmd, flags.get());

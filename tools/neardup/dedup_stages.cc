@@ -32,6 +32,7 @@ nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
     o["recall_at_k"] = 1.0;
   }
   if (j.short_pairs > 0) o["short_pairs"] = j.short_pairs;
+  o["pairs_rejected"] = j.rejected;
   o["estimated_exact_seconds"] = j.estimated_exact_seconds;
   o["estimated_banded_seconds"] = j.estimated_banded_seconds;
   return o;
@@ -108,6 +109,21 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_option(
+         "--verify-jaccard", flags->verify_jaccard,
+         "Verified pairs (SimHash methods): a pair within k is a near-duplicate only when "
+         "the estimated Jaccard of its feature sets (a 128-slot sketch per document) is at "
+         "least this; 0: off (pairs by distance alone)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--verify-short-features", flags->verify_short_features,
+                  "Verified pairs: a pair whose smaller document has fewer features than this "
+                  "uses --verify-short-jaccard instead (0: no separate rule)")
+      ->capture_default_str();
+  cmd->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
+                  "Verified pairs: the threshold of short documents (--verify-short-features)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--summary-json", flags->summary_json,
                   "Write the run's summary as JSON: counts, the join used (exact or banded r, L, "
                   "seed, recall guarantee, candidates, pairs) and seconds per phase");
@@ -145,6 +161,9 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   o.band_seed = flags.band_seed;
   o.short_features = flags.short_features;
   o.short_jaccard = flags.short_jaccard;
+  o.verify_jaccard = flags.verify_jaccard;
+  o.verify_short_features = flags.verify_short_features;
+  o.verify_short_jaccard = flags.verify_short_jaccard;
   o.threads = flags.input.threads;
   o.warn = [](const std::string& message) { PrintErrorLine("neardup: warning: " + message); };
   // The input records as read, for --unique-out and --duplicates-out.

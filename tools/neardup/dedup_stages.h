@@ -52,6 +52,9 @@ struct DedupFlags {
   uint64_t band_seed = kDefaultBandSeed;
   size_t short_features = 0;  // DedupOptions::short_features
   double short_jaccard = 0.5;
+  double verify_jaccard = DedupJobOptions{}.verify_jaccard;  // verified pairs
+  size_t verify_short_features = DedupJobOptions{}.verify_short_features;
+  double verify_short_jaccard = DedupJobOptions{}.verify_short_jaccard;
   std::string summary_json;
 };
 
@@ -76,6 +79,8 @@ struct DedupConfig {
   uint64_t hold_text_bytes = 0;
   // Hold the input records (--unique-out or --duplicates-out).
   bool keep_records() const { return !flags.unique_out.empty() || !flags.duplicates_out.empty(); }
+  // Verified pairs: every document gets a Jaccard sketch (DedupCorpus::sketches).
+  bool verify() const { return job->verifies(); }
 };
 
 // InvalidArgument for a usage error (exit 2), else what went wrong.
