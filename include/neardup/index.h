@@ -6,7 +6,8 @@
 // at Hamming distance <= k from a query ("<= k", inclusive). Two
 // implementations share the HammingIndex interface:
 //
-//   LinearScanIndex     exact scan with a tight popcount loop. O(N) per query.
+//   LinearScanIndex     exact scan, in SIMD (AVX-512 VPOPCNTQ or AVX2, chosen
+//                       at run time; a scalar loop elsewhere). O(N) per query.
 //                       The oracle for tests; any k in [0, bits].
 //   PermutedTableIndex  Manku, Jain, Das Sarma (2007) permuted tables. The f
 //                       bits are split into b > max_k blocks; each of the
@@ -164,7 +165,10 @@ Result<std::unique_ptr<HammingIndex>> LoadIndexFromMemory(std::string_view bytes
                                                           std::string_view name);
 
 // Exact linear scan: fingerprints are stored contiguously and every query
-// visits all of them (4-way unrolled popcount). SelfJoin is O(N^2 / 2).
+// visits all of them, with the widest popcount the CPU has (AVX-512 VPOPCNTQ,
+// else AVX2, else scalar; chosen at run time). SearchBatch compares each
+// block of entries with a tile of queries while it is in cache. SelfJoin is
+// O(N^2 / 2).
 class LinearScanIndex : public HammingIndex {
  public:
   // REQUIRES: bits == 64 || bits == 128 (else InvalidArgument).

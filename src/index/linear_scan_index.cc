@@ -1,10 +1,12 @@
 // Copyright 2026 The neardup Authors.
 //
 // LinearScanIndex: fingerprints in one contiguous array, ids beside them.
+// Queries run the exact SIMD scan of hamming_scan.h.
 
 #include <algorithm>
 #include <unordered_set>
 
+#include "index/hamming_scan.h"
 #include "index/index_file.h"
 #include "index/word.h"
 #include "neardup/index.h"
@@ -15,7 +17,10 @@ namespace {
 
 using index_internal::FromWord;
 using index_internal::Popcount;
-using index_internal::ToWord;
+using index_internal::RowsView;
+using index_internal::ScanHit;
+using index_internal::ScanRows;
+using index_internal::ScanRowsTiled;
 
 bool ByDistanceThenId(const Neighbor& x, const Neighbor& y) {
   return x.distance != y.distance ? x.distance < y.distance : x.id < y.id;
@@ -29,8 +34,8 @@ class LinearScanIndexImpl final : public LinearScanIndex {
   IndexType type() const override { return IndexType::kLinearScan; }
   int bits() const override { return kBits; }
   int max_k() const override { return kBits; }
-  size_t size() const override { return fps_.size(); }
-  size_t MemoryBytes() const override { return fps_.capacity() * sizeof(W) + ids_.capacity() * 8; }
+  size_t size() const override { return ids_.size(); }
+  size_t MemoryBytes() const override { return words_.capacity() * 8 + ids_.capacity() * 8; }
 
   Status Add(uint64_t id, const Fingerprint& fp) override {
     return AddBatch(std::span<const uint64_t>(&id, 1), std::span<const Fingerprint>(&fp, 1));
@@ -41,12 +46,15 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     for (const Fingerprint& fp : fps) {
       if (fp.bits() != kBits) return Status::InvalidArgument("fingerprint width mismatch");
     }
-    if (fps_.size() + fps.size() > kMaxEntries) {
+    if (ids_.size() + fps.size() > kMaxEntries) {
       return Status::ResourceExhausted("index holds at most 2^32 - 2 entries");
     }
-    fps_.reserve(fps_.size() + fps.size());
+    words_.reserve(words_.size() + fps.size() * kWords);
     ids_.insert(ids_.end(), ids.begin(), ids.end());
-    for (const Fingerprint& fp : fps) fps_.push_back(ToWord<W>(fp));
+    for (const Fingerprint& fp : fps) {
+      words_.push_back(fp.lo());
+      if (kWords == 2) words_.push_back(fp.hi());
+    }
     return Status::OK();
   }
 
@@ -55,14 +63,15 @@ class LinearScanIndexImpl final : public LinearScanIndex {
   size_t RemoveBatch(std::span<const uint64_t> ids) override {
     const std::unordered_set<uint64_t> gone(ids.begin(), ids.end());
     size_t out = 0;
-    for (size_t i = 0; i < fps_.size(); ++i) {
+    const size_t n = ids_.size();
+    for (size_t i = 0; i < n; ++i) {
       if (gone.count(ids_[i]) != 0) continue;
-      fps_[out] = fps_[i];
+      for (size_t w = 0; w < kWords; ++w) words_[out * kWords + w] = words_[i * kWords + w];
       ids_[out] = ids_[i];
       ++out;
     }
-    const size_t removed = fps_.size() - out;
-    fps_.resize(out);
+    const size_t removed = n - out;
+    words_.resize(out * kWords);
     ids_.resize(out);
     return removed;
   }
@@ -70,7 +79,13 @@ class LinearScanIndexImpl final : public LinearScanIndex {
   Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override {
     NEARDUP_RETURN_IF_ERROR(CheckQuery(query, k));
     out->clear();
-    Scan(ToWord<W>(query), k, 0, fps_.size(), out);
+    thread_local std::vector<ScanHit> hits;
+    hits.clear();
+    const uint64_t q_hi = query.hi();
+    const uint64_t q_lo = query.lo();
+    ScanRows(Rows(), 0, ids_.size(), std::span<const uint64_t>(&q_hi, 1),
+             std::span<const uint64_t>(&q_lo, 1), k, &hits);
+    for (const ScanHit& h : hits) out->push_back({ids_[h.row], static_cast<int>(h.distance)});
     std::sort(out->begin(), out->end(), ByDistanceThenId);
     return Status::OK();
   }
@@ -85,20 +100,22 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     std::vector<std::vector<Neighbor>> found(chunks);
     std::vector<std::vector<size_t>> counts(chunks);
     ParallelFor(chunks, threads, [&](size_t c, int) {
-      // Tiled: each block of entries (sized for L2) is scanned by every query
-      // of the chunk before moving on, so large indexes stream from memory
-      // once per chunk instead of once per query.
-      constexpr size_t kBlock = 16384;
+      // Tiled (ScanRowsTiled): each block of entries is compared with every
+      // query of the chunk before the next is read, so a large index streams
+      // from memory once per chunk instead of once per query.
       const size_t q0 = c * kChunk;
       const size_t qn = std::min(queries.size(), q0 + kChunk) - q0;
-      std::vector<W> qw(qn);
-      for (size_t q = 0; q < qn; ++q) qw[q] = ToWord<W>(queries[q0 + q]);
-      std::vector<std::vector<Neighbor>> per(qn);
-      for (size_t b = 0; b < fps_.size(); b += kBlock) {
-        const size_t e = std::min(fps_.size(), b + kBlock);
-        for (size_t q = 0; q < qn; ++q) Scan(qw[q], k, b, e, &per[q]);
+      std::vector<uint64_t> q_hi(qn), q_lo(qn);
+      for (size_t q = 0; q < qn; ++q) {
+        q_hi[q] = queries[q0 + q].hi();
+        q_lo[q] = queries[q0 + q].lo();
       }
-      for (auto& one : per) {
+      std::vector<std::vector<ScanHit>> per(qn);
+      ScanRowsTiled(Rows(), q_hi, q_lo, k, per.data());
+      std::vector<Neighbor> one;
+      for (const auto& hits : per) {
+        one.clear();
+        for (const ScanHit& h : hits) one.push_back({ids_[h.row], static_cast<int>(h.distance)});
         std::sort(one.begin(), one.end(), ByDistanceThenId);
         found[c].insert(found[c].end(), one.begin(), one.end());
         counts[c].push_back(one.size());
@@ -115,7 +132,7 @@ class LinearScanIndexImpl final : public LinearScanIndex {
 
   Status SelfJoin(int k, int threads, std::vector<IdPair>* out) const override {
     if (k < 0 || k > kBits) return Status::InvalidArgument("SelfJoin: k out of range");
-    const size_t n = fps_.size();
+    const size_t n = ids_.size();
     // Row i is compared with rows (i, n); rows are dealt out in strides so the
     // triangular work is balanced.
     constexpr size_t kRowsPerTask = 256;
@@ -123,9 +140,9 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     std::vector<std::vector<IdPair>> found(tasks);
     ParallelFor(tasks, threads, [&](size_t t, int) {
       for (size_t i = t * kRowsPerTask; i < std::min(n, (t + 1) * kRowsPerTask); ++i) {
-        const W x = fps_[i];
+        const W x = At(i);
         for (size_t j = i + 1; j < n; ++j) {
-          const int d = Popcount(x ^ fps_[j]);
+          const int d = Popcount(x ^ At(j));
           if (d <= k && ids_[i] != ids_[j]) {
             found[t].push_back({std::min(ids_[i], ids_[j]), std::max(ids_[i], ids_[j]), d});
           }
@@ -142,8 +159,8 @@ class LinearScanIndexImpl final : public LinearScanIndex {
   }
 
   std::vector<IndexEntry> Entries() const override {
-    std::vector<IndexEntry> entries(fps_.size());
-    for (size_t i = 0; i < fps_.size(); ++i) entries[i] = {ids_[i], FromWord(fps_[i])};
+    std::vector<IndexEntry> entries(ids_.size());
+    for (size_t i = 0; i < ids_.size(); ++i) entries[i] = {ids_[i], FromWord(At(i))};
     return entries;
   }
 
@@ -165,31 +182,29 @@ class LinearScanIndexImpl final : public LinearScanIndex {
     return Status::OK();
   }
 
-  // Appends every entry of rows [begin, end) within k of q, in storage order.
-  void Scan(W q, int k, size_t begin, size_t end, std::vector<Neighbor>* out) const {
-    const W* f = fps_.data();
-    const size_t n = end;
-    size_t i = begin;
-    for (; i + 4 <= n; i += 4) {
-      const int d0 = Popcount(q ^ f[i]);
-      const int d1 = Popcount(q ^ f[i + 1]);
-      const int d2 = Popcount(q ^ f[i + 2]);
-      const int d3 = Popcount(q ^ f[i + 3]);
-      // One well-predicted branch for the common all-miss case.
-      if ((d0 <= k) | (d1 <= k) | (d2 <= k) | (d3 <= k)) {
-        if (d0 <= k) out->push_back({ids_[i], d0});
-        if (d1 <= k) out->push_back({ids_[i + 1], d1});
-        if (d2 <= k) out->push_back({ids_[i + 2], d2});
-        if (d3 <= k) out->push_back({ids_[i + 3], d3});
-      }
-    }
-    for (; i < n; ++i) {
-      const int d = Popcount(q ^ f[i]);
-      if (d <= k) out->push_back({ids_[i], d});
+  static constexpr size_t kWords = sizeof(W) / 8;
+
+  // Entry i as a word.
+  W At(size_t i) const {
+    if constexpr (kWords == 1) {
+      return words_[i];
+    } else {
+      return (static_cast<W>(words_[2 * i + 1]) << 64) | words_[2 * i];
     }
   }
 
-  std::vector<W> fps_;
+  RowsView Rows() const {
+    RowsView r;
+    r.bits = kBits;
+    r.n = ids_.size();
+    r.lo = words_.data();
+    r.hi = kWords == 2 ? words_.data() + 1 : nullptr;
+    r.stride = kWords;
+    return r;
+  }
+
+  // kWords words an entry: lo, then hi for 128 bits.
+  std::vector<uint64_t> words_;
   std::vector<uint64_t> ids_;
 };
 

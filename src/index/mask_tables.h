@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "index/hamming_scan.h"
 #include "neardup/fingerprint.h"
 
 namespace neardup::index_internal {
@@ -153,6 +154,17 @@ std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bi
 // still give a row twice or miss one.
 void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
                  std::vector<uint32_t>* rows, std::vector<int>* dists);
+
+// QueryTables for a batch of queries (q_hi[j], q_lo[j]; q_hi is ignored for
+// 64 bits): appends to out[j] every row found for query j, with its distance,
+// in the order QueryTables gives them. Consecutive queries are probed as a
+// group of about 64 probes, in passes that each prefetch what the next
+// reads (directory slots, buckets, candidates' fingerprints), so a batch of
+// queries of few probes each (64 bits, small k) keeps as many cache misses
+// in flight as one query of many. QueryTables is this with one query. REQUIRES: out has q_lo.size()
+// vectors.
+void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
+                      std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out);
 
 // The 32-bit key of (hi, lo) & mask.
 uint32_t TableKey(uint64_t hi, uint64_t lo, const TableMask& mask);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <bit>
 
+#include "index/hamming_scan.h"
+#include "util/thread_pool.h"
+
 namespace neardup::index_internal {
 namespace {
 
@@ -254,29 +257,199 @@ void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighb
 
 void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
                                   std::vector<Neighbor>* out) const {
-  // The distance first, the (bit-packed) removal mark only for a hit: the
-  // loop is then two loads and two popcounts an entry, which the compiler
-  // unrolls; 64-bit fingerprints skip the all-zero high words.
+  // The exact SIMD scan (hamming_scan.h) first, the (bit-packed) removal
+  // mark only for a hit.
   const size_t end = d_ids_.size();
+  if (from >= end) return;
   const uint64_t q_lo = query.lo();
   const uint64_t q_hi = query.hi();
-  const bool wide = spec_.bits == 128;
-  for (size_t i = from; i < end; ++i) {
-    int d = std::popcount(d_lo_[i] ^ q_lo);
-    if (wide) d += std::popcount(d_hi_[i] ^ q_hi);
-    if (d <= k && !d_dead_[i]) out->push_back(Neighbor{d_ids_[i], d});
+  RowsView rows;
+  rows.bits = spec_.bits;
+  rows.n = end;
+  rows.lo = d_lo_.data();
+  rows.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+  thread_local std::vector<ScanHit> hits;
+  hits.clear();
+  ScanRows(rows, from, end, std::span<const uint64_t>(&q_hi, 1),
+           std::span<const uint64_t>(&q_lo, 1), k, &hits);
+  for (const ScanHit& h : hits) {
+    if (!d_dead_[h.row]) out->push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
   }
 }
 
-Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int /*threads*/,
+namespace {
+
+// The words of a batch of queries, and per-query hit lists whose capacity
+// is kept from one batch to the next (one set a thread).
+struct BatchScratch {
+  std::vector<uint64_t> q_hi, q_lo;
+  std::vector<std::vector<ScanHit>> hits;
+
+  void Set(std::span<const Fingerprint> queries) {
+    q_hi.resize(queries.size());
+    q_lo.resize(queries.size());
+    for (size_t j = 0; j < queries.size(); ++j) {
+      q_hi[j] = queries[j].hi();
+      q_lo[j] = queries[j].lo();
+    }
+    if (hits.size() < queries.size()) hits.resize(queries.size());
+    for (size_t j = 0; j < queries.size(); ++j) hits[j].clear();
+  }
+};
+
+BatchScratch& Scratch() {
+  thread_local BatchScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+void TableIndex::SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
+                                 std::span<const Fingerprint> queries, int k,
+                                 std::vector<std::vector<Neighbor>>* out) {
+  BatchScratch& s = Scratch();
+  s.Set(queries);
+  QueryTablesBatch(file.tables(), s.q_hi, s.q_lo, k, s.hits.data());
+  const auto ids = file.ids();
+  for (size_t j = 0; j < queries.size(); ++j) {
+    for (const ScanHit& h : s.hits[j]) {
+      if (h.row >= ids.size()) continue;
+      if (dead != nullptr && h.row < dead->size() && (*dead)[h.row]) continue;
+      (*out)[j].push_back(Neighbor{ids[h.row], static_cast<int>(h.distance)});
+    }
+  }
+}
+
+void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
+                                  std::vector<std::vector<Neighbor>>* out) const {
+  EnsureTables();
+  BatchScratch& s = Scratch();
+  s.Set(queries);
+  const auto& q_hi = s.q_hi;
+  const auto& q_lo = s.q_lo;
+  auto& hits = s.hits;
+  const auto take = [&](size_t base) {
+    for (size_t j = 0; j < queries.size(); ++j) {
+      for (const ScanHit& h : hits[j]) {
+        const size_t pos = base + h.row;
+        if (!d_dead_[pos]) (*out)[j].push_back(Neighbor{d_ids_[pos], static_cast<int>(h.distance)});
+      }
+      hits[j].clear();
+    }
+  };
+  for (const DeltaLevel& level : d_levels_) {
+    QueryTablesBatch(level.view, q_hi, q_lo, k, hits.data());
+    take(level.begin);
+  }
+  // The tail: the tiled SIMD scan (rows are delta positions).
+  if (d_built_ < d_ids_.size()) {
+    RowsView rows;
+    rows.bits = spec_.bits;
+    rows.n = d_ids_.size();
+    rows.lo = d_lo_.data();
+    rows.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+    for (size_t b = d_built_; b < rows.n; b += kScanBlockRows) {
+      ScanRows(rows, b, std::min(rows.n, b + kScanBlockRows), q_hi, q_lo, k, hits.data());
+    }
+    take(0);
+  }
+}
+
+bool TableIndex::ScanBeatsTables(size_t queries) const {
+  if (queries < kMinTiledBatch) return false;
+  const double rows = static_cast<double>((base_ ? base_->rows() : 0) + d_ids_.size());
+  return rows * TiledScanNsPerRow(spec_.bits) * 1e-3 < spec_.estimated_query_us;
+}
+
+bool TableIndex::ScanBatch(std::span<const Fingerprint> queries, int k,
+                           std::vector<std::vector<Neighbor>>* out) const {
+  RowsView base_rows;
+  if (base_) {
+    // The base file's fingerprints in place: packed words, or lo and hi.
+    const TablesView& v = base_->tables();
+    const size_t w = v.bits == 128 ? 2 : 1;
+    base_rows.bits = v.bits;
+    base_rows.n = v.n;
+    if (v.packed) {
+      if (v.words.size() < v.n * w) return false;  // a damaged file: the tables cope
+      base_rows.lo = v.words.data();
+      base_rows.hi = w == 2 ? v.words.data() + 1 : nullptr;
+      base_rows.stride = w;
+    } else {
+      if (v.lo.size() < v.n || (w == 2 && v.hi.size() < v.n)) return false;
+      base_rows.lo = v.lo.data();
+      base_rows.hi = w == 2 ? v.hi.data() : nullptr;
+    }
+  }
+  BatchScratch& s = Scratch();
+  s.Set(queries);
+  if (base_) {
+    ScanRowsTiled(base_rows, s.q_hi, s.q_lo, k, s.hits.data());
+    const auto ids = base_->ids();
+    for (size_t j = 0; j < queries.size(); ++j) {
+      for (const ScanHit& h : s.hits[j]) {
+        if (h.row >= ids.size() || BaseRemoved(h.row)) continue;
+        (*out)[j].push_back(Neighbor{ids[h.row], static_cast<int>(h.distance)});
+      }
+      s.hits[j].clear();
+    }
+  }
+  RowsView delta;
+  delta.bits = spec_.bits;
+  delta.n = d_ids_.size();
+  delta.lo = d_lo_.data();
+  delta.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+  ScanRowsTiled(delta, s.q_hi, s.q_lo, k, s.hits.data());
+  for (size_t j = 0; j < queries.size(); ++j) {
+    for (const ScanHit& h : s.hits[j]) {
+      if (!d_dead_[h.row])
+        (*out)[j].push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
+    }
+  }
+  return true;
+}
+
+Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                                SearchResults* out) const {
   out->offsets.assign(1, 0);
   out->neighbors.clear();
-  std::vector<Neighbor> hits;
+  if (k < 0 || k > max_k()) {
+    return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
+                                   std::to_string(k));
+  }
   for (const Fingerprint& q : queries) {
-    NEARDUP_RETURN_IF_ERROR(Search(q, k, &hits));
-    out->neighbors.insert(out->neighbors.end(), hits.begin(), hits.end());
-    out->offsets.push_back(out->neighbors.size());
+    if (q.bits() != bits()) {
+      return Status::InvalidArgument("a " + std::to_string(q.bits()) + "-bit query in a " +
+                                     std::to_string(bits()) + "-bit index");
+    }
+  }
+  // Chunks of kBatchChunk queries (each through one probing pipeline), on
+  // `threads` threads; each chunk's results are concatenated in order
+  // afterwards, so the output does not depend on `threads`.
+  constexpr size_t kBatchChunk = 256;
+  const bool scan = ScanBeatsTables(std::min(kBatchChunk, queries.size()));
+  const size_t chunks = (queries.size() + kBatchChunk - 1) / kBatchChunk;
+  std::vector<std::vector<Neighbor>> found(chunks);
+  std::vector<std::vector<size_t>> counts(chunks);
+  ParallelFor(chunks, threads, [&](size_t c, int) {
+    const auto part =
+        queries.subspan(c * kBatchChunk, std::min(kBatchChunk, queries.size() - c * kBatchChunk));
+    thread_local std::vector<std::vector<Neighbor>> per;
+    if (per.size() < part.size()) per.resize(part.size());
+    for (size_t j = 0; j < part.size(); ++j) per[j].clear();
+    if (!scan || !ScanBatch(part, k, &per)) {
+      if (base_) SearchFileBatch(*base_, &base_dead_, part, k, &per);
+      SearchDeltaBatch(part, k, &per);
+    }
+    for (size_t j = 0; j < part.size(); ++j) {
+      std::sort(per[j].begin(), per[j].end(), ByDistanceThenId);
+      found[c].insert(found[c].end(), per[j].begin(), per[j].end());
+      counts[c].push_back(per[j].size());
+    }
+  });
+  for (size_t c = 0; c < chunks; ++c) {
+    for (size_t n : counts[c]) out->offsets.push_back(out->offsets.back() + n);
+    out->neighbors.insert(out->neighbors.end(), found[c].begin(), found[c].end());
   }
   return Status::OK();
 }

@@ -56,8 +56,16 @@ class TableIndex : public HammingIndex {
   size_t Remove(uint64_t id) override;
   size_t RemoveBatch(std::span<const uint64_t> ids) override;
   Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override;
+  // Search for every query; where the exact tiled SIMD scan of every entry
+  // costs less than the tables (ScanBeatsTables), the scan answers instead,
+  // so bands then find every entry within k (a superset of Search's).
   Status SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                      SearchResults* out) const override;
+  // True when a batch of `queries` is cheaper by the tiled scan: at least
+  // kMinTiledBatch queries, and the entries times TiledScanNsPerRow (the
+  // measured cost) under the tables' estimated query cost (spec()). At the
+  // default method (128 bits, k = 28) this holds at 1M entries.
+  bool ScanBeatsTables(size_t queries) const;
   Status SelfJoin(int k, int threads, std::vector<IdPair>* out) const override;
   // Live entries: the base's rows in file order, then the delta's.
   std::vector<IndexEntry> Entries() const override;
@@ -75,6 +83,18 @@ class TableIndex : public HammingIndex {
   // marks them). Needs no lock. REQUIRES: k and the width valid.
   static void SearchFile(const IndexFileV2& file, const std::vector<bool>* dead,
                          const Fingerprint& query, int k, std::vector<Neighbor>* out);
+  // SearchFile for a batch of queries, through one probing pipeline
+  // (QueryTablesBatch): appends query j's rows to (*out)[j]. Same results
+  // as SearchFile query by query. REQUIRES: out->size() >= queries.size(),
+  // k and the widths valid.
+  static void SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
+                              std::span<const Fingerprint> queries, int k,
+                              std::vector<std::vector<Neighbor>>* out);
+  // SearchDelta for a batch of queries (the levels' tables through one
+  // pipeline each, the tail by the tiled SIMD scan): appends query j's
+  // entries to (*out)[j], unsorted. REQUIRES: as SearchFileBatch.
+  void SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
+                        std::vector<std::vector<Neighbor>>* out) const;
   // Appends to *out every live delta entry within distance k (its tables and
   // its tail), unsorted. REQUIRES: k and the width valid.
   void SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const;
@@ -97,6 +117,11 @@ class TableIndex : public HammingIndex {
   };
 
   TableIndex() = default;
+  // The tiled exact scan of the base's rows and the delta: appends query
+  // j's live entries within k to (*out)[j]. False (nothing appended) when
+  // the base's arrays are too short for its rows (a damaged file).
+  bool ScanBatch(std::span<const Fingerprint> queries, int k,
+                 std::vector<std::vector<Neighbor>>* out) const;
   // Sets the tail's cap from spec_ (after spec_ is set).
   void SetTailCap();
   // Makes the tail a level and merges levels of like size.

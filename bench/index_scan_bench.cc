@@ -1,0 +1,342 @@
+// Copyright 2026 The neardup Authors.
+//
+// Exact scans against the tables, one thread, CPU time, at 1M fingerprints
+// (random, plus neighbours planted at every distance 0..k for each of 1,000
+// queries): the default method (128 bits, k = 28) and 64 bits, k = 3.
+//
+//   BM_Scan/<bits>/<k>/<isa>   LinearScanIndex::Search, one query an
+//                              iteration, with the scalar (0), AVX2 (1) or
+//                              AVX-512 VPOPCNTQ (2) kernel
+//   BM_ScanBatch/<bits>/<k>/<isa>  LinearScanIndex::SearchBatch (tiled),
+//                              1,000 queries an iteration
+//   BM_Tables                  the tables of a version 3 index file (what
+//                              DocumentIndex queries), read into huge pages
+//                              (--preload): TableIndex::Search, one query
+//   BM_TablesBatch             TableIndex::SearchBatch, 1,000 queries (by
+//                              the tiled exact scan where its cost model
+//                              says so: the label tells)
+//   BM_FaissFlat               the reference: faiss IndexBinaryFlat
+//                              range_search (Debian's libfaiss), 100 queries
+//
+// us_per_query is CPU time per query. recall is the tables' on the 1,000
+// queries against the exact scan (every neighbour within k, planted or
+// not; recall_at_k of those at distance k); table_bytes_per_fp the tables' measured bytes
+// (directory and entries) per fingerprint, beyond the fingerprint and its id.
+//
+//   neardup_index_scan_bench --benchmark_min_time=0.3
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "index/hamming_scan.h"
+#include "index/index_file_v2.h"
+#include "index/mask_tables.h"
+#include "index/table_index.h"
+#include "neardup/index.h"
+
+#ifdef NEARDUP_HAVE_FAISS
+#include <faiss/IndexBinaryFlat.h>
+#include <faiss/impl/AuxIndexStructures.h>
+#include <omp.h>
+#endif
+
+namespace neardup {
+namespace {
+
+using index_internal::ScanIsa;
+
+constexpr size_t kN = 1000000;
+constexpr size_t kQueries = 1000;
+
+struct Data {
+  int bits = 0;
+  int k = 0;
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fps;
+  std::vector<Fingerprint> queries;
+  std::unique_ptr<LinearScanIndex> scan;
+  std::unique_ptr<index_internal::TableIndex> tables;
+  std::string path;
+  double recall = 0;             // of every neighbour within k, by Search
+  double recall_at_k = 0;        // of those at distance k
+  double batch_recall = 0;       // the same by SearchBatch
+  double batch_recall_at_k = 0;  // (the tiled scan where it is cheaper)
+  bool batch_scans = false;
+  double table_bytes_per_fp = 0;
+  std::string tables_desc;
+#ifdef NEARDUP_HAVE_FAISS
+  std::unique_ptr<faiss::IndexBinaryFlat> faiss;
+  std::vector<uint8_t> qcodes;
+#endif
+  ~Data() {
+    if (!path.empty()) std::filesystem::remove(path);
+  }
+};
+
+Fingerprint Random(int bits, std::mt19937_64& rng) {
+  return bits == 64 ? Fingerprint::From64(rng()) : Fingerprint::From128(rng(), rng());
+}
+
+Fingerprint Flip(const Fingerprint& fp, int d, int bits, std::mt19937_64& rng) {
+  uint64_t hi = fp.hi(), lo = fp.lo();
+  std::vector<int> pos(static_cast<size_t>(bits));
+  for (int j = 0; j < bits; ++j) pos[static_cast<size_t>(j)] = j;
+  std::shuffle(pos.begin(), pos.end(), rng);
+  for (int i = 0; i < d; ++i) {
+    const int j = pos[static_cast<size_t>(i)];
+    if (j < 64) {
+      lo ^= uint64_t{1} << j;
+    } else {
+      hi ^= uint64_t{1} << (j - 64);
+    }
+  }
+  return bits == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
+}
+
+Data& Get(int bits, int k) {
+  static std::map<std::pair<int, int>, std::unique_ptr<Data>> cache;
+  auto& slot = cache[{bits, k}];
+  if (slot) return *slot;
+  slot = std::make_unique<Data>();
+  Data& d = *slot;
+  d.bits = bits;
+  d.k = k;
+  std::mt19937_64 rng(static_cast<uint64_t>(bits * 100 + k));
+  for (size_t i = 0; i < kN; ++i) {
+    d.ids.push_back(i);
+    d.fps.push_back(Random(bits, rng));
+  }
+  // Neighbours at 0..k of each query, at distinct random rows.
+  std::vector<size_t> order(kN);
+  for (size_t i = 0; i < kN; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  size_t next = 0;
+  for (size_t q = 0; q < kQueries; ++q) {
+    d.queries.push_back(Random(bits, rng));
+    for (int dist = 0; dist <= k; ++dist)
+      d.fps[order[next++]] = Flip(d.queries[q], dist, bits, rng);
+  }
+  d.scan = std::move(*LinearScanIndex::Build(bits, d.ids, d.fps));
+
+  // The tables DocumentIndex would choose for 1M, in a version 3 file.
+  index_internal::TablesPolicy policy;
+  index_internal::IndexFileV2Meta meta;
+  meta.spec = index_internal::ChooseTables(kN, bits, k, policy);
+  meta.policy = policy;
+  meta.rows = kN;
+  std::vector<uint64_t> lo, hi;
+  std::vector<std::string> names;
+  std::vector<std::string_view> views;
+  for (size_t i = 0; i < kN; ++i) {
+    lo.push_back(d.fps[i].lo());
+    if (bits == 128) hi.push_back(d.fps[i].hi());
+    names.push_back(std::to_string(i));
+  }
+  for (const auto& n : names) views.push_back(n);
+  d.path = (std::filesystem::temp_directory_path() /
+            ("neardup_index_scan_bench_" + std::to_string(bits) + "_" + std::to_string(k) + ".ndx"))
+               .string();
+  uint64_t checksum = 0;
+  const Status written = index_internal::WriteIndexFileV2(
+      d.path, meta, index_internal::IndexFileV2Rows{d.ids, lo, hi, views}, 0, &checksum);
+  if (!written.ok()) {
+    std::fprintf(stderr, "%s\n", written.ToString().c_str());
+    std::abort();
+  }
+  auto mapped = index_internal::MappedFile::Open(d.path, /*preload=*/true);
+  auto file = index_internal::IndexFileV2::Open(*mapped, d.path);
+  std::shared_ptr<const index_internal::IndexFileV2> shared(std::move(*file));
+  size_t table_bytes = 0;
+  for (const auto& t : shared->tables().tables) {
+    table_bytes +=
+        t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() + t.entries.size_bytes();
+  }
+  d.table_bytes_per_fp = static_cast<double>(table_bytes) / kN;
+  d.tables = index_internal::TableIndex::FromFile(shared);
+  const auto& spec = meta.spec;
+  d.tables_desc = std::string(index_internal::TablesKindName(spec.kind)) + ", " +
+                  std::to_string(spec.masks.size()) + " tables" +
+                  (spec.kind == index_internal::TablesKind::kBands
+                       ? " of " + std::to_string(spec.band_bits) + " bits, radius " +
+                             std::to_string(spec.radius)
+                       : " of " + std::to_string(spec.blocks) + " blocks");
+
+  // Recall of the tables against the exact scan on the 1,000 queries, by
+  // Search and by SearchBatch. Tables never report a false match (tested),
+  // so the counts compare.
+  SearchResults truth, batch;
+  (void)d.scan->SearchBatch(d.queries, k, 1, &truth);
+  (void)d.tables->SearchBatch(d.queries, k, 1, &batch);
+  std::vector<Neighbor> single, one;
+  for (const Fingerprint& q : d.queries) {
+    (void)d.tables->Search(q, k, &one);
+    single.insert(single.end(), one.begin(), one.end());
+  }
+  const auto at_k = [k](const std::vector<Neighbor>& v) {
+    return static_cast<double>(
+        std::count_if(v.begin(), v.end(), [k](const Neighbor& n) { return n.distance == k; }));
+  };
+  const double all = static_cast<double>(std::max<size_t>(1, truth.neighbors.size()));
+  const double all_k = std::max(1.0, at_k(truth.neighbors));
+  d.recall = static_cast<double>(single.size()) / all;
+  d.recall_at_k = at_k(single) / all_k;
+  d.batch_recall = static_cast<double>(batch.neighbors.size()) / all;
+  d.batch_recall_at_k = at_k(batch.neighbors) / all_k;
+  d.batch_scans = d.tables->ScanBeatsTables(d.queries.size());
+#ifdef NEARDUP_HAVE_FAISS
+  const size_t bytes = static_cast<size_t>(bits / 8);
+  std::vector<uint8_t> codes(kN * bytes);
+  for (size_t i = 0; i < kN; ++i) {
+    std::memcpy(&codes[i * bytes], &lo[i], 8);
+    if (bits == 128) std::memcpy(&codes[i * bytes + 8], &hi[i], 8);
+  }
+  d.faiss = std::make_unique<faiss::IndexBinaryFlat>(bits);
+  d.faiss->add(static_cast<faiss::IndexBinary::idx_t>(kN), codes.data());
+  d.qcodes.resize(kQueries * bytes);
+  for (size_t q = 0; q < kQueries; ++q) {
+    const uint64_t ql = d.queries[q].lo(), qh = d.queries[q].hi();
+    std::memcpy(&d.qcodes[q * bytes], &ql, 8);
+    if (bits == 128) std::memcpy(&d.qcodes[q * bytes + 8], &qh, 8);
+  }
+#endif
+  return d;
+}
+
+void PerQuery(benchmark::State& state, size_t queries_per_iteration) {
+  state.counters["us_per_query"] = benchmark::Counter(
+      static_cast<double>(queries_per_iteration) * 1e-6,
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void BM_Scan(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  const auto isa = static_cast<ScanIsa>(state.range(2));
+  Data& d = Get(bits, k);
+  if (!index_internal::SetScanIsa(isa)) {
+    state.SkipWithError("this CPU lacks the kernel");
+    return;
+  }
+  std::vector<Neighbor> hits;
+  size_t q = 0;
+  for (auto _ : state) {
+    (void)d.scan->Search(d.queries[q], k, &hits);
+    benchmark::DoNotOptimize(hits.data());
+    q = (q + 1) % d.queries.size();
+  }
+  index_internal::SetScanIsa(index_internal::BestScanIsa());
+  state.SetLabel(index_internal::ScanIsaName(isa));
+  state.counters["bytes_per_fp"] = static_cast<double>(bits / 8);
+  PerQuery(state, 1);
+}
+
+void BM_ScanBatch(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  const auto isa = static_cast<ScanIsa>(state.range(2));
+  Data& d = Get(bits, k);
+  if (!index_internal::SetScanIsa(isa)) {
+    state.SkipWithError("this CPU lacks the kernel");
+    return;
+  }
+  SearchResults out;
+  for (auto _ : state) {
+    (void)d.scan->SearchBatch(d.queries, k, 1, &out);
+    benchmark::DoNotOptimize(out.neighbors.data());
+  }
+  index_internal::SetScanIsa(index_internal::BestScanIsa());
+  state.SetLabel(index_internal::ScanIsaName(isa));
+  state.counters["bytes_per_fp"] = static_cast<double>(bits / 8);
+  PerQuery(state, d.queries.size());
+}
+
+void BM_Tables(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  std::vector<Neighbor> hits;
+  size_t q = 0;
+  for (auto _ : state) {
+    (void)d.tables->Search(d.queries[q], k, &hits);
+    benchmark::DoNotOptimize(hits.data());
+    q = (q + 1) % d.queries.size();
+  }
+  state.SetLabel(d.tables_desc);
+  state.counters["model_us"] = d.tables->spec().estimated_query_us;
+  state.counters["recall"] = d.recall;
+  state.counters["recall_at_k"] = d.recall_at_k;
+  state.counters["table_bytes_per_fp"] = d.table_bytes_per_fp;
+  PerQuery(state, 1);
+}
+
+void BM_TablesBatch(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  SearchResults out;
+  for (auto _ : state) {
+    (void)d.tables->SearchBatch(d.queries, k, 1, &out);
+    benchmark::DoNotOptimize(out.neighbors.data());
+  }
+  state.SetLabel(d.batch_scans ? "by the tiled scan" : d.tables_desc);
+  state.counters["recall"] = d.batch_recall;
+  state.counters["recall_at_k"] = d.batch_recall_at_k;
+  state.counters["table_bytes_per_fp"] = d.table_bytes_per_fp;
+  PerQuery(state, d.queries.size());
+}
+
+#ifdef NEARDUP_HAVE_FAISS
+void BM_FaissFlat(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  omp_set_num_threads(1);
+  constexpr size_t kBatch = 100;
+  size_t found = 0;
+  for (auto _ : state) {
+    faiss::RangeSearchResult res(static_cast<faiss::IndexBinary::idx_t>(kBatch));
+    // faiss's radius is strict: distance < k + 1.
+    d.faiss->range_search(static_cast<faiss::IndexBinary::idx_t>(kBatch), d.qcodes.data(), k + 1,
+                          &res);
+    found = res.lims[kBatch];
+    benchmark::DoNotOptimize(res.labels);
+  }
+  state.counters["neighbours_per_100"] = static_cast<double>(found);
+  state.counters["bytes_per_fp"] = static_cast<double>(bits / 8);
+  PerQuery(state, kBatch);
+}
+BENCHMARK(BM_FaissFlat)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
+#endif
+
+BENCHMARK(BM_Scan)
+    ->Args({128, 28, 0})
+    ->Args({128, 28, 1})
+    ->Args({128, 28, 2})
+    ->Args({64, 3, 0})
+    ->Args({64, 3, 1})
+    ->Args({64, 3, 2})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ScanBatch)
+    ->Args({128, 28, 0})
+    ->Args({128, 28, 1})
+    ->Args({128, 28, 2})
+    ->Args({64, 3, 0})
+    ->Args({64, 3, 1})
+    ->Args({64, 3, 2})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Tables)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TablesBatch)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace neardup
+
+BENCHMARK_MAIN();
