@@ -135,8 +135,13 @@ class UnitSimHasher {
 
   int bits() const { return bits_; }
   // Adds +1 to V_j for every set bit j of `hash` and -1 for every clear one.
-  void Add(const FeatureHash& hash) {
-    block_[pending_++] = hash;
+  void Add(const FeatureHash& hash) { Add(hash.hi, hash.lo); }
+  // The same, the hash given as its two words (no FeatureHash copied
+  // through memory on the way: the fused n-gram pass's hot loop).
+  void Add(uint64_t hi, uint64_t lo) {
+    block_[static_cast<size_t>(pending_)].hi = hi;
+    block_[static_cast<size_t>(pending_)].lo = lo;
+    ++pending_;
     ++count_;
     if (pending_ == kBlock) FlushBlock();
   }

@@ -39,6 +39,8 @@
 
 namespace neardup {
 
+class FusedNgramSimHash;  // src/features/fused_ngram_simhash.h
+
 struct PipelineOptions {
   NormalizeOptions normalize;  // default: NFKC + case folding, no t2s
   SegmenterOptions segmenter;  // default: python3-jieba's data, HMM on
@@ -110,7 +112,7 @@ class Pipeline {
                           uint32_t* out, std::vector<uint64_t>* set = nullptr) const;
 
  private:
-  explicit Pipeline(const PipelineOptions& options) : options_(options) {}
+  explicit Pipeline(const PipelineOptions& options);
 
   PipelineOptions options_;
   std::unique_ptr<Normalizer> normalizer_;
@@ -118,6 +120,9 @@ class Pipeline {
   std::unique_ptr<IdfTable> idf_;
   std::unique_ptr<MarkerLexicon> markers_;
   std::unique_ptr<FeatureExtractor> extractor_;
+  // The default fingerprint in one pass, when the options allow it (null:
+  // always the general path).
+  std::unique_ptr<FusedNgramSimHash> fused_;
 };
 
 }  // namespace neardup

@@ -2,7 +2,11 @@
 
 #include "neardup/pipeline.h"
 
+#include "features/fused_ngram_simhash.h"
+
 namespace neardup {
+
+Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {}
 
 Pipeline::~Pipeline() = default;
 
@@ -39,6 +43,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const PipelineOptions& option
       auto extractor, FeatureExtractor::Create(options.features, p->segmenter_.get(), p->idf_.get(),
                                                p->markers_.get()));
   p->extractor_ = std::move(extractor);
+  p->fused_ = FusedNgramSimHash::Create(options);
   return p;
 }
 
@@ -54,12 +59,14 @@ void Pipeline::Features(std::string_view text, std::string_view title,
 }
 
 DocumentFingerprint Pipeline::Fingerprint(std::string_view text, std::string_view title) const {
+  // The fused pass gives the general path's bytes, or declines the text.
+  DocumentFingerprint out;
+  if (fused_ != nullptr && fused_->Fingerprint(text, &out)) return out;
   const std::string normalized = normalizer_->Normalize(text);
   std::string normalized_title;
   if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
     normalized_title = normalizer_->Normalize(title);
   }
-  DocumentFingerprint out;
   out.fingerprint = extractor_->SimHashOf(normalized, normalized_title, options_.bits,
                                           options_.hash, &out.features);
   return out;

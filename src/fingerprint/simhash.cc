@@ -238,21 +238,28 @@ Fingerprint UnitSimHasher::Finish() const {
   std::array<Plane, kPlanes> sixteens = sixteens_;
   int planes_used = planes_used_;
   Increment(AddBlock(block.data(), &ones, &twos, &fours, &eights), &sixteens, &planes_used);
-  // V_j = (set_j) - (count - set_j) > 0  <=>  2 set_j > count.
-  uint64_t words[2] = {0, 0};
-  for (int j = 0; j < bits_; ++j) {
-    const size_t lane = static_cast<size_t>(j / 64);
-    const int shift = j % 64;
-    uint64_t high = 0;
-    for (int k = planes_used - 1; k >= 0; --k) {
-      high = (high << 1) | ((sixteens[static_cast<size_t>(k)][lane] >> shift) & 1u);
-    }
-    const uint64_t set = 16 * high + 8 * ((eights[lane] >> shift) & 1u) +
-                         4 * ((fours[lane] >> shift) & 1u) + 2 * ((twos[lane] >> shift) & 1u) +
-                         ((ones[lane] >> shift) & 1u);
-    if (2 * set > count_) words[lane] |= uint64_t{1} << shift;
+  // V_j = (set_j) - (count - set_j) > 0  <=>  2 set_j > count  <=>  set_j >
+  // floor(count / 2) = t. All 128 counters at once, compared bit-sliced with
+  // t from the most significant plane down: `greater` marks the lanes whose
+  // higher planes already exceed t's bits, `equal` those equal so far.
+  const uint64_t t = count_ / 2;
+  const int num_planes = 4 + planes_used;
+  Lanes greater = {0, 0};
+  Lanes equal = {~uint64_t{0}, ~uint64_t{0}};
+  if (num_planes < 64 && (t >> num_planes) != 0) equal = Lanes{0, 0};  // t above every count
+  for (int k = num_planes - 1; k >= 0; --k) {
+    const Lanes plane = k >= 4   ? Load(sixteens[static_cast<size_t>(k - 4)])
+                        : k == 3 ? eights
+                        : k == 2 ? fours
+                        : k == 1 ? twos
+                                 : ones;
+    const uint64_t bit = ((t >> k) & 1u) != 0 ? ~uint64_t{0} : 0;
+    const Lanes t_plane = {bit, bit};
+    greater |= equal & plane & ~t_plane;
+    equal &= ~(plane ^ t_plane);
   }
-  return bits_ == 64 ? Fingerprint::From64(words[0]) : Fingerprint::From128(words[1], words[0]);
+  if (bits_ == 64) return Fingerprint::From64(greater[0]);
+  return Fingerprint::From128(greater[1], greater[0]);
 }
 
 void UnitSimHasher::Reset() {

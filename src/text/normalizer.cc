@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "neardup/text.h"
+#include "text/nfkc_casefold_table.h"
 #include "text/t2s_converter.h"
 
 namespace neardup {
@@ -51,135 +52,13 @@ bool IsAscii(std::string_view s) {
   return true;
 }
 
-// NFKC_Casefold without leaving UTF-8. ICU says, per code point, whether the
-// text always has a normalization boundary before it and after it; between
-// boundaries the pieces normalize independently (normalizer2.h). So the text
-// is cut at those boundaries; a piece of one BMP code point takes its
-// precomputed normalization (most are unchanged and are copied in runs), and
-// the rare longer pieces (a letter with combining marks, Hangul jamo, ...)
-// go to ICU. The result is the same as normalizing the whole text at once.
-class NfkcCasefoldTable {
- public:
-  // Built once per process (65,536 code points asked of ICU: a few ms).
-  static const NfkcCasefoldTable& Get(const icu::Normalizer2* n) {
-    static const NfkcCasefoldTable* table = new NfkcCasefoldTable(n);
-    return *table;
-  }
-
-  // Appends the NFKC_Casefold of `text` to *out; false (having appended part
-  // of it) when the text is not valid UTF-8.
-  bool Normalize(std::string_view text, std::string* out) const {
-    const auto* s = reinterpret_cast<const uint8_t*>(text.data());
-    const auto n = static_cast<int32_t>(text.size());
-    int32_t copy_from = 0;  // text[copy_from, piece) is its own normalization
-    int32_t piece = 0;      // start of the current piece
-    int32_t piece_code_points = 0;
-    UChar32 last = 0;  // the piece's last code point
-    uint8_t last_flags = 0;
-    int32_t i = 0;
-    while (i < n) {
-      const int32_t start = i;
-      UChar32 c = s[i];
-      if (c < 0x80) {
-        ++i;
-      } else {
-        U8_NEXT(s, i, n, c);
-        if (c < 0) return false;
-      }
-      const uint8_t flags = Flags(c);
-      if (((last_flags & kBoundaryAfter) | (flags & kBoundaryBefore)) != 0 &&
-          piece_code_points > 0) {
-        // The piece [piece, start) is done. One unchanged code point stays
-        // in the run that is copied as it is.
-        if (piece_code_points != 1 || (last_flags & kUnchanged) == 0) {
-          if (!Flush(text, copy_from, piece, start, piece_code_points, last, out)) return false;
-          copy_from = start;
-        }
-        piece = start;
-        piece_code_points = 0;
-      }
-      ++piece_code_points;
-      last = c;
-      last_flags = flags;
-    }
-    if (piece_code_points > 0 && (piece_code_points != 1 || (last_flags & kUnchanged) == 0)) {
-      if (!Flush(text, copy_from, piece, n, piece_code_points, last, out)) return false;
-      copy_from = n;
-    }
-    out->append(text.data() + copy_from, static_cast<size_t>(n - copy_from));
-    return true;
-  }
-
- private:
-  static constexpr uint8_t kBoundaryBefore = 1;
-  static constexpr uint8_t kBoundaryAfter = 2;
-  static constexpr uint8_t kUnchanged = 4;  // NFKC_Casefold(c) == c
-  static constexpr uint8_t kMapped = 8;     // mapping_[c] holds NFKC_Casefold(c)
-
-  explicit NfkcCasefoldTable(const icu::Normalizer2* n)
-      : n_(n), flags_(0x10000, 0), mapping_(0x10000, 0) {
-    for (UChar32 c = 0; c < 0x10000; ++c) {
-      if (U_IS_SURROGATE(c)) continue;  // never decoded from valid UTF-8
-      uint8_t flags = 0;
-      if (n->hasBoundaryBefore(c)) flags |= kBoundaryBefore;
-      if (n->hasBoundaryAfter(c)) flags |= kBoundaryAfter;
-      if (n->isInert(c)) {
-        flags |= kUnchanged;
-      } else {
-        UErrorCode status = U_ZERO_ERROR;
-        const icu::UnicodeString mapped = n->normalize(icu::UnicodeString(c), status);
-        std::string utf8;
-        mapped.toUTF8String(utf8);
-        if (U_FAILURE(status) || utf8.size() > 255) {
-          flags = 0;  // always ask ICU
-        } else if (mapped == icu::UnicodeString(c)) {
-          flags |= kUnchanged;
-        } else {
-          flags |= kMapped;
-          mapping_[static_cast<size_t>(c)] = static_cast<uint32_t>(pool_.size());
-          pool_.push_back(static_cast<char>(utf8.size()));
-          pool_ += utf8;
-        }
-      }
-      flags_[static_cast<size_t>(c)] = flags;
-    }
-  }
-
-  // Supplementary code points are asked of ICU.
-  uint8_t Flags(UChar32 c) const {
-    if (c < 0x10000) return flags_[static_cast<size_t>(c)];
-    return n_->isInert(c) ? kBoundaryBefore | kBoundaryAfter | kUnchanged : 0;
-  }
-
-  // Appends text[copy_from, piece) as it is, then the normalization of the
-  // piece text[piece, end) (`code_points` long, ending with `last`).
-  bool Flush(std::string_view text, int32_t copy_from, int32_t piece, int32_t end,
-             int32_t code_points, UChar32 last, std::string* out) const {
-    out->append(text.data() + copy_from, static_cast<size_t>(piece - copy_from));
-    if (code_points == 1 && last < 0x10000 && (flags_[static_cast<size_t>(last)] & kMapped) != 0) {
-      const size_t offset = mapping_[static_cast<size_t>(last)];
-      out->append(pool_.data() + offset + 1, static_cast<unsigned char>(pool_[offset]));
-      return true;
-    }
-    UErrorCode status = U_ZERO_ERROR;
-    icu::StringByteSink<std::string> sink(out);
-    n_->normalizeUTF8(0, icu::StringPiece(text.data() + piece, end - piece), sink, nullptr, status);
-    return U_SUCCESS(status);
-  }
-
-  const icu::Normalizer2* n_;
-  std::vector<uint8_t> flags_;
-  std::vector<uint32_t> mapping_;  // offsets into pool_ for kMapped code points
-  std::string pool_;               // mappings: a length byte, then the UTF-8 bytes
-};
-
 class NormalizerImpl final : public Normalizer {
  public:
   NormalizerImpl(NormalizeOptions options, const icu::Normalizer2* nfkc_cf,
                  std::unique_ptr<text::T2sConverter> converter)
       : options_(std::move(options)),
         nfkc_cf_(nfkc_cf),
-        nfkc_table_(nfkc_cf != nullptr ? &NfkcCasefoldTable::Get(nfkc_cf) : nullptr),
+        nfkc_table_(nfkc_cf != nullptr ? &text::NfkcCasefoldTable::Get(nfkc_cf) : nullptr),
         converter_(std::move(converter)) {}
 
   std::string Normalize(std::string_view text) const override {
@@ -236,7 +115,7 @@ class NormalizerImpl final : public Normalizer {
 
   NormalizeOptions options_;
   const icu::Normalizer2* nfkc_cf_;  // owned by ICU; thread-safe
-  const NfkcCasefoldTable* nfkc_table_;
+  const text::NfkcCasefoldTable* nfkc_table_;
   std::unique_ptr<text::T2sConverter> converter_;
   bool twice_ = options_.t2s == "tw2sp2";
 };

@@ -1,0 +1,274 @@
+// Copyright 2026 The neardup Authors.
+//
+// The fused single pass of the default fingerprint (FusedNgramSimHash, used
+// by Pipeline::Fingerprint) against the general path it replaces
+// (Normalizer::Normalize, then FeatureExtractor::SimHashOf): byte-identical
+// fingerprints and equal feature counts on seeded random mixed text (ASCII,
+// CJK, full-width forms, combining marks, Hangul jamo, compatibility
+// characters, supplementary characters, invalid UTF-8, Traditional
+// characters with t2s on), with the fused pass both taking and declining
+// texts; then every document of the THUCNews and BBC samples.
+
+#include "features/fused_ngram_simhash.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "neardup/features.h"
+#include "neardup/pipeline.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+std::string RandomMixedText(std::mt19937_64& rng) {
+  static const char* const kPieces[] = {
+      "近",
+      "似",
+      "重",
+      "复",
+      "检",
+      "测",  // CJK
+      "a",
+      "B",
+      "z",
+      "Q",
+      "7",
+      "0",  // ASCII content
+      " ",
+      ".",
+      "-",
+      "\n",
+      "\t",  // ASCII other
+      "，",
+      "。",
+      "（",
+      "）",
+      "\u3000",  // CJK punctuation, ideographic space
+      "\uff21",
+      "\uff42",
+      "\uff13",  // full-width A, b, 3
+      "\u00e9",
+      "e\u0301",
+      "\u0301",  // é precomposed, decomposed, a lone mark
+      "\u00df",
+      "\u0130",
+      "\u03a3",  // ß, İ, Σ (case folding)
+      "\u1100\u1161",
+      "\uac00",
+      "\u11a8",  // Hangul jamo, a syllable, a trailing jamo
+      "\ufb01",
+      "\u337b",
+      "\u00bd",
+      "\u2460",  // ﬁ, ㍻, ½, ①
+      "\u00a0",
+      "\u00ad",  // no-break space, soft hyphen
+      "\U0001F600",
+      "\U00020000",
+      "\U0001D400",  // 😀, 𠀀, 𝐀 (math bold A)
+      "\xff",
+      "\xe4\xb8",
+      "\xc0\xaf",
+      "\xed\xa0\x80",
+      "\xe0\x80\xaf",  // invalid UTF-8 (overlong, a surrogate)
+      "體",
+      "這",
+      "們",
+      "後",
+      "髮",
+      "乾",  // Traditional
+  };
+  constexpr size_t kCount = sizeof(kPieces) / sizeof(kPieces[0]);
+  // Few distinct pieces make n-grams repeat; sometimes every piece. The
+  // first 6 + 6 pieces (CJK, ASCII letters) alone are always taken, so many
+  // texts stay on the fused path.
+  const size_t alphabet = rng() % 3 == 0 ? 12 : 2 + rng() % (kCount - 1);
+  const size_t length = rng() % 3 == 0 ? rng() % 8 : rng() % 400;
+  std::string text;
+  for (size_t i = 0; i < length; ++i) text += kPieces[rng() % alphabet];
+  return text;
+}
+
+// The general path's result for `options` (what Pipeline::Fingerprint gave
+// before the fused pass).
+DocumentFingerprint General(const Pipeline& pipeline, const FeatureExtractor& extractor,
+                            std::string_view text) {
+  DocumentFingerprint out;
+  out.fingerprint = extractor.SimHashOf(pipeline.Normalize(text), {}, pipeline.options().bits,
+                                        pipeline.options().hash, &out.features);
+  return out;
+}
+
+std::string Hex(std::string_view text) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (char c : text) {
+    out += kDigits[static_cast<unsigned char>(c) >> 4];
+    out += kDigits[static_cast<unsigned char>(c) & 15];
+  }
+  return out;
+}
+
+struct Tally {
+  int taken = 0;
+  int declined = 0;
+};
+
+// Pipeline::Fingerprint and the fused pass (when it takes the text) against
+// the general path.
+void ExpectSame(const Pipeline& pipeline, const FeatureExtractor& extractor,
+                const FusedNgramSimHash* fused, std::string_view text, Tally* tally) {
+  const DocumentFingerprint want = General(pipeline, extractor, text);
+  const DocumentFingerprint got = pipeline.Fingerprint(text);
+  ASSERT_EQ(got.fingerprint, want.fingerprint) << "text " << Hex(text);
+  ASSERT_EQ(got.features, want.features) << "text " << Hex(text);
+  if (fused == nullptr) return;
+  DocumentFingerprint direct;
+  if (fused->Fingerprint(text, &direct)) {
+    ++tally->taken;
+    ASSERT_EQ(direct.fingerprint, want.fingerprint) << "text " << Hex(text);
+    ASSERT_EQ(direct.features, want.features) << "text " << Hex(text);
+  } else {
+    ++tally->declined;
+  }
+}
+
+struct Paths {
+  std::unique_ptr<Pipeline> pipeline;
+  std::unique_ptr<FeatureExtractor> extractor;
+  std::unique_ptr<FusedNgramSimHash> fused;
+};
+
+Paths Make(const PipelineOptions& options) {
+  Paths s;
+  auto pipeline = Pipeline::Create(options);
+  EXPECT_TRUE(pipeline.ok()) << pipeline.status().ToString();
+  if (!pipeline.ok()) return s;
+  s.pipeline = std::move(*pipeline);
+  auto extractor = FeatureExtractor::Create(options.features, nullptr, nullptr);
+  EXPECT_TRUE(extractor.ok()) << extractor.status().ToString();
+  if (extractor.ok()) s.extractor = std::move(*extractor);
+  s.fused = FusedNgramSimHash::Create(options);
+  return s;
+}
+
+TEST(FusedNgramSimHashTest, RandomMixedTextMatchesGeneralPath) {
+  std::mt19937_64 rng(27);
+  struct Case {
+    int ngram;
+    int bits;
+    bool nfkc;
+    bool collapse;
+    WeightScheme weights;
+    const char* t2s;
+    bool fused;  // whether the fused pass applies
+  };
+  const Case cases[] = {
+      {5, 128, true, false, WeightScheme::kUniform, "", true},  // chars5u, the default
+      {5, 64, true, false, WeightScheme::kUniform, "", true},
+      {1, 128, true, false, WeightScheme::kUniform, "", true},
+      {2, 128, true, true, WeightScheme::kUniform, "", true},
+      {3, 64, true, false, WeightScheme::kUniform, "", true},
+      {4, 128, false, false, WeightScheme::kUniform, "", true},
+      {5, 128, false, true, WeightScheme::kUniform, "", true},
+      {5, 128, true, false, WeightScheme::kUniform, "t2s", false},
+      {5, 128, true, false, WeightScheme::kTf, "", false},
+      {6, 128, true, false, WeightScheme::kUniform, "", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "n " << c.ngram << " bits " << c.bits << " nfkc " << c.nfkc
+                                      << " t2s '" << c.t2s << "'");
+    PipelineOptions options;
+    options.features.ngram = c.ngram;
+    options.features.weights = c.weights;
+    options.bits = c.bits;
+    options.normalize.nfkc_casefold = c.nfkc;
+    options.normalize.collapse_whitespace = c.collapse;
+    options.normalize.t2s = c.t2s;
+    const Paths s = Make(options);
+    ASSERT_NE(s.pipeline, nullptr);
+    ASSERT_NE(s.extractor, nullptr);
+    ASSERT_EQ(s.fused != nullptr, c.fused);
+    Tally tally;
+    for (int round = 0; round < 600; ++round) {
+      ExpectSame(*s.pipeline, *s.extractor, s.fused.get(), RandomMixedText(rng), &tally);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    for (const char* text : {"", " ，。 ", "近似", "近似重复检", "近似重复检测", "ＡＢＣＤＥＦ",
+                             "e\u0301e\u0301e\u0301e\u0301e\u0301", "\u337b\u337b\u337b"}) {
+      ExpectSame(*s.pipeline, *s.extractor, s.fused.get(), text, &tally);
+    }
+    if (c.fused) {
+      // Both outcomes were exercised.
+      EXPECT_GT(tally.taken, 100);
+      EXPECT_GT(tally.declined, 20);
+    }
+  }
+}
+
+TEST(FusedNgramSimHashTest, LongDocumentsGrowTheTable) {
+  // Long documents, then short ones (a large table reused, stale slots of
+  // earlier documents read as empty), and documents of CJK compatibility
+  // squares (U+3300-U+3357: each one code point normalized to 3-5 katakana),
+  // whose distinct n-grams outnumber the table sized from the code points:
+  // the table grows within the document.
+  const Paths s = Make(PipelineOptions());
+  ASSERT_NE(s.fused, nullptr);
+  std::mt19937_64 rng(5);
+  Tally tally;
+  auto append = [](char32_t c, std::string* text) {
+    const char buf[4] = {static_cast<char>(0xE0 | (c >> 12)),
+                         static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                         static_cast<char>(0x80 | (c & 0x3F)), 0};
+    *text += buf;
+  };
+  for (int round = 0; round < 9; ++round) {
+    std::string text;
+    if (round % 3 == 0) {
+      for (size_t i = 0; i < 30000; ++i) {
+        append(0x4E00 + static_cast<char32_t>(rng() % 3000), &text);
+        if (rng() % 7 == 0) text += static_cast<char>('A' + rng() % 26);
+      }
+    } else if (round % 3 == 1) {
+      for (size_t i = 0; i < 50; ++i) append(0x4E00 + static_cast<char32_t>(rng() % 3000), &text);
+    } else {
+      for (size_t i = 0; i < 2048; ++i) append(0x3300 + static_cast<char32_t>(rng() % 0x58), &text);
+    }
+    ExpectSame(*s.pipeline, *s.extractor, s.fused.get(), text, &tally);
+  }
+  EXPECT_EQ(tally.taken, 9);
+}
+
+void CheckCorpus(const std::string& path, int expected_docs) {
+  const Paths s = Make(PipelineOptions());
+  ASSERT_NE(s.fused, nullptr);
+  std::ifstream in(path);
+  std::string line;
+  Tally tally;
+  while (std::getline(in, line)) {
+    const std::string text = nlohmann::json::parse(line).at("text");
+    ExpectSame(*s.pipeline, *s.extractor, s.fused.get(), text, &tally);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_EQ(tally.taken + tally.declined, expected_docs);
+  // Real text stays on the fused path.
+  EXPECT_GE(tally.taken, expected_docs * 95 / 100) << tally.declined << " declined";
+}
+
+TEST(FusedNgramSimHashTest, ThucNewsMatchesGeneralPath) {
+  NEARDUP_REQUIRE_SHARED_DATA(path, "zh_thucnews1000.jsonl");
+  CheckCorpus(path, 1000);
+}
+
+TEST(FusedNgramSimHashTest, BbcMatchesGeneralPath) {
+  NEARDUP_REQUIRE_SHARED_DATA(path, "en_bbc2225.jsonl");
+  CheckCorpus(path, 2225);
+}
+
+}  // namespace
+}  // namespace neardup
