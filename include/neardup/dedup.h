@@ -46,6 +46,7 @@
 #ifndef NEARDUP_DEDUP_H_
 #define NEARDUP_DEDUP_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -83,6 +84,34 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
 // `short_features` elements.
 Result<std::vector<JaccardPair>> ShortDocumentPairs(std::span<const std::vector<uint64_t>> sets,
                                                     size_t short_features, double jaccard);
+
+// A document's Jaccard sketch: a one-permutation MinHash (Li, Owen and
+// Zhang 2012) of its feature set (the sorted distinct feature hashes,
+// Pipeline::FeatureSet: the features the fingerprint sums), b-bit (Li and
+// König 2010): each of kSketchSlots slots keeps the low 8 bits of the
+// smallest remixed hash of the features that fall into it; `empty` marks
+// the slots no feature fell into. 152 bytes per document.
+//
+// SketchJaccard estimates the Jaccard of two sets from the slots not empty
+// in both: matches / slots, corrected for the 1/256 chance that two
+// different minima agree in 8 bits. Standard error about
+// sqrt(J (1 - J) / slots): 0.044 at J = 0.5 when both sets fill all 128
+// slots (>= ~600 features); sets smaller than the slots are compared nearly
+// exactly (a feature per slot; the error is that of the 8-bit agreements
+// and of features sharing a slot).
+inline constexpr int kSketchSlots = 128;
+struct JaccardSketch {
+  std::array<uint8_t, kSketchSlots> slot{};
+  std::array<uint64_t, kSketchSlots / 64> empty{~uint64_t{0}, ~uint64_t{0}};
+  uint32_t features = 0;  // the size of the set (for the length rule)
+};
+
+// The sketch of `hashes` (any order; repeats allowed, but then `features`,
+// set to hashes.size(), must be set to the set's size by the caller, as
+// neardup dedup does from the fingerprint's feature count).
+JaccardSketch MakeJaccardSketch(std::span<const uint64_t> hashes);
+// The estimated Jaccard of the two sets, in [0, 1]; 0 when either is empty.
+double SketchJaccard(const JaccardSketch& a, const JaccardSketch& b);
 
 struct DedupDocument {
   Fingerprint fingerprint;
@@ -127,6 +156,9 @@ struct DedupPair {
   size_t i = 0;
   size_t j = 0;
   int distance = 0;
+  // The estimated Jaccard of the two feature sets (SketchJaccard) when
+  // DedupOptions::sketches are given; -1 otherwise.
+  double jaccard = -1;
   friend bool operator==(const DedupPair&, const DedupPair&) = default;
 };
 
@@ -179,6 +211,22 @@ struct DedupOptions {
   size_t short_features = 0;
   double short_jaccard = 0.5;
   std::span<const std::vector<uint64_t>> short_sets;
+  // Verified pairs. With `sketches` (one per document, MakeJaccardSketch of
+  // its feature set; empty documents: any), a pair within k is a
+  // near-duplicate only when its estimated Jaccard (SketchJaccard) is at
+  // least VerifyThreshold(options, smaller set's features): the Hamming
+  // distance of few features is noisy, and templates of different content
+  // (dividend notices of different companies, J ~ 0.3) fall within k.
+  // Every pair, record and cluster then rests on verified pairs only
+  // (records and pairs carry the estimate). Empty sketches or
+  // verify_jaccard 0: off. Memory: the caller's 152 bytes per document.
+  // The thresholds were measured (doc/evaluation.md, "Verified pairs").
+  std::span<const JaccardSketch> sketches;
+  double verify_jaccard = 0.5;
+  // Documents with fewer than verify_short_features features use
+  // verify_short_jaccard (0: the rule is off).
+  size_t verify_short_features = 0;
+  double verify_short_jaccard = 0.5;
   // Fill DedupResult::pairs. Cluster mode: every pair within k (banded join:
   // every pair it found; in a bucket joined against representatives, see
   // band_join.h, fewer). Stream mode:
@@ -221,6 +269,9 @@ struct DedupRecord {
   // kept document within k.
   std::optional<size_t> nearest_within_k;
   int distance_within_k = -1;
+  // The estimated Jaccard to `nearest` (duplicates, with
+  // DedupOptions::sketches); -1 otherwise.
+  double jaccard = -1;
 };
 
 struct DedupSummary {
@@ -254,6 +305,9 @@ struct DedupJoinReport {
   // Pairs added by the short-document rule (DedupOptions::short_features)
   // that the join did not find within k.
   size_t short_pairs = 0;
+  // Pairs of distinct fingerprints within k whose estimated Jaccard was
+  // below the verification threshold (DedupOptions::sketches), dropped.
+  size_t rejected = 0;
   // The cost model's one-thread estimates that chose the join.
   double estimated_exact_seconds = 0;
   double estimated_banded_seconds = 0;
@@ -269,6 +323,12 @@ struct DedupResult {
   DedupSummary summary;
   DedupJoinReport join;  // cluster mode
 };
+
+// The verification threshold of a pair whose smaller feature set has
+// `features` elements (DedupOptions::verify_jaccard and the short rule).
+double VerifyThreshold(const DedupOptions& options, size_t features);
+// True when the options verify pairs (sketches given, threshold > 0).
+bool Verifying(const DedupOptions& options);
 
 // InvalidArgument when k is out of range, the non-empty fingerprints differ in
 // width, recall is not in (0, 1), only one of band_bits and bands is set, or stream mode is asked

@@ -305,6 +305,11 @@ struct NaturalEvalOptions {
   // >= 5 documents left out); off: every line.
   BoilerplateOptions boilerplate{BoilerplateMode::kLines, 5};
   ClusterRule cluster_rule = DedupOptions{}.cluster_rule;  // dedup's default
+  // Verified pairs (SimHash methods), as dedup's --verify-jaccard,
+  // --verify-short-features, --verify-short-jaccard; verify_jaccard 0: off.
+  double verify_jaccard = DedupOptions{}.verify_jaccard;
+  size_t verify_short_features = DedupOptions{}.verify_short_features;
+  double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
   int threads = 0;
 };
 

@@ -104,6 +104,13 @@ class Pipeline {
   // (HashFeature(text, 64, options().hash).lo) of Features(text, title),
   // weights ignored.
   void FeatureSet(std::string_view text, std::string_view title, std::vector<uint64_t>* out) const;
+  // Fingerprint(text, title), and the elements of FeatureSet(text, title)
+  // in *set, in any order and with repeats (character n-grams: every
+  // occurrence, unsorted), with one normalization: what a Jaccard sketch
+  // needs (dedup's verified pairs; its set size is the fingerprint's
+  // `features`).
+  DocumentFingerprint FingerprintAndFeatureSet(std::string_view text, std::string_view title,
+                                               std::vector<uint64_t>* set) const;
   // hasher's signature of FeatureSet(text, title), written to
   // out[0 .. hasher.num_perm()); returns the size of the set (0: an empty
   // document, never a duplicate of anything). `set`, when given, receives the

@@ -211,6 +211,7 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
     rec.nearest = kept[root[i]];
     rec.duplicate = rec.nearest != i;
     rec.distance = rec.duplicate ? opt.distance(i, rec.nearest) : 0;
+    if (rec.duplicate && opt.jaccard) rec.jaccard = opt.jaccard(i, rec.nearest);
     // Components: a kept document within the threshold of a duplicate is
     // joined to it by an edge, so it is in the same cluster: the cluster's
     // kept document is the only one that can be within it. Centres: the
@@ -223,7 +224,8 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
   }
   if (opt.progress) opt.progress("cluster", n, n);
   if (opt.collect_pairs || opt.pair_sink) {
-    EmitDocumentPairs(groups, group_pairs, [&](const DedupPair& p) {
+    EmitDocumentPairs(groups, group_pairs, [&](DedupPair p) {
+      if (opt.jaccard) p.jaccard = opt.jaccard(p.i, p.j);
       if (opt.collect_pairs) r->pairs.push_back(p);
       if (opt.pair_sink) opt.pair_sink(p);
     });

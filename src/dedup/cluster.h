@@ -61,6 +61,9 @@ struct AssembleOptions {
   // The distance of a duplicate `i` to its cluster's kept document (it may
   // exceed max_distance: clusters are transitive). REQUIRES: set.
   std::function<int(size_t i, size_t kept)> distance;
+  // The estimated Jaccard of documents i and j (DedupRecord::jaccard and
+  // DedupPair::jaccard); empty: none (-1).
+  std::function<double(size_t i, size_t j)> jaccard;
   // DedupRecord::nearest_within_k is set when distance <= max_distance.
   int max_distance = 0;
   // As DedupOptions: the document pairs (the groups' members expanded).

@@ -54,6 +54,13 @@ Status ValidateOptions(const DedupOptions& opt, int bits, size_t n) {
       return Status::InvalidArgument("short_jaccard must be in (0, 1]");
     }
   }
+  if (!opt.sketches.empty() && opt.sketches.size() != n) {
+    return Status::InvalidArgument("sketches must hold one sketch per document");
+  }
+  if (!(opt.verify_jaccard >= 0 && opt.verify_jaccard <= 1) ||
+      !(opt.verify_short_jaccard >= 0 && opt.verify_short_jaccard <= 1)) {
+    return Status::InvalidArgument("verify_jaccard and verify_short_jaccard must be in [0, 1]");
+  }
   if (!(opt.recall > 0 && opt.recall < 1)) {
     return Status::InvalidArgument("recall must be in (0, 1), got " + std::to_string(opt.recall));
   }
@@ -230,18 +237,25 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
     rec.nearest = i;
     if (docs[i].empty) continue;
     NEARDUP_RETURN_IF_ERROR(index->Search(docs[i].fingerprint, opt.k, &hits));
-    if (hits.empty()) {
+    // Sorted by (distance, id): the first verified hit is the closest,
+    // earliest kept one.
+    const auto hit = std::find_if(hits.begin(), hits.end(), [&](const Neighbor& h) {
+      return dedup_internal::PassesVerification(opt, static_cast<size_t>(h.id), i);
+    });
+    if (hit == hits.end()) {
       NEARDUP_RETURN_IF_ERROR(index->Add(i, docs[i].fingerprint));
       continue;
     }
-    // Sorted by (distance, id): the first hit is the closest, earliest kept one.
     rec.duplicate = true;
-    rec.nearest = hits[0].id;
-    rec.distance = hits[0].distance;
+    rec.nearest = hit->id;
+    rec.distance = hit->distance;
     rec.nearest_within_k = rec.nearest;
     rec.distance_within_k = rec.distance;
     rec.cluster = rec.nearest;  // a kept document is its cluster's first member
-    if (opt.collect_pairs || opt.pair_sink) r->pairs.push_back({rec.nearest, i, rec.distance});
+    if (Verifying(opt)) rec.jaccard = SketchJaccard(opt.sketches[rec.nearest], opt.sketches[i]);
+    if (opt.collect_pairs || opt.pair_sink) {
+      r->pairs.push_back({rec.nearest, i, rec.distance, rec.jaccard});
+    }
   }
   if (opt.progress) opt.progress("stream", n, n);
   r->join.join_seconds = SecondsSince(t);
@@ -314,8 +328,26 @@ Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupO
 namespace dedup_internal {
 
 bool ComponentsOnly(const DedupOptions& opt) {
-  // Centre clustering and pair output need every pair within k.
-  return !opt.collect_pairs && !opt.pair_sink && opt.cluster_rule == ClusterRule::kComponents;
+  // Centre clustering and pair output need every pair within k; so does
+  // verification (a forest edge that fails it may hide a pair that passes).
+  return !opt.collect_pairs && !opt.pair_sink && opt.cluster_rule == ClusterRule::kComponents &&
+         !Verifying(opt);
+}
+
+bool PassesVerification(const DedupOptions& opt, size_t i, size_t j) {
+  if (!Verifying(opt)) return true;
+  const JaccardSketch& a = opt.sketches[i];
+  const JaccardSketch& b = opt.sketches[j];
+  return SketchJaccard(a, b) >= VerifyThreshold(opt, std::min(a.features, b.features));
+}
+
+size_t VerifyGroupPairs(const Groups& groups, const DedupOptions& opt, std::vector<IdPair>* pairs) {
+  if (!Verifying(opt)) return 0;
+  const size_t before = pairs->size();
+  std::erase_if(*pairs, [&](const IdPair& p) {
+    return !PassesVerification(opt, groups.Members(p.a).front(), groups.Members(p.b).front());
+  });
+  return before - pairs->size();
 }
 
 Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& opt) {
@@ -419,12 +451,24 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                    std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
+  // Verified pairs: only the pairs that pass make clusters and pairs.
+  std::vector<IdPair> verified;
+  if (Verifying(opt)) {
+    verified.assign(group_pairs.begin(), group_pairs.end());
+    r->join.rejected += VerifyGroupPairs(plan.groups, opt, &verified);
+    group_pairs = verified;
+  }
   AssembleOptions a;
   a.keep = opt.keep;
   a.rule = opt.cluster_rule;
   a.distance = [&docs](size_t i, size_t kept) {
     return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
   };
+  if (Verifying(opt)) {
+    a.jaccard = [&opt](size_t i, size_t j) {
+      return SketchJaccard(opt.sketches[i], opt.sketches[j]);
+    };
+  }
   a.max_distance = opt.k;
   a.collect_pairs = opt.collect_pairs;
   a.pair_sink = opt.pair_sink;

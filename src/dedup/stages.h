@@ -136,6 +136,13 @@ void FinishMinHash(std::span<const DedupDocument> docs, const MinHashPlan& plan,
 // every range (the method's test), so which copy stays does not matter.
 void MergePairs(std::vector<IdPair>* pairs);
 
+// Verified pairs (DedupOptions::sketches): whether documents i and j (input
+// positions, both non-empty) pass the Jaccard check; true when not verifying.
+bool PassesVerification(const DedupOptions& options, size_t i, size_t j);
+// Drops the pairs of groups whose first members fail it; returns how many.
+size_t VerifyGroupPairs(const Groups& groups, const DedupOptions& options,
+                        std::vector<IdPair>* pairs);
+
 // True when only the connected components of the pairs are needed (no pair
 // output, components rule): the joins then keep a spanning forest.
 bool ComponentsOnly(const DedupOptions& options);

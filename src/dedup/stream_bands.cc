@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dedup/band_keys.h"
+#include "dedup/stages.h"
 #include "util/random.h"
 
 namespace neardup::dedup_internal {
@@ -105,7 +106,10 @@ void StreamBandIndex::Query(uint32_t q, int k, const uint32_t* keys, size_t stri
           ++counts->tested;
           const uint32_t id = run.ids[x];
           const int d = Distance(w, words_[id]);
-          if (d <= k && Closer(d, id, *best)) *best = {id, d};
+          if (d <= k && Closer(d, id, *best) &&
+              (verify_ == nullptr || PassesVerification(*verify_, id, q))) {
+            *best = {id, d};
+          }
         }
       }
     }
@@ -210,6 +214,7 @@ Status BandedStream(std::span<const DedupDocument> docs, const DedupOptions& opt
     positions.push_back(static_cast<uint32_t>(i));
   }
   StreamBandIndex index(layout, words);
+  if (Verifying(opt)) index.set_verify(&opt);
   ThreadPool pool(opt.threads);
   const size_t tasks = static_cast<size_t>(pool.threads()) * 8;
   const int k = opt.k;
@@ -257,7 +262,8 @@ Status BandedStream(std::span<const DedupDocument> docs, const DedupOptions& opt
         while (t < near.size() && e == near[t].size()) ++t, e = 0;
         if (t == near.size() || near[t][e].later != j) break;
         const Near& p = near[t][e];
-        if (kept[p.earlier] && Closer(p.distance, batch[p.earlier], b)) {
+        if (kept[p.earlier] && Closer(p.distance, batch[p.earlier], b) &&
+            PassesVerification(opt, batch[p.earlier], batch[j])) {
           b = {batch[p.earlier], p.distance};
         }
       }
@@ -275,7 +281,10 @@ Status BandedStream(std::span<const DedupDocument> docs, const DedupOptions& opt
       rec.nearest_within_k = rec.nearest;
       rec.distance_within_k = rec.distance;
       rec.cluster = rec.nearest;  // a kept document is its cluster's first member
-      if (opt.collect_pairs || opt.pair_sink) r->pairs.push_back({rec.nearest, i, rec.distance});
+      if (Verifying(opt)) rec.jaccard = SketchJaccard(opt.sketches[rec.nearest], opt.sketches[i]);
+      if (opt.collect_pairs || opt.pair_sink) {
+        r->pairs.push_back({rec.nearest, i, rec.distance, rec.jaccard});
+      }
     }
     // 3. The kept ones join the index.
     const size_t kn = kept_ids.size();

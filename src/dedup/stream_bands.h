@@ -73,6 +73,10 @@ class StreamBandIndex {
   void Query(uint32_t q, int k, const uint32_t* keys, size_t stride, Best* best,
              Counts* counts) const;
 
+  // Verified pairs: Query then finds only indexed documents that pass
+  // PassesVerification(*options, id, q) (stages.h). Null: no check.
+  void set_verify(const DedupOptions* options) { verify_ = options; }
+
   // Indexes documents ids (increasing); keys as from Keys(ids). Merges levels.
   void Add(std::span<const uint32_t> ids, std::span<const uint32_t> keys, ThreadPool* pool);
 
@@ -100,6 +104,7 @@ class StreamBandIndex {
   std::vector<std::pair<uint64_t, uint64_t>> masks_;
   std::vector<std::vector<Run>> levels_;  // levels_[level][band]
   size_t size_ = 0;
+  const DedupOptions* verify_ = nullptr;
 };
 
 // Stream mode over the bands of `layout` (chosen by the caller, see

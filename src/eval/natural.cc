@@ -118,6 +118,7 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
     NEARDUP_ASSIGN_OR_RETURN(auto stripped, strip_all(method.pipeline.normalize));
     std::vector<DedupDocument> docs(texts.size());
     DedupOptions dopt;
+    std::vector<JaccardSketch> sketches;  // verified pairs (SimHash)
     dopt.collect_pairs = true;
     dopt.cluster_rule = options.cluster_rule;
     dopt.threads = options.threads;
@@ -134,11 +135,23 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
         dopt.k = 0;
         return MinHashDedup(docs, sigs, fsets, method.minhash, dopt);
       }
+      dopt.verify_jaccard = options.verify_jaccard;
+      dopt.verify_short_features = options.verify_short_features;
+      dopt.verify_short_jaccard = options.verify_short_jaccard;
+      if (dopt.verify_jaccard > 0) sketches.resize(texts.size());
       ParallelFor(texts.size(), options.threads, [&](size_t i, int) {
-        const DocumentFingerprint fp = pipeline->Fingerprint(stripped[i]);
+        std::vector<uint64_t> set;
+        const DocumentFingerprint fp =
+            sketches.empty() ? pipeline->Fingerprint(stripped[i])
+                             : pipeline->FingerprintAndFeatureSet(stripped[i], "", &set);
         docs[i].fingerprint = fp.fingerprint;
         docs[i].empty = fp.empty();
+        if (!sketches.empty()) {
+          sketches[i] = MakeJaccardSketch(set);  // unsorted, repeats: the count is fp's
+          sketches[i].features = static_cast<uint32_t>(fp.features);
+        }
       });
+      dopt.sketches = sketches;
       dopt.k = method.default_k;
       dopt.join = DedupJoin::kExact;
       return Dedup(docs, dopt);

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "features/feature_hashes.h"
 #include "segment/char_class.h"
 #include "segment/keyword_candidate.h"
 #include "util/ordered_string_index.h"
@@ -540,13 +541,22 @@ class CharNgramExtractor final : public FeatureExtractor {
 
   void DoFeatureHashes(std::string_view text, std::string_view title,
                        FeatureHashAlgorithm algorithm, std::vector<uint64_t>* out) const override {
-    if (options().top_k != 0 || algorithm != FeatureHashAlgorithm::kXxh3) {
+    if (!HashOccurrences(text, algorithm, out)) {
       FeatureExtractor::DoFeatureHashes(text, title, algorithm, out);
       return;
     }
-    // Every n-gram occurrence hashed, then sorted and made unique: equal
-    // n-grams have equal hashes, so this is the set of the distinct n-grams'
-    // hashes that DoExtract's features give, without their strings.
+    // Sorted and made unique: equal n-grams have equal hashes, so this is
+    // the set of the distinct n-grams' hashes that DoExtract's features
+    // give, without their strings.
+    SortUnique(out);
+  }
+
+  // Every n-gram occurrence's hash (HashFeature(gram, 64).lo), in text
+  // order, repeats included; false (nothing done) where DoFeatureHashes
+  // has no fast path (top_k, another hash).
+  bool HashOccurrences(std::string_view text, FeatureHashAlgorithm algorithm,
+                       std::vector<uint64_t>* out) const {
+    if (options().top_k != 0 || algorithm != FeatureHashAlgorithm::kXxh3) return false;
     NgramScratch& scratch = Scratch();
     const std::string& content = scratch.content;
     const std::vector<uint32_t>& starts = scratch.starts;
@@ -554,10 +564,10 @@ class CharNgramExtractor final : public FeatureExtractor {
     out->clear();
     const size_t chars = starts.size() - 1;
     const size_t n = static_cast<size_t>(options().ngram);
-    if (chars == 0) return;
+    if (chars == 0) return true;
     if (chars < n) {
       out->push_back(HashFeature(content, 64).lo);
-      return;
+      return true;
     }
     const size_t grams = chars - n + 1;
     out->resize(grams);
@@ -566,7 +576,7 @@ class CharNgramExtractor final : public FeatureExtractor {
           HashFeature(std::string_view(content).substr(starts[g], starts[g + n] - starts[g]), 64)
               .lo;
     }
-    SortUnique(out);
+    return true;
   }
 
  private:
@@ -593,6 +603,14 @@ class SentenceExtractor final : public FeatureExtractor {
 };
 
 }  // namespace
+
+void FeatureHashOccurrences(const FeatureExtractor& extractor, std::string_view text,
+                            std::string_view title, FeatureHashAlgorithm algorithm,
+                            std::vector<uint64_t>* out) {
+  const auto* ngrams = dynamic_cast<const CharNgramExtractor*>(&extractor);
+  if (ngrams != nullptr && ngrams->HashOccurrences(text, algorithm, out)) return;
+  extractor.FeatureHashes(text, title, algorithm, out);
+}
 
 std::vector<SentenceSpan> SplitSentenceSpans(std::string_view text,
                                              const SentenceSplitOptions& options) {

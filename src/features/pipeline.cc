@@ -2,9 +2,28 @@
 
 #include "neardup/pipeline.h"
 
+#include <string>
+#include <utility>
+
+#include "features/feature_hashes.h"
 #include "features/fused_ngram_simhash.h"
 
 namespace neardup {
+namespace {
+
+// The text, and the title where the weights use it (improved), normalized.
+std::pair<std::string, std::string> NormalizeTextAndTitle(const Normalizer& normalizer,
+                                                          const PipelineOptions& options,
+                                                          std::string_view text,
+                                                          std::string_view title) {
+  std::pair<std::string, std::string> out(normalizer.Normalize(text), std::string());
+  if (!title.empty() && options.features.weights == WeightScheme::kImproved) {
+    out.second = normalizer.Normalize(title);
+  }
+  return out;
+}
+
+}  // namespace
 
 Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {}
 
@@ -62,11 +81,8 @@ DocumentFingerprint Pipeline::Fingerprint(std::string_view text, std::string_vie
   // The fused pass gives the general path's bytes, or declines the text.
   DocumentFingerprint out;
   if (fused_ != nullptr && fused_->Fingerprint(text, &out)) return out;
-  const std::string normalized = normalizer_->Normalize(text);
-  std::string normalized_title;
-  if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
-    normalized_title = normalizer_->Normalize(title);
-  }
+  const auto [normalized, normalized_title] =
+      NormalizeTextAndTitle(*normalizer_, options_, text, title);
   out.fingerprint = extractor_->SimHashOf(normalized, normalized_title, options_.bits,
                                           options_.hash, &out.features);
   return out;
@@ -80,13 +96,22 @@ DocumentFingerprint Pipeline::FingerprintFeatures(
   return out;
 }
 
+DocumentFingerprint Pipeline::FingerprintAndFeatureSet(std::string_view text,
+                                                       std::string_view title,
+                                                       std::vector<uint64_t>* set) const {
+  const auto [normalized, normalized_title] =
+      NormalizeTextAndTitle(*normalizer_, options_, text, title);
+  DocumentFingerprint out;
+  out.fingerprint = extractor_->SimHashOf(normalized, normalized_title, options_.bits,
+                                          options_.hash, &out.features);
+  FeatureHashOccurrences(*extractor_, normalized, normalized_title, options_.hash, set);
+  return out;
+}
+
 void Pipeline::FeatureSet(std::string_view text, std::string_view title,
                           std::vector<uint64_t>* out) const {
-  const std::string normalized = normalizer_->Normalize(text);
-  std::string normalized_title;
-  if (!title.empty() && options_.features.weights == WeightScheme::kImproved) {
-    normalized_title = normalizer_->Normalize(title);
-  }
+  const auto [normalized, normalized_title] =
+      NormalizeTextAndTitle(*normalizer_, options_, text, title);
   extractor_->FeatureHashes(normalized, normalized_title, options_.hash, out);
 }
 

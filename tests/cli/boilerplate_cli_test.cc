@@ -62,10 +62,18 @@ int Duplicates(const std::vector<nlohmann::json>& records) {
 TEST(BoilerplateCliTest, FooterNoLongerMakesDuplicates) {
   // chars5's count weights: the footer, repeated in every page, outweighs
   // the page's own text (uniform weights, the default, resist it better).
-  const auto off = RunCli({"dedup", "-", "--method", "chars5", "--boilerplate", "off"}, Corpus());
+  // The fingerprints alone (verified pairs off).
+  const auto off =
+      RunCli({"dedup", "-", "--method", "chars5", "--boilerplate", "off", "--verify-jaccard", "0"},
+             Corpus());
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_GE(Duplicates(ParseJsonLines(off.out)), 10);  // the footer chains the pages
   EXPECT_EQ(off.err.find("boilerplate:"), std::string::npos) << off.err;
+  // Verified pairs (the default) see that the pages share only the footer.
+  const auto verified =
+      RunCli({"dedup", "-", "--method", "chars5", "--boilerplate", "off"}, Corpus());
+  ASSERT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_EQ(Duplicates(ParseJsonLines(verified.out)), 1);
 
   const std::string dir = MakeTempDir("boilerplate_cli");
   const auto lines = RunCli({"dedup", "-", "--boilerplate", "lines", "--boilerplate-min-docs", "5",

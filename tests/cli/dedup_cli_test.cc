@@ -262,5 +262,50 @@ TEST(DedupCliTest, SummaryStatesTheLargestClusterAndWarnsAboveAThousand) {
   EXPECT_EQ(small.err.find("warning"), std::string::npos) << small.err;
 }
 
+// Verified pairs (issue 24): dividend notices of different companies, one
+// short template with different names and numbers (Jaccard ~0.3), fall
+// within k of each other; each pair is checked against its feature sets'
+// estimated Jaccard, so they are not reported, while a lightly edited copy
+// is, with its "jaccard" beside its "distance".
+TEST(DedupCliTest, VerifiedPairsDropTemplatesOfDifferentContent) {
+  const char* texts[] = {
+      "Viraal Holdings\\nAnnual div 2 cts vs 2 cts prior\\nPay December 19\\nRecord June 11",
+      "Trazen Energy\\nSemi-annual div 52 cts vs 52 cts prior\\nPay December 11\\nRecord June 24",
+      "Sabel Group\\nSemi-annual div 51 cts vs 51 cts prior\\nPay July 9\\nRecord June 16",
+      "Aler Bancorp\\nSemi-annual div 24 cts vs 24 cts prior\\nPay July 9\\nRecord September 10"};
+  std::string input;
+  int n = 0;
+  for (const char* text : texts) {
+    input += "{\"id\": \"d" + std::to_string(n++) + "\", \"text\": \"" + text + "\"}\n";
+  }
+  // Without verification: pairs of different companies.
+  const std::string dir = MakeTempDir("dedup_verify_cli");
+  auto off = RunCli(
+      {"dedup", "-", "-q", "--verify-jaccard", "0", "--pairs-out", dir + "/off.jsonl"}, input);
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  const auto off_pairs = ParseJsonLines(ReadFile(dir + "/off.jsonl"));
+  ASSERT_FALSE(off_pairs.empty()) << "the template no longer falls within k";
+  EXPECT_FALSE(off_pairs[0].contains("jaccard"));
+  // A lightly edited copy of the first notice ("div" -> "dividend").
+  input +=
+      "{\"id\": \"copy\", \"text\": \"Viraal Holdings\\nAnnual dividend 2 cts vs 2 cts "
+      "prior\\nPay December 19\\nRecord June 11\"}\n";
+  auto on = RunCli({"dedup", "-", "-q", "--pairs-out", dir + "/on.jsonl"}, input);
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  const auto pairs = ParseJsonLines(ReadFile(dir + "/on.jsonl"));
+  ASSERT_EQ(pairs.size(), 1u) << ReadFile(dir + "/on.jsonl");
+  EXPECT_EQ(pairs[0]["a"], "d0");
+  EXPECT_EQ(pairs[0]["b"], "copy");
+  EXPECT_GE(pairs[0]["jaccard"].get<double>(), 0.5);
+  const auto records = ParseJsonLines(on.out);
+  ASSERT_EQ(records.size(), static_cast<size_t>(n + 1));
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(records[static_cast<size_t>(i)]["duplicate"], false) << i;
+    EXPECT_EQ(records[static_cast<size_t>(i)]["jaccard"], nullptr) << i;
+  }
+  EXPECT_EQ(records.back()["nearest"], "d0");
+  EXPECT_EQ(records.back()["jaccard"], pairs[0]["jaccard"]);
+}
+
 }  // namespace
 }  // namespace neardup

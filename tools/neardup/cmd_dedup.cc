@@ -57,6 +57,7 @@ int RunDedup(DedupFlags dedup_flags) {
   DedupOptions options = config.options;
   options.pair_sink = (*writer)->pair_sink();
   options.short_sets = corpus.short_sets;
+  options.sketches = corpus.sketches;
   const double fingerprint_seconds = Since(fingerprint_start);
   ProgressLine progress(ProgressModeOf(flags.input));
   if (progress.enabled()) {

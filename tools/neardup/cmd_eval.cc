@@ -40,6 +40,9 @@ struct EvalFlags {
   std::string boilerplate = "lines";
   double truth_jaccard = 0.8;
   double natural_jaccard = 0.5;
+  double verify_jaccard = DedupOptions{}.verify_jaccard;
+  size_t verify_short_features = DedupOptions{}.verify_short_features;
+  double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
 };
 
 template <typename T>
@@ -158,6 +161,9 @@ int RunNatural(const EvalFlags& flags) {
   options.methods = flags.method_specs;
   options.truth_jaccard = flags.truth_jaccard;
   options.natural_jaccard = flags.natural_jaccard;
+  options.verify_jaccard = flags.verify_jaccard;
+  options.verify_short_features = flags.verify_short_features;
+  options.verify_short_jaccard = flags.verify_short_jaccard;
   if (flags.t2s) options.t2s = kT2sFlagConversion;
   options.threads = ResolveThreadCount(flags.threads);
   auto mode = ParseBoilerplateMode(flags.boilerplate);
@@ -327,6 +333,20 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
                    "false")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  natural
+      ->add_option("--verify-jaccard", flags->verify_jaccard,
+                   "Verified pairs, as dedup's --verify-jaccard (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  natural
+      ->add_option("--verify-short-features", flags->verify_short_features,
+                   "As dedup's --verify-short-features")
+      ->capture_default_str();
+  natural
+      ->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
+                   "As dedup's --verify-short-jaccard")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   AddThreadsOption(natural, &flags->threads);
   natural->add_option("--report", flags->report, "Directory for report.md and results.csv")
       ->required();

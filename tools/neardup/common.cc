@@ -591,6 +591,10 @@ template Result<InputStats> ForEachDocumentAs<DocumentFingerprint>(
     const InputFlags&, const ReadOptions&,
     const std::function<DocumentFingerprint(const Document&)>&,
     const std::function<void(const Document&, DocumentFingerprint&)>&);
+template Result<InputStats> ForEachDocumentAs<SketchedFingerprint>(
+    const InputFlags&, const ReadOptions&,
+    const std::function<SketchedFingerprint(const Document&)>&,
+    const std::function<void(const Document&, SketchedFingerprint&)>&);
 template Result<InputStats> ForEachDocumentAs<MinHashedDocument>(
     const InputFlags&, const ReadOptions&, const std::function<MinHashedDocument(const Document&)>&,
     const std::function<void(const Document&, MinHashedDocument&)>&);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "neardup/dedup.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
@@ -207,10 +208,17 @@ struct MinHashedDocument {
   std::vector<uint64_t> set;
   size_t features = 0;
 };
+// A document's fingerprint with its verification sketch (dedup's verified
+// pairs) and, for the short-document rule, its feature set.
+struct SketchedFingerprint {
+  DocumentFingerprint fp;
+  JaccardSketch sketch;
+  std::vector<uint64_t> short_set;
+};
 
 // The same with a typed worker result (a value-initialized T for each
 // document before `process`). Instantiated for std::string,
-// DocumentFingerprint and MinHashedDocument.
+// DocumentFingerprint, MinHashedDocument and SketchedFingerprint.
 template <typename T>
 Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions& base,
                                      const std::function<T(const Document&)>& process,

@@ -31,6 +31,7 @@ nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
     o["recall_at_k"] = 1.0;
   }
   if (j.short_pairs > 0) o["short_pairs"] = j.short_pairs;
+  o["pairs_rejected"] = j.rejected;
   o["estimated_exact_seconds"] = j.estimated_exact_seconds;
   o["estimated_banded_seconds"] = j.estimated_banded_seconds;
   return o;
@@ -73,6 +74,13 @@ nlohmann::ordered_json Score(bool minhash, int distance) {
 }
 
 const char* ScoreKey(bool minhash) { return minhash ? "jaccard" : "distance"; }
+
+// A verified pair's estimated Jaccard (4 decimals; the estimate's error is
+// larger), null when none was computed.
+nlohmann::ordered_json VerifiedJaccard(double jaccard) {
+  if (jaccard < 0) return nullptr;
+  return std::round(jaccard * 1e4) / 1e4;
+}
 
 }  // namespace
 
@@ -129,6 +137,21 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option(
+         "--verify-jaccard", flags->verify_jaccard,
+         "Verified pairs (SimHash methods): a pair within k is a near-duplicate only when "
+         "the estimated Jaccard of its feature sets (a 128-slot sketch per document) is at "
+         "least this; 0: off (pairs by distance alone)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--verify-short-features", flags->verify_short_features,
+                  "Verified pairs: a pair whose smaller document has fewer features than this "
+                  "uses --verify-short-jaccard instead (0: no separate rule)")
+      ->capture_default_str();
+  cmd->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
+                  "Verified pairs: the threshold of short documents (--verify-short-features)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--summary-json", flags->summary_json,
@@ -198,6 +221,11 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   }
   options.short_features = flags.short_features;
   options.short_jaccard = flags.short_jaccard;
+  // Verified pairs: the thresholds apply when sketches are given
+  // (FingerprintInputs computes them when DedupConfig::verify()).
+  options.verify_jaccard = minhash ? 0 : flags.verify_jaccard;
+  options.verify_short_features = flags.verify_short_features;
+  options.verify_short_jaccard = flags.verify_short_jaccard;
   options.recall = flags.recall;
   options.band_seed = flags.band_seed;
   if (!(flags.recall > 0 && flags.recall < 1)) {
@@ -266,28 +294,37 @@ Result<InputStats> FingerprintInputs(const DedupConfig& config, const InputFlags
           add(doc, d);
         });
   }
-  // The short-document rule: the feature sets of the documents that may take part.
+  // The short-document rule: the feature sets of the documents that may take
+  // part; verified pairs: every document's Jaccard sketch (of the same set).
   const double short_limit = static_cast<double>(config.options.short_features) /
                              std::max(config.options.short_jaccard, 1e-9);
-  return boilerplate.ForEach<DocumentFingerprint>(
+  const bool sketch = config.verify();
+  return boilerplate.ForEach<SketchedFingerprint>(
       input, options,
       [&](const Document& doc) {
-        if (boilerplate.on()) return pipeline.Fingerprint(boilerplate.Strip(doc.text), doc.title);
-        return pipeline.Fingerprint(doc.text, doc.title);
-      },
-      [&](const Document& doc, DocumentFingerprint& fp) {
-        DedupDocument d;
-        d.fingerprint = fp.fingerprint;
-        d.empty = fp.empty();
-        if (config.options.short_features > 0) {
-          // Few features: few characters, so computing them again here is cheap.
-          std::vector<uint64_t> set;
-          if (!fp.empty() && static_cast<double>(fp.features) < short_limit) {
-            pipeline.FeatureSet(boilerplate.on() ? boilerplate.Strip(doc.text) : doc.text,
-                                doc.title, &set);
-          }
-          corpus->short_sets.push_back(std::move(set));
+        SketchedFingerprint f;
+        const std::string stripped = boilerplate.on() ? boilerplate.Strip(doc.text) : "";
+        const std::string_view text = boilerplate.on() ? std::string_view(stripped) : doc.text;
+        std::vector<uint64_t> set;
+        f.fp = sketch ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
+                      : pipeline.Fingerprint(text, doc.title);
+        if (sketch) {
+          // The hashes come unsorted, with repeats: the set's size is the
+          // fingerprint's feature count.
+          f.sketch = MakeJaccardSketch(set);
+          f.sketch.features = static_cast<uint32_t>(f.fp.features);
         }
+        const bool short_doc = config.options.short_features > 0 && !f.fp.empty() &&
+                               static_cast<double>(f.fp.features) < short_limit;
+        if (short_doc) pipeline.FeatureSet(text, doc.title, &f.short_set);
+        return f;
+      },
+      [&](const Document& doc, SketchedFingerprint& f) {
+        DedupDocument d;
+        d.fingerprint = f.fp.fingerprint;
+        d.empty = f.fp.empty();
+        if (config.options.short_features > 0) corpus->short_sets.push_back(std::move(f.short_set));
+        if (sketch) corpus->sketches.push_back(f.sketch);
         add(doc, d);
       });
 }
@@ -351,7 +388,7 @@ Status DedupWriter::OpenPairs(std::span<const std::string> ids) {
 std::function<void(const DedupPair&)> DedupWriter::pair_sink() {
   if (!pairs_) return {};
   return [this](const DedupPair& p) {
-    pairs_->Write(PairLine(config_, pair_ids_[p.i], pair_ids_[p.j], p.distance));
+    pairs_->Write(PairLine(config_, pair_ids_[p.i], pair_ids_[p.j], p.distance, p.jaccard));
   };
 }
 
@@ -365,19 +402,21 @@ std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, cons
   line["duplicate"] = r.duplicate;
   line["nearest"] = nullptr;
   line[score_key] = nullptr;
+  if (config.verify()) line["jaccard"] = nullptr;
   if (r.duplicate) {
     line["nearest"] = nearest_id;
     line[score_key] = Score(minhash, r.distance);
+    if (config.verify()) line["jaccard"] = VerifiedJaccard(r.jaccard);
   }
   if (r.empty) line["empty"] = true;
   return JsonLine(line);
 }
 
 std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
-                     int distance) {
+                     int distance, double jaccard) {
   const bool minhash = config.minhash;
-  const nlohmann::ordered_json line = {
-      {"a", a}, {"b", b}, {ScoreKey(minhash), Score(minhash, distance)}};
+  nlohmann::ordered_json line = {{"a", a}, {"b", b}, {ScoreKey(minhash), Score(minhash, distance)}};
+  if (config.verify()) line["jaccard"] = VerifiedJaccard(jaccard);
   return JsonLine(line);
 }
 

@@ -53,6 +53,9 @@ struct DedupFlags {
   uint64_t band_seed = kDefaultBandSeed;
   size_t short_features = 0;  // DedupOptions::short_features
   double short_jaccard = 0.5;
+  double verify_jaccard = DedupOptions{}.verify_jaccard;
+  size_t verify_short_features = DedupOptions{}.verify_short_features;
+  double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
   std::string summary_json;
 };
 
@@ -74,6 +77,8 @@ struct DedupConfig {
   uint64_t hold_text_bytes = 0;
   // Hold the input records (--unique-out or --duplicates-out).
   bool keep_records() const { return !flags.unique_out.empty() || !flags.duplicates_out.empty(); }
+  // Verified pairs: every document gets a Jaccard sketch (DedupCorpus::sketches).
+  bool verify() const { return !minhash && options.verify_jaccard > 0; }
 };
 
 // InvalidArgument for a usage error (exit 2), else what went wrong.
@@ -85,6 +90,7 @@ struct DedupCorpus {
   std::vector<uint32_t> signatures;               // minhash: num_perm per document
   std::vector<std::vector<uint64_t>> sets;        // minhash with exact verification
   std::vector<std::vector<uint64_t>> short_sets;  // DedupOptions::short_sets, when the rule is on
+  std::vector<JaccardSketch> sketches;            // DedupOptions::sketches, when verifying
   std::vector<std::string> ids;
   std::vector<std::string> records;  // when DedupConfig::keep_records()
   std::vector<std::string> texts;    // every text, or none (DedupConfig::hold_text_bytes)
@@ -147,7 +153,7 @@ std::string RecordLine(const DedupConfig& config, const DedupDocument& doc, cons
                        std::string_view id, std::string_view nearest_id);
 // One line of --pairs-out.
 std::string PairLine(const DedupConfig& config, std::string_view a, std::string_view b,
-                     int distance);
+                     int distance, double jaccard = -1);
 // --clusters-out (nothing without it): every cluster of two or more of
 // `result`, `id` giving the id of each member. `positions` (when not empty):
 // result.records[j] is document positions[j] (increasing), and the records'

@@ -190,7 +190,8 @@ Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
 Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
                         const DistributedGroups& groups, uint64_t first_position,
                         std::span<const IdPair> pairs, std::span<const uint32_t> signatures,
-                        size_t num_perm, Collected* result, Traffic* traffic) {
+                        size_t num_perm, Collected* result, Traffic* traffic,
+                        const std::vector<JaccardSketch>* sketches) {
   // The groups in pairs, from rank 0.
   std::string paired_bytes;
   if (world.rank == 0) {
@@ -206,7 +207,7 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
   const std::vector<uint64_t> paired = DecodePods<uint64_t>(paired_bytes);
   std::string().swap(paired_bytes);
   // This rank's documents of clusters of two or more, in position order.
-  std::string mine, mine_signatures;
+  std::string mine, mine_signatures, mine_sketches;
   std::vector<uint64_t> empty = {0};
   for (size_t i = 0; i < docs.size(); ++i) {
     empty[0] += docs[i].empty ? 1 : 0;
@@ -217,6 +218,7 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
       continue;
     }
     AppendPod(Clustered{first_position + i, g, Pack(docs[i])}, &mine);
+    if (sketches != nullptr) AppendPod((*sketches)[i], &mine_sketches);
     if (num_perm > 0 && (groups.flags[i] & DistributedGroups::kFirst) != 0) {
       AppendPod(g, &mine_signatures);
       mine_signatures.append(reinterpret_cast<const char*>(signatures.data() + i * num_perm),
@@ -231,6 +233,8 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
   std::string().swap(mine);
   const std::string got_signatures =
       num_perm > 0 ? GatherBytes(world, mine_signatures, 0, traffic) : std::string();
+  const std::string got_sketches =
+      sketches != nullptr ? GatherBytes(world, mine_sketches, 0, traffic) : std::string();
   if (world.rank != 0) return Status::OK();
   // As SelectClustered: the chosen groups in increasing number, each one's
   // members (indexes into positions) in increasing position.
@@ -269,6 +273,13 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
     c.pairs.push_back({a, b, p.distance});
   }
   c.chosen = std::move(chosen);
+  if (sketches != nullptr) {
+    // In the order of `got` (gathered the same way), as c.docs.
+    out.sketches = DecodePods<JaccardSketch>(got_sketches);
+    if (out.sketches.size() != c.docs.size()) {
+      return Status::Corruption("cluster: sketches lost in the exchange");
+    }
+  }
   // The signatures, by group.
   const size_t stride = sizeof(uint64_t) + num_perm * sizeof(uint32_t);
   if (num_perm > 0) {

@@ -74,10 +74,14 @@ Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
 // increasing position: what SelectClustered makes of every document. MinHash
 // (num_perm > 0): with the signature of each of their groups, from the rank
 // of its first member (signature_groups increasing, num_perm words each).
+// `sketches` (own documents' sketches; null: none, on every rank alike):
+// each collected document's sketch too.
 struct Collected {
   ClusteredDocuments clustered;
   std::vector<uint64_t> signature_groups;
   std::vector<uint32_t> signatures;
+  // Verified pairs: the sketch of each of clustered.docs (when `sketches`).
+  std::vector<JaccardSketch> sketches;
   uint64_t empty = 0;  // empty documents over all ranks
 };
 
@@ -87,7 +91,8 @@ struct Collected {
 Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
                         const DistributedGroups& groups, uint64_t first_position,
                         std::span<const IdPair> pairs, std::span<const uint32_t> signatures,
-                        size_t num_perm, Collected* out, Traffic* traffic);
+                        size_t num_perm, Collected* out, Traffic* traffic,
+                        const std::vector<JaccardSketch>* sketches = nullptr);
 
 }  // namespace neardup::mpi
 

@@ -55,6 +55,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -529,15 +530,16 @@ Status CopyInto(const std::string& path, cli::Output* out) {
 // more (the others are their own singleton clusters, kept).
 struct Assignment {
   uint64_t local = 0;  // position among the rank's documents
-  DedupRecord record;  // cluster, duplicate, distance (nearest: see below)
+  DedupRecord record;  // cluster, duplicate, distance, jaccard (nearest: see below)
   std::string nearest_id;
 };
 
 std::string EncodeAssignments(const std::vector<Assignment>& a) {
   std::string out;
   for (const Assignment& x : a) {
-    const uint64_t words[4] = {x.local, x.record.cluster, x.record.duplicate ? 1u : 0u,
-                               static_cast<uint64_t>(static_cast<int64_t>(x.record.distance))};
+    const uint64_t words[5] = {x.local, x.record.cluster, x.record.duplicate ? 1u : 0u,
+                               static_cast<uint64_t>(static_cast<int64_t>(x.record.distance)),
+                               std::bit_cast<uint64_t>(x.record.jaccard)};
     AppendPod(words, &out);
     AppendStrings({x.nearest_id}, &out);
   }
@@ -547,17 +549,18 @@ std::string EncodeAssignments(const std::vector<Assignment>& a) {
 Result<std::vector<Assignment>> DecodeAssignments(std::string_view bytes) {
   std::vector<Assignment> out;
   while (!bytes.empty()) {
-    uint64_t words[5];
+    uint64_t words[6];  // five, then the nearest id's length
     if (bytes.size() < sizeof words) return Status::Corruption("malformed assignment");
     std::memcpy(words, bytes.data(), sizeof words);
-    if (bytes.size() - sizeof words < words[4]) return Status::Corruption("malformed assignment");
+    if (bytes.size() - sizeof words < words[5]) return Status::Corruption("malformed assignment");
     Assignment& x = out.emplace_back();
     x.local = words[0];
     x.record.cluster = words[1];
     x.record.duplicate = words[2] != 0;
     x.record.distance = static_cast<int>(static_cast<int64_t>(words[3]));
-    x.nearest_id.assign(bytes.data() + sizeof words, words[4]);
-    bytes.remove_prefix(sizeof words + words[4]);
+    x.record.jaccard = std::bit_cast<double>(words[4]);
+    x.nearest_id.assign(bytes.data() + sizeof words, words[5]);
+    bytes.remove_prefix(sizeof words + words[5]);
   }
   return out;
 }
@@ -604,8 +607,9 @@ class Run {
     return ids_[static_cast<size_t>(it - id_positions_.begin())];
   }
   bool NeedsAllPairs() const {
+    // Verified pairs: a spanning forest's edge may fail the check.
     return !config_->flags.pairs_out.empty() ||
-           config_->options.cluster_rule == ClusterRule::kCenter;
+           config_->options.cluster_rule == ClusterRule::kCenter || config_->verify();
   }
   // The joins' options: every pair (not a spanning forest) when the outputs
   // need them, as neardup dedup's pair sink asks.
@@ -652,6 +656,7 @@ class Run {
   std::vector<IdPair> group_pairs_;
   dedup_internal::Groups clustered_groups_;
   std::vector<IdPair> clustered_pairs_;
+  std::vector<JaccardSketch> clustered_sketches_;  // verified pairs: of the clustered documents
   // Rank 0: the result; the ids of the documents in clusters of two or more.
   DedupResult result_;
   // The documents result_.records are of (increasing; cluster mode: those
@@ -827,6 +832,7 @@ Status Run::Gather() {
     sums[kStatsWords + 1] += s.boilerplate_dropped;
     // My documents stay here: ids and records are written by this rank.
     own_.docs.insert(own_.docs.end(), s.corpus.docs.begin(), s.corpus.docs.end());
+    own_.sketches.insert(own_.sketches.end(), s.corpus.sketches.begin(), s.corpus.sketches.end());
     std::move(s.corpus.ids.begin(), s.corpus.ids.end(), std::back_inserter(own_.ids));
     std::move(s.corpus.records.begin(), s.corpus.records.end(), std::back_inserter(own_.records));
   }
@@ -849,6 +855,12 @@ Status Run::Gather() {
   Traffic traffic;
   const std::string all = GatherBytes(w_, packed, 0, &traffic);
   std::string().swap(packed);
+  // Verified pairs: every document's sketch too.
+  const std::string sketches =
+      GatherBytes(w_,
+                  std::string(reinterpret_cast<const char*>(own_.sketches.data()),
+                              own_.sketches.size() * sizeof(JaccardSketch)),
+                  0, &traffic);
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
   stages_.push_back({"gather", 0, moved[0], {{"rounds", traffic.rounds}}});
@@ -860,6 +872,13 @@ Status Run::Gather() {
     PackedDocument p;
     std::memcpy(&p, all.data() + i * sizeof p, sizeof p);
     all_.docs[i] = Unpack(p);
+  }
+  if (config_->verify()) {
+    if (sketches.size() != n * sizeof(JaccardSketch)) {
+      return Status::Corruption("gather: sketches lost in the exchange");
+    }
+    all_.sketches.resize(n);
+    if (n > 0) std::memcpy(all_.sketches.data(), sketches.data(), sketches.size());
   }
   return Status::OK();
 }
@@ -1120,6 +1139,7 @@ Status Run::JoinOnRankZero() {
   const DedupConfig& c = *config_;
   DedupOptions options = JoinOptions();
   if (options.mode == DedupMode::kStream) {
+    options.sketches = all_.sketches;
     NEARDUP_ASSIGN_OR_RETURN(result_, Dedup(all_.docs, options));
   } else if (c.minhash) {
     // Fewer than two distinct signatures: no pairs.
@@ -1145,8 +1165,9 @@ Status Run::Cluster() {
     // signatures) to rank 0; the others are their own clusters, kept.
     const size_t perm = c.minhash ? static_cast<size_t>(c.method.minhash.num_perm) : 0;
     Traffic traffic;
-    const Status got = CollectClustered(w_, own_.docs, groups_, first_[w_.rank], group_pairs_,
-                                        own_.signatures, perm, &collected, &traffic);
+    const Status got =
+        CollectClustered(w_, own_.docs, groups_, first_[w_.rank], group_pairs_, own_.signatures,
+                         perm, &collected, &traffic, c.verify() ? &own_.sketches : nullptr);
     groups_ = DistributedGroups();
     std::vector<uint64_t> moved = {traffic.bytes_sent};
     AllReduceSum(w_, &moved);
@@ -1183,7 +1204,12 @@ Status Run::Cluster() {
     } else {
       dedup_internal::SimHashPlan plan;
       plan.groups = std::move(sub.groups);
-      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, c.options, &result_);
+      DedupOptions options = c.options;
+      options.sketches = collected.sketches;  // verified pairs, as neardup dedup's
+      // Verified here too: --pairs-out writes these pairs.
+      dedup_internal::VerifyGroupPairs(plan.groups, options, &sub.pairs);
+      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, options, &result_);
+      clustered_sketches_ = std::move(collected.sketches);
       clustered_groups_ = std::move(plan.groups);
     }
     clustered_pairs_ = std::move(sub.pairs);
@@ -1331,6 +1357,7 @@ Status Run::WriteParts() {
       r.cluster = a.record.cluster;
       r.duplicate = a.record.duplicate;
       r.distance = a.record.distance;
+      r.jaccard = a.record.jaccard;
       nearest_id = a.nearest_id;
     }
     NEARDUP_RETURN_IF_ERROR(
@@ -1379,7 +1406,13 @@ Status Run::WriteOutputs() {
     // Stream mode's pairs are of positions, cluster mode's of indexes into
     // positions_ (the identity in stream mode).
     const auto sink = [&](const DedupPair& p) {
-      out->Write(cli::PairLine(c, Id(positions_[p.i]), Id(positions_[p.j]), p.distance));
+      // Cluster mode's pairs come from the groups: their estimate from the
+      // clustered documents' sketches.
+      const double jaccard =
+          p.jaccard >= 0 || clustered_sketches_.empty()
+              ? p.jaccard
+              : SketchJaccard(clustered_sketches_[p.i], clustered_sketches_[p.j]);
+      out->Write(cli::PairLine(c, Id(positions_[p.i]), Id(positions_[p.j]), p.distance, jaccard));
     };
     if (c.options.mode == DedupMode::kStream) {
       for (const DedupPair& p : result_.pairs) sink(p);

@@ -121,6 +121,9 @@ std::string EncodeShard(const Shard& shard, bool with_records) {
   Put<uint64_t>(c.signatures.size(), &out);
   out.append(reinterpret_cast<const char*>(c.signatures.data()),
              c.signatures.size() * sizeof(uint32_t));
+  Put<uint64_t>(c.sketches.size(), &out);  // verified pairs: 0 or one per document
+  out.append(reinterpret_cast<const char*>(c.sketches.data()),
+             c.sketches.size() * sizeof(JaccardSketch));
   std::string strings;
   AppendStrings(c.ids, &strings);
   if (with_records) AppendStrings(c.records, &strings);
@@ -154,6 +157,12 @@ Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_
   shard.corpus.signatures.resize(signatures);
   // (memcpy of nothing from a null pointer is undefined: guard the empty case)
   if (!sig.empty()) std::memcpy(shard.corpus.signatures.data(), sig.data(), sig.size());
+  const auto sketches = c.Get<uint64_t>();
+  if (!c.ok() || (sketches != 0 && sketches != n)) return corrupt("sketches");
+  const std::string_view sk = c.Take(sketches * sizeof(JaccardSketch));
+  if (!c.ok()) return corrupt("sketches");
+  shard.corpus.sketches.resize(sketches);
+  if (!sk.empty()) std::memcpy(shard.corpus.sketches.data(), sk.data(), sk.size());
   const auto string_bytes = c.Get<uint64_t>();
   const std::string_view strings = c.Take(string_bytes);
   if (!c.ok() || !c.at_end()) return corrupt("size");

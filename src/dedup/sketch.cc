@@ -1,0 +1,70 @@
+// Copyright 2026 The neardup Authors.
+//
+// Jaccard sketches (dedup.h): one-permutation, b-bit MinHash of a feature set,
+// and the verification thresholds that use them.
+
+#include <algorithm>
+#include <bit>
+
+#include "neardup/dedup.h"
+#include "util/random.h"
+
+namespace neardup {
+namespace {
+
+// Remixes a feature hash so that the sketch is independent of the bits the
+// fingerprint sums (the same XXH3 hashes).
+constexpr uint64_t kSketchSeed = 0x736b65746368ULL;
+constexpr int kSlotShift = 64 - std::countr_zero(static_cast<unsigned>(kSketchSlots));
+
+}  // namespace
+
+JaccardSketch MakeJaccardSketch(std::span<const uint64_t> hashes) {
+  static_assert(std::has_single_bit(static_cast<unsigned>(kSketchSlots)) && kSketchSlots % 64 == 0);
+  JaccardSketch s;
+  std::array<uint32_t, kSketchSlots> low;
+  low.fill(UINT32_MAX);
+  for (const uint64_t h : hashes) {
+    const uint64_t x = SplitMix64(h ^ kSketchSeed);
+    const size_t slot = static_cast<size_t>(x >> kSlotShift);
+    const uint32_t v = static_cast<uint32_t>(x);
+    if (v < low[slot]) low[slot] = v;
+    s.empty[slot / 64] &= ~(uint64_t{1} << (slot % 64));
+  }
+  for (size_t i = 0; i < low.size(); ++i) s.slot[i] = static_cast<uint8_t>(low[i]);
+  s.features = static_cast<uint32_t>(std::min<size_t>(hashes.size(), UINT32_MAX));
+  return s;
+}
+
+double SketchJaccard(const JaccardSketch& a, const JaccardSketch& b) {
+  if (a.features == 0 || b.features == 0) return 0;
+  int slots = 0, both = 0, matches = 0;
+  for (size_t w = 0; w < a.empty.size(); ++w) {
+    const uint64_t full = ~a.empty[w] & ~b.empty[w];
+    slots += std::popcount(~(a.empty[w] & b.empty[w]));
+    both += std::popcount(full);
+    for (uint64_t m = full; m != 0; m &= m - 1) {
+      const size_t i = w * 64 + static_cast<size_t>(std::countr_zero(m));
+      matches += a.slot[i] == b.slot[i];
+    }
+  }
+  if (slots == 0) return 0;
+  // E[matches] = J slots + (both - J slots) / 256: two different minima
+  // agree in their low 8 bits by chance.
+  constexpr double r = 1.0 / 256;
+  const double j = (matches - r * both) / (slots * (1 - r));
+  return std::clamp(j, 0.0, 1.0);
+}
+
+double VerifyThreshold(const DedupOptions& options, size_t features) {
+  if (options.verify_short_features > 0 && features < options.verify_short_features) {
+    return options.verify_short_jaccard;
+  }
+  return options.verify_jaccard;
+}
+
+bool Verifying(const DedupOptions& options) {
+  return !options.sketches.empty() && options.verify_jaccard > 0;
+}
+
+}  // namespace neardup

@@ -1,0 +1,256 @@
+// Copyright 2026 The neardup Authors.
+//
+// Verified pairs (DedupOptions::sketches): the Jaccard sketch against exact
+// Jaccard, templates of different content within k that are not reported,
+// lightly edited short copies that still are, and every reported pair and
+// record at or above its threshold in every mode.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "neardup/dedup.h"
+#include "neardup/method.h"
+#include "neardup/pipeline.h"
+
+namespace neardup {
+namespace {
+
+double ExactJaccard(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  std::vector<uint64_t> both;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+  const size_t either = a.size() + b.size() - both.size();
+  return either == 0 ? 0 : static_cast<double>(both.size()) / static_cast<double>(either);
+}
+
+// Two random sets of about `size` elements with Jaccard about j.
+void SetsWithJaccard(std::mt19937_64* rng, size_t size, double j, std::vector<uint64_t>* a,
+                     std::vector<uint64_t>* b) {
+  // |A| = |B| = size, |A n B| = s: J = s / (2 size - s), s = 2 j size / (1 + j).
+  const auto shared = static_cast<size_t>(std::lround(2 * j * size / (1 + j)));
+  a->clear();
+  b->clear();
+  for (size_t i = 0; i < shared; ++i) {
+    const uint64_t x = (*rng)();
+    a->push_back(x);
+    b->push_back(x);
+  }
+  for (size_t i = shared; i < size; ++i) {
+    a->push_back((*rng)());
+    b->push_back((*rng)());
+  }
+  std::sort(a->begin(), a->end());
+  std::sort(b->begin(), b->end());
+}
+
+TEST(JaccardSketchTest, EstimatesJaccardWithinItsStatedError) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> a, b;
+  for (const size_t size : {size_t{5}, size_t{40}, size_t{300}, size_t{3000}}) {
+    double sum_error = 0;
+    double worst = 0;
+    int trials = 0;
+    for (const double j : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+      for (int t = 0; t < 40; ++t) {
+        SetsWithJaccard(&rng, size, j, &a, &b);
+        const double exact = ExactJaccard(a, b);
+        const double est = SketchJaccard(MakeJaccardSketch(a), MakeJaccardSketch(b));
+        sum_error += std::abs(est - exact);
+        worst = std::max(worst, std::abs(est - exact));
+        ++trials;
+      }
+    }
+    SCOPED_TRACE("size " + std::to_string(size));
+    // Standard error sqrt(J (1 - J) / 128) <= 0.045 for full sketches:
+    // mean absolute error about 0.8 of it, no estimate beyond 5 of it.
+    EXPECT_LT(sum_error / trials, 0.045);
+    EXPECT_LT(worst, 0.23);
+  }
+  SetsWithJaccard(&rng, 500, 1.0, &a, &b);
+  EXPECT_EQ(SketchJaccard(MakeJaccardSketch(a), MakeJaccardSketch(a)), 1.0);
+  EXPECT_EQ(SketchJaccard(MakeJaccardSketch(a), MakeJaccardSketch({})), 0.0);
+  EXPECT_EQ(MakeJaccardSketch(a).features, 500u);
+}
+
+// The default method's documents, fingerprints and sketches.
+struct Corpus {
+  std::vector<DedupDocument> docs;
+  std::vector<JaccardSketch> sketches;
+  std::vector<std::vector<uint64_t>> sets;
+};
+
+Corpus Fingerprint(const std::vector<std::string>& texts) {
+  auto pipeline = Pipeline::Create(Method::Default().pipeline);
+  EXPECT_TRUE(pipeline.ok());
+  Corpus c;
+  for (const std::string& t : texts) {
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(t);
+    DedupDocument d;
+    d.fingerprint = fp.fingerprint;
+    d.empty = fp.empty();
+    c.docs.push_back(d);
+    c.sets.emplace_back();
+    (*pipeline)->FeatureSet(t, "", &c.sets.back());
+    c.sketches.push_back(MakeJaccardSketch(c.sets.back()));
+  }
+  return c;
+}
+
+// Dividend notices of different companies: one template, different names
+// and numbers (the shape of issue 24's wire items, from
+// scripts/make_templated_set.py): two pairs within k = 28 at Jaccard ~0.35.
+std::vector<std::string> DividendNotices() {
+  return {"Viraal Holdings\nAnnual div 2 cts vs 2 cts prior\nPay December 19\nRecord June 11",
+          "Trazen Energy\nSemi-annual div 52 cts vs 52 cts prior\nPay December 11\nRecord June 24",
+          "Sabel Group\nSemi-annual div 51 cts vs 51 cts prior\nPay July 9\nRecord June 16",
+          "Aler Bancorp\nSemi-annual div 24 cts vs 24 cts prior\nPay July 9\nRecord September 10"};
+}
+
+TEST(VerifiedPairsTest, TemplatesOfDifferentCompaniesAreNotReported) {
+  const Corpus c = Fingerprint(DividendNotices());
+  DedupOptions opt;
+  opt.collect_pairs = true;
+  opt.threads = 1;
+  // Without verification, the template puts some of them within k.
+  auto plain = Dedup(c.docs, opt);
+  ASSERT_TRUE(plain.ok());
+  ASSERT_FALSE(plain->pairs.empty()) << "the template no longer falls within k";
+  for (const DedupPair& p : plain->pairs) EXPECT_LT(ExactJaccard(c.sets[p.i], c.sets[p.j]), 0.5);
+  // Verified: none of them.
+  opt.sketches = c.sketches;
+  auto verified = Dedup(c.docs, opt);
+  ASSERT_TRUE(verified.ok());
+  EXPECT_TRUE(verified->pairs.empty());
+  EXPECT_EQ(verified->summary.duplicates, 0u);
+  EXPECT_EQ(verified->join.rejected, plain->pairs.size());
+}
+
+TEST(VerifiedPairsTest, LightlyEditedShortCopiesAreFound) {
+  std::vector<std::string> texts = DividendNotices();
+  const size_t n = texts.size();
+  // A copy of each notice with one word changed ("div" -> "dividend", "Pay"
+  // -> "Payable").
+  for (size_t i = 0; i < n; ++i) {
+    std::string copy = texts[i];
+    if (i % 2 == 0) {
+      copy.replace(copy.find(" div "), 5, " dividend ");
+    } else {
+      copy.replace(copy.find("\nPay "), 5, "\nPayable ");
+    }
+    texts.push_back(copy);
+  }
+  const Corpus c = Fingerprint(texts);
+  DedupOptions opt;
+  opt.collect_pairs = true;
+  opt.threads = 1;
+  opt.sketches = c.sketches;
+  auto result = Dedup(c.docs, opt);
+  ASSERT_TRUE(result.ok());
+  size_t found = 0;
+  for (const DedupPair& p : result->pairs) {
+    EXPECT_EQ(p.j, p.i + n) << "a pair of different companies: " << p.i << " " << p.j;
+    found += p.j == p.i + n;
+  }
+  EXPECT_EQ(found, n);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(result->records[i + n].duplicate) << i;
+    EXPECT_EQ(result->records[i + n].nearest, i);
+  }
+}
+
+// Random texts over few letters (many pairs near k), with edited copies.
+std::vector<std::string> RandomTexts(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> texts;
+  for (int b = 0; b < 80; ++b) {
+    const size_t len = b % 5 == 0 ? 300 + rng() % 900 : 20 + rng() % 120;
+    std::string base;
+    for (size_t i = 0; i < len; ++i) base += static_cast<char>('a' + rng() % 6);
+    const int copies = 1 + static_cast<int>(rng() % 4);
+    for (int v = 0; v < copies; ++v) {
+      std::string copy = base;
+      const size_t edits = v == 0 ? 0 : 1 + rng() % (len / 8);
+      for (size_t e = 0; e < edits; ++e) copy[rng() % len] = static_cast<char>('a' + rng() % 6);
+      texts.push_back(copy);
+    }
+  }
+  std::shuffle(texts.begin(), texts.end(), rng);
+  return texts;
+}
+
+TEST(VerifiedPairsTest, EveryReportedPairAndRecordMeetsItsThreshold) {
+  const Corpus c = Fingerprint(RandomTexts(3));
+  const size_t n = c.docs.size();
+  struct Mode {
+    DedupMode mode;
+    ClusterRule rule;
+    DedupJoin join;
+  };
+  for (const Mode m : {Mode{DedupMode::kCluster, ClusterRule::kCenter, DedupJoin::kExact},
+                       Mode{DedupMode::kCluster, ClusterRule::kComponents, DedupJoin::kExact},
+                       Mode{DedupMode::kCluster, ClusterRule::kCenter, DedupJoin::kBanded},
+                       Mode{DedupMode::kStream, ClusterRule::kCenter, DedupJoin::kExact},
+                       Mode{DedupMode::kStream, ClusterRule::kCenter, DedupJoin::kBanded}}) {
+    for (const size_t short_features : {size_t{0}, size_t{60}}) {
+      DedupOptions opt;
+      opt.mode = m.mode;
+      opt.cluster_rule = m.rule;
+      opt.join = m.join;
+      opt.threads = 2;
+      opt.collect_pairs = true;
+      opt.sketches = c.sketches;
+      opt.verify_jaccard = 0.6;
+      opt.verify_short_features = short_features;
+      opt.verify_short_jaccard = 0.4;
+      SCOPED_TRACE("mode " + std::to_string(static_cast<int>(m.mode)) + " rule " +
+                   ClusterRuleName(m.rule) + " join " + std::to_string(static_cast<int>(m.join)) +
+                   " short " + std::to_string(short_features));
+      auto result = Dedup(c.docs, opt);
+      ASSERT_TRUE(result.ok()) << result.status().ToString();
+      ASSERT_FALSE(result->pairs.empty());
+      for (const DedupPair& p : result->pairs) {
+        const double j = SketchJaccard(c.sketches[p.i], c.sketches[p.j]);
+        EXPECT_EQ(p.jaccard, j);
+        const size_t f = std::min(c.sets[p.i].size(), c.sets[p.j].size());
+        EXPECT_GE(j, VerifyThreshold(opt, f)) << p.i << " " << p.j;
+        EXPECT_GE(j, short_features == 0 ? 0.6 : 0.4);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        const DedupRecord& r = result->records[i];
+        // Components chain: a duplicate's kept document may be far from it.
+        if (m.rule == ClusterRule::kComponents) continue;
+        if (!r.duplicate) {
+          EXPECT_EQ(r.jaccard, -1);
+          continue;
+        }
+        EXPECT_EQ(r.jaccard, SketchJaccard(c.sketches[i], c.sketches[r.nearest]));
+        const size_t f = std::min(c.sets[i].size(), c.sets[r.nearest].size());
+        EXPECT_GE(r.jaccard, VerifyThreshold(opt, f)) << i;
+      }
+      // Verification drops pairs here: the threshold is high for the data.
+      opt.verify_jaccard = 0;
+      auto plain = Dedup(c.docs, opt);
+      ASSERT_TRUE(plain.ok());
+      EXPECT_GT(plain->pairs.size(), result->pairs.size());
+      for (const DedupPair& p : plain->pairs) EXPECT_EQ(p.jaccard, -1);
+    }
+  }
+}
+
+TEST(VerifiedPairsTest, RejectsSketchesOfAnotherCount) {
+  const Corpus c = Fingerprint({"one document here", "another document"});
+  DedupOptions opt;
+  opt.sketches = std::span<const JaccardSketch>(c.sketches).subspan(1);
+  EXPECT_FALSE(Dedup(c.docs, opt).ok());
+  opt.sketches = c.sketches;
+  opt.verify_jaccard = 1.5;
+  EXPECT_FALSE(Dedup(c.docs, opt).ok());
+}
+
+}  // namespace
+}  // namespace neardup
