@@ -105,10 +105,11 @@ class Pipeline {
   // weights ignored.
   void FeatureSet(std::string_view text, std::string_view title, std::vector<uint64_t>* out) const;
   // Fingerprint(text, title), and the elements of FeatureSet(text, title)
-  // in *set, in any order and with repeats (character n-grams: every
-  // occurrence, unsorted), with one normalization: what a Jaccard sketch
-  // needs (dedup's verified pairs; its set size is the fingerprint's
-  // `features`).
+  // in *set, in any order and possibly with repeats (character n-grams:
+  // each distinct one once where Fingerprint's fused pass takes the text,
+  // else every occurrence), from one pass or one normalization: what a
+  // Jaccard sketch needs (dedup's verified pairs; its set size is the
+  // fingerprint's `features`).
   DocumentFingerprint FingerprintAndFeatureSet(std::string_view text, std::string_view title,
                                                std::vector<uint64_t>* set) const;
   // hasher's signature of FeatureSet(text, title), written to

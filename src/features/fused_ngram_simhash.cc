@@ -140,17 +140,25 @@ size_t CodePointCount(std::string_view text) {
   return count;
 }
 
-// HashFeature(gram, kBits) (XXH3) added to *hasher. XXH3's own dispatch
-// on the length, minus the lengths an n-gram of n <= 5 never has (<= 20
-// bytes), inlined.
-template <int kBits>
-[[gnu::always_inline]] inline void AddGram(const uint8_t* p, size_t len, UnitSimHasher* hasher) {
+// HashFeature(gram, 64).lo: XXH3_64bits. XXH3's own dispatch on the length,
+// minus the lengths an n-gram of n <= 5 never has (<= 20 bytes), inlined.
+[[gnu::always_inline]] inline uint64_t GramHash64(const uint8_t* p, size_t len) {
+  return len <= 16 ? XXH3_len_0to16_64b(p, len, XXH3_kSecret, 0)
+                   : XXH3_len_17to128_64b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
+}
+
+// HashFeature(gram, kBits) (XXH3) added to *hasher; with kSet,
+// HashFeature(gram, 64).lo appended to *set (at 64 bits the hash the hasher
+// takes, at 128 one more hash: XXH3's 128-bit low half is not it).
+template <int kBits, bool kSet>
+[[gnu::always_inline]] inline void AddGram(const uint8_t* p, size_t len, UnitSimHasher* hasher,
+                                           std::vector<uint64_t>* set) {
   if constexpr (kBits == 64) {
-    const uint64_t h = len <= 16
-                           ? XXH3_len_0to16_64b(p, len, XXH3_kSecret, 0)
-                           : XXH3_len_17to128_64b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
+    const uint64_t h = GramHash64(p, len);
     hasher->Add(0, h);
+    if constexpr (kSet) set->push_back(h);
   } else {
+    if constexpr (kSet) set->push_back(GramHash64(p, len));
     const XXH128_hash_t h =
         len <= 16 ? XXH3_len_0to16_128b(p, len, XXH3_kSecret, 0)
                   : XXH3_len_17to128_128b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
@@ -245,10 +253,11 @@ FusedNgramSimHash::~FusedNgramSimHash() = default;
 
 namespace {
 
-// The pass for n = kN at kBits bits (see the header).
-template <int kN, int kBits>
-bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
-               DocumentFingerprint* out) {
+// The pass for n = kN at kBits bits (see the header); with kSet, the
+// distinct n-grams' 64-bit hashes go to *hashes.
+template <int kN, int kBits, bool kSet>
+bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text, DocumentFingerprint* out,
+               std::vector<uint64_t>* hashes) {
   static_assert(kN >= 1 && kN <= kMaxNgram);
   // Each n-gram's table slot is prefetched when the n-gram is complete and
   // the n-gram is looked up kDelay n-grams later (the table is mostly
@@ -276,11 +285,16 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
   constexpr U128 kKeyMask = (U128{1} << (kCodePointBits * kN)) - 1;
   GramSet& set = ThreadGramSet();
   UnitSimHasher hasher(kBits);
-  set.Begin(CodePointCount(text));
+  const size_t code_points = CodePointCount(text);
+  set.Begin(code_points);
+  if constexpr (kSet) {
+    hashes->clear();
+    hashes->reserve(code_points);  // >= the distinct n-grams, but for the rare mappings
+  }
 
   auto lookup = [&](const Pending& p) {
     if (set.Insert(p.lo, p.hi, p.mix)) {
-      AddGram<kBits>(buf + p.begin, p.end - p.begin, &hasher);
+      AddGram<kBits, kSet>(buf + p.begin, p.end - p.begin, &hasher, hashes);
       ++distinct;
     }
   };
@@ -377,7 +391,7 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
   for (size_t g = grams > kDelay ? grams - kDelay : 0; g < grams; ++g) lookup(pending[g % kDelay]);
   if (count > 0 && count < kN) {
     // Shorter than one n-gram: the whole content is the one feature.
-    AddGram<kBits>(buf, pos, &hasher);
+    AddGram<kBits, kSet>(buf, pos, &hasher, hashes);
     distinct = 1;
   }
   out->fingerprint = hasher.Finish();
@@ -385,28 +399,33 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text,
   return true;
 }
 
-template <int kBits>
+template <int kBits, bool kSet>
 bool FusedPassFor(int ngram, const FusedNgramSimHash::Tables& t, std::string_view text,
-                  DocumentFingerprint* out) {
+                  DocumentFingerprint* out, std::vector<uint64_t>* hashes) {
   switch (ngram) {
     case 1:
-      return FusedPass<1, kBits>(t, text, out);
+      return FusedPass<1, kBits, kSet>(t, text, out, hashes);
     case 2:
-      return FusedPass<2, kBits>(t, text, out);
+      return FusedPass<2, kBits, kSet>(t, text, out, hashes);
     case 3:
-      return FusedPass<3, kBits>(t, text, out);
+      return FusedPass<3, kBits, kSet>(t, text, out, hashes);
     case 4:
-      return FusedPass<4, kBits>(t, text, out);
+      return FusedPass<4, kBits, kSet>(t, text, out, hashes);
     default:
-      return FusedPass<5, kBits>(t, text, out);
+      return FusedPass<5, kBits, kSet>(t, text, out, hashes);
   }
 }
 
 }  // namespace
 
-bool FusedNgramSimHash::Fingerprint(std::string_view text, DocumentFingerprint* out) const {
-  return bits_ == 128 ? FusedPassFor<128>(ngram_, *tables_, text, out)
-                      : FusedPassFor<64>(ngram_, *tables_, text, out);
+bool FusedNgramSimHash::Fingerprint(std::string_view text, DocumentFingerprint* out,
+                                    std::vector<uint64_t>* set) const {
+  if (set != nullptr) {
+    return bits_ == 128 ? FusedPassFor<128, true>(ngram_, *tables_, text, out, set)
+                        : FusedPassFor<64, true>(ngram_, *tables_, text, out, set);
+  }
+  return bits_ == 128 ? FusedPassFor<128, false>(ngram_, *tables_, text, out, nullptr)
+                      : FusedPassFor<64, false>(ngram_, *tables_, text, out, nullptr);
 }
 
 }  // namespace neardup

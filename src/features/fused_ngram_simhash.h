@@ -4,7 +4,8 @@
 // library): decode UTF-8, NFKC_Casefold one code point at a time
 // (text/nfkc_casefold_table.h), keep the content code points, slide the
 // character n-gram window, count each distinct n-gram once and add its XXH3
-// hash to a UnitSimHasher. No normalized string, no content string, no
+// hash to a UnitSimHasher (and, for a Jaccard sketch, the n-gram's 64-bit
+// hash to a set). No normalized string, no content string, no
 // per-document table clearing.
 //
 // It gives exactly what Pipeline::Fingerprint's general path gives
@@ -22,8 +23,10 @@
 #define NEARDUP_FEATURES_FUSED_NGRAM_SIMHASH_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "neardup/fingerprint.h"
 #include "neardup/pipeline.h"
@@ -44,8 +47,12 @@ class FusedNgramSimHash {
 
   // Sets *out to the fingerprint and number of features of `text` (raw, not
   // normalized) and returns true; false, with *out unspecified, when `text`
-  // needs the general path.
-  bool Fingerprint(std::string_view text, DocumentFingerprint* out) const;
+  // needs the general path. With `set`, also sets *set to the 64-bit XXH3
+  // hash (HashFeature(gram, 64).lo) of each distinct n-gram, once each, in
+  // no particular order: the set FeatureHashOccurrences gives (with repeats)
+  // on the general path; *set is unspecified when it returns false.
+  bool Fingerprint(std::string_view text, DocumentFingerprint* out,
+                   std::vector<uint64_t>* set = nullptr) const;
 
   struct Tables;  // per-code-point flags (fused_ngram_simhash.cc)
 

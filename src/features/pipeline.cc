@@ -99,6 +99,10 @@ DocumentFingerprint Pipeline::FingerprintFeatures(
 DocumentFingerprint Pipeline::FingerprintAndFeatureSet(std::string_view text,
                                                        std::string_view title,
                                                        std::vector<uint64_t>* set) const {
+  // The fused pass gives the general path's fingerprint and the same set
+  // (each distinct n-gram's hash once, not every occurrence's), or declines.
+  DocumentFingerprint fused;
+  if (fused_ != nullptr && fused_->Fingerprint(text, &fused, set)) return fused;
   const auto [normalized, normalized_title] =
       NormalizeTextAndTitle(*normalizer_, options_, text, title);
   DocumentFingerprint out;

@@ -7,18 +7,25 @@
 // CJK, full-width forms, combining marks, Hangul jamo, compatibility
 // characters, supplementary characters, invalid UTF-8, Traditional
 // characters with t2s on), with the fused pass both taking and declining
-// texts; then every document of the THUCNews and BBC samples.
+// texts; then every document of the THUCNews and BBC samples. The same for
+// Pipeline::FingerprintAndFeatureSet (neardup dedup's verified pairs), whose
+// fused pass also gives the feature set: the same set of hashes as the
+// general path's FeatureHashOccurrences, hence the same Jaccard sketch
+// (MakeJaccardSketch) byte for byte.
 
 #include "features/fused_ngram_simhash.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "features/feature_hashes.h"
+#include "neardup/dedup.h"
 #include "neardup/features.h"
 #include "neardup/pipeline.h"
 #include "tests/testing/test_util.h"
@@ -114,6 +121,26 @@ std::string Hex(std::string_view text) {
   return out;
 }
 
+std::vector<uint64_t> SortedUnique(std::vector<uint64_t> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// The sketch dedup makes of a set with repeats (dedup_stages.cc): the set's
+// size is the fingerprint's feature count.
+JaccardSketch Sketch(const std::vector<uint64_t>& set, size_t features) {
+  JaccardSketch s = MakeJaccardSketch(set);
+  s.features = static_cast<uint32_t>(features);
+  return s;
+}
+
+void ExpectSameSketch(const JaccardSketch& got, const JaccardSketch& want, std::string_view text) {
+  EXPECT_EQ(got.slot, want.slot) << "text " << Hex(text);
+  EXPECT_EQ(got.empty, want.empty) << "text " << Hex(text);
+  EXPECT_EQ(got.features, want.features) << "text " << Hex(text);
+}
+
 struct Tally {
   int taken = 0;
   int declined = 0;
@@ -127,14 +154,36 @@ void ExpectSame(const Pipeline& pipeline, const FeatureExtractor& extractor,
   const DocumentFingerprint got = pipeline.Fingerprint(text);
   ASSERT_EQ(got.fingerprint, want.fingerprint) << "text " << Hex(text);
   ASSERT_EQ(got.features, want.features) << "text " << Hex(text);
+  // FingerprintAndFeatureSet against the general path it had: SimHashOf,
+  // then FeatureHashOccurrences of the normalized text.
+  std::vector<uint64_t> want_set;
+  FeatureHashOccurrences(extractor, pipeline.Normalize(text), {}, pipeline.options().hash,
+                         &want_set);
+  const JaccardSketch want_sketch = Sketch(want_set, want.features);
+  std::vector<uint64_t> got_set = {42};  // stale content is replaced
+  const DocumentFingerprint both = pipeline.FingerprintAndFeatureSet(text, {}, &got_set);
+  ASSERT_EQ(both.fingerprint, want.fingerprint) << "text " << Hex(text);
+  ASSERT_EQ(both.features, want.features) << "text " << Hex(text);
+  ASSERT_EQ(SortedUnique(got_set), SortedUnique(want_set)) << "text " << Hex(text);
+  ExpectSameSketch(Sketch(got_set, both.features), want_sketch, text);
   if (fused == nullptr) return;
   DocumentFingerprint direct;
   if (fused->Fingerprint(text, &direct)) {
     ++tally->taken;
     ASSERT_EQ(direct.fingerprint, want.fingerprint) << "text " << Hex(text);
     ASSERT_EQ(direct.features, want.features) << "text " << Hex(text);
+    // With the set: the same fingerprint, and each distinct hash once.
+    std::vector<uint64_t> set = {42};
+    DocumentFingerprint with_set;
+    ASSERT_TRUE(fused->Fingerprint(text, &with_set, &set)) << "text " << Hex(text);
+    ASSERT_EQ(with_set.fingerprint, want.fingerprint) << "text " << Hex(text);
+    ASSERT_EQ(with_set.features, want.features) << "text " << Hex(text);
+    ASSERT_EQ(set.size(), want.features) << "text " << Hex(text);
+    ASSERT_EQ(SortedUnique(set), SortedUnique(want_set)) << "text " << Hex(text);
   } else {
     ++tally->declined;
+    std::vector<uint64_t> set;
+    EXPECT_FALSE(fused->Fingerprint(text, &direct, &set)) << "text " << Hex(text);
   }
 }
 
