@@ -3,6 +3,7 @@
 #include "neardup/dedup_job.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -71,6 +72,23 @@ nlohmann::ordered_json VerifiedJaccard(double jaccard) {
 }
 
 constexpr BatchLimits kReadBatch{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true};
+
+// The reading phases' progress is in bytes of input as stored (compressed
+// bytes for a compressed file: InputStats::input_bytes), so that it can be
+// set against the files' sizes. With read-ahead, Next runs on the pool's
+// threads, one call at a time: it publishes the count for the emitting thread.
+bool NextCountingBytes(DocumentReader& reader, Document* doc, std::atomic<uint64_t>* stored) {
+  const bool more = reader.Next(doc);
+  stored->store(reader.stats().input_bytes, std::memory_order_relaxed);
+  return more;
+}
+
+// MB for the progress callback: the stored bytes read, or the text bytes
+// where the reader has no stored form (documents held in memory).
+double ProgressMb(const std::atomic<uint64_t>& stored, uint64_t text_bytes) {
+  const uint64_t s = stored.load(std::memory_order_relaxed);
+  return static_cast<double>(s > 0 ? s : text_bytes) / 1e6;
+}
 
 }  // namespace
 
@@ -191,15 +209,17 @@ Status DedupJob::CountLines(const DedupInput& input, const DedupProgress& progre
   LineCounter counter;
   ThreadPool pool(options_.threads);
   uint64_t done_docs = 0, done_bytes = 0;
+  std::atomic<uint64_t> stored_bytes{0};
   OrderedParallelMap<Document, std::vector<uint64_t>>(
-      &pool, kReadBatch, [&](Document* doc) { return reader->Next(doc); },
+      &pool, kReadBatch,
+      [&](Document* doc) { return NextCountingBytes(*reader, doc, &stored_bytes); },
       [](const Document& doc) { return doc.text.size(); },
       [&](const Document& doc) { return DocumentLineKeys(doc.text, normalizer_.get()); },
       [&](Document& doc, std::vector<uint64_t>& keys) {
         counter.AddKeys(keys);
         done_bytes += doc.text.size();
         if (progress && ++done_docs % 512 == 0) {
-          progress("counting lines (boilerplate)", static_cast<double>(done_bytes) / 1e6, 0, "MB");
+          progress("counting lines (boilerplate)", ProgressMb(stored_bytes, done_bytes), 0, "MB");
         }
         if (held_) held_documents_.push_back(std::move(doc));
       });
@@ -290,13 +310,14 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
                   "); continuing with fewer");
   }
   uint64_t done_docs = 0, done_bytes = 0;
+  std::atomic<uint64_t> stored_bytes{0};
   const auto report = [&](const Document& doc) {
     done_bytes += doc.text.size();
     if (progress && ++done_docs % 512 == 0) {
-      progress("reading + fingerprints", static_cast<double>(done_bytes) / 1e6, 0, "MB");
+      progress("reading + fingerprints", ProgressMb(stored_bytes, done_bytes), 0, "MB");
     }
   };
-  const auto next = [&](Document* doc) { return reader.Next(doc); };
+  const auto next = [&](Document* doc) { return NextCountingBytes(reader, doc, &stored_bytes); };
   const auto cost = [](const Document& doc) { return doc.text.size(); };
   const Pipeline& pipeline = *pipeline_;
   const bool strip = strips();

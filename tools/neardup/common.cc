@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -537,15 +538,23 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
   const double total_bytes =
       progress.enabled() ? InputSizeEstimate(flags.inputs, /*stored_bytes=*/true) : 0;
   uint64_t done_docs = 0;
+  // With read-ahead, Next runs on the pool's threads (one call at a time):
+  // it publishes the bytes read for the emitting thread.
+  std::atomic<uint64_t> stored_bytes{0};
   OrderedParallelMap<Document, T>(
       &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
-      [&](Document* doc) { return (*reader)->Next(doc); },
+      [&](Document* doc) {
+        const bool more = (*reader)->Next(doc);
+        stored_bytes.store((*reader)->stats().input_bytes, std::memory_order_relaxed);
+        return more;
+      },
       [](const Document& doc) { return doc.text.size(); }, process,
       [&](Document& doc, T& result) {
         emit(doc, result);
         ++done_docs;
         if (progress.enabled() && done_docs % 512 == 0) {
-          const double done_bytes = static_cast<double>((*reader)->stats().input_bytes);
+          const double done_bytes =
+              static_cast<double>(stored_bytes.load(std::memory_order_relaxed));
           progress.Update("reading + fingerprints", done_bytes / 1e6,
                           total_bytes > 0 ? std::max(total_bytes, done_bytes) / 1e6 : 0, "MB");
         }

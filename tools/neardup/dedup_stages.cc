@@ -210,10 +210,10 @@ DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_optio
 
 DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs) {
   if (!line->enabled()) return {};
-  // The percentage of the reading phases: text bytes against the input
-  // files' sizes, when every input is a regular, uncompressed file (JSON
-  // syntax makes it run a little short of 100 %).
-  const double total_mb = InputSizeEstimate(inputs) / 1e6;
+  // The percentage of the reading phases: the input bytes read as stored
+  // (compressed bytes for a compressed file) against the input files' sizes,
+  // when every input is a regular file.
+  const double total_mb = InputSizeEstimate(inputs, /*stored_bytes=*/true) / 1e6;
   return
       [line, total_mb](std::string_view phase, double done, double total, std::string_view unit) {
         if (unit == "MB") {
