@@ -133,28 +133,4 @@ std::string BoilerplatePass::Summary(size_t dropped) const {
          " line occurrences left out";
 }
 
-std::string IndexLinesPath(const std::string& index_path) { return index_path + ".lines"; }
-
-Status CountIndexLines(const Method& method, const InputFlags& input,
-                       const ReadOptions& read_options, BoilerplatePass* pass) {
-  return pass->Count(input, read_options, method.pipeline.boilerplate, method.pipeline.normalize);
-}
-
-Status SaveIndexLines(const std::string& index_path, const BoilerplatePass& pass) {
-  if (!pass.on()) return Status::OK();
-  return pass.stats().Save(IndexLinesPath(index_path));
-}
-
-Status LoadIndexLines(const std::string& index_path, const Method& method, BoilerplatePass* pass) {
-  if (method.pipeline.boilerplate.mode == BoilerplateMode::kOff) return Status::OK();
-  const std::string path = IndexLinesPath(index_path);
-  auto stats = LineStats::Load(path);
-  if (!stats.ok()) {
-    const std::string what = "the index's method removes boilerplate lines, but its line counts " +
-                             path + " cannot be read: " + stats.status().message();
-    return stats.status().IsNotFound() ? Status::NotFound(what) : Status::Corruption(what);
-  }
-  return pass->Use(std::move(*stats), method.pipeline.boilerplate, method.pipeline.normalize);
-}
-
 }  // namespace neardup::cli

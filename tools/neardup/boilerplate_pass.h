@@ -88,23 +88,6 @@ class BoilerplatePass {
   mutable std::atomic<size_t> dropped_{0};
 };
 
-// A persistent index whose method removes boilerplate (the method key
-// boilerplate=lines, e.g. `index build --method chars5,boilerplate=lines`)
-// keeps the line counts of the corpus it was built from beside it, in
-// INDEX.lines (LineStats' file: checksummed, written to a temporary file,
-// synced and renamed), so that index query, check, add and serve leave out
-// the same lines. The counts are those of the build; later additions do not
-// change them. Fingerprint input (--fingerprints) has no lines to strip.
-std::string IndexLinesPath(const std::string& index_path);
-// index build: counts `input`'s lines when `method` removes boilerplate.
-Status CountIndexLines(const Method& method, const InputFlags& input,
-                       const ReadOptions& read_options, BoilerplatePass* pass);
-// index build, after the index is written: INDEX.lines, when `pass` is on.
-Status SaveIndexLines(const std::string& index_path, const BoilerplatePass& pass);
-// query, check, add, serve: loads INDEX.lines when `method` removes
-// boilerplate (an error naming the file when it is missing or damaged).
-Status LoadIndexLines(const std::string& index_path, const Method& method, BoilerplatePass* pass);
-
 }  // namespace neardup::cli
 
 #endif  // NEARDUP_TOOLS_NEARDUP_BOILERPLATE_PASS_H_
