@@ -310,7 +310,6 @@ py::dict Explain(const py::handle& a, const py::handle& b, const py::handle& met
                   py::arg("differing_bits") = differing, py::arg("features") = features);
 }
 
-
 PyObject* NewException(const char* name, PyObject* bases, const char* doc) {
   PyObject* e = PyErr_NewExceptionWithDoc(name, doc, bases, nullptr);
   if (e == nullptr) throw py::error_already_set();
