@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "index/document_log.h"
+#include "index/index_file.h"
 #include "neardup/document_index.h"
 #include "tests/testing/test_util.h"
 
@@ -229,6 +231,63 @@ TEST_F(EvictionTest, FilesWithoutAddTimesOpenAndCountAsAddedWhenWritten) {
   now_ = kWritten + 300;
   EXPECT_EQ(*w->Evict(EvictionOptions{200, std::nullopt}), d.ids.size());
   Expect(*w, d, false);
+}
+
+// The log's time operation round-trips; one with an id is Corruption; a log
+// written before it existed (adds without a time) replays, its adds counting
+// as made when the log was last written.
+TEST_F(EvictionTest, LogTimesRoundTripAndOldLogsCountAsWrittenWhenModified) {
+  using index_internal::LogOp;
+  LogOp time;
+  time.type = LogOp::Type::kTime;
+  time.time = -12345678901;
+  const LogOp add{LogOp::Type::kAdd, "x", Fingerprint::From64(7)};
+  std::string log(32, '\0');
+  {
+    const std::string file = dir_ + "/probe.log";
+    auto w = index_internal::LogWriter::Create(file, 1, 64);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append({time, add}, true).ok());
+    log = ReadFile(file);
+  }
+  auto parsed = index_internal::ParseLog(log, "probe.log");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->batches.size(), 1u);
+  ASSERT_EQ(parsed->batches[0].ops.size(), 2u);
+  EXPECT_EQ(parsed->batches[0].ops[0].type, LogOp::Type::kTime);
+  EXPECT_EQ(parsed->batches[0].ops[0].time, -12345678901);
+  EXPECT_EQ(parsed->batches[0].ops[1].id, "x");
+  LogOp named = time;
+  named.id = "y";
+  const std::string bad = log.substr(0, 32) + index_internal::EncodeLogRecord({named}, 64);
+  EXPECT_TRUE(index_internal::ParseLog(bad, "bad.log").status().IsCorruption());
+
+  // An older writer's log: adds with no time operation.
+  const Docs d = MakeDocs("d", 10, 9), old = MakeDocs("old", 10, 10);
+  Build(d);
+  const uint64_t base = index_internal::StoredChecksum(ReadFile(path_));
+  {
+    auto w = index_internal::LogWriter::Create(path_ + ".log", base, 64);
+    ASSERT_TRUE(w.ok());
+    std::vector<LogOp> ops;
+    for (size_t i = 0; i < old.ids.size(); ++i) {
+      ops.push_back(LogOp{LogOp::Type::kAdd, old.ids[i], old.fps[i]});
+    }
+    ASSERT_TRUE((*w)->Append(ops, true).ok());
+  }
+  constexpr int64_t kWritten = 2000000000;
+  const struct timespec times[2] = {{kWritten, 0}, {kWritten, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, (path_ + ".log").c_str(), times, 0), 0);
+  auto w = OpenWriter();
+  ASSERT_NE(w, nullptr);
+  Expect(*w, old, true);
+  now_ = kWritten + 50;
+  // d (built now, before 2033) is older than 100 s; the log's adds are not.
+  EXPECT_EQ(*w->Evict(EvictionOptions{100, std::nullopt}), d.ids.size());
+  Expect(*w, old, true);
+  now_ = kWritten + 150;
+  EXPECT_EQ(*w->Evict(EvictionOptions{100, std::nullopt}), old.ids.size());
+  Expect(*w, old, false);
 }
 
 TEST_F(EvictionTest, MalformedAddTimesAreACleanCorruption) {
