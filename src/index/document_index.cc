@@ -420,6 +420,7 @@ Result<size_t> DocumentIndex::Evict(const EvictionOptions& options) {
     std::vector<LogOp> ops;
     NEARDUP_ASSIGN_OR_RETURN(removed, rep_->Evict(options, &ops));
     NEARDUP_RETURN_IF_ERROR(rep_->Persist(ops, &pending));
+    rep_->evicted += removed;
   }
   NEARDUP_RETURN_IF_ERROR(rep_->Await(pending));
   return removed;
@@ -451,7 +452,6 @@ Result<size_t> DocumentIndex::Rep::Evict(const EvictionOptions& e, std::vector<L
   }
   NEARDUP_ASSIGN_OR_RETURN(const size_t removed, Remove(victims, nullptr, ops));
   evict_floor = n;  // every line below is removed now
-  evicted += removed;
   return removed;
 }
 
@@ -575,7 +575,9 @@ void DocumentIndex::Rep::RestoreFromDisk() {
   if (f.committed_checksum != committed_checksum) return;  // not the pair this object wrote
   index = std::move(f.index);
   names = std::move(f.names);
-  ++epoch;  // queries in flight search again
+  times = std::move(f.times);
+  evict_floor = 0;  // the failed call may have been an eviction
+  ++epoch;          // queries in flight search again
   dirty = f.dirty;
   log_records = f.log_records;
 }
