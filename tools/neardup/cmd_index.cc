@@ -525,8 +525,8 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
       "compact",
       "Rewrite IDX and IDX.ids with the log IDX.log (written by add, remove, check --add-new "
       "and serve) "
-      "folded in and tables chosen for the index's size; a version 1 index becomes version 2 "
-      "(the upgrade)");
+      "folded in and tables chosen for the index's size; a version 1 or 2 index becomes version "
+      "3 (the upgrade); with --max-age/--max-count, the evicted documents left out");
   co->add_option("IDX", compact->index_path, "The index")->required();
   co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
   AddLockWaitOption(co, &compact->lock_wait);
