@@ -520,6 +520,47 @@ TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
   EXPECT_TRUE(fs::is_empty(work + "/parts"));
 }
 
+// The run's identity holds its inputs (size, files, modification time and
+// the XXH3-64 of every byte of each unit): --resume after one document of
+// one input changed (same size) is refused naming the input; it reused the
+// stale shards and exited 0 with other outputs before. The same bytes
+// written again (a new modification time only) are resumed.
+TEST_F(MpiDedupTest, ResumeAfterAnInputChangedIsRefusedNamingIt) {
+  const std::vector<std::string> options = {"--banded"};
+  const std::string single = Single("stale_single", options);
+  const CommandResult failed = Mpi("stale", 3, options, {"NEARDUP_MPI_FAIL_AT=write:1"});
+  ASSERT_NE(failed.exit_code, 0) << failed.err;
+  const std::string work = dir_ + "/stale/work";
+  ASSERT_TRUE(fs::exists(work + "/join.done"));
+  const std::string original = testing::ReadFile(inputs_[3]);
+  std::string changed = original;
+  const size_t at = changed.find("\"id\":\"n");
+  ASSERT_NE(at, std::string::npos);
+  changed[at + 6] = 'm';  // one document's id: the same size
+  testing::WriteFile(inputs_[3], changed);
+  std::vector<std::string> resume = options;
+  resume.push_back("--resume");
+  const CommandResult refused = Mpi("stale", 3, resume);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("error in stage setup: --resume: the input changed"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find(inputs_[3] + " (same size, other bytes"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(CountLines(refused.err, "same size, other bytes"), 1u) << refused.err;
+  // Back to the same bytes (a later modification time): resumed, the
+  // shards reused, neardup dedup's outputs.
+  testing::WriteFile(inputs_[3], original);
+  const CommandResult resumed = Mpi("stale", 3, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "stale");
+  const std::set<std::string> shards = LinesWith(resumed.err, "fingerprint: input");
+  EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
+  for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
+  EXPECT_NE(resumed.err.find("the same size and bytes: its work is reused"), std::string::npos)
+      << resumed.err;
+}
+
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   const std::vector<std::string> options = {"--banded"};
   const std::string single = Single("fault_single", options);
@@ -656,13 +697,12 @@ TEST_F(MpiDedupTest, UnreadableSplitPieceFailsEveryRankWithItsReason) {
   const CommandResult r = Spawn(argv, {}, out);
   EXPECT_NE(r.exit_code, 124) << "the job hung\n" << r.err;
   EXPECT_NE(r.exit_code, 0) << r.err;
-  // Caught when the ranks compare what they read (AgreeOnInputs), before
+  // Caught when the ranks stat what they will read (CheckInputsSeen), before
   // the line count that hung.
-  EXPECT_NE(
-      r.err.find("rank 1: error in stage fingerprint: big.jsonl: cannot read it on this rank"),
-      std::string::npos)
+  EXPECT_NE(r.err.find("rank 1: error in stage setup: big.jsonl: not found on rank 1 (host "),
+            std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("stage fingerprint failed on rank(s) 0, 1, 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stage setup failed on rank(s) 1, 2"), std::string::npos) << r.err;
 }
 
 // Ranks must read the same inputs: a rank whose copy of a file differs from
@@ -696,10 +736,63 @@ TEST_F(MpiDedupTest, RanksThatSeeOtherInputsFailTheJob) {
     }
     const CommandResult r = Spawn(argv, {}, out);
     EXPECT_EQ(r.exit_code, 1) << input << "\n" << r.err;
-    EXPECT_NE(r.err.find(std::string("error in stage fingerprint: ") + input), std::string::npos)
+    EXPECT_NE(r.err.find(std::string("error in stage setup: ") + input), std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("read other bytes than rank"), std::string::npos) << r.err;
+    // The same size, other bytes: the digests differ; an empty directory:
+    // the stat of every rank's inputs.
+    EXPECT_NE(r.err.find(std::string_view(input) == "docs" ? "docs: rank 1 (host "
+                                                           : "read other bytes than rank"),
+              std::string::npos)
+        << r.err;
   }
+  // An empty input directory on every rank (an unmounted file system) is
+  // not an empty corpus: it exited 0 with empty outputs.
+  const std::string empty = dir_ + "/empty_input";
+  fs::create_directories(empty + "/docs");
+  const CommandResult r = Spawn(
+      {NEARDUP_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "2", NEARDUP_MPI_PATH,
+       "dedup", empty + "/docs", "--work-dir", empty + "/work", "-o", empty + "/records.jsonl"},
+      {}, empty);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("docs: a directory with no files"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(empty + "/records.jsonl"));
+}
+
+// A work directory that is not shared (here: each rank's own, a relative
+// --work-dir in two working directories, as two nodes' local disks) fails in
+// the setup stage, naming the ranks, their hosts and the token's path, before
+// any input is read; it failed only at the output stage before, after all
+// the compute.
+TEST_F(MpiDedupTest, WorkDirectoryNotSharedFailsInTheSetupStage) {
+  const std::string a = dir_ + "/node_a", b = dir_ + "/node_b", out = dir_ + "/not_shared";
+  for (const std::string& d : {a, b, out}) fs::create_directories(d);
+  std::vector<std::string> argv = {"/usr/bin/timeout", "120", NEARDUP_MPIEXEC,
+                                   "--allow-run-as-root", "--oversubscribe"};
+  std::vector<std::string> dedup = {NEARDUP_MPI_PATH, "dedup"};
+  dedup.insert(dedup.end(), inputs_.begin(), inputs_.end());
+  dedup.insert(dedup.end(), {"--work-dir", "work", "--threads", "1", "-o", out + "/records.jsonl"});
+  for (const auto& [n, wdir] : {std::pair<const char*, std::string>{"2", a}, {"1", b}}) {
+    if (argv.size() > 5) argv.push_back(":");
+    argv.insert(argv.end(), {"-np", n, "--wdir", wdir});
+    argv.insert(argv.end(), dedup.begin(), dedup.end());
+  }
+  const CommandResult r = Spawn(argv, {}, out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // Rank 2 (node b) sees neither rank 0's token nor rank 1's successor's;
+  // rank 1 does not see rank 2's.
+  EXPECT_NE(r.err.find("rank 2: error in stage setup: --work-dir is not shared: rank 2 (host "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cannot read the token that rank 0 (host "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("probe/rank-0000.token"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the work directory is " + b + "/work on rank 2"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("stage setup failed on rank(s) 1, 2"), std::string::npos) << r.err;
+  // Nothing was computed: no shard on either "node", no output.
+  for (const std::string& d : {a, b}) {
+    EXPECT_TRUE(fs::is_empty(d + "/work/shards")) << d;
+  }
+  EXPECT_FALSE(fs::exists(out + "/records.jsonl"));
 }
 
 TEST_F(MpiDedupTest, UsageErrors) {

@@ -10,7 +10,10 @@
 // sizes and the memory per rank):
 //   setup        rank 0 checks inputs and outputs and records the run's
 //                identity in WORK/run.id (a --resume with another command
-//                line is refused)
+//                line is refused); the units cut; every rank digests its
+//                units and its successor's (the ranks agree on the inputs);
+//                rank 0 records the inputs (sizes, times, digests) in
+//                WORK/inputs.id (a --resume with changed inputs is refused)
 //   fingerprint  (each rank counts boilerplate lines of its units, the
 //                counts all-gathered, then fingerprints its contiguous share
 //                of the units, cut by size, one shard per unit) ->
@@ -64,6 +67,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -71,6 +75,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <random>
 #include <sstream>
 
 #include "band_exchange.h"
@@ -224,12 +229,59 @@ uint64_t LineStartFrom(std::FILE* f, uint64_t at, uint64_t size) {
   return size;
 }
 
+// What a stat of an input says (a directory: its regular files, recursively,
+// as the reader reads them): bytes, files, the latest modification time.
+struct InputStat {
+  bool found = false;
+  bool directory = false;
+  uint64_t size = 0;
+  uint64_t files = 0;
+  int64_t mtime_ns = 0;
+  std::string error;  // why it was not found
+};
+
+InputStat StatInput(const std::string& path) {
+  InputStat s;
+  const auto add = [&](const fs::path& file, std::error_code& ec) {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) {
+      ec = std::error_code(errno, std::generic_category());
+      return;
+    }
+    s.size += static_cast<uint64_t>(st.st_size);
+    ++s.files;
+    s.mtime_ns = std::max<int64_t>(
+        s.mtime_ns, int64_t{st.st_mtim.tv_sec} * 1000000000 + int64_t{st.st_mtim.tv_nsec});
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    s.error = ec ? ec.message() : "no such file or directory";
+    return s;
+  }
+  s.found = true;
+  if (fs::is_directory(st)) {
+    s.directory = true;
+    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code file_ec;
+      if (it->is_regular_file(file_ec)) add(it->path(), file_ec);
+    }
+  } else {
+    add(path, ec);
+  }
+  if (ec) {
+    s.found = false;
+    s.error = ec.message();
+  }
+  return s;
+}
+
 // The units (in input order) and each rank's contiguous share of them, cut by
-// size (a directory counts its files' bytes): rank r reads units
+// size (`sizes`: rank 0's StatInput of each input): rank r reads units
 // [cut[r], cut[r + 1]). A plain JSONL file larger than a rank's share is cut
 // into pieces at line starts. Computed on rank 0 and broadcast.
-void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* units,
-               std::vector<uint64_t>* cut) {
+void CutInputs(const World& w, const cli::InputFlags& input, const std::vector<uint64_t>& sizes,
+               std::vector<Unit>* units, std::vector<uint64_t>* cut) {
   const std::vector<std::string>& inputs = input.inputs;
   std::vector<uint64_t> words;
   cut->assign(static_cast<size_t>(w.size) + 1, 0);
@@ -237,16 +289,7 @@ void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* 
     std::vector<double> weight(inputs.size(), 1);
     double total = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      std::error_code ec;
-      if (fs::is_directory(inputs[i], ec)) {
-        for (fs::recursive_directory_iterator it(inputs[i], ec), end; !ec && it != end;
-             it.increment(ec)) {
-          if (it->is_regular_file(ec)) weight[i] += static_cast<double>(it->file_size(ec));
-        }
-      } else {
-        const auto size = fs::file_size(inputs[i], ec);
-        if (!ec) weight[i] += static_cast<double>(size);
-      }
+      weight[i] += static_cast<double>(sizes[i]);
       total += weight[i];
     }
     const double share = total / w.size;
@@ -350,8 +393,10 @@ uint64_t UnitDigest(const std::string& path, const Unit& x) {
 // size, other bytes) or an empty directory made the job exit 0 with other
 // output. IOError on the rank that owns a unit it cannot read or whose
 // digests differ.
+// `digests`: every unit's digest (its reader's), on every rank.
 Status AgreeOnInputs(const World& w, const std::vector<std::string>& inputs,
-                     const std::vector<uint64_t>& cut, const std::vector<Unit>& units) {
+                     const std::vector<uint64_t>& cut, const std::vector<Unit>& units,
+                     std::vector<uint64_t>* digests) {
   std::vector<uint64_t> own(units.size(), 0), check(units.size(), 0);
   const auto range = [&](int r) {
     return std::pair<size_t, size_t>(cut[static_cast<size_t>(r)], cut[static_cast<size_t>(r) + 1]);
@@ -365,6 +410,7 @@ Status AgreeOnInputs(const World& w, const std::vector<std::string>& inputs,
   }
   AllReduceSum(w, &own);
   AllReduceSum(w, &check);
+  *digests = own;
   const int checker = (w.rank + w.size - 1) % w.size;
   for (size_t u = own_begin; u < own_end; ++u) {
     const Unit& x = units[u];
@@ -418,6 +464,84 @@ Status NumberLines(const World& w, const std::vector<std::string>& inputs,
     if (x.piece > 0) x.first_line = (*units)[u - 1].first_line + breaks[u - 1];
   }
   return status;
+}
+
+// The inputs' part of the run's identity (WORK/inputs.id): each input's
+// path, bytes, files (a directory's regular files), latest modification
+// time, and its units (byte ranges) with the XXH3-64 of every byte of each
+// (AgreeOnInputs' digests: the whole content, not a sample).
+nlohmann::json InputsIdentity(const std::vector<std::string>& inputs,
+                              const std::vector<InputStat>& stats, const std::vector<Unit>& units,
+                              const std::vector<uint64_t>& digests) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    out.push_back({{"input", inputs[i]},
+                   {"size", stats[i].size},
+                   {"files", stats[i].files},
+                   {"mtime_ns", stats[i].mtime_ns},
+                   {"units", nlohmann::json::array()}});
+  }
+  for (size_t u = 0; u < units.size(); ++u) {
+    out[units[u].input]["units"].push_back({units[u].begin, units[u].end, digests[u]});
+  }
+  return out;
+}
+
+std::string UtcTime(int64_t ns) {
+  const std::time_t t = static_cast<std::time_t>(ns / 1000000000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return text;
+}
+
+// The inputs whose content differs between two InputsIdentity: their size or
+// file count, or the digest of a unit with the same byte range; a split
+// file cut at other line starts while every input kept its size (the cut
+// depends only on the sizes and line starts). Each with what changed.
+// `touched`: the inputs whose modification time alone changed.
+std::vector<std::string> ChangedInputs(const nlohmann::json& earlier, const nlohmann::json& now,
+                                       std::vector<std::string>* touched) {
+  std::vector<std::string> changed;
+  if (!earlier.is_array() || earlier.size() != now.size()) return {"the list of inputs"};
+  bool sizes_kept = true;
+  for (size_t i = 0; i < now.size(); ++i) {
+    sizes_kept = sizes_kept && earlier[i].value("size", uint64_t{0}) == now[i]["size"] &&
+                 earlier[i].value("files", uint64_t{0}) == now[i]["files"];
+  }
+  for (size_t i = 0; i < now.size(); ++i) {
+    const nlohmann::json& a = earlier[i];
+    const nlohmann::json& b = now[i];
+    const std::string name = b["input"].get<std::string>();
+    std::string why;
+    const uint64_t size_a = a.value("size", uint64_t{0}), size_b = b["size"];
+    const uint64_t files_a = a.value("files", uint64_t{0}), files_b = b["files"];
+    if (size_a != size_b) {
+      why = std::to_string(size_a) + " bytes then, " + std::to_string(size_b) + " now";
+    } else if (files_a != files_b) {
+      why = std::to_string(files_a) + " files then, " + std::to_string(files_b) + " now";
+    } else {
+      const nlohmann::json ua = a.value("units", nlohmann::json::array()), ub = b["units"];
+      bool differs = false;
+      if (ua.size() == ub.size()) {
+        for (size_t k = 0; k < ub.size(); ++k) {
+          const bool same_range = ua[k][0] == ub[k][0] && ua[k][1] == ub[k][1];
+          if (same_range ? ua[k][2] != ub[k][2] : sizes_kept) differs = true;
+        }
+      } else {
+        differs = sizes_kept;
+      }
+      if (differs) why = "same size, other bytes";
+    }
+    const int64_t mtime_a = a.value("mtime_ns", int64_t{0}), mtime_b = b["mtime_ns"];
+    if (!why.empty()) {
+      changed.push_back(name + " (" + why + "; modified " + UtcTime(mtime_b) + ")");
+    } else if (mtime_a != mtime_b) {
+      touched->push_back(name);
+    }
+  }
+  return changed;
 }
 
 std::string ShardPath(const std::string& dir, const Unit& unit) {
@@ -577,6 +701,14 @@ class Run {
 
  private:
   Status Setup();
+  Status SetupStage();
+  Status ProbeWorkDir();
+  Status CheckInputsSeen(const std::vector<uint64_t>& seen_by_rank_0);
+  std::string Where(int rank) const {
+    return "rank " + std::to_string(rank) + " (host " + hosts_[static_cast<size_t>(rank)] + ")";
+  }
+  Status CheckInputsIdentity(const std::vector<InputStat>& stats,
+                             const std::vector<uint64_t>& digests);
   Status CountBoilerplate(bool needed);
   Status Fingerprint(bool* any_needed_out);
   Status Gather();
@@ -624,9 +756,13 @@ class Run {
   std::unique_ptr<DedupConfig> config_;
   std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened in setup
   std::unique_ptr<Log> log_;
-  std::vector<Unit> units_;    // the fingerprint stage's units, in input order
-  std::vector<uint64_t> cut_;  // rank r reads units [cut_[r], cut_[r + 1])
-  std::vector<Shard> mine_;    // my inputs' shards, in input order
+  // Rank 0, --resume: the earlier run's WORK/inputs.id (none: it stopped
+  // before its inputs were checked).
+  std::optional<std::string> earlier_inputs_;
+  std::vector<std::string> hosts_;  // every rank's host (MPI_Get_processor_name)
+  std::vector<Unit> units_;         // the fingerprint stage's units, in input order
+  std::vector<uint64_t> cut_;       // rank r reads units [cut_[r], cut_[r + 1])
+  std::vector<Shard> mine_;         // my inputs' shards, in input order
   // After the gather: my documents (ids, records), at positions
   // first_[rank] ...; first_ has P + 1 entries.
   DedupCorpus own_;
@@ -684,7 +820,7 @@ Status Run::Setup() {
         "exchanged between ranks); use the estimate (the default)");
   }
   std::error_code ec;
-  for (const char* sub : {"/shards", "/join", "/parts"}) {
+  for (const char* sub : {"/shards", "/join", "/parts", "/probe"}) {
     if (!ec) fs::create_directories(flags_.work_dir + sub, ec);
   }
   if (ec)
@@ -697,6 +833,7 @@ Status Run::Setup() {
   // Created before the input is read, as neardup dedup does.
   NEARDUP_ASSIGN_OR_RETURN(out_, cli::Output::Open(f.input.output, f.input.inputs));
   const std::string id_path = flags_.work_dir + "/run.id";
+  const std::string inputs_path = flags_.work_dir + "/inputs.id";
   if (flags_.resume) {
     auto earlier = ReadChecked(id_path);
     if (earlier.ok() && *earlier != flags_.identity) {
@@ -705,9 +842,169 @@ Status Run::Setup() {
           " holds a run of another command line or rank count; rerun it as it was, or use a new "
           "--work-dir");
     }
-    if (earlier.ok()) return Status::OK();
+    if (earlier.ok()) {
+      auto inputs = ReadChecked(inputs_path);
+      if (inputs.ok()) earlier_inputs_ = std::move(*inputs);
+      return Status::OK();
+    }
   }
+  // A new run: no inputs' identity until its inputs are checked (a run
+  // stopped before that leaves none, and its --resume computes everything).
+  NEARDUP_RETURN_IF_ERROR(file::RemoveFile(inputs_path));
   return WriteFileAtomically(id_path, flags_.identity);
+}
+
+// Rank 0: compares the inputs with the earlier run's (--resume) and records
+// them. A changed input is refused (its shards, and all after them, are
+// stale), naming it; one whose modification time alone changed (the same
+// size and bytes) is reused. Without a record of the earlier run's inputs,
+// every stage is computed again (flags_.resume off).
+Status Run::CheckInputsIdentity(const std::vector<InputStat>& stats,
+                                const std::vector<uint64_t>& digests) {
+  const nlohmann::json now = InputsIdentity(config_->flags.input.inputs, stats, units_, digests);
+  if (flags_.resume && !earlier_inputs_) {
+    (*log_)(
+        "setup: --resume: no record of the earlier run's inputs (it stopped before they "
+        "were checked): every stage is computed again");
+    flags_.resume = false;
+  }
+  if (flags_.resume) {
+    const nlohmann::json earlier = nlohmann::json::parse(*earlier_inputs_, nullptr, false);
+    std::vector<std::string> touched;
+    const std::vector<std::string> changed = ChangedInputs(earlier, now, &touched);
+    if (!changed.empty()) {
+      std::string list;
+      for (const std::string& c : changed) list += (list.empty() ? "" : ", ") + c;
+      return Status::InvalidArgument(
+          "--resume: the input changed since the run in " + flags_.work_dir + " began: " + list +
+          "; what was computed from it is stale: rerun without --resume (every stage is "
+          "computed again), or restore the input");
+    }
+    for (const std::string& t : touched) {
+      (*log_)("setup: " + t + ": modified since the earlier run, but the same size and bytes: " +
+              "its work is reused");
+    }
+  }
+  return WriteFileAtomically(flags_.work_dir + "/inputs.id", now.dump());
+}
+
+// Every rank writes a token (a number rank 0 drew for this run, the rank and
+// its host) in WORK/probe/ and reads rank 0's and its successor's: a work
+// directory that is not one directory shared by every rank (a node's local
+// disk, a file system not mounted on every node) fails here, in seconds,
+// naming the rank, its host and the path, not at the output stage after all
+// the compute.
+Status Run::ProbeWorkDir() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  std::string mine;
+  AppendStrings({std::string(name, static_cast<size_t>(length))}, &mine);
+  Traffic traffic;
+  NEARDUP_ASSIGN_OR_RETURN(hosts_, Strings(AllGatherBytes(w_, mine, &traffic)));
+  std::vector<uint64_t> nonce = {0};
+  if (w_.rank == 0) {
+    nonce[0] = std::random_device()() ^
+               static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  }
+  BroadcastU64s(w_, &nonce, 0);
+  const auto token = [&](int r) {
+    return "neardup-mpi work directory probe " + std::to_string(nonce[0]) + " " + Where(r) + "\n";
+  };
+  const auto path = [&](int r) {
+    char file[48];
+    std::snprintf(file, sizeof file, "/probe/rank-%04d.token", r);
+    return flags_.work_dir + file;
+  };
+  const Status written = WriteFileAtomically(path(w_.rank), token(w_.rank));
+  if (!AllRanksOk(w_, written)) return written;
+  Status seen = Status::OK();
+  for (const int r : {0, (w_.rank + 1) % w_.size}) {
+    if (r == w_.rank) continue;
+    auto got = ReadChecked(path(r));
+    if (got.ok() && *got == token(r)) continue;
+    std::error_code ec;
+    const std::string here = fs::absolute(flags_.work_dir, ec).string();
+    seen = Status::IOError(
+        "--work-dir is not shared: " + Where(w_.rank) + " cannot read the token that " + Where(r) +
+        " wrote in it: " + (got.ok() ? path(r) + ": another run's token" : got.status().message()) +
+        " (the work directory is " + here + " on " + Where(w_.rank) +
+        "); it must be one directory that every rank sees at the same path (a shared file "
+        "system mounted on every node)");
+    break;
+  }
+  // Every rank has read the tokens it checks before any is removed.
+  const bool ok = AllRanksOk(w_, seen);
+  (void)file::RemoveFile(path(w_.rank));
+  return ok ? Status::OK() : seen;
+}
+
+// Every rank stats the inputs it will read (its units and its successor's,
+// which it digests) and compares them with rank 0's view (`seen_by_rank_0`:
+// bytes and files of each input): an input missing on a node, another
+// version of it, or an empty directory (a file system not mounted) fails in
+// seconds, naming the rank, its host and the input, before any is read.
+Status Run::CheckInputsSeen(const std::vector<uint64_t>& seen_by_rank_0) {
+  const std::vector<std::string>& inputs = config_->flags.input.inputs;
+  std::vector<bool> reads(inputs.size(), false);
+  for (const int r : {w_.rank, (w_.rank + 1) % w_.size}) {
+    for (size_t u = cut_[static_cast<size_t>(r)]; u < cut_[static_cast<size_t>(r) + 1]; ++u) {
+      reads[units_[u].input] = true;
+    }
+  }
+  const auto files = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " file" : " files"); };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!reads[i]) continue;
+    const InputStat st = StatInput(inputs[i]);
+    const uint64_t size0 = seen_by_rank_0[2 * i], files0 = seen_by_rank_0[2 * i + 1];
+    if (!st.found) {
+      return Status::IOError(inputs[i] + ": not found on " + Where(w_.rank) + " (" + st.error +
+                             "), which must read it; every rank must see the inputs at the same "
+                             "path (rank 0 sees it)");
+    }
+    if (st.size != size0 || st.files != files0) {
+      return Status::IOError(inputs[i] + ": " + Where(w_.rank) + " sees " +
+                             std::to_string(st.size) + " bytes in " + files(st.files) + ", " +
+                             Where(0) + " " + std::to_string(size0) + " bytes in " + files(files0) +
+                             "; every rank must see the same files");
+    }
+    if (st.directory && st.files == 0) {
+      return Status::IOError(inputs[i] + ": a directory with no files (on " + Where(w_.rank) +
+                             "): nothing to read; is its file system mounted?");
+    }
+  }
+  return Status::OK();
+}
+
+// The setup stage on every rank: rank 0's checks, the work directory probe,
+// the units and each rank's share, the inputs stat'ed by every rank and the
+// ranks' agreement on their bytes, the run's identity.
+Status Run::SetupStage() {
+  Status s = Setup();
+  if (!AllRanksOk(w_, s)) return s;
+  s = ProbeWorkDir();
+  if (!AllRanksOk(w_, s)) return s;
+  const std::vector<std::string>& inputs = config_->flags.input.inputs;
+  std::vector<InputStat> stats;
+  std::vector<uint64_t> sizes(inputs.size(), 0), seen(2 * inputs.size(), 0);
+  if (w_.rank == 0) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      stats.push_back(StatInput(inputs[i]));
+      sizes[i] = seen[2 * i] = stats.back().size;
+      seen[2 * i + 1] = stats.back().files;
+    }
+  }
+  BroadcastU64s(w_, &sizes, 0);
+  BroadcastU64s(w_, &seen, 0);
+  CutInputs(w_, config_->flags.input, sizes, &units_, &cut_);
+  s = CheckInputsSeen(seen);
+  if (!AllRanksOk(w_, s)) return s;
+  std::vector<uint64_t> digests;
+  s = AgreeOnInputs(w_, inputs, cut_, units_, &digests);
+  if (!AllRanksOk(w_, s)) return s;
+  if (w_.rank == 0) s = CheckInputsIdentity(stats, digests);
+  flags_.resume = BroadcastInt(w_, flags_.resume ? 1 : 0, 0) != 0;
+  return s;
 }
 // Read options for one unit: its byte range and first line.
 ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
@@ -1476,15 +1773,12 @@ int Run::Main() {
     if (code < 0 && w_.rank == 0 && log_) (*log_)(std::string("stage ") + name + " done");
     return code;
   };
-  int code = timed("setup", [&] { return Setup(); });
+  int code = timed("setup", [&] { return SetupStage(); });
   if (code >= 0) return code;
-  CutInputs(w_, config_->flags.input, &units_, &cut_);
   bool any_needed = false;
   code = timed("fingerprint", [&] {
     // Every rank goes on to Fingerprint's collectives, or none does: a rank
     // that returned alone left the others waiting in them forever.
-    const Status agreed = AgreeOnInputs(w_, config_->flags.input.inputs, cut_, units_);
-    if (!AllRanksOk(w_, agreed)) return agreed;
     const Status numbered = NumberLines(w_, config_->flags.input.inputs, cut_, &units_);
     if (!AllRanksOk(w_, numbered)) return numbered;  // OK on the others: EndStage fails them
     return Fingerprint(&any_needed);
