@@ -212,8 +212,15 @@ class MpiDedupTest : public ::testing::Test {
                     const std::vector<std::string>& env = {}, bool pairs = true) {
     const std::string out = dir_ + "/" + name;
     fs::create_directories(out);
-    std::vector<std::string> argv = {NEARDUP_MPIEXEC, "--allow-run-as-root", "--oversubscribe",
-                                     "-np",           std::to_string(ranks), NEARDUP_MPI_PATH,
+    // Bounded: a hang fails the test instead of holding the machine.
+    std::vector<std::string> argv = {"/usr/bin/timeout",
+                                     "300",
+                                     NEARDUP_MPIEXEC,
+                                     "--allow-run-as-root",
+                                     "--oversubscribe",
+                                     "-np",
+                                     std::to_string(ranks),
+                                     NEARDUP_MPI_PATH,
                                      "dedup"};
     argv.insert(argv.end(), inputs_.begin(), inputs_.end());
     argv.insert(argv.end(), options.begin(), options.end());
@@ -559,6 +566,58 @@ TEST_F(MpiDedupTest, ResumeAfterAnInputChangedIsRefusedNamingIt) {
   for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
   EXPECT_NE(resumed.err.find("the same size and bytes: its work is reused"), std::string::npos)
       << resumed.err;
+}
+
+// Outputs are written under temporary names and renamed into place when the
+// job succeeds: rank 0 killed (SIGKILL) halfway through copying the parts
+// into --output leaves the earlier file of that name untouched (a truncated
+// records.jsonl was left under its final name before), and --resume
+// completes the outputs.
+TEST_F(MpiDedupTest, KillWhileWritingOutputsLeavesNoTruncatedFile) {
+  const std::vector<std::string> options = {"--banded"};
+  const std::string single = Single("out_kill_single", options);
+  const std::string out = dir_ + "/out_kill";
+  fs::create_directories(out);
+  testing::WriteFile(out + "/records.jsonl", "an earlier run's records\n");
+  const CommandResult failed = Mpi("out_kill", 2, options, {"NEARDUP_MPI_FAIL_AT=output:0"});
+  EXPECT_NE(failed.exit_code, 0) << failed.err;
+  EXPECT_NE(failed.err.find("rank 0"), std::string::npos) << failed.err;
+  EXPECT_EQ(testing::ReadFile(out + "/records.jsonl"), "an earlier run's records\n");
+  for (const char* f : {"unique.jsonl", "duplicates.jsonl", "pairs.jsonl", "clusters.jsonl"}) {
+    EXPECT_FALSE(fs::exists(out + "/" + f)) << f;
+  }
+  std::vector<std::string> resume = options;
+  resume.push_back("--resume");
+  const CommandResult resumed = Mpi("out_kill", 2, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "out_kill");
+}
+
+// SIGTERM while rank 0 writes the outputs (mpirun forwards it): the rank
+// removes its temporary outputs and exits 143, the job ends non-zero with
+// no output file; a failed allocation (std::bad_alloc) on one rank while the
+// others wait in the join's exchange says "rank R: out of memory in stage
+// S" and ends the job with exit status 1 (it aborted with signal 6 and no
+// stage named before).
+TEST_F(MpiDedupTest, TerminationAndOutOfMemoryEndTheJobWithNoOutput) {
+  const auto no_outputs = [](const std::string& dir) {
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (name.ends_with(".jsonl") || name.ends_with(".tmp")) left.push_back(name);
+    }
+    return left;
+  };
+  const CommandResult term = Mpi("term", 2, {"--banded"}, {"NEARDUP_MPI_FAIL_AT=term:0"});
+  EXPECT_NE(term.exit_code, 0) << term.err;
+  EXPECT_NE(term.err.find("terminated (SIGTERM); no output was put in place"), std::string::npos)
+      << term.err;
+  EXPECT_EQ(no_outputs(dir_ + "/term"), std::vector<std::string>{});
+  const CommandResult oom = Mpi("oom", 3, {"--banded"}, {"NEARDUP_MPI_FAIL_AT=alloc:1"});
+  EXPECT_EQ(oom.exit_code, 1) << oom.err;
+  EXPECT_NE(oom.err.find("neardup-mpi: rank 1: out of memory in stage join"), std::string::npos)
+      << oom.err;
+  EXPECT_EQ(no_outputs(dir_ + "/oom"), std::vector<std::string>{});
 }
 
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {

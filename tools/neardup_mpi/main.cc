@@ -72,6 +72,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -115,12 +116,30 @@ struct MpiFlags {
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
 // RANK (SIGKILL, as an out-of-memory killer would) right after it finished
 // its first unit of STAGE (fingerprint: a shard; band: a band range, or
-// MinHash's second band-key round).
+// MinHash's second band-key round; write: its parts; output: rank 0, after
+// copying rank 0's part into --output). `term`: rank 0 gets SIGTERM at the
+// output point instead (an interrupt while writing); `alloc`: the rank's
+// join stage throws std::bad_alloc (a failed allocation) at its start.
 bool FailAt(const World& w, const char* stage) {
   const char* env = std::getenv("NEARDUP_MPI_FAIL_AT");
   if (env == nullptr) return false;
   const std::string want = std::string(stage) + ":" + std::to_string(w.rank);
   return want == env;
+}
+
+// A failed allocation on this rank: says so, removes this rank's temporary
+// outputs and ends the whole job (MPI_Abort: the other ranks may be waiting
+// in a collective this rank will never join, and memory is short for
+// anything more), exit status 1.
+[[noreturn]] void OutOfMemory(const World& w, const std::string& stage) {
+  cli::PrintErrorLine("neardup-mpi: rank " + std::to_string(w.rank) + ": out of memory in stage " +
+                      stage +
+                      " (an allocation failed); the job is aborted. Give each rank more "
+                      "memory (fewer ranks per node) or run on more nodes; --resume keeps "
+                      "the finished stages");
+  cli::FinishOutputs(cli::kExitError);
+  MPI_Abort(MPI_COMM_WORLD, cli::kExitError);
+  std::_Exit(cli::kExitError);
 }
 
 // One line on stderr and in WORK/log-rank-R.txt: what this rank did.
@@ -1370,6 +1389,7 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
 }
 
 Status Run::Join() {
+  if (FailAt(w_, "alloc")) throw std::bad_alloc();
   if (bands_ == 0) return JoinOnRankZero();
   const DedupConfig& c = *config_;
   std::vector<IdPair> pairs;
@@ -1685,6 +1705,11 @@ Status Run::WriteOutputs() {
     parts.push_back(PartPath(flags_.work_dir, r, "done"));
     parts.push_back(PartPath(flags_.work_dir, r, "records"));
     NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out_.get()));
+    if (r == 0 && w_.size > 1) {
+      // The output half copied, under its temporary name.
+      if (FailAt(w_, "output")) std::raise(SIGKILL);
+      if (FailAt(w_, "term")) std::raise(SIGTERM);
+    }
   }
   NEARDUP_RETURN_IF_ERROR(out_->Close());
   for (const bool dups : {false, true}) {
@@ -1758,7 +1783,12 @@ int Run::Main() {
   auto timed = [this](const char* name, auto&& body) {
     const auto t = std::chrono::steady_clock::now();
     const size_t before = stages_.size();
-    const Status status = body();
+    Status status = Status::OK();
+    try {
+      status = body();
+    } catch (const std::bad_alloc&) {
+      OutOfMemory(w_, name);
+    }
     const int code = EndStage(w_, name, status);
     const double seconds = Since(t);
     // The stage's own entry (a body may have added one for its exchange).
@@ -1868,6 +1898,11 @@ int main(int argc, char** argv) {
 
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  // After MPI_Init (which may install handlers of its own): SIGINT and
+  // SIGTERM (mpirun forwards them; it sends SIGTERM to every rank when the
+  // job is aborted) remove this rank's temporary outputs and exit 130/143,
+  // as neardup does (output_files.h).
+  neardup::cli::InstallSignalHandlers();
   neardup::mpi::World world;
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);
@@ -1875,7 +1910,13 @@ int main(int argc, char** argv) {
     if (std::string_view(argv[i]) != "--resume") flags.identity += std::string(argv[i]) + "\n";
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
-  int code = neardup::mpi::Run(world, std::move(flags)).Main();
+  int code = neardup::cli::kExitError;
+  try {
+    code = neardup::mpi::Run(world, std::move(flags)).Main();
+  } catch (const std::bad_alloc&) {
+    // Outside a stage's body (the stages catch their own).
+    neardup::mpi::OutOfMemory(world, "start or report");
+  }
   // This rank's output files go in place only when the run succeeded.
   code = neardup::cli::FinishOutputs(code);
   MPI_Finalize();
