@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -618,6 +619,32 @@ TEST_F(MpiDedupTest, TerminationAndOutOfMemoryEndTheJobWithNoOutput) {
   EXPECT_NE(oom.err.find("neardup-mpi: rank 1: out of memory in stage join"), std::string::npos)
       << oom.err;
   EXPECT_EQ(no_outputs(dir_ + "/oom"), std::vector<std::string>{});
+}
+
+// A stopped rank (SIGSTOP at the start of its join) left the others waiting
+// in an exchange forever: its heartbeat stops, the rank watching it (its
+// predecessor) names it and ends the job within --stall-timeout (3 s here)
+// plus a heartbeat or two. --resume (another --stall-timeout: not part of
+// the run's identity) completes the outputs.
+TEST_F(MpiDedupTest, StoppedRankEndsTheJobWithinTheStallTimeout) {
+  const std::string single = Single("stall_single", {"--banded"});
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult r =
+      Mpi("stall", 3, {"--banded", "--stall-timeout", "3"}, {"NEARDUP_MPI_FAIL_AT=stop:1"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.exit_code, 124) << "the job hung\n" << r.err;
+  EXPECT_NE(r.err.find("neardup-mpi: rank 0 (host "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": rank 1 (host "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has not progressed for 3 s"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("heartbeat/rank-0001"), std::string::npos) << r.err;
+  // A bound on a hang, not a timing: the fingerprint stage and MPI's start
+  // take a second or two, the watchdog 3 s and a heartbeat.
+  EXPECT_LT(seconds, 60) << r.err;
+  const CommandResult resumed = Mpi("stall", 3, {"--banded", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "stall");
 }
 
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {

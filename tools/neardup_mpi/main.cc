@@ -93,6 +93,7 @@
 #include "shard.h"
 #include "text/compression.h"
 #include "util/file.h"
+#include "watchdog.h"
 
 namespace neardup::mpi {
 namespace {
@@ -110,7 +111,8 @@ struct MpiFlags {
   DedupFlags dedup;
   std::string work_dir;
   bool resume = false;
-  std::string identity;  // the command line without --resume, and P
+  double stall_timeout = 600;  // seconds; 0: no watchdog (watchdog.h)
+  std::string identity;        // the command line without --resume and --stall-timeout, and P
 };
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
@@ -119,7 +121,8 @@ struct MpiFlags {
 // MinHash's second band-key round; write: its parts; output: rank 0, after
 // copying rank 0's part into --output). `term`: rank 0 gets SIGTERM at the
 // output point instead (an interrupt while writing); `alloc`: the rank's
-// join stage throws std::bad_alloc (a failed allocation) at its start.
+// join stage throws std::bad_alloc (a failed allocation) at its start;
+// `stop`: the rank stops itself (SIGSTOP) there.
 bool FailAt(const World& w, const char* stage) {
   const char* env = std::getenv("NEARDUP_MPI_FAIL_AT");
   if (env == nullptr) return false;
@@ -778,10 +781,12 @@ class Run {
   // Rank 0, --resume: the earlier run's WORK/inputs.id (none: it stopped
   // before its inputs were checked).
   std::optional<std::string> earlier_inputs_;
-  std::vector<std::string> hosts_;  // every rank's host (MPI_Get_processor_name)
-  std::vector<Unit> units_;         // the fingerprint stage's units, in input order
-  std::vector<uint64_t> cut_;       // rank r reads units [cut_[r], cut_[r + 1])
-  std::vector<Shard> mine_;         // my inputs' shards, in input order
+  std::vector<std::string> hosts_;      // every rank's host (MPI_Get_processor_name)
+  uint64_t run_number_ = 0;             // drawn by rank 0 for this run (the probe's tokens)
+  std::unique_ptr<Watchdog> watchdog_;  // after the setup stage (--stall-timeout)
+  std::vector<Unit> units_;             // the fingerprint stage's units, in input order
+  std::vector<uint64_t> cut_;           // rank r reads units [cut_[r], cut_[r + 1])
+  std::vector<Shard> mine_;             // my inputs' shards, in input order
   // After the gather: my documents (ids, records), at positions
   // first_[rank] ...; first_ has P + 1 entries.
   DedupCorpus own_;
@@ -927,6 +932,7 @@ Status Run::ProbeWorkDir() {
                static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   }
   BroadcastU64s(w_, &nonce, 0);
+  run_number_ = nonce[0];
   const auto token = [&](int r) {
     return "neardup-mpi work directory probe " + std::to_string(nonce[0]) + " " + Where(r) + "\n";
   };
@@ -1390,6 +1396,7 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
 
 Status Run::Join() {
   if (FailAt(w_, "alloc")) throw std::bad_alloc();
+  if (FailAt(w_, "stop")) std::raise(SIGSTOP);
   if (bands_ == 0) return JoinOnRankZero();
   const DedupConfig& c = *config_;
   std::vector<IdPair> pairs;
@@ -1805,6 +1812,14 @@ int Run::Main() {
   };
   int code = timed("setup", [&] { return SetupStage(); });
   if (code >= 0) return code;
+  // The work directory is shared (the probe): heartbeats from here on.
+  watchdog_ =
+      std::make_unique<Watchdog>(Watchdog::Options{.dir = flags_.work_dir + "/heartbeat",
+                                                   .rank = w_.rank,
+                                                   .size = w_.size,
+                                                   .run = run_number_,
+                                                   .timeout = flags_.stall_timeout,
+                                                   .where = [this](int r) { return Where(r); }});
   bool any_needed = false;
   code = timed("fingerprint", [&] {
     // Every rank goes on to Fingerprint's collectives, or none does: a rank
@@ -1886,6 +1901,13 @@ int main(int argc, char** argv) {
                   "Directory for the stages' files (shards, band-range pairs, markers, logs); on "
                   "a cluster a file system every rank sees")
       ->required();
+  cmd->add_option("--stall-timeout", flags.stall_timeout,
+                  "Seconds without a heartbeat from a rank (each rank's watchdog thread writes "
+                  "one under --work-dir every fifth of this, at most every 10 s, and watches "
+                  "the next rank's) after which the job is aborted with the rank named: a "
+                  "stopped or hung rank, a lost node. 0: wait forever")
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(600);
   cmd->add_flag("--resume", flags.resume,
                 "Reuse the shards and band ranges an earlier run of the same command line (and "
                 "rank count) finished under --work-dir");
@@ -1906,8 +1928,16 @@ int main(int argc, char** argv) {
   neardup::mpi::World world;
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+  // The identity: what the outputs depend on (not --resume, not the
+  // watchdog's timeout).
   for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) != "--resume") flags.identity += std::string(argv[i]) + "\n";
+    const std::string_view arg = argv[i];
+    if (arg == "--resume" || arg.starts_with("--stall-timeout=")) continue;
+    if (arg == "--stall-timeout") {
+      ++i;
+      continue;
+    }
+    flags.identity += std::string(arg) + "\n";
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
   int code = neardup::cli::kExitError;
