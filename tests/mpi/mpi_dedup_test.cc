@@ -647,6 +647,40 @@ TEST_F(MpiDedupTest, StoppedRankEndsTheJobWithinTheStallTimeout) {
   ExpectSameOutputs(single, "stall");
 }
 
+// Repeated ids (issue 29): neardup dedup warns of them (the count, the first
+// repeat and the document it repeats); neardup-mpi gave no word. Repeats
+// read by different ranks (a number id 5 and a string "5", an id of the
+// first input repeated in the last) give the same warning, and the same
+// outputs.
+TEST_F(MpiDedupTest, RepeatedIdsOverTheRanksGiveNeardupDedupsWarning) {
+  const auto first_line = [](const std::string& path) {
+    const std::string text = testing::ReadFile(path);
+    return text.substr(0, text.find('\n'));
+  };
+  const auto with_id = [](const std::string& line, const nlohmann::json& id) {
+    auto j = nlohmann::json::parse(line);
+    j["id"] = id;
+    j["text"] = j["text"].get<std::string>() + " (another document)";
+    return j.dump() + "\n";
+  };
+  const std::string line0 = first_line(inputs_[0]);
+  const std::string id0 = nlohmann::json::parse(line0)["id"];
+  testing::WriteFile(inputs_[1], testing::ReadFile(inputs_[1]) + with_id(line0, 5));
+  testing::WriteFile(inputs_[4], testing::ReadFile(inputs_[4]) + with_id(line0, "5"));
+  testing::WriteFile(inputs_[5], testing::ReadFile(inputs_[5]) + with_id(line0, id0));
+  const std::string warning = "repeat an earlier document's id";
+  const std::string single = Single("ids_single", {"--banded"});
+  const std::set<std::string> expected =
+      LinesWith(testing::ReadFile(single + "/stderr.txt"), warning);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_NE(expected.begin()->find("neardup: warning: 2 document(s)"), std::string::npos)
+      << *expected.begin();
+  const CommandResult r = Mpi("ids_mpi", 3, {"--banded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LinesWith(r.err, warning), expected) << r.err;
+  ExpectSameOutputs(single, "ids_mpi");
+}
+
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   const std::vector<std::string> options = {"--banded"};
   const std::string single = Single("fault_single", options);

@@ -20,7 +20,8 @@
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
 //                from the line breaks the ranks counted before it).
-//   gather       input counts summed; stream mode only (sequential): the
+//   gather       input counts summed; repeated ids found over the ranks
+//                (neardup dedup's warning); stream mode only (sequential): the
 //                40-byte documents gathered on rank 0. Ids, records,
 //                documents and MinHash signatures stay on their rank.
 //   plan         (identical fingerprints (minhash: signatures) grouped over
@@ -78,6 +79,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "band_exchange.h"
 #include "boilerplate_pass.h"
@@ -716,6 +718,59 @@ std::string EncodeU64s(const std::vector<uint64_t>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t));
 }
 
+// The library's rule for repeated ids (FindRepeatedIds, neardup dedup's
+// warning) over the ranks: each id's XXH3-128 goes, with its document's
+// position, to the rank of its hash; there the repeats are counted, and
+// the first repeat (the smallest position whose id an earlier document
+// has) with that earlier document is chosen over the ranks; its id comes
+// from the rank that read it. `first`: this rank's first position. The
+// result on rank 0 (count 0 elsewhere). Collective.
+RepeatedIds FindRepeatedIdsOverRanks(const World& w, const std::vector<std::string>& ids,
+                                     uint64_t first, Traffic* traffic) {
+  struct Entry {
+    uint64_t hi, lo, position;
+  };
+  std::vector<std::string> to(static_cast<size_t>(w.size));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const XXH128_hash_t h = XXH3_128bits(ids[i].data(), ids[i].size());
+    AppendPod(Entry{h.high64, h.low64, first + i}, &to[h.low64 % static_cast<uint64_t>(w.size)]);
+  }
+  std::vector<Entry> mine = DecodePods<Entry>(AllToAllBytes(w, to, traffic));
+  std::vector<std::string>().swap(to);
+  std::sort(mine.begin(), mine.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.hi, a.lo, a.position) < std::tie(b.hi, b.lo, b.position);
+  });
+  uint64_t count = 0, repeat = UINT64_MAX, repeat_of = 0;
+  for (size_t i = 1; i < mine.size(); ++i) {
+    if (mine[i].hi != mine[i - 1].hi || mine[i].lo != mine[i - 1].lo) continue;
+    ++count;
+    // The group's second member repeats its first.
+    if (i >= 2 && mine[i - 2].hi == mine[i].hi && mine[i - 2].lo == mine[i].lo) continue;
+    if (mine[i].position < repeat) {
+      repeat = mine[i].position;
+      repeat_of = mine[i - 1].position;
+    }
+  }
+  std::vector<uint64_t> total = {count};
+  AllReduceSum(w, &total);
+  const std::vector<uint64_t> repeats = AllGatherU64(w, repeat);
+  const std::vector<uint64_t> repeats_of = AllGatherU64(w, repeat_of);
+  RepeatedIds r;
+  if (total[0] == 0) return r;
+  const size_t best =
+      static_cast<size_t>(std::min_element(repeats.begin(), repeats.end()) - repeats.begin());
+  const uint64_t position = repeats[best];
+  std::string id;
+  if (position >= first && position - first < ids.size()) id = ids[position - first];
+  const std::string all = GatherBytes(w, id, 0, traffic);
+  if (w.rank != 0) return r;
+  r.count = total[0];
+  r.first = position;
+  r.first_of = repeats_of[best];
+  r.id = all;  // only the reader of `position` sent its id
+  return r;
+}
+
 class Run {
  public:
   Run(const World& w, MpiFlags flags) : w_(w), flags_(std::move(flags)) {}
@@ -782,6 +837,7 @@ class Run {
   // before its inputs were checked).
   std::optional<std::string> earlier_inputs_;
   std::vector<std::string> hosts_;      // every rank's host (MPI_Get_processor_name)
+  RepeatedIds repeated_ids_;            // rank 0, after the gather stage
   uint64_t run_number_ = 0;             // drawn by rank 0 for this run (the probe's tokens)
   std::unique_ptr<Watchdog> watchdog_;  // after the setup stage (--stall-timeout)
   std::vector<Unit> units_;             // the fingerprint stage's units, in input order
@@ -1166,6 +1222,13 @@ Status Run::Gather() {
   first_.assign(counts.size() + 1, 0);
   for (size_t r = 0; r < counts.size(); ++r) first_[r + 1] = first_[r] + counts[r];
   documents_ = first_.back();
+  {
+    Traffic traffic;
+    repeated_ids_ = FindRepeatedIdsOverRanks(w_, own_.ids, first_[w_.rank], &traffic);
+    std::vector<uint64_t> moved = {traffic.bytes_sent};
+    AllReduceSum(w_, &moved);
+    stages_.push_back({"ids", 0, moved[0], {{"repeated_ids", repeated_ids_.count}}});
+  }
   // Stream mode is sequential: rank 0 runs it on every document. Cluster
   // mode gathers nothing: the documents are grouped over the ranks (plan).
   if (config_->options.mode == DedupMode::kCluster) return Status::OK();
@@ -1841,6 +1904,7 @@ int Run::Main() {
       std::cerr << "neardup-mpi: every input's fingerprints were done in an earlier run\n";
     }
     cli::WarnBadScores(*config_, bad_scores_);
+    cli::WarnDuplicateIds(repeated_ids_);
   }
   const auto dedup_start = std::chrono::steady_clock::now();
   const std::pair<const char*, Status (Run::*)()> stages[] = {
