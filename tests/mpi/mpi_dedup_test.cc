@@ -681,6 +681,44 @@ TEST_F(MpiDedupTest, RepeatedIdsOverTheRanksGiveNeardupDedupsWarning) {
   ExpectSameOutputs(single, "ids_mpi");
 }
 
+// --resume with another rank count (a job continued on fewer machines; it
+// was refused before): the shards (whole inputs) are reused, each rank's
+// parts and MinHash's band-key rounds (per rank) are computed again, and
+// the outputs are neardup dedup's. SimHash after a kill in the write stage
+// at P = 3, resumed at P = 2; MinHash after a kill between band-key rounds
+// at P = 3, resumed at P = 2.
+TEST_F(MpiDedupTest, ResumeWithAnotherRankCount) {
+  struct Case {
+    std::string tag;
+    std::vector<std::string> options;
+    std::vector<std::string> env;
+  };
+  for (const Case& c : {Case{"p_simhash", {"--banded"}, {"NEARDUP_MPI_FAIL_AT=write:1"}},
+                        Case{"p_minhash",
+                             {"--method", "minhash"},
+                             {"NEARDUP_MPI_FAIL_AT=band:1", "NEARDUP_MPI_ROUND_BYTES=1000"}}}) {
+    const std::string single = Single(c.tag + "_single", c.options);
+    const CommandResult failed = Mpi(c.tag, 3, c.options, c.env);
+    ASSERT_NE(failed.exit_code, 0) << failed.err;
+    std::vector<std::string> resume = c.options;
+    resume.push_back("--resume");
+    const CommandResult resumed = Mpi(c.tag, 2, resume, {"NEARDUP_MPI_ROUND_BYTES=1000"});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    ExpectSameOutputs(single, c.tag);
+    EXPECT_NE(resumed.err.find("setup: --resume with 2 ranks; the earlier run had 3:"),
+              std::string::npos)
+        << resumed.err;
+    const std::set<std::string> shards = LinesWith(resumed.err, "fingerprint: input");
+    EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
+    for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
+    EXPECT_EQ(CountLines(resumed.err, "write: parts done in an earlier run"), 0u) << resumed.err;
+    // MinHash's rounds of 3 ranks are not those of 2: every round computed.
+    const std::set<std::string> rounds = LinesWith(resumed.err, "join: band-key round");
+    EXPECT_EQ(rounds.empty(), c.tag != "p_minhash") << resumed.err;
+    for (const std::string& l : rounds) EXPECT_FALSE(l.ends_with("skipped")) << l;
+  }
+}
+
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   const std::vector<std::string> options = {"--banded"};
   const std::string single = Single("fault_single", options);

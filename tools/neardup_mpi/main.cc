@@ -574,9 +574,13 @@ std::string ShardPath(const std::string& dir, const Unit& unit) {
     std::snprintf(name, sizeof name, "/shards/input-%06llu.shard",
                   static_cast<unsigned long long>(unit.input));
   } else {
-    std::snprintf(name, sizeof name, "/shards/input-%06llu-piece-%04llu.shard",
+    // The same input cut into as many pieces has the same byte ranges (the
+    // cut depends on its size, the count and its bytes): a --resume at
+    // another P reuses a piece only then.
+    std::snprintf(name, sizeof name, "/shards/input-%06llu-piece-%04llu-of-%04llu.shard",
                   static_cast<unsigned long long>(unit.input),
-                  static_cast<unsigned long long>(unit.piece));
+                  static_cast<unsigned long long>(unit.piece),
+                  static_cast<unsigned long long>(unit.pieces));
   }
   return dir + name;
 }
@@ -916,11 +920,39 @@ Status Run::Setup() {
   const std::string inputs_path = flags_.work_dir + "/inputs.id";
   if (flags_.resume) {
     auto earlier = ReadChecked(id_path);
-    if (earlier.ok() && *earlier != flags_.identity) {
+    // The identity's last line is the rank count.
+    const auto command = [](std::string_view id) {
+      const size_t at = id.rfind("ranks ");
+      return at == std::string_view::npos ? id : id.substr(0, at);
+    };
+    if (earlier.ok() && command(*earlier) != command(flags_.identity)) {
       return Status::InvalidArgument(
           "--resume: " + flags_.work_dir +
-          " holds a run of another command line or rank count; rerun it as it was, or use a new "
-          "--work-dir");
+          " holds a run of another command line; rerun it as it was, or use a new --work-dir");
+    }
+    if (earlier.ok() && *earlier != flags_.identity) {
+      // Another rank count: what does not depend on P is reused (the shards
+      // of whole inputs and of pieces cut alike, SimHash's band ranges when
+      // there are as many); each rank's parts and MinHash's band-key rounds
+      // (per rank) go.
+      const std::string_view before = std::string_view(*earlier).substr(command(*earlier).size());
+      (*log_)("setup: --resume with " + std::to_string(w_.size) + " ranks; the earlier run had " +
+              std::string(before.substr(std::min<size_t>(6, before.size()),
+                                        before.find('\n') == std::string_view::npos
+                                            ? std::string_view::npos
+                                            : before.find('\n') - 6)) +
+              ": its ranks' parts and band-key rounds are computed again");
+      std::error_code ec;
+      for (const char* sub : {"/parts", "/join"}) {
+        for (fs::directory_iterator it(flags_.work_dir + sub, ec), end; !ec && it != end;
+             it.increment(ec)) {
+          const std::string name = it->path().filename().string();
+          if (std::string_view(sub) == "/join" && !name.starts_with("round-")) continue;
+          NEARDUP_RETURN_IF_ERROR(file::RemoveFile(it->path().string()));
+        }
+      }
+      if (ec) return Status::IOError(flags_.work_dir + ": " + ec.message());
+      NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(id_path, flags_.identity));
     }
     if (earlier.ok()) {
       auto inputs = ReadChecked(inputs_path);
@@ -1973,8 +2005,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->default_val(600);
   cmd->add_flag("--resume", flags.resume,
-                "Reuse the shards and band ranges an earlier run of the same command line (and "
-                "rank count) finished under --work-dir");
+                "Reuse what an earlier run of the same command line over the same inputs "
+                "(checked: sizes and digests; a changed input is refused, named) finished under "
+                "--work-dir; at another rank count, what does not depend on it");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
