@@ -280,6 +280,16 @@ TEST_F(MpiDedupTest, SimHashBandedJoinSplitByBandRangeIsByteIdentical) {
 
 TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
   CompareForRanks("minhash", {"--method", "minhash"});
+  // At the default budget the band-key exchange was one round (a kill redid
+  // all of it): now at most ceil(L / 8) bands a round, about 8 rounds.
+  const auto report =
+      nlohmann::json::parse(testing::ReadFile(dir_ + "/minhash_np4/work/report.json"));
+  size_t rounds = 0;
+  for (const auto& s : report["stages"]) {
+    if (s["stage"] == "join") rounds = s["band_key_rounds"];
+  }
+  EXPECT_GE(rounds, 5u);
+  EXPECT_LE(rounds, 8u);
 }
 
 // A 64-bit method at k = 3 (issue 23's third method of the parity tests):
