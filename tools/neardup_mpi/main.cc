@@ -79,6 +79,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <tuple>
 
 #include "band_exchange.h"
@@ -136,10 +137,12 @@ bool FailAt(const World& w, const char* stage) {
 // outputs and ends the whole job (MPI_Abort: the other ranks may be waiting
 // in a collective this rank will never join, and memory is short for
 // anything more), exit status 1.
-[[noreturn]] void OutOfMemory(const World& w, const std::string& stage) {
+// `what`: the failure ("an allocation failed", "cannot start a thread: ...").
+[[noreturn]] void OutOfMemory(const World& w, const std::string& stage,
+                              const std::string& what = "an allocation failed") {
   cli::PrintErrorLine("neardup-mpi: rank " + std::to_string(w.rank) + ": out of memory in stage " +
-                      stage +
-                      " (an allocation failed); the job is aborted. Give each rank more "
+                      stage + " (" + what +
+                      "); the job is aborted. Give each rank more "
                       "memory (fewer ranks per node) or run on more nodes; --resume keeps "
                       "the finished stages");
   cli::FinishOutputs(cli::kExitError);
@@ -1890,6 +1893,9 @@ int Run::Main() {
       status = body();
     } catch (const std::bad_alloc&) {
       OutOfMemory(w_, name);
+    } catch (const std::system_error& e) {
+      // std::thread: no memory for a thread's stack, or no more threads.
+      OutOfMemory(w_, name, std::string("cannot start a thread: ") + e.what());
     }
     const int code = EndStage(w_, name, status);
     const double seconds = Since(t);
@@ -2043,6 +2049,9 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // Outside a stage's body (the stages catch their own).
     neardup::mpi::OutOfMemory(world, "start or report");
+  } catch (const std::system_error& e) {
+    neardup::mpi::OutOfMemory(world, "start or report",
+                              std::string("cannot start a thread: ") + e.what());
   }
   // This rank's output files go in place only when the run succeeded.
   code = neardup::cli::FinishOutputs(code);

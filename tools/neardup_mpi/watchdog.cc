@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <system_error>
 
 #include "common.h"
 
@@ -22,7 +23,15 @@ Watchdog::Watchdog(Options options) : o_(std::move(options)) {
   std::error_code ec;
   std::filesystem::create_directories(o_.dir, ec);
   Beat(std::to_string(o_.run) + " 0\n");
-  thread_ = std::thread([this] { Loop(); });
+  try {
+    thread_ = std::thread([this] { Loop(); });
+  } catch (const std::system_error& e) {
+    // Out of memory or threads (a thread's stack under RLIMIT_AS): the job
+    // goes on unwatched on this rank, and says so.
+    cli::PrintErrorLine("neardup-mpi: " + o_.where(o_.rank) +
+                        ": warning: no stall watchdog here: cannot start its thread (" + e.what() +
+                        ")");
+  }
 }
 
 Watchdog::~Watchdog() {
