@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -212,8 +213,15 @@ class MpiDedupTest : public ::testing::Test {
                     const std::vector<std::string>& env = {}, bool pairs = true) {
     const std::string out = dir_ + "/" + name;
     fs::create_directories(out);
-    std::vector<std::string> argv = {NEARDUP_MPIEXEC, "--allow-run-as-root", "--oversubscribe",
-                                     "-np",           std::to_string(ranks), NEARDUP_MPI_PATH,
+    // Bounded: a hang fails the test instead of holding the machine.
+    std::vector<std::string> argv = {"/usr/bin/timeout",
+                                     "300",
+                                     NEARDUP_MPIEXEC,
+                                     "--allow-run-as-root",
+                                     "--oversubscribe",
+                                     "-np",
+                                     std::to_string(ranks),
+                                     NEARDUP_MPI_PATH,
                                      "dedup"};
     argv.insert(argv.end(), inputs_.begin(), inputs_.end());
     argv.insert(argv.end(), options.begin(), options.end());
@@ -272,6 +280,16 @@ TEST_F(MpiDedupTest, SimHashBandedJoinSplitByBandRangeIsByteIdentical) {
 
 TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
   CompareForRanks("minhash", {"--method", "minhash"});
+  // At the default budget the band-key exchange was one round (a kill redid
+  // all of it): now at most ceil(L / 8) bands a round, about 8 rounds.
+  const auto report =
+      nlohmann::json::parse(testing::ReadFile(dir_ + "/minhash_np4/work/report.json"));
+  size_t rounds = 0;
+  for (const auto& s : report["stages"]) {
+    if (s["stage"] == "join") rounds = s["band_key_rounds"];
+  }
+  EXPECT_GE(rounds, 5u);
+  EXPECT_LE(rounds, 8u);
 }
 
 // A 64-bit method at k = 3 (issue 23's third method of the parity tests):
@@ -520,6 +538,199 @@ TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
   EXPECT_TRUE(fs::is_empty(work + "/parts"));
 }
 
+// The run's identity holds its inputs (size, files, modification time and
+// the XXH3-64 of every byte of each unit): --resume after one document of
+// one input changed (same size) is refused naming the input; it reused the
+// stale shards and exited 0 with other outputs before. The same bytes
+// written again (a new modification time only) are resumed.
+TEST_F(MpiDedupTest, ResumeAfterAnInputChangedIsRefusedNamingIt) {
+  const std::vector<std::string> options = {"--banded"};
+  const std::string single = Single("stale_single", options);
+  const CommandResult failed = Mpi("stale", 3, options, {"NEARDUP_MPI_FAIL_AT=write:1"});
+  ASSERT_NE(failed.exit_code, 0) << failed.err;
+  const std::string work = dir_ + "/stale/work";
+  ASSERT_TRUE(fs::exists(work + "/join.done"));
+  const std::string original = testing::ReadFile(inputs_[3]);
+  std::string changed = original;
+  const size_t at = changed.find("\"id\":\"n");
+  ASSERT_NE(at, std::string::npos);
+  changed[at + 6] = 'm';  // one document's id: the same size
+  testing::WriteFile(inputs_[3], changed);
+  std::vector<std::string> resume = options;
+  resume.push_back("--resume");
+  const CommandResult refused = Mpi("stale", 3, resume);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("error in stage setup: --resume: the input changed"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find(inputs_[3] + " (same size, other bytes"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(CountLines(refused.err, "same size, other bytes"), 1u) << refused.err;
+  // Back to the same bytes (a later modification time): resumed, the
+  // shards reused, neardup dedup's outputs.
+  testing::WriteFile(inputs_[3], original);
+  const CommandResult resumed = Mpi("stale", 3, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "stale");
+  const std::set<std::string> shards = LinesWith(resumed.err, "fingerprint: input");
+  EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
+  for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
+  EXPECT_NE(resumed.err.find("the same size and bytes: its work is reused"), std::string::npos)
+      << resumed.err;
+}
+
+// Outputs are written under temporary names and renamed into place when the
+// job succeeds: rank 0 killed (SIGKILL) halfway through copying the parts
+// into --output leaves the earlier file of that name untouched (a truncated
+// records.jsonl was left under its final name before), and --resume
+// completes the outputs.
+TEST_F(MpiDedupTest, KillWhileWritingOutputsLeavesNoTruncatedFile) {
+  const std::vector<std::string> options = {"--banded"};
+  const std::string single = Single("out_kill_single", options);
+  const std::string out = dir_ + "/out_kill";
+  fs::create_directories(out);
+  testing::WriteFile(out + "/records.jsonl", "an earlier run's records\n");
+  const CommandResult failed = Mpi("out_kill", 2, options, {"NEARDUP_MPI_FAIL_AT=output:0"});
+  EXPECT_NE(failed.exit_code, 0) << failed.err;
+  EXPECT_NE(failed.err.find("rank 0"), std::string::npos) << failed.err;
+  EXPECT_EQ(testing::ReadFile(out + "/records.jsonl"), "an earlier run's records\n");
+  for (const char* f : {"unique.jsonl", "duplicates.jsonl", "pairs.jsonl", "clusters.jsonl"}) {
+    EXPECT_FALSE(fs::exists(out + "/" + f)) << f;
+  }
+  std::vector<std::string> resume = options;
+  resume.push_back("--resume");
+  const CommandResult resumed = Mpi("out_kill", 2, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "out_kill");
+}
+
+// SIGTERM while rank 0 writes the outputs (mpirun forwards it): the rank
+// removes its temporary outputs and exits 143, the job ends non-zero with
+// no output file; a failed allocation (std::bad_alloc) on one rank while the
+// others wait in the join's exchange says "rank R: out of memory in stage
+// S" and ends the job with exit status 1 (it aborted with signal 6 and no
+// stage named before).
+TEST_F(MpiDedupTest, TerminationAndOutOfMemoryEndTheJobWithNoOutput) {
+  const auto no_outputs = [](const std::string& dir) {
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (name.ends_with(".jsonl") || name.ends_with(".tmp")) left.push_back(name);
+    }
+    return left;
+  };
+  const CommandResult term = Mpi("term", 2, {"--banded"}, {"NEARDUP_MPI_FAIL_AT=term:0"});
+  EXPECT_NE(term.exit_code, 0) << term.err;
+  EXPECT_NE(term.err.find("terminated (SIGTERM); no output was put in place"), std::string::npos)
+      << term.err;
+  EXPECT_EQ(no_outputs(dir_ + "/term"), std::vector<std::string>{});
+  const CommandResult oom = Mpi("oom", 3, {"--banded"}, {"NEARDUP_MPI_FAIL_AT=alloc:1"});
+  EXPECT_EQ(oom.exit_code, 1) << oom.err;
+  EXPECT_NE(oom.err.find("neardup-mpi: rank 1: out of memory in stage join"), std::string::npos)
+      << oom.err;
+  EXPECT_EQ(no_outputs(dir_ + "/oom"), std::vector<std::string>{});
+}
+
+// A stopped rank (SIGSTOP at the start of its join) left the others waiting
+// in an exchange forever: its heartbeat stops, the rank watching it (its
+// predecessor) names it and ends the job within --stall-timeout (3 s here)
+// plus a heartbeat or two. --resume (another --stall-timeout: not part of
+// the run's identity) completes the outputs.
+TEST_F(MpiDedupTest, StoppedRankEndsTheJobWithinTheStallTimeout) {
+  const std::string single = Single("stall_single", {"--banded"});
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult r =
+      Mpi("stall", 3, {"--banded", "--stall-timeout", "3"}, {"NEARDUP_MPI_FAIL_AT=stop:1"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.exit_code, 124) << "the job hung\n" << r.err;
+  EXPECT_NE(r.err.find("neardup-mpi: rank 0 (host "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": rank 1 (host "), std::string::npos) << r.err;
+  // Silent for 3 s and a fraction of a heartbeat (printed rounded).
+  EXPECT_NE(r.err.find("has not progressed for "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(--stall-timeout 3)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("heartbeat/rank-0001"), std::string::npos) << r.err;
+  // A bound on a hang, not a timing: the fingerprint stage and MPI's start
+  // take a second or two, the watchdog 3 s and a heartbeat.
+  EXPECT_LT(seconds, 60) << r.err;
+  const CommandResult resumed = Mpi("stall", 3, {"--banded", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "stall");
+}
+
+// Repeated ids (issue 29): neardup dedup warns of them (the count, the first
+// repeat and the document it repeats); neardup-mpi gave no word. Repeats
+// read by different ranks (a number id 5 and a string "5", an id of the
+// first input repeated in the last) give the same warning, and the same
+// outputs.
+TEST_F(MpiDedupTest, RepeatedIdsOverTheRanksGiveNeardupDedupsWarning) {
+  const auto first_line = [](const std::string& path) {
+    const std::string text = testing::ReadFile(path);
+    return text.substr(0, text.find('\n'));
+  };
+  const auto with_id = [](const std::string& line, const nlohmann::json& id) {
+    auto j = nlohmann::json::parse(line);
+    j["id"] = id;
+    j["text"] = j["text"].get<std::string>() + " (another document)";
+    return j.dump() + "\n";
+  };
+  const std::string line0 = first_line(inputs_[0]);
+  const std::string id0 = nlohmann::json::parse(line0)["id"];
+  testing::WriteFile(inputs_[1], testing::ReadFile(inputs_[1]) + with_id(line0, 5));
+  testing::WriteFile(inputs_[4], testing::ReadFile(inputs_[4]) + with_id(line0, "5"));
+  testing::WriteFile(inputs_[5], testing::ReadFile(inputs_[5]) + with_id(line0, id0));
+  const std::string warning = "repeat an earlier document's id";
+  const std::string single = Single("ids_single", {"--banded"});
+  const std::set<std::string> expected =
+      LinesWith(testing::ReadFile(single + "/stderr.txt"), warning);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_NE(expected.begin()->find("neardup: warning: 2 document(s)"), std::string::npos)
+      << *expected.begin();
+  const CommandResult r = Mpi("ids_mpi", 3, {"--banded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LinesWith(r.err, warning), expected) << r.err;
+  ExpectSameOutputs(single, "ids_mpi");
+}
+
+// --resume with another rank count (a job continued on fewer machines; it
+// was refused before): the shards (whole inputs) are reused, each rank's
+// parts and MinHash's band-key rounds (per rank) are computed again, and
+// the outputs are neardup dedup's. SimHash after a kill in the write stage
+// at P = 3, resumed at P = 2; MinHash after a kill between band-key rounds
+// at P = 3, resumed at P = 2.
+TEST_F(MpiDedupTest, ResumeWithAnotherRankCount) {
+  struct Case {
+    std::string tag;
+    std::vector<std::string> options;
+    std::vector<std::string> env;
+  };
+  for (const Case& c : {Case{"p_simhash", {"--banded"}, {"NEARDUP_MPI_FAIL_AT=write:1"}},
+                        Case{"p_minhash",
+                             {"--method", "minhash"},
+                             {"NEARDUP_MPI_FAIL_AT=band:1", "NEARDUP_MPI_ROUND_BYTES=1000"}}}) {
+    const std::string single = Single(c.tag + "_single", c.options);
+    const CommandResult failed = Mpi(c.tag, 3, c.options, c.env);
+    ASSERT_NE(failed.exit_code, 0) << failed.err;
+    std::vector<std::string> resume = c.options;
+    resume.push_back("--resume");
+    const CommandResult resumed = Mpi(c.tag, 2, resume, {"NEARDUP_MPI_ROUND_BYTES=1000"});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    ExpectSameOutputs(single, c.tag);
+    EXPECT_NE(resumed.err.find("setup: --resume with 2 ranks; the earlier run had 3:"),
+              std::string::npos)
+        << resumed.err;
+    const std::set<std::string> shards = LinesWith(resumed.err, "fingerprint: input");
+    EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
+    for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
+    EXPECT_EQ(CountLines(resumed.err, "write: parts done in an earlier run"), 0u) << resumed.err;
+    // MinHash's rounds of 3 ranks are not those of 2: every round computed.
+    const std::set<std::string> rounds = LinesWith(resumed.err, "join: band-key round");
+    EXPECT_EQ(rounds.empty(), c.tag != "p_minhash") << resumed.err;
+    for (const std::string& l : rounds) EXPECT_FALSE(l.ends_with("skipped")) << l;
+  }
+}
+
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   const std::vector<std::string> options = {"--banded"};
   const std::string single = Single("fault_single", options);
@@ -656,13 +867,12 @@ TEST_F(MpiDedupTest, UnreadableSplitPieceFailsEveryRankWithItsReason) {
   const CommandResult r = Spawn(argv, {}, out);
   EXPECT_NE(r.exit_code, 124) << "the job hung\n" << r.err;
   EXPECT_NE(r.exit_code, 0) << r.err;
-  // Caught when the ranks compare what they read (AgreeOnInputs), before
+  // Caught when the ranks stat what they will read (CheckInputsSeen), before
   // the line count that hung.
-  EXPECT_NE(
-      r.err.find("rank 1: error in stage fingerprint: big.jsonl: cannot read it on this rank"),
-      std::string::npos)
+  EXPECT_NE(r.err.find("rank 1: error in stage setup: big.jsonl: not found on rank 1 (host "),
+            std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("stage fingerprint failed on rank(s) 0, 1, 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stage setup failed on rank(s) 1, 2"), std::string::npos) << r.err;
 }
 
 // Ranks must read the same inputs: a rank whose copy of a file differs from
@@ -696,10 +906,63 @@ TEST_F(MpiDedupTest, RanksThatSeeOtherInputsFailTheJob) {
     }
     const CommandResult r = Spawn(argv, {}, out);
     EXPECT_EQ(r.exit_code, 1) << input << "\n" << r.err;
-    EXPECT_NE(r.err.find(std::string("error in stage fingerprint: ") + input), std::string::npos)
+    EXPECT_NE(r.err.find(std::string("error in stage setup: ") + input), std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("read other bytes than rank"), std::string::npos) << r.err;
+    // The same size, other bytes: the digests differ; an empty directory:
+    // the stat of every rank's inputs.
+    EXPECT_NE(r.err.find(std::string_view(input) == "docs" ? "docs: rank 1 (host "
+                                                           : "read other bytes than rank"),
+              std::string::npos)
+        << r.err;
   }
+  // An empty input directory on every rank (an unmounted file system) is
+  // not an empty corpus: it exited 0 with empty outputs.
+  const std::string empty = dir_ + "/empty_input";
+  fs::create_directories(empty + "/docs");
+  const CommandResult r = Spawn(
+      {NEARDUP_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "2", NEARDUP_MPI_PATH,
+       "dedup", empty + "/docs", "--work-dir", empty + "/work", "-o", empty + "/records.jsonl"},
+      {}, empty);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("docs: a directory with no files"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(empty + "/records.jsonl"));
+}
+
+// A work directory that is not shared (here: each rank's own, a relative
+// --work-dir in two working directories, as two nodes' local disks) fails in
+// the setup stage, naming the ranks, their hosts and the token's path, before
+// any input is read; it failed only at the output stage before, after all
+// the compute.
+TEST_F(MpiDedupTest, WorkDirectoryNotSharedFailsInTheSetupStage) {
+  const std::string a = dir_ + "/node_a", b = dir_ + "/node_b", out = dir_ + "/not_shared";
+  for (const std::string& d : {a, b, out}) fs::create_directories(d);
+  std::vector<std::string> argv = {"/usr/bin/timeout", "120", NEARDUP_MPIEXEC,
+                                   "--allow-run-as-root", "--oversubscribe"};
+  std::vector<std::string> dedup = {NEARDUP_MPI_PATH, "dedup"};
+  dedup.insert(dedup.end(), inputs_.begin(), inputs_.end());
+  dedup.insert(dedup.end(), {"--work-dir", "work", "--threads", "1", "-o", out + "/records.jsonl"});
+  for (const auto& [n, wdir] : {std::pair<const char*, std::string>{"2", a}, {"1", b}}) {
+    if (argv.size() > 5) argv.push_back(":");
+    argv.insert(argv.end(), {"-np", n, "--wdir", wdir});
+    argv.insert(argv.end(), dedup.begin(), dedup.end());
+  }
+  const CommandResult r = Spawn(argv, {}, out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // Rank 2 (node b) sees neither rank 0's token nor rank 1's successor's;
+  // rank 1 does not see rank 2's.
+  EXPECT_NE(r.err.find("rank 2: error in stage setup: --work-dir is not shared: rank 2 (host "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cannot read the token that rank 0 (host "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("probe/rank-0000.token"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the work directory is " + b + "/work on rank 2"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("stage setup failed on rank(s) 1, 2"), std::string::npos) << r.err;
+  // Nothing was computed: no shard on either "node", no output.
+  for (const std::string& d : {a, b}) {
+    EXPECT_TRUE(fs::is_empty(d + "/work/shards")) << d;
+  }
+  EXPECT_FALSE(fs::exists(out + "/records.jsonl"));
 }
 
 TEST_F(MpiDedupTest, UsageErrors) {

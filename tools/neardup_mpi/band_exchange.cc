@@ -125,8 +125,12 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
   const uint64_t budget = std::max<uint64_t>(options.round_bytes, sizeof(Entry));
   std::vector<ExchangeRound> rounds;
   if (per_band <= budget) {
+    // Bands per round: as many as the budget holds, and few enough for
+    // min_rounds rounds (a kill redoes one round).
+    const int bounded = std::max(
+        1, (options.bands + std::max(options.min_rounds, 1) - 1) / std::max(options.min_rounds, 1));
     const int step = static_cast<int>(
-        std::min<uint64_t>(budget / per_band, static_cast<uint64_t>(std::max(options.bands, 1))));
+        std::min<uint64_t>(budget / per_band, static_cast<uint64_t>(std::max(bounded, 1))));
     for (int b = 0; b < options.bands; b += step) {
       rounds.push_back({b, std::min(options.bands, b + step), 0, 1});
     }

@@ -62,6 +62,10 @@ struct ExchangeOptions {
   // Entries (24 bytes each) a rank sends in one round, and signatures it
   // fetches in one batch, at most.
   uint64_t round_bytes = uint64_t{256} << 20;
+  // At least this many rounds (when there are as many bands): a round is
+  // what a killed job redoes on --resume, so a kill redoes at most about
+  // 1 / min_rounds of the join, whatever round_bytes allows.
+  int min_rounds = 8;
 };
 
 // One round: bands [band_begin, band_end), the part `part` of `parts` of

@@ -10,14 +10,18 @@
 // sizes and the memory per rank):
 //   setup        rank 0 checks inputs and outputs and records the run's
 //                identity in WORK/run.id (a --resume with another command
-//                line is refused)
+//                line is refused); the units cut; every rank digests its
+//                units and its successor's (the ranks agree on the inputs);
+//                rank 0 records the inputs (sizes, times, digests) in
+//                WORK/inputs.id (a --resume with changed inputs is refused)
 //   fingerprint  (each rank counts boilerplate lines of its units, the
 //                counts all-gathered, then fingerprints its contiguous share
 //                of the units, cut by size, one shard per unit) ->
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
 //                from the line breaks the ranks counted before it).
-//   gather       input counts summed; stream mode only (sequential): the
+//   gather       input counts summed; repeated ids found over the ranks
+//                (neardup dedup's warning); stream mode only (sequential): the
 //                40-byte documents gathered on rank 0. Ids, records,
 //                documents and MinHash signatures stay on their rank.
 //   plan         (identical fingerprints (minhash: signatures) grouped over
@@ -64,14 +68,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <random>
 #include <sstream>
+#include <system_error>
+#include <tuple>
 
 #include "band_exchange.h"
 #include "boilerplate_pass.h"
@@ -87,6 +96,7 @@
 #include "shard.h"
 #include "text/compression.h"
 #include "util/file.h"
+#include "watchdog.h"
 
 namespace neardup::mpi {
 namespace {
@@ -104,18 +114,40 @@ struct MpiFlags {
   DedupFlags dedup;
   std::string work_dir;
   bool resume = false;
-  std::string identity;  // the command line without --resume, and P
+  double stall_timeout = 600;  // seconds; 0: no watchdog (watchdog.h)
+  std::string identity;        // the command line without --resume and --stall-timeout, and P
 };
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
 // RANK (SIGKILL, as an out-of-memory killer would) right after it finished
 // its first unit of STAGE (fingerprint: a shard; band: a band range, or
-// MinHash's second band-key round).
+// MinHash's second band-key round; write: its parts; output: rank 0, after
+// copying rank 0's part into --output). `term`: rank 0 gets SIGTERM at the
+// output point instead (an interrupt while writing); `alloc`: the rank's
+// join stage throws std::bad_alloc (a failed allocation) at its start;
+// `stop`: the rank stops itself (SIGSTOP) there.
 bool FailAt(const World& w, const char* stage) {
   const char* env = std::getenv("NEARDUP_MPI_FAIL_AT");
   if (env == nullptr) return false;
   const std::string want = std::string(stage) + ":" + std::to_string(w.rank);
   return want == env;
+}
+
+// A failed allocation on this rank: says so, removes this rank's temporary
+// outputs and ends the whole job (MPI_Abort: the other ranks may be waiting
+// in a collective this rank will never join, and memory is short for
+// anything more), exit status 1.
+// `what`: the failure ("an allocation failed", "cannot start a thread: ...").
+[[noreturn]] void OutOfMemory(const World& w, const std::string& stage,
+                              const std::string& what = "an allocation failed") {
+  cli::PrintErrorLine("neardup-mpi: rank " + std::to_string(w.rank) + ": out of memory in stage " +
+                      stage + " (" + what +
+                      "); the job is aborted. Give each rank more "
+                      "memory (fewer ranks per node) or run on more nodes; --resume keeps "
+                      "the finished stages");
+  cli::FinishOutputs(cli::kExitError);
+  MPI_Abort(MPI_COMM_WORLD, cli::kExitError);
+  std::_Exit(cli::kExitError);
 }
 
 // One line on stderr and in WORK/log-rank-R.txt: what this rank did.
@@ -224,12 +256,59 @@ uint64_t LineStartFrom(std::FILE* f, uint64_t at, uint64_t size) {
   return size;
 }
 
+// What a stat of an input says (a directory: its regular files, recursively,
+// as the reader reads them): bytes, files, the latest modification time.
+struct InputStat {
+  bool found = false;
+  bool directory = false;
+  uint64_t size = 0;
+  uint64_t files = 0;
+  int64_t mtime_ns = 0;
+  std::string error;  // why it was not found
+};
+
+InputStat StatInput(const std::string& path) {
+  InputStat s;
+  const auto add = [&](const fs::path& file, std::error_code& ec) {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) {
+      ec = std::error_code(errno, std::generic_category());
+      return;
+    }
+    s.size += static_cast<uint64_t>(st.st_size);
+    ++s.files;
+    s.mtime_ns = std::max<int64_t>(
+        s.mtime_ns, int64_t{st.st_mtim.tv_sec} * 1000000000 + int64_t{st.st_mtim.tv_nsec});
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    s.error = ec ? ec.message() : "no such file or directory";
+    return s;
+  }
+  s.found = true;
+  if (fs::is_directory(st)) {
+    s.directory = true;
+    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code file_ec;
+      if (it->is_regular_file(file_ec)) add(it->path(), file_ec);
+    }
+  } else {
+    add(path, ec);
+  }
+  if (ec) {
+    s.found = false;
+    s.error = ec.message();
+  }
+  return s;
+}
+
 // The units (in input order) and each rank's contiguous share of them, cut by
-// size (a directory counts its files' bytes): rank r reads units
+// size (`sizes`: rank 0's StatInput of each input): rank r reads units
 // [cut[r], cut[r + 1]). A plain JSONL file larger than a rank's share is cut
 // into pieces at line starts. Computed on rank 0 and broadcast.
-void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* units,
-               std::vector<uint64_t>* cut) {
+void CutInputs(const World& w, const cli::InputFlags& input, const std::vector<uint64_t>& sizes,
+               std::vector<Unit>* units, std::vector<uint64_t>* cut) {
   const std::vector<std::string>& inputs = input.inputs;
   std::vector<uint64_t> words;
   cut->assign(static_cast<size_t>(w.size) + 1, 0);
@@ -237,16 +316,7 @@ void CutInputs(const World& w, const cli::InputFlags& input, std::vector<Unit>* 
     std::vector<double> weight(inputs.size(), 1);
     double total = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      std::error_code ec;
-      if (fs::is_directory(inputs[i], ec)) {
-        for (fs::recursive_directory_iterator it(inputs[i], ec), end; !ec && it != end;
-             it.increment(ec)) {
-          if (it->is_regular_file(ec)) weight[i] += static_cast<double>(it->file_size(ec));
-        }
-      } else {
-        const auto size = fs::file_size(inputs[i], ec);
-        if (!ec) weight[i] += static_cast<double>(size);
-      }
+      weight[i] += static_cast<double>(sizes[i]);
       total += weight[i];
     }
     const double share = total / w.size;
@@ -350,8 +420,10 @@ uint64_t UnitDigest(const std::string& path, const Unit& x) {
 // size, other bytes) or an empty directory made the job exit 0 with other
 // output. IOError on the rank that owns a unit it cannot read or whose
 // digests differ.
+// `digests`: every unit's digest (its reader's), on every rank.
 Status AgreeOnInputs(const World& w, const std::vector<std::string>& inputs,
-                     const std::vector<uint64_t>& cut, const std::vector<Unit>& units) {
+                     const std::vector<uint64_t>& cut, const std::vector<Unit>& units,
+                     std::vector<uint64_t>* digests) {
   std::vector<uint64_t> own(units.size(), 0), check(units.size(), 0);
   const auto range = [&](int r) {
     return std::pair<size_t, size_t>(cut[static_cast<size_t>(r)], cut[static_cast<size_t>(r) + 1]);
@@ -365,6 +437,7 @@ Status AgreeOnInputs(const World& w, const std::vector<std::string>& inputs,
   }
   AllReduceSum(w, &own);
   AllReduceSum(w, &check);
+  *digests = own;
   const int checker = (w.rank + w.size - 1) % w.size;
   for (size_t u = own_begin; u < own_end; ++u) {
     const Unit& x = units[u];
@@ -420,15 +493,97 @@ Status NumberLines(const World& w, const std::vector<std::string>& inputs,
   return status;
 }
 
+// The inputs' part of the run's identity (WORK/inputs.id): each input's
+// path, bytes, files (a directory's regular files), latest modification
+// time, and its units (byte ranges) with the XXH3-64 of every byte of each
+// (AgreeOnInputs' digests: the whole content, not a sample).
+nlohmann::json InputsIdentity(const std::vector<std::string>& inputs,
+                              const std::vector<InputStat>& stats, const std::vector<Unit>& units,
+                              const std::vector<uint64_t>& digests) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    out.push_back({{"input", inputs[i]},
+                   {"size", stats[i].size},
+                   {"files", stats[i].files},
+                   {"mtime_ns", stats[i].mtime_ns},
+                   {"units", nlohmann::json::array()}});
+  }
+  for (size_t u = 0; u < units.size(); ++u) {
+    out[units[u].input]["units"].push_back({units[u].begin, units[u].end, digests[u]});
+  }
+  return out;
+}
+
+std::string UtcTime(int64_t ns) {
+  const std::time_t t = static_cast<std::time_t>(ns / 1000000000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return text;
+}
+
+// The inputs whose content differs between two InputsIdentity: their size or
+// file count, or the digest of a unit with the same byte range; a split
+// file cut at other line starts while every input kept its size (the cut
+// depends only on the sizes and line starts). Each with what changed.
+// `touched`: the inputs whose modification time alone changed.
+std::vector<std::string> ChangedInputs(const nlohmann::json& earlier, const nlohmann::json& now,
+                                       std::vector<std::string>* touched) {
+  std::vector<std::string> changed;
+  if (!earlier.is_array() || earlier.size() != now.size()) return {"the list of inputs"};
+  bool sizes_kept = true;
+  for (size_t i = 0; i < now.size(); ++i) {
+    sizes_kept = sizes_kept && earlier[i].value("size", uint64_t{0}) == now[i]["size"] &&
+                 earlier[i].value("files", uint64_t{0}) == now[i]["files"];
+  }
+  for (size_t i = 0; i < now.size(); ++i) {
+    const nlohmann::json& a = earlier[i];
+    const nlohmann::json& b = now[i];
+    const std::string name = b["input"].get<std::string>();
+    std::string why;
+    const uint64_t size_a = a.value("size", uint64_t{0}), size_b = b["size"];
+    const uint64_t files_a = a.value("files", uint64_t{0}), files_b = b["files"];
+    if (size_a != size_b) {
+      why = std::to_string(size_a) + " bytes then, " + std::to_string(size_b) + " now";
+    } else if (files_a != files_b) {
+      why = std::to_string(files_a) + " files then, " + std::to_string(files_b) + " now";
+    } else {
+      const nlohmann::json ua = a.value("units", nlohmann::json::array()), ub = b["units"];
+      bool differs = false;
+      if (ua.size() == ub.size()) {
+        for (size_t k = 0; k < ub.size(); ++k) {
+          const bool same_range = ua[k][0] == ub[k][0] && ua[k][1] == ub[k][1];
+          if (same_range ? ua[k][2] != ub[k][2] : sizes_kept) differs = true;
+        }
+      } else {
+        differs = sizes_kept;
+      }
+      if (differs) why = "same size, other bytes";
+    }
+    const int64_t mtime_a = a.value("mtime_ns", int64_t{0}), mtime_b = b["mtime_ns"];
+    if (!why.empty()) {
+      changed.push_back(name + " (" + why + "; modified " + UtcTime(mtime_b) + ")");
+    } else if (mtime_a != mtime_b) {
+      touched->push_back(name);
+    }
+  }
+  return changed;
+}
+
 std::string ShardPath(const std::string& dir, const Unit& unit) {
   char name[64];
   if (unit.pieces == 1) {
     std::snprintf(name, sizeof name, "/shards/input-%06llu.shard",
                   static_cast<unsigned long long>(unit.input));
   } else {
-    std::snprintf(name, sizeof name, "/shards/input-%06llu-piece-%04llu.shard",
+    // The same input cut into as many pieces has the same byte ranges (the
+    // cut depends on its size, the count and its bytes): a --resume at
+    // another P reuses a piece only then.
+    std::snprintf(name, sizeof name, "/shards/input-%06llu-piece-%04llu-of-%04llu.shard",
                   static_cast<unsigned long long>(unit.input),
-                  static_cast<unsigned long long>(unit.piece));
+                  static_cast<unsigned long long>(unit.piece),
+                  static_cast<unsigned long long>(unit.pieces));
   }
   return dir + name;
 }
@@ -570,6 +725,59 @@ std::string EncodeU64s(const std::vector<uint64_t>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t));
 }
 
+// The library's rule for repeated ids (FindRepeatedIds, neardup dedup's
+// warning) over the ranks: each id's XXH3-128 goes, with its document's
+// position, to the rank of its hash; there the repeats are counted, and
+// the first repeat (the smallest position whose id an earlier document
+// has) with that earlier document is chosen over the ranks; its id comes
+// from the rank that read it. `first`: this rank's first position. The
+// result on rank 0 (count 0 elsewhere). Collective.
+RepeatedIds FindRepeatedIdsOverRanks(const World& w, const std::vector<std::string>& ids,
+                                     uint64_t first, Traffic* traffic) {
+  struct Entry {
+    uint64_t hi, lo, position;
+  };
+  std::vector<std::string> to(static_cast<size_t>(w.size));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const XXH128_hash_t h = XXH3_128bits(ids[i].data(), ids[i].size());
+    AppendPod(Entry{h.high64, h.low64, first + i}, &to[h.low64 % static_cast<uint64_t>(w.size)]);
+  }
+  std::vector<Entry> mine = DecodePods<Entry>(AllToAllBytes(w, to, traffic));
+  std::vector<std::string>().swap(to);
+  std::sort(mine.begin(), mine.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.hi, a.lo, a.position) < std::tie(b.hi, b.lo, b.position);
+  });
+  uint64_t count = 0, repeat = UINT64_MAX, repeat_of = 0;
+  for (size_t i = 1; i < mine.size(); ++i) {
+    if (mine[i].hi != mine[i - 1].hi || mine[i].lo != mine[i - 1].lo) continue;
+    ++count;
+    // The group's second member repeats its first.
+    if (i >= 2 && mine[i - 2].hi == mine[i].hi && mine[i - 2].lo == mine[i].lo) continue;
+    if (mine[i].position < repeat) {
+      repeat = mine[i].position;
+      repeat_of = mine[i - 1].position;
+    }
+  }
+  std::vector<uint64_t> total = {count};
+  AllReduceSum(w, &total);
+  const std::vector<uint64_t> repeats = AllGatherU64(w, repeat);
+  const std::vector<uint64_t> repeats_of = AllGatherU64(w, repeat_of);
+  RepeatedIds r;
+  if (total[0] == 0) return r;
+  const size_t best =
+      static_cast<size_t>(std::min_element(repeats.begin(), repeats.end()) - repeats.begin());
+  const uint64_t position = repeats[best];
+  std::string id;
+  if (position >= first && position - first < ids.size()) id = ids[position - first];
+  const std::string all = GatherBytes(w, id, 0, traffic);
+  if (w.rank != 0) return r;
+  r.count = total[0];
+  r.first = position;
+  r.first_of = repeats_of[best];
+  r.id = all;  // only the reader of `position` sent its id
+  return r;
+}
+
 class Run {
  public:
   Run(const World& w, MpiFlags flags) : w_(w), flags_(std::move(flags)) {}
@@ -577,6 +785,14 @@ class Run {
 
  private:
   Status Setup();
+  Status SetupStage();
+  Status ProbeWorkDir();
+  Status CheckInputsSeen(const std::vector<uint64_t>& seen_by_rank_0);
+  std::string Where(int rank) const {
+    return "rank " + std::to_string(rank) + " (host " + hosts_[static_cast<size_t>(rank)] + ")";
+  }
+  Status CheckInputsIdentity(const std::vector<InputStat>& stats,
+                             const std::vector<uint64_t>& digests);
   Status CountBoilerplate(bool needed);
   Status Fingerprint(bool* any_needed_out);
   Status Gather();
@@ -624,9 +840,16 @@ class Run {
   std::unique_ptr<DedupConfig> config_;
   std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened in setup
   std::unique_ptr<Log> log_;
-  std::vector<Unit> units_;    // the fingerprint stage's units, in input order
-  std::vector<uint64_t> cut_;  // rank r reads units [cut_[r], cut_[r + 1])
-  std::vector<Shard> mine_;    // my inputs' shards, in input order
+  // Rank 0, --resume: the earlier run's WORK/inputs.id (none: it stopped
+  // before its inputs were checked).
+  std::optional<std::string> earlier_inputs_;
+  std::vector<std::string> hosts_;      // every rank's host (MPI_Get_processor_name)
+  RepeatedIds repeated_ids_;            // rank 0, after the gather stage
+  uint64_t run_number_ = 0;             // drawn by rank 0 for this run (the probe's tokens)
+  std::unique_ptr<Watchdog> watchdog_;  // after the setup stage (--stall-timeout)
+  std::vector<Unit> units_;             // the fingerprint stage's units, in input order
+  std::vector<uint64_t> cut_;           // rank r reads units [cut_[r], cut_[r + 1])
+  std::vector<Shard> mine_;             // my inputs' shards, in input order
   // After the gather: my documents (ids, records), at positions
   // first_[rank] ...; first_ has P + 1 entries.
   DedupCorpus own_;
@@ -684,7 +907,7 @@ Status Run::Setup() {
         "exchanged between ranks); use the estimate (the default)");
   }
   std::error_code ec;
-  for (const char* sub : {"/shards", "/join", "/parts"}) {
+  for (const char* sub : {"/shards", "/join", "/parts", "/probe"}) {
     if (!ec) fs::create_directories(flags_.work_dir + sub, ec);
   }
   if (ec)
@@ -697,17 +920,207 @@ Status Run::Setup() {
   // Created before the input is read, as neardup dedup does.
   NEARDUP_ASSIGN_OR_RETURN(out_, cli::Output::Open(f.input.output, f.input.inputs));
   const std::string id_path = flags_.work_dir + "/run.id";
+  const std::string inputs_path = flags_.work_dir + "/inputs.id";
   if (flags_.resume) {
     auto earlier = ReadChecked(id_path);
-    if (earlier.ok() && *earlier != flags_.identity) {
+    // The identity's last line is the rank count.
+    const auto command = [](std::string_view id) {
+      const size_t at = id.rfind("ranks ");
+      return at == std::string_view::npos ? id : id.substr(0, at);
+    };
+    if (earlier.ok() && command(*earlier) != command(flags_.identity)) {
       return Status::InvalidArgument(
           "--resume: " + flags_.work_dir +
-          " holds a run of another command line or rank count; rerun it as it was, or use a new "
-          "--work-dir");
+          " holds a run of another command line; rerun it as it was, or use a new --work-dir");
     }
-    if (earlier.ok()) return Status::OK();
+    if (earlier.ok() && *earlier != flags_.identity) {
+      // Another rank count: what does not depend on P is reused (the shards
+      // of whole inputs and of pieces cut alike, SimHash's band ranges when
+      // there are as many); each rank's parts and MinHash's band-key rounds
+      // (per rank) go.
+      const std::string_view before = std::string_view(*earlier).substr(command(*earlier).size());
+      (*log_)("setup: --resume with " + std::to_string(w_.size) + " ranks; the earlier run had " +
+              std::string(before.substr(std::min<size_t>(6, before.size()),
+                                        before.find('\n') == std::string_view::npos
+                                            ? std::string_view::npos
+                                            : before.find('\n') - 6)) +
+              ": its ranks' parts and band-key rounds are computed again");
+      std::error_code ec;
+      for (const char* sub : {"/parts", "/join"}) {
+        for (fs::directory_iterator it(flags_.work_dir + sub, ec), end; !ec && it != end;
+             it.increment(ec)) {
+          const std::string name = it->path().filename().string();
+          if (std::string_view(sub) == "/join" && !name.starts_with("round-")) continue;
+          NEARDUP_RETURN_IF_ERROR(file::RemoveFile(it->path().string()));
+        }
+      }
+      if (ec) return Status::IOError(flags_.work_dir + ": " + ec.message());
+      NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(id_path, flags_.identity));
+    }
+    if (earlier.ok()) {
+      auto inputs = ReadChecked(inputs_path);
+      if (inputs.ok()) earlier_inputs_ = std::move(*inputs);
+      return Status::OK();
+    }
   }
+  // A new run: no inputs' identity until its inputs are checked (a run
+  // stopped before that leaves none, and its --resume computes everything).
+  NEARDUP_RETURN_IF_ERROR(file::RemoveFile(inputs_path));
   return WriteFileAtomically(id_path, flags_.identity);
+}
+
+// Rank 0: compares the inputs with the earlier run's (--resume) and records
+// them. A changed input is refused (its shards, and all after them, are
+// stale), naming it; one whose modification time alone changed (the same
+// size and bytes) is reused. Without a record of the earlier run's inputs,
+// every stage is computed again (flags_.resume off).
+Status Run::CheckInputsIdentity(const std::vector<InputStat>& stats,
+                                const std::vector<uint64_t>& digests) {
+  const nlohmann::json now = InputsIdentity(config_->flags.input.inputs, stats, units_, digests);
+  if (flags_.resume && !earlier_inputs_) {
+    (*log_)(
+        "setup: --resume: no record of the earlier run's inputs (it stopped before they "
+        "were checked): every stage is computed again");
+    flags_.resume = false;
+  }
+  if (flags_.resume) {
+    const nlohmann::json earlier = nlohmann::json::parse(*earlier_inputs_, nullptr, false);
+    std::vector<std::string> touched;
+    const std::vector<std::string> changed = ChangedInputs(earlier, now, &touched);
+    if (!changed.empty()) {
+      std::string list;
+      for (const std::string& c : changed) list += (list.empty() ? "" : ", ") + c;
+      return Status::InvalidArgument(
+          "--resume: the input changed since the run in " + flags_.work_dir + " began: " + list +
+          "; what was computed from it is stale: rerun without --resume (every stage is "
+          "computed again), or restore the input");
+    }
+    for (const std::string& t : touched) {
+      (*log_)("setup: " + t + ": modified since the earlier run, but the same size and bytes: " +
+              "its work is reused");
+    }
+  }
+  return WriteFileAtomically(flags_.work_dir + "/inputs.id", now.dump());
+}
+
+// Every rank writes a token (a number rank 0 drew for this run, the rank and
+// its host) in WORK/probe/ and reads rank 0's and its successor's: a work
+// directory that is not one directory shared by every rank (a node's local
+// disk, a file system not mounted on every node) fails here, in seconds,
+// naming the rank, its host and the path, not at the output stage after all
+// the compute.
+Status Run::ProbeWorkDir() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  std::string mine;
+  AppendStrings({std::string(name, static_cast<size_t>(length))}, &mine);
+  Traffic traffic;
+  NEARDUP_ASSIGN_OR_RETURN(hosts_, Strings(AllGatherBytes(w_, mine, &traffic)));
+  std::vector<uint64_t> nonce = {0};
+  if (w_.rank == 0) {
+    nonce[0] = std::random_device()() ^
+               static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  }
+  BroadcastU64s(w_, &nonce, 0);
+  run_number_ = nonce[0];
+  const auto token = [&](int r) {
+    return "neardup-mpi work directory probe " + std::to_string(nonce[0]) + " " + Where(r) + "\n";
+  };
+  const auto path = [&](int r) {
+    char file[48];
+    std::snprintf(file, sizeof file, "/probe/rank-%04d.token", r);
+    return flags_.work_dir + file;
+  };
+  const Status written = WriteFileAtomically(path(w_.rank), token(w_.rank));
+  if (!AllRanksOk(w_, written)) return written;
+  Status seen = Status::OK();
+  for (const int r : {0, (w_.rank + 1) % w_.size}) {
+    if (r == w_.rank) continue;
+    auto got = ReadChecked(path(r));
+    if (got.ok() && *got == token(r)) continue;
+    std::error_code ec;
+    const std::string here = fs::absolute(flags_.work_dir, ec).string();
+    seen = Status::IOError(
+        "--work-dir is not shared: " + Where(w_.rank) + " cannot read the token that " + Where(r) +
+        " wrote in it: " + (got.ok() ? path(r) + ": another run's token" : got.status().message()) +
+        " (the work directory is " + here + " on " + Where(w_.rank) +
+        "); it must be one directory that every rank sees at the same path (a shared file "
+        "system mounted on every node)");
+    break;
+  }
+  // Every rank has read the tokens it checks before any is removed.
+  const bool ok = AllRanksOk(w_, seen);
+  (void)file::RemoveFile(path(w_.rank));
+  return ok ? Status::OK() : seen;
+}
+
+// Every rank stats the inputs it will read (its units and its successor's,
+// which it digests) and compares them with rank 0's view (`seen_by_rank_0`:
+// bytes and files of each input): an input missing on a node, another
+// version of it, or an empty directory (a file system not mounted) fails in
+// seconds, naming the rank, its host and the input, before any is read.
+Status Run::CheckInputsSeen(const std::vector<uint64_t>& seen_by_rank_0) {
+  const std::vector<std::string>& inputs = config_->flags.input.inputs;
+  std::vector<bool> reads(inputs.size(), false);
+  for (const int r : {w_.rank, (w_.rank + 1) % w_.size}) {
+    for (size_t u = cut_[static_cast<size_t>(r)]; u < cut_[static_cast<size_t>(r) + 1]; ++u) {
+      reads[units_[u].input] = true;
+    }
+  }
+  const auto files = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " file" : " files"); };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!reads[i]) continue;
+    const InputStat st = StatInput(inputs[i]);
+    const uint64_t size0 = seen_by_rank_0[2 * i], files0 = seen_by_rank_0[2 * i + 1];
+    if (!st.found) {
+      return Status::IOError(inputs[i] + ": not found on " + Where(w_.rank) + " (" + st.error +
+                             "), which must read it; every rank must see the inputs at the same "
+                             "path (rank 0 sees it)");
+    }
+    if (st.size != size0 || st.files != files0) {
+      return Status::IOError(inputs[i] + ": " + Where(w_.rank) + " sees " +
+                             std::to_string(st.size) + " bytes in " + files(st.files) + ", " +
+                             Where(0) + " " + std::to_string(size0) + " bytes in " + files(files0) +
+                             "; every rank must see the same files");
+    }
+    if (st.directory && st.files == 0) {
+      return Status::IOError(inputs[i] + ": a directory with no files (on " + Where(w_.rank) +
+                             "): nothing to read; is its file system mounted?");
+    }
+  }
+  return Status::OK();
+}
+
+// The setup stage on every rank: rank 0's checks, the work directory probe,
+// the units and each rank's share, the inputs stat'ed by every rank and the
+// ranks' agreement on their bytes, the run's identity.
+Status Run::SetupStage() {
+  Status s = Setup();
+  if (!AllRanksOk(w_, s)) return s;
+  s = ProbeWorkDir();
+  if (!AllRanksOk(w_, s)) return s;
+  const std::vector<std::string>& inputs = config_->flags.input.inputs;
+  std::vector<InputStat> stats;
+  std::vector<uint64_t> sizes(inputs.size(), 0), seen(2 * inputs.size(), 0);
+  if (w_.rank == 0) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      stats.push_back(StatInput(inputs[i]));
+      sizes[i] = seen[2 * i] = stats.back().size;
+      seen[2 * i + 1] = stats.back().files;
+    }
+  }
+  BroadcastU64s(w_, &sizes, 0);
+  BroadcastU64s(w_, &seen, 0);
+  CutInputs(w_, config_->flags.input, sizes, &units_, &cut_);
+  s = CheckInputsSeen(seen);
+  if (!AllRanksOk(w_, s)) return s;
+  std::vector<uint64_t> digests;
+  s = AgreeOnInputs(w_, inputs, cut_, units_, &digests);
+  if (!AllRanksOk(w_, s)) return s;
+  if (w_.rank == 0) s = CheckInputsIdentity(stats, digests);
+  flags_.resume = BroadcastInt(w_, flags_.resume ? 1 : 0, 0) != 0;
+  return s;
 }
 // Read options for one unit: its byte range and first line.
 ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
@@ -844,6 +1257,13 @@ Status Run::Gather() {
   first_.assign(counts.size() + 1, 0);
   for (size_t r = 0; r < counts.size(); ++r) first_[r + 1] = first_[r] + counts[r];
   documents_ = first_.back();
+  {
+    Traffic traffic;
+    repeated_ids_ = FindRepeatedIdsOverRanks(w_, own_.ids, first_[w_.rank], &traffic);
+    std::vector<uint64_t> moved = {traffic.bytes_sent};
+    AllReduceSum(w_, &moved);
+    stages_.push_back({"ids", 0, moved[0], {{"repeated_ids", repeated_ids_.count}}});
+  }
   // Stream mode is sequential: rank 0 runs it on every document. Cluster
   // mode gathers nothing: the documents are grouped over the ranks (plan).
   if (config_->options.mode == DedupMode::kCluster) return Status::OK();
@@ -1073,6 +1493,8 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
 }
 
 Status Run::Join() {
+  if (FailAt(w_, "alloc")) throw std::bad_alloc();
+  if (FailAt(w_, "stop")) std::raise(SIGSTOP);
   if (bands_ == 0) return JoinOnRankZero();
   const DedupConfig& c = *config_;
   std::vector<IdPair> pairs;
@@ -1388,6 +1810,11 @@ Status Run::WriteOutputs() {
     parts.push_back(PartPath(flags_.work_dir, r, "done"));
     parts.push_back(PartPath(flags_.work_dir, r, "records"));
     NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out_.get()));
+    if (r == 0 && w_.size > 1) {
+      // The output half copied, under its temporary name.
+      if (FailAt(w_, "output")) std::raise(SIGKILL);
+      if (FailAt(w_, "term")) std::raise(SIGTERM);
+    }
   }
   NEARDUP_RETURN_IF_ERROR(out_->Close());
   for (const bool dups : {false, true}) {
@@ -1461,7 +1888,15 @@ int Run::Main() {
   auto timed = [this](const char* name, auto&& body) {
     const auto t = std::chrono::steady_clock::now();
     const size_t before = stages_.size();
-    const Status status = body();
+    Status status = Status::OK();
+    try {
+      status = body();
+    } catch (const std::bad_alloc&) {
+      OutOfMemory(w_, name);
+    } catch (const std::system_error& e) {
+      // std::thread: no memory for a thread's stack, or no more threads.
+      OutOfMemory(w_, name, std::string("cannot start a thread: ") + e.what());
+    }
     const int code = EndStage(w_, name, status);
     const double seconds = Since(t);
     // The stage's own entry (a body may have added one for its exchange).
@@ -1476,15 +1911,20 @@ int Run::Main() {
     if (code < 0 && w_.rank == 0 && log_) (*log_)(std::string("stage ") + name + " done");
     return code;
   };
-  int code = timed("setup", [&] { return Setup(); });
+  int code = timed("setup", [&] { return SetupStage(); });
   if (code >= 0) return code;
-  CutInputs(w_, config_->flags.input, &units_, &cut_);
+  // The work directory is shared (the probe): heartbeats from here on.
+  watchdog_ =
+      std::make_unique<Watchdog>(Watchdog::Options{.dir = flags_.work_dir + "/heartbeat",
+                                                   .rank = w_.rank,
+                                                   .size = w_.size,
+                                                   .run = run_number_,
+                                                   .timeout = flags_.stall_timeout,
+                                                   .where = [this](int r) { return Where(r); }});
   bool any_needed = false;
   code = timed("fingerprint", [&] {
     // Every rank goes on to Fingerprint's collectives, or none does: a rank
     // that returned alone left the others waiting in them forever.
-    const Status agreed = AgreeOnInputs(w_, config_->flags.input.inputs, cut_, units_);
-    if (!AllRanksOk(w_, agreed)) return agreed;
     const Status numbered = NumberLines(w_, config_->flags.input.inputs, cut_, &units_);
     if (!AllRanksOk(w_, numbered)) return numbered;  // OK on the others: EndStage fails them
     return Fingerprint(&any_needed);
@@ -1502,6 +1942,7 @@ int Run::Main() {
       std::cerr << "neardup-mpi: every input's fingerprints were done in an earlier run\n";
     }
     cli::WarnBadScores(*config_, bad_scores_);
+    cli::WarnDuplicateIds(repeated_ids_);
   }
   const auto dedup_start = std::chrono::steady_clock::now();
   const std::pair<const char*, Status (Run::*)()> stages[] = {
@@ -1562,9 +2003,17 @@ int main(int argc, char** argv) {
                   "Directory for the stages' files (shards, band-range pairs, markers, logs); on "
                   "a cluster a file system every rank sees")
       ->required();
+  cmd->add_option("--stall-timeout", flags.stall_timeout,
+                  "Seconds without a heartbeat from a rank (each rank's watchdog thread writes "
+                  "one under --work-dir every fifth of this, at most every 10 s, and watches "
+                  "the next rank's) after which the job is aborted with the rank named: a "
+                  "stopped or hung rank, a lost node. 0: wait forever")
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(600);
   cmd->add_flag("--resume", flags.resume,
-                "Reuse the shards and band ranges an earlier run of the same command line (and "
-                "rank count) finished under --work-dir");
+                "Reuse what an earlier run of the same command line over the same inputs "
+                "(checked: sizes and digests; a changed input is refused, named) finished under "
+                "--work-dir; at another rank count, what does not depend on it");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -1574,14 +2023,36 @@ int main(int argc, char** argv) {
 
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  // After MPI_Init (which may install handlers of its own): SIGINT and
+  // SIGTERM (mpirun forwards them; it sends SIGTERM to every rank when the
+  // job is aborted) remove this rank's temporary outputs and exit 130/143,
+  // as neardup does (output_files.h).
+  neardup::cli::InstallSignalHandlers();
   neardup::mpi::World world;
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+  // The identity: what the outputs depend on (not --resume, not the
+  // watchdog's timeout).
   for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) != "--resume") flags.identity += std::string(argv[i]) + "\n";
+    const std::string_view arg = argv[i];
+    if (arg == "--resume" || arg.starts_with("--stall-timeout=")) continue;
+    if (arg == "--stall-timeout") {
+      ++i;
+      continue;
+    }
+    flags.identity += std::string(arg) + "\n";
   }
   flags.identity += "ranks " + std::to_string(world.size) + "\n";
-  int code = neardup::mpi::Run(world, std::move(flags)).Main();
+  int code = neardup::cli::kExitError;
+  try {
+    code = neardup::mpi::Run(world, std::move(flags)).Main();
+  } catch (const std::bad_alloc&) {
+    // Outside a stage's body (the stages catch their own).
+    neardup::mpi::OutOfMemory(world, "start or report");
+  } catch (const std::system_error& e) {
+    neardup::mpi::OutOfMemory(world, "start or report",
+                              std::string("cannot start a thread: ") + e.what());
+  }
   // This rank's output files go in place only when the run succeeded.
   code = neardup::cli::FinishOutputs(code);
   MPI_Finalize();
