@@ -33,14 +33,7 @@ Status Run::Plan() {
   // Identical fingerprints (signatures) grouped over the ranks (group.h).
   const auto t = std::chrono::steady_clock::now();
   const dedup_internal::IdentityKey key =
-      c.minhash ? dedup_internal::IdentityKey([&](size_t i) {
-        return dedup_internal::MinHashIdentity(
-            std::span<const uint32_t>(own_.signatures).subspan(i * perm, perm));
-      })
-                : dedup_internal::IdentityKey([&](size_t i) {
-                    const neardup::Fingerprint& fp = own_.docs[i].fingerprint;
-                    return std::pair<uint64_t, uint64_t>(fp.hi(), fp.lo());
-                  });
+      dedup_internal::DocumentIdentity(own_.docs, own_.signatures, c.minhash ? perm : 0);
   Traffic traffic;
   Status status = GroupOverRanks(w_, own_.docs, key, first_[w_.rank], &groups_, &traffic);
   if (c.minhash) {
