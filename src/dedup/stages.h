@@ -97,12 +97,6 @@ Result<MinHashPlan> PlanMinHash(std::span<const DedupDocument> docs,
 // A signature's identity key (what PlanMinHash groups by, estimate only): a
 // process that holds the signatures sends these 16 bytes instead.
 std::pair<uint64_t, uint64_t> MinHashIdentity(std::span<const uint32_t> signature);
-// What neardup dedup groups identical documents by, for either method
-// (estimate only): perm == 0, SimHash: the fingerprint (GroupIdentical's
-// key); perm > 0, MinHash: the MinHashIdentity of document i's signature
-// (signatures: perm words per document). The spans must outlive the key.
-IdentityKey DocumentIdentity(std::span<const DedupDocument> docs,
-                             std::span<const uint32_t> signatures, size_t perm);
 // PlanMinHash from every document's MinHashIdentity (identities[i], any value
 // for an empty document), without the signatures. REQUIRES: !minhash.exact.
 Result<MinHashPlan> PlanMinHashByIdentity(std::span<const DedupDocument> docs,
