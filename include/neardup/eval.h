@@ -363,6 +363,10 @@ struct NaturalEvalOptions {
   double verify_jaccard = DedupOptions{}.verify_jaccard;
   size_t verify_short_features = DedupOptions{}.verify_short_features;
   double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
+  // The short-document rule (SimHash methods), as dedup's --short-features,
+  // --short-jaccard; 0: off.
+  size_t short_features = DedupJobOptions{}.short_features;
+  double short_jaccard = DedupJobOptions{}.short_jaccard;
   int threads = 0;
 };
 

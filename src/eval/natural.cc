@@ -104,6 +104,8 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
     job.verify_jaccard = options.verify_jaccard;
     job.verify_short_features = options.verify_short_features;
     job.verify_short_jaccard = options.verify_short_jaccard;
+    job.short_features = options.short_features;
+    job.short_jaccard = options.short_jaccard;
     job.threads = options.threads;
     const bool minhash = job.method.is_minhash();
     NEARDUP_ASSIGN_OR_RETURN(auto run, RunEvalDedupJob(texts, std::move(job)));

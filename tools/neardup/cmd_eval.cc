@@ -168,6 +168,8 @@ int RunNatural(const EvalFlags& flags) {
   options.verify_jaccard = flags.verify_jaccard;
   options.verify_short_features = flags.verify_short_features;
   options.verify_short_jaccard = flags.verify_short_jaccard;
+  options.short_features = flags.short_features;
+  options.short_jaccard = flags.short_jaccard;
   if (flags.t2s) options.t2s = kT2sFlagConversion;
   options.threads = ResolveThreadCount(flags.threads);
   auto mode = ParseBoilerplateMode(flags.boilerplate);
@@ -288,6 +290,11 @@ void AddJobOptions(CLI::App* cmd, EvalFlags* flags) {
                   "As dedup's --verify-short-jaccard")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_option("--short-features", flags->short_features, "As dedup's --short-features")
+      ->capture_default_str();
+  cmd->add_option("--short-jaccard", flags->short_jaccard, "As dedup's --short-jaccard")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
 }
 
 void AddCommon(CLI::App* cmd, EvalFlags* flags) {
@@ -339,12 +346,6 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
                    "it reports, in all and by length band; repeatable (--methods none: only "
                    "these)");
   AddJobOptions(docs, flags.get());
-  docs->add_option("--short-features", flags->short_features,
-                   "As dedup's --short-features (for --dedup)")
-      ->capture_default_str();
-  docs->add_option("--short-jaccard", flags->short_jaccard, "As dedup's --short-jaccard")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
   AddCommon(docs, flags.get());
   docs->callback([flags, exit_code] { exit_code->value = RunDocs(*flags); });
 
