@@ -85,12 +85,21 @@ std::string BestCells(const EvalRow* r, bool dedup) {
   return s;
 }
 
+// A CSV field: quoted (with quotes doubled) when it holds a comma or quote
+// (method texts such as "chars5u,k=32").
+std::string CsvField(const std::string& v) {
+  if (v.find_first_of(",\"") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 // bands.csv: one line per row and length band.
 std::string BandCsvRows(const EvalRow& r, const char* source) {
   std::ostringstream s;
   for (size_t b = 0; b < kLengthBands; ++b) {
     const PairCounts& c = r.bands[b];
-    s << source << "," << r.method << "," << (r.bits ? std::to_string(r.bits) : "") << ","
+    s << source << "," << CsvField(r.method) << "," << (r.bits ? std::to_string(r.bits) : "") << ","
       << Threshold(r.threshold) << "," << Num(r.edit, 2) << "," << LengthBandName(b) << ","
       << r.band_variants[b] << "," << c.true_positives << "," << c.false_positives << ","
       << c.false_negatives << "," << Num(c.precision()) << "," << Num(c.recall()) << ","

@@ -384,6 +384,7 @@ TEST(Harness, LengthBandsAndTheDedupJob) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'),
             1 + 3 * static_cast<long>(report->rows.size() + report->dedup_rows.size()));
   EXPECT_NE(csv.find("dedup,chars5u,128,28,0.20,< 300,"), std::string::npos);
+  EXPECT_NE(csv.find("dedup,\"chars5u,k=32\",128,32,0.20,< 300,"), std::string::npos);
   EXPECT_NE(ReadFile(dir + "/report/report.md").find("| dedup chars5u | 128 | 28 |"),
             std::string::npos);
 }
