@@ -222,10 +222,13 @@ class DedupJob {
   // first records have.
   Status CheckScoreField(const DedupCorpus& corpus, const InputStats& stats) const;
 
-  // Join, cluster and keep policy over `corpus`: Dedup or MinHashDedup.
+  // Join, cluster and keep policy over `corpus`: Dedup or MinHashDedup,
+  // pairs verified when verifies(). `k` >= 0 (SimHash): join at this k
+  // instead of the job's (calibrate's scan), verified the same way; -1: the
+  // job's.
   Result<DedupResult> Join(const DedupCorpus& corpus,
                            std::function<void(const DedupPair&)> pair_sink = {},
-                           const DedupProgress& progress = {}) const;
+                           const DedupProgress& progress = {}, int k = -1) const;
 
   // The output lines (each ending in '\n'). A document's record: its id,
   // fingerprint (SimHash), cluster, duplicate, nearest (the nearest kept

@@ -398,8 +398,9 @@ Status DedupJob::CheckScoreField(const DedupCorpus& corpus, const InputStats& st
 
 Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
                                    std::function<void(const DedupPair&)> pair_sink,
-                                   const DedupProgress& progress) const {
+                                   const DedupProgress& progress, int k) const {
   DedupOptions options = dedup_;
+  if (k >= 0 && !options_.method.is_minhash()) options.k = k;
   options.pair_sink = std::move(pair_sink);
   options.short_sets = corpus.short_sets;
   options.sketches = corpus.sketches;

@@ -54,6 +54,25 @@ std::string JoinWords(const DedupJoinReport& j, int k) {
 
 }  // namespace
 
+void AddVerifyOptions(CLI::App* cmd, double* verify_jaccard, size_t* verify_short_features,
+                      double* verify_short_jaccard) {
+  cmd->add_option(
+         "--verify-jaccard", *verify_jaccard,
+         "Verified pairs (SimHash methods): a pair within k is a near-duplicate only when "
+         "the estimated Jaccard of its feature sets (a 128-slot sketch per document) is at "
+         "least this; 0: off (pairs by distance alone)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--verify-short-features", *verify_short_features,
+                  "Verified pairs: a pair whose smaller document has fewer features than this "
+                  "uses --verify-short-jaccard instead (0: no separate rule)")
+      ->capture_default_str();
+  cmd->add_option("--verify-short-jaccard", *verify_short_jaccard,
+                  "Verified pairs: the threshold of short documents (--verify-short-features)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+}
+
 void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
   AddInputOptions(cmd, &flags->input);
   AddPipelineOptions(cmd, &flags->pipeline, "nfkc", true);
@@ -109,21 +128,8 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option(
-         "--verify-jaccard", flags->verify_jaccard,
-         "Verified pairs (SimHash methods): a pair within k is a near-duplicate only when "
-         "the estimated Jaccard of its feature sets (a 128-slot sketch per document) is at "
-         "least this; 0: off (pairs by distance alone)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--verify-short-features", flags->verify_short_features,
-                  "Verified pairs: a pair whose smaller document has fewer features than this "
-                  "uses --verify-short-jaccard instead (0: no separate rule)")
-      ->capture_default_str();
-  cmd->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
-                  "Verified pairs: the threshold of short documents (--verify-short-features)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
+  AddVerifyOptions(cmd, &flags->verify_jaccard, &flags->verify_short_features,
+                   &flags->verify_short_jaccard);
   cmd->add_option("--summary-json", flags->summary_json,
                   "Write the run's summary as JSON: counts, the join used (exact or banded r, L, "
                   "seed, recall guarantee, candidates, pairs) and seconds per phase");

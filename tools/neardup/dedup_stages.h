@@ -58,6 +58,10 @@ struct DedupFlags {
   std::string summary_json;
 };
 
+// Registers the verified-pairs options (--verify-jaccard,
+// --verify-short-features, --verify-short-jaccard) on `cmd` (dedup, calibrate).
+void AddVerifyOptions(CLI::App* cmd, double* verify_jaccard, size_t* verify_short_features,
+                      double* verify_short_jaccard);
 // Registers dedup's INPUT... and options on `cmd`.
 void AddDedupOptions(CLI::App* cmd, DedupFlags* flags);
 
