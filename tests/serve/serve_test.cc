@@ -1292,5 +1292,19 @@ TEST_F(ServeTest, HeaderCountAndBytesAreBounded) {
   EXPECT_EQ(refusals, 3u) << log;
 }
 
+// A client that sends its request and closes its side of the connection
+// (shutdown(SHUT_WR), as `nc -N` does) is still answered.
+TEST_F(ServeTest, HalfClosedClientIsAnswered) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  const int fd = ConnectFrom("127.0.0.1", server.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  shutdown(fd, SHUT_WR);
+  const std::string answer = ReadAnswer(fd, 5);
+  close(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
+}
+
 }  // namespace
 }  // namespace neardup

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <system_error>
 
 namespace neardup::cli {
@@ -381,6 +382,7 @@ void FrontServer::Poll() {
 
 void FrontServer::OnReadable(Conn* conn) {
   const bool was_idle = conn->pending().empty();
+  bool ended = false;  // the client closed its side (or an error)
   for (;;) {
     char block[16384];
     const ssize_t n = recv(conn->fd, block, sizeof(block), 0);
@@ -393,16 +395,22 @@ void FrontServer::OnReadable(Conn* conn) {
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       break;
     } else {
-      return Close(conn);  // closed by the client, or an error
+      ended = true;
+      break;
     }
   }
-  if (conn->draining) return;
+  if (conn->draining) {
+    if (ended) Close(conn);
+    return;
+  }
   // A request's head must come within the read timeout of its first byte.
   if (was_idle && !conn->pending().empty()) {
     conn->deadline = Clock::now() + std::chrono::seconds(options_.read_timeout_s);
     conn->request_deadline = conn->deadline;
   }
   const HeadScan scan = ScanRequestHead(conn->pending(), options_.limits);
+  // A client that sent its request and closed its side is still answered.
+  if (ended && scan.kind != HeadScan::kComplete) return Close(conn);
   switch (scan.kind) {
     case HeadScan::kIncomplete:
       return;
@@ -435,7 +443,12 @@ void FrontServer::Work(Conn* conn) {
     ConnStream stream(this, conn);
     bool closed = false;
     const bool last = ++conn->served >= keep_alive_max_count_;
-    const bool ok = process_request(stream, last, closed, nullptr);
+    bool ok = false;
+    try {
+      ok = process_request(stream, last, closed, nullptr);
+    } catch (const std::exception&) {
+      ok = false;  // out of memory in httplib's own code: this connection ends
+    }
     if (!ok || closed || last || answer_closes || Stopped()) break;
     // The next request: on at once when its head is here already
     // (pipelined), else back to the poller.
