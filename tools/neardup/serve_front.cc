@@ -44,11 +44,15 @@ class InlineQueue : public httplib::TaskQueue {
   void shutdown() override {}
 };
 
-std::string PeerAddress(int fd, int* port) {
+// The address and port of a socket's peer (`peer`) or its own end, as
+// text; "" and 0 when unknown.
+std::string AddressOf(int fd, bool peer, int* port) {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   *port = 0;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "";
+  const int r = peer ? getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len)
+                     : getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  if (r != 0) return "";
   char text[INET6_ADDRSTRLEN] = "";
   if (addr.ss_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
@@ -222,22 +226,7 @@ class FrontServer::ConnStream : public httplib::Stream {
     port = conn_->remote_port;
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof(addr);
-    port = 0;
-    ip.clear();
-    if (getsockname(conn_->fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
-    char text[INET6_ADDRSTRLEN] = "";
-    if (addr.ss_family == AF_INET) {
-      const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
-      inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
-      port = ntohs(in->sin_port);
-    } else if (addr.ss_family == AF_INET6) {
-      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-      inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof(text));
-      port = ntohs(in6->sin6_port);
-    }
-    ip = text;
+    ip = AddressOf(conn_->fd, /*peer=*/false, &port);
   }
   socket_t socket() const override { return conn_->fd; }
 
@@ -312,7 +301,7 @@ bool FrontServer::Serve(ServePool* workers) {
 bool FrontServer::process_and_close_socket(socket_t sock) {
   auto conn = std::make_unique<Conn>();
   conn->fd = sock;
-  conn->remote = PeerAddress(sock, &conn->remote_port);
+  conn->remote = AddressOf(sock, /*peer=*/true, &conn->remote_port);
   const int on = 1;
   setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
   fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
