@@ -27,6 +27,10 @@ using Clock = std::chrono::steady_clock;
 // stopping, and the poller at deadlines.
 constexpr int kSliceMs = 100;
 
+// How long a worker waits on a keep-alive connection for its next request
+// before handing it back to the poller.
+constexpr int kLingerMs = 2;
+
 // How long a refused connection's input is drained (so that the client
 // reads the answer instead of a reset) before it is closed.
 constexpr auto kDrainTime = std::chrono::seconds(1);
@@ -440,8 +444,24 @@ void FrontServer::Work(Conn* conn) {
     }
     if (!ok || closed || last || answer_closes || Stopped()) break;
     // The next request: on at once when its head is here already
-    // (pipelined), else back to the poller.
-    const HeadScan scan = ScanRequestHead(conn->pending(), options_.limits);
+    // (pipelined) or arrives within kLingerMs (a busy keep-alive client
+    // sends its next request right after reading the answer: handing it to
+    // the poller and back cost ~50 us of CPU per request), else back to the
+    // poller.
+    HeadScan scan = ScanRequestHead(conn->pending(), options_.limits);
+    if (scan.kind == HeadScan::kIncomplete && conn->pending().empty()) {
+      pollfd p{conn->fd, POLLIN, 0};
+      if (poll(&p, 1, kLingerMs) == 1) {
+        char block[16384];
+        const ssize_t n = recv(conn->fd, block, sizeof(block), 0);
+        if (n == 0) break;  // closed by the client
+        if (n > 0) {
+          conn->Compact();
+          conn->buf.append(block, static_cast<size_t>(n));
+          scan = ScanRequestHead(conn->pending(), options_.limits);
+        }
+      }
+    }
     if (scan.kind == HeadScan::kComplete) {
       conn->request_deadline = Clock::now() + std::chrono::seconds(options_.read_timeout_s);
       continue;
