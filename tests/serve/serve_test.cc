@@ -1283,12 +1283,21 @@ TEST_F(ServeTest, HeaderCountAndBytesAreBounded) {
   }
   ExpectHealthy(c);
   const size_t after = PeakResidentBytes(server.pid());
-  EXPECT_LT(after, before + (size_t{16} << 20)) << before << " -> " << after;
-  // Each refusal is in the access log.
+  // (A sanitizer's allocator keeps what is freed for a while.)
+  if (!testing::Sanitized()) {
+    EXPECT_LT(after, before + (size_t{16} << 20)) << before << " -> " << after;
+  }
+  // Each refusal is in the access log, with the access log's fields.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const std::string log = server.stderr_text();
   size_t refusals = 0;
-  for (size_t at = 0; (at = log.find("\"status\":431", at)) != std::string::npos; ++at) ++refusals;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const Json entry = Json::parse(line, nullptr, false);
+    if (!entry.is_object() || entry.value("status", 0) != 431) continue;
+    ++refusals;
+    EXPECT_TRUE(entry["path"].is_string() && entry["error"].is_string()) << line;
+  }
   EXPECT_EQ(refusals, 3u) << log;
 }
 

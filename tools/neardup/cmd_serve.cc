@@ -610,7 +610,10 @@ bool Server::Run() {
     metrics_.Record("other", status, -1);
     const double t =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    const Json line = {{"ts", t}, {"remote", remote}, {"status", status}, {"error", message}};
+    // The access log's fields (method and path unknown: not parsed), and why.
+    const Json line = {{"ts", t},        {"remote", remote}, {"method", ""},
+                       {"path", ""},     {"status", status}, {"bytes_in", 0},
+                       {"bytes_out", 0}, {"error", message}};
     const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     std::lock_guard lock(log_mu_);
     std::fputs(text.c_str(), stderr);
