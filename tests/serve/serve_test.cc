@@ -1146,7 +1146,7 @@ TEST_F(ServeTest, RequestsBeyondTheMemoryBudgetAre503) {
   for (int i = 0; i < 100 && status != 503; ++i) {
     if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     auto res = c.Post("/v1/query", body, "application/json");
-    ASSERT_TRUE(res);
+    if (!res) continue;  // closed before the answer was read: try again
     status = res->status;
     if (status == 503) {
       EXPECT_EQ(res->get_header_value("Retry-After"), "1");
