@@ -609,6 +609,48 @@ TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
   EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
+// A blocking loopback connection to the server from source address `from`
+// (any 127.0.0.0/8 address is this host's: a test's distinct clients);
+// -1 when it cannot connect.
+int ConnectFrom(const char* from, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  inet_pton(AF_INET, from, &src.sin_addr);
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(static_cast<uint16_t>(port));
+  dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof(dst)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// What the server sends on `fd` until it closes it or `seconds` pass.
+std::string ReadAnswer(int fd, int seconds) {
+  std::string out;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          end - std::chrono::steady_clock::now())
+                          .count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) return out;
+    char buf[4096];
+    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+bool SendAll(int fd, const std::string& bytes) {
+  return send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+}
+
 TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
   WriteFile(dir_ + "/token", "s3cret\n");
   ServerProcess server(idx_, dir_,
@@ -697,6 +739,20 @@ TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past the read timeout
   for (int fd : slow) close(fd);
   ExpectHealthy(c);
+  // A Content-Length over --max-body-bytes is refused unread and the
+  // connection closed: the body is never taken for a next request.
+  {
+    const int fd = ConnectFrom("127.0.0.1", server.port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd,
+            "POST /v1/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n"
+            "Content-Length: 100000\r\n\r\n" +
+                std::string(1000, 'x') + "\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n");
+    const std::string answer = ReadAnswer(fd, 5);
+    close(fd);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
+    EXPECT_EQ(answer.find("HTTP/1.1", 1), std::string::npos) << answer;  // one answer only
+  }
   // The access log: one JSON line per request.
   EXPECT_EQ(server.Signal(SIGINT), 0);
   int lines = 0;
@@ -1003,48 +1059,6 @@ TEST_F(ServeTest, KilledAtRandomMomentsLosesNothingAcknowledged) {
   }
   EXPECT_GT(acknowledged.size(), 0u);
   std::printf("serve: 20 SIGKILLs, %zu acknowledged documents all found\n", acknowledged.size());
-}
-
-// A blocking loopback connection to the server from source address `from`
-// (any 127.0.0.0/8 address is this host's: a test's distinct clients);
-// -1 when it cannot connect.
-int ConnectFrom(const char* from, int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in src{};
-  src.sin_family = AF_INET;
-  inet_pton(AF_INET, from, &src.sin_addr);
-  sockaddr_in dst{};
-  dst.sin_family = AF_INET;
-  dst.sin_port = htons(static_cast<uint16_t>(port));
-  dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0 ||
-      connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof(dst)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-// What the server sends on `fd` until it closes it or `seconds` pass.
-std::string ReadAnswer(int fd, int seconds) {
-  std::string out;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          end - std::chrono::steady_clock::now())
-                          .count();
-    pollfd p{fd, POLLIN, 0};
-    if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) return out;
-    char buf[4096];
-    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
-    if (n <= 0) return out;
-    out.append(buf, static_cast<size_t>(n));
-  }
-}
-
-bool SendAll(int fd, const std::string& bytes) {
-  return send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
 }
 
 // Eight 16 MB bodies of nested arrays (and of nested objects, and of a

@@ -543,7 +543,12 @@ void Server::Route() {
       }
       return SetError(res, 404, "no endpoint " + req.path);
     }
-    if (res.status == 413) return SetError(res, 413, "the body is larger than --max-body-bytes");
+    if (res.status == 413) {
+      // Refused unread: the rest of the body must not be taken for the
+      // next request (the front end closes an answer that says so).
+      res.set_header("Connection", "close");
+      return SetError(res, 413, "the body is larger than --max-body-bytes");
+    }
     SetError(res, res.status, "HTTP error " + std::to_string(res.status));
   });
   http_.set_exception_handler(
