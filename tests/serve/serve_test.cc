@@ -605,6 +605,10 @@ TEST_F(ServeTest, SnapshotEndpointUnderConcurrentAddsHoldsEveryAcknowledgedAdd) 
     Post(c, "/v1/snapshot", bad, &status);
     EXPECT_EQ(status, 400) << bad;
   }
+  // Its body is parsed within the same bounds as the others'.
+  const Json deep = Post(c, "/v1/snapshot", std::string(40, '[') + std::string(40, ']'), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(deep.dump().find("nested deeper than 32"), std::string::npos) << deep;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/x"));
   EXPECT_EQ(server.Signal(SIGTERM), 0);
   ServerProcess off(idx_, dir_, {});

@@ -489,8 +489,10 @@ void Server::HandleSnapshot(const std::string& text, httplib::Response& res) {
   if (flags_.snapshot_dir.empty()) {
     return SetError(res, 403, "snapshots are off: start the server with --snapshot-dir DIR");
   }
-  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+  Json body;
+  if (auto error = ParseJsonBody(text, limits_, request_lease, &body)) {
+    return SetError(res, error->status, error->message);
+  }
   const auto name = body.is_object() ? body.find("name") : body.end();
   if (name == body.end() || !name->is_string()) {
     return SetError(res, 400, "the body must be an object with \"name\": a string");
