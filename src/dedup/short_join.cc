@@ -106,21 +106,35 @@ struct BucketJoin {
   // Tests the pairs of bucket `members` (participants, increasing) of level
   // s (path[0, s): the tokens its members share) whose alpha is in
   // [lo, hi], once per pair: in the bucket of their first s common tokens.
+  // The members' data is gathered first (one cache miss per member, not per
+  // pair), and a pair whose tokens after path[s - 1] are too few for its
+  // alpha is dropped before its distance (the positional filter).
+  struct Member {
+    uint64_t hi, lo;
+    int alpha, after;  // after: tokens of the member after path[s - 1]
+  };
+  std::vector<Member> local;
   void Test(std::span<const uint32_t> members, const uint16_t* path, int s, int lo, int hi) {
     const TokenSets& ts = *sets;
+    local.resize(members.size());
     for (size_t u = 0; u < members.size(); ++u) {
       const uint32_t x = members[u];
-      const auto& wx = (*words)[ts.group[x]];
+      const std::span<const uint16_t> r = ts.Of(x);
+      const auto at = std::lower_bound(r.begin(), r.end(), path[s - 1]);
+      const auto& w = (*words)[ts.group[x]];
+      local[u] = {w.first, w.second, ts.alpha[x], static_cast<int>(r.end() - at) - 1};
+    }
+    for (size_t u = 0; u < members.size(); ++u) {
+      const Member& mx = local[u];
       for (size_t v = u + 1; v < members.size(); ++v) {
-        const uint32_t y = members[v];
-        const int alpha = std::max(ts.alpha[x], ts.alpha[y]);
+        const Member& my = local[v];
+        const int alpha = std::max(mx.alpha, my.alpha);
         ++candidates;
-        if (alpha < lo || alpha > hi) continue;
-        const auto& wy = (*words)[ts.group[y]];
+        if (alpha < lo || alpha > hi || s + std::min(mx.after, my.after) < alpha) continue;
         ++tested;
-        const int d = std::popcount(wx.first ^ wy.first) + std::popcount(wx.second ^ wy.second);
-        if (d > k || !FirstCommonAre(ts, x, y, path, s, alpha)) continue;
-        pairs.push_back({ts.group[x], ts.group[y], d});
+        const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
+        if (d > k || !FirstCommonAre(ts, members[u], members[v], path, s, alpha)) continue;
+        pairs.push_back({ts.group[members[u]], ts.group[members[v]], d});
       }
     }
   }
