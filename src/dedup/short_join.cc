@@ -207,6 +207,9 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   const size_t n = plan.groups.size();
   const double t = LowestVerifyThreshold(opt);
   if (!(t > 0)) return Status::InvalidArgument("the routed join needs verified pairs");
+  if (n >= (uint64_t{1} << 32)) {
+    return Status::InvalidArgument("the routed join takes fewer than 2^32 fingerprints");
+  }
   const auto sketch = [&](size_t g) -> const JaccardSketch& {
     return opt.sketches[plan.groups.Members(g).front()];
   };
