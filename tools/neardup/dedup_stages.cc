@@ -31,6 +31,16 @@ nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
   } else {
     o["recall_at_k"] = 1.0;
   }
+  if (j.short_join.used) {
+    const auto& s = j.short_join;
+    o["short_join"] = {{"short_fingerprints", s.short_groups},
+                       {"medium_fingerprints", s.medium_groups},
+                       {"keys", s.keys},
+                       {"candidates", s.candidates},
+                       {"tested", s.tested},
+                       {"pairs_confirmed", s.confirmed},
+                       {"largest_bucket", s.largest_bucket}};
+  }
   if (j.short_pairs > 0) o["short_pairs"] = j.short_pairs;
   o["pairs_rejected"] = j.rejected;
   o["estimated_exact_seconds"] = j.estimated_exact_seconds;
@@ -49,7 +59,15 @@ std::string JoinWords(const DedupJoinReport& j, int k) {
                   j.bands.band_bits, j.bands.bands, j.bands.recall_at_k, k,
                   j.bands.recall_at_k_minus_4, std::max(k - 4, 0), j.tested, j.confirmed);
   }
-  return buf;
+  std::string words = buf;
+  if (j.short_join.used) {
+    std::snprintf(buf, sizeof buf,
+                  "; short documents (%zu fingerprints) joined exactly by their sketches: "
+                  "%zu candidates tested, %zu pairs",
+                  j.short_join.short_groups, j.short_join.tested, j.short_join.confirmed);
+    words += buf;
+  }
+  return words;
 }
 
 }  // namespace
