@@ -16,7 +16,7 @@
 #include "dedup_stages.h"
 #include "neardup/dedup.h"
 #include "neardup/minhash_dedup.h"
-#include "util/thread_pool.h"
+#include "neardup/parallel.h"
 
 namespace neardup::cli {
 namespace {

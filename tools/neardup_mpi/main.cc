@@ -74,7 +74,6 @@
 #include <sstream>
 
 #include "band_exchange.h"
-#include "boilerplate_pass.h"
 #include "common.h"
 #include "dedup/cluster.h"
 #include "dedup/stages.h"
