@@ -250,7 +250,8 @@ class DedupJob {
 
 // "-k 28 is out of range: it must be between 0 and 16 because the method's
 // fingerprints are 64-bit (the exact index takes k up to bits / 4); ..."
-std::string KRangeMessage(int k, int bits);
+// `option` names the option in the message (--max-k for an index build).
+std::string KRangeMessage(int k, int bits, std::string_view option = "-k");
 
 }  // namespace neardup
 

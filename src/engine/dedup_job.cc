@@ -445,10 +445,11 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   return summary;
 }
 
-std::string KRangeMessage(int k, int bits) {
-  std::string m = "-k " + std::to_string(k) + " is out of range: it must be between 0 and " +
-                  std::to_string(bits / 4) + " because the method's fingerprints are " +
-                  std::to_string(bits) + "-bit (the exact index takes k up to bits / 4)";
+std::string KRangeMessage(int k, int bits, std::string_view option) {
+  std::string m = std::string(option) + " " + std::to_string(k) +
+                  " is out of range: it must be between 0 and " + std::to_string(bits / 4) +
+                  " because the method's fingerprints are " + std::to_string(bits) +
+                  "-bit (the exact index takes k up to bits / 4)";
   if (bits < 128 && k <= 128 / 4) {
     m += "; for a larger k use a 128-bit method (--bits 128, or a method such as " +
          std::string(kDefaultMethod) + ")";

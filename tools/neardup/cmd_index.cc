@@ -126,6 +126,10 @@ int RunBuild(IndexFlags flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "index"));
   auto method = MakeMethod(flags.pipeline);
   if (!method.ok()) return Fail(method.status());
+  if (flags.max_k > method->pipeline.bits / 4) {
+    return Fail(
+        Status::InvalidArgument(KRangeMessage(flags.max_k, method->pipeline.bits, "--max-k")));
+  }
   // -o names the index here (IDX and IDX.ids are written).
   flags.index_path = flags.input.output;
   if (flags.index_path.empty() || flags.index_path == "-") {
@@ -195,7 +199,10 @@ Result<std::unique_ptr<TextIndex>> Open(const IndexFlags& flags, DocumentIndex::
 Status CheckK(int k, const TextIndex& index) {
   if (k <= index.max_k()) return Status::OK();
   return Status::InvalidArgument("-k " + std::to_string(k) + " is larger than the index's max k " +
-                                 std::to_string(index.max_k()) + " (rebuild with --max-k)");
+                                 std::to_string(index.max_k()) +
+                                 ": its tables find matches up to the distance it was built for "
+                                 "(rebuild it with index build --max-k " +
+                                 std::to_string(k) + ")");
 }
 
 int RunQuery(const IndexFlags& flags) {
@@ -396,8 +403,9 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   AddPipelineOptions(b, &build->pipeline, "nfkc", true);
   b->add_flag("--fingerprints", build->fingerprints,
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
-  b->add_option("--max-k", build->max_k, "Largest k that queries may use (default: the method's k)")
-      ->check(CLI::Range(0, 32));
+  b->add_option("--max-k", build->max_k,
+                "Largest k that queries may use, 0 to bits/4 (default: the method's k)")
+      ->check(CLI::NonNegativeNumber);  // the upper bound is the method's: RunBuild
   b->add_flag("--exact", build->tables.exact,
               "Exact lookup tables (every match within k is found) whatever their cost; by "
               "default the cheaper of exact tables and bit-sampling bands with --recall");
@@ -425,7 +433,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   q->add_option("IDX", query->index_path, "The index")->required();
   AddInputOptions(q, &query->input);
   q->add_option("-k", query->k, "Largest distance (default: the index's max k)")
-      ->check(CLI::Range(0, 32));
+      ->check(CLI::NonNegativeNumber);  // at most the index's max k: CheckK
   q->add_flag("--fingerprints", query->fingerprints, "INPUT is `neardup fingerprint` JSONL");
   q->add_option("--jieba-dir", query->pipeline.jieba_dir, "python3-jieba's data directory");
   q->callback([query, exit_code] { exit_code->value = RunQuery(*query); });
@@ -461,7 +469,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   c->add_option("IDX", check->index_path, "The index")->required();
   AddInputOptions(c, &check->input);
   c->add_option("-k", check->k, "Largest distance (default: the index's max k)")
-      ->check(CLI::Range(0, 32));
+      ->check(CLI::NonNegativeNumber);  // at most the index's max k: CheckK
   c->add_flag("--add-new", check->add_new,
               "Add every document that has no match within k (earlier documents of the same run "
               "count as indexed)");

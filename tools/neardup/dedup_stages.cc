@@ -61,7 +61,9 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
   cmd->add_option("-k", flags->k,
                   "Largest Hamming distance of a near-duplicate, 0 to bits/4 (default: the "
                   "method's)")
-      ->check(CLI::Range(0, 32));
+      // The upper bound depends on the method's width: the job's check says
+      // so (KRangeMessage).
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--mode", flags->mode,
                   "cluster: connected components of all pairs within k; stream: keep a document "
                   "only if no kept one lies within k")
