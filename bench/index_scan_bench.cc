@@ -15,6 +15,9 @@
 //   BM_TablesBatch             TableIndex::SearchBatch, 1,000 queries (by
 //                              the tiled exact scan where its cost model
 //                              says so: the label tells)
+//   BM_TablesEach              TableIndex::SearchEach, 1,000 queries through
+//                              the tables' batch pipeline (DocumentIndex::
+//                              QueryBatch, Check): BM_Tables's answers
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
 //
@@ -294,6 +297,22 @@ void BM_TablesBatch(benchmark::State& state) {
   PerQuery(state, d.queries.size());
 }
 
+// The tables' batch pipeline alone (TableIndex::SearchEach: what
+// DocumentIndex::QueryBatch and Check use; the same answers as BM_Tables).
+void BM_TablesEach(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  std::vector<std::vector<Neighbor>> out;
+  for (auto _ : state) {
+    (void)d.tables->SearchEach(d.queries, k, &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetLabel(d.tables_desc);
+  state.counters["table_bytes_per_fp"] = d.table_bytes_per_fp;
+  PerQuery(state, d.queries.size());
+}
+
 #ifdef NEARDUP_HAVE_FAISS
 void BM_FaissFlat(benchmark::State& state) {
   const int bits = static_cast<int>(state.range(0));
@@ -335,6 +354,7 @@ BENCHMARK(BM_ScanBatch)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tables)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TablesBatch)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TablesEach)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace neardup

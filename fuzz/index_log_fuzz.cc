@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (batch.offset >= bytes.size()) __builtin_trap();
     for (const auto& op : batch.ops) {
       if (op.type != neardup::index_internal::LogOp::Type::kRemove &&
+          op.type != neardup::index_internal::LogOp::Type::kTime &&
           op.fingerprint.bits() != log->bits) {
         __builtin_trap();
       }

@@ -180,6 +180,18 @@ class PyIndex {
     return Value(Get().Remove(list, nullptr));
   }
 
+  // evict(*, max_age=None, max_count=None) -> the number evicted: the
+  // documents added more than max_age seconds ago, and the oldest beyond
+  // max_count (DocumentIndex::Evict); kept on the next save.
+  size_t Evict(std::optional<int64_t> max_age, std::optional<size_t> max_count) {
+    EvictionOptions e;
+    e.max_age_seconds = max_age;
+    e.max_count = max_count;
+    py::gil_scoped_release release;
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    return Value(Get().documents().Evict(e));
+  }
+
   py::object Stats() const {
     std::string json;
     {
@@ -272,6 +284,7 @@ void BindIndex(py::module_& m) {
     added, matches = idx.check("doc-9", text)   # query, and add when nothing is near
     idx.check("doc-0", "").empty        # True: an empty document, not added
     idx.remove("doc-1")                 # the number removed
+    idx.evict(max_age=86400, max_count=10**6)  # the oldest: the number evicted
     idx.stats()                         # as `neardup index stats --json`
     idx.save()                          # atomic commit; nothing is on disk before
     idx.close()                         # saves what is not saved (close(save=False): discards)
@@ -297,6 +310,8 @@ index's max_k.)doc")
       .def("check", &PyIndex::CheckText, py::arg("id"), py::arg("text"), py::kw_only(),
            py::arg("k") = py::none())
       .def("remove", &PyIndex::Remove, py::arg("id"))
+      .def("evict", &PyIndex::Evict, py::kw_only(), py::arg("max_age") = py::none(),
+           py::arg("max_count") = py::none())
       .def("stats", &PyIndex::Stats)
       .def("save", &PyIndex::Save)
       .def("close", &PyIndex::Close, py::kw_only(), py::arg("save") = true)

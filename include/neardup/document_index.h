@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -184,6 +185,19 @@ struct DocumentIndexOptions {
   // Called once, with the holder's pid (0 when unknown), when Open has
   // waited about a second for that lock (a front end says so). May be empty.
   std::function<void(int pid)> on_lock_wait;
+  // The time recorded for each add (unix seconds, for eviction by age:
+  // Evict) and the "now" of Evict. Empty (the default): the system clock.
+  // Tests set it.
+  std::function<int64_t()> clock;
+};
+
+// Which documents DocumentIndex::Evict removes, oldest first (by the time
+// recorded when each was added; doc/index_format.md, "Add times").
+struct EvictionOptions {
+  // Every document added more than this many seconds before now.
+  std::optional<int64_t> max_age_seconds;
+  // The oldest documents beyond this many (the newest max_count stay).
+  std::optional<size_t> max_count;
 };
 
 // The lookup tables of the committed index file and of the delta.
@@ -214,6 +228,8 @@ struct DocumentIndexStats {
   // Compactions (Commit, Compact, background) that published a new index
   // file since this object was opened.
   uint64_t compactions = 0;
+  // Documents removed by Evict since this object was opened.
+  uint64_t evicted = 0;
 };
 
 class DocumentIndex {
@@ -280,12 +296,15 @@ class DocumentIndex {
   Result<size_t> Remove(std::span<const std::string> ids, std::vector<std::string>* missing);
 
   // For each document in order: its matches within options.k among the
-  // indexed documents (including those added earlier in this batch), then,
+  // indexed documents (including those added earlier in this batch: a
+  // document near an earlier one of the same batch that was added reports
+  // it, exactly as when the two are checked one call after the other), then,
   // by options.policy, adds it. Each document is queried without the
   // writer's lock; then, as one step under it, every answer of the batch is
   // brought up to date and the adds are made: the outcome is that of the
   // whole batch checked at that moment, so two concurrent Checks of near
-  // duplicates never both add.
+  // duplicates never both add. The committed file's tables are probed for the
+  // whole batch through one pipeline (as QueryBatch).
   // *out gets one CheckResult per document. Validated before anything
   // changes (nothing is added on error): InvalidArgument when ids.size() !=
   // fps.size(), k is outside [0, max_k()], a fingerprint has the wrong width,
@@ -294,6 +313,17 @@ class DocumentIndex {
   // add), or a policy that adds in read-only mode.
   Status Check(std::span<const std::string> ids, std::span<const Fingerprint> fps,
                const CheckOptions& options, std::vector<CheckResult>* out);
+
+  // Removes the documents `options` names (none when it names no limit),
+  // as Remove does: logged when the index logs, and gone from the files at
+  // the next Commit or Compact (`neardup index compact --max-age/--max-count`
+  // evicts, then compacts, so that the new pair is written without them).
+  // Times are those recorded at each add; documents of files written before
+  // neardup recorded them count as added when their file or log was last
+  // written (never evicted early). Returns the number removed (also counted
+  // in Stats().evicted). InvalidArgument in read-only mode or for a negative
+  // age.
+  Result<size_t> Evict(const EvictionOptions& options);
 
   // Writes a copy of the current state (every change made before the call,
   // the log's included) as a committed index at `dest` (DEST and DEST.ids,
@@ -335,6 +365,12 @@ class DocumentIndex {
   // sorted by (distance, insertion order). InvalidArgument when k is outside
   // [0, max_k()] or fp.bits() != bits().
   Status Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const;
+  // Query for each of `fps`: (*out)[j] is exactly what Query(fps[j], k)
+  // gives at the same moment (one step under the readers' lock), found
+  // through the tables' batch pipeline (many probes in flight at once:
+  // TableIndex::SearchFileBatch). Errors as Query's, for the whole batch.
+  Status QueryBatch(std::span<const Fingerprint> fps, int k,
+                    std::vector<std::vector<DocumentMatch>>* out) const;
   // True when `id` is indexed.
   bool Contains(const std::string& id) const;
 

@@ -105,7 +105,8 @@ struct TextIndexStats {
   int64_t file_bytes = -1;
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
-  std::string method;  // the method's text form (method.h)
+  uint64_t evicted = 0;  // DocumentIndexStats::evicted
+  std::string method;    // the method's text form (method.h)
   bool fingerprints_input = false;
   BoilerplateMode boilerplate = BoilerplateMode::kOff;
   size_t boilerplate_lines = 0;  // distinct lines left out of every fingerprint
@@ -113,7 +114,7 @@ struct TextIndexStats {
 };
 
 // {"path", "documents", "bits", "max_k", "memory_bytes", "file_bytes",
-// "log_bytes", "log_records", "method", "fingerprints_input", "boilerplate":
+// "log_bytes", "log_records", "evicted", "method", "fingerprints_input", "boilerplate":
 // {"mode", "lines"}, "tables": {...}}: one line (indent < 0) or indented.
 std::string TextIndexStatsJson(const TextIndexStats& stats, int indent = -1);
 

@@ -234,3 +234,25 @@ def test_check_reports_an_empty_document_as_serve_does(tmp_path):
         assert "empty=True" in repr(batch[0])
         assert pickle.loads(pickle.dumps(empty)).empty is True
         assert len(idx) == 1
+
+
+def test_evict_removes_the_oldest_and_is_counted_in_stats(tmp_path):
+    path = str(tmp_path / "e.idx")
+    texts = ["第%d段文字：%s" % (i, "春夏秋冬东南西北"[i] * 12 + "天地玄黄宇宙洪荒" * (i + 1))
+             for i in range(6)]
+    with neardup.Index.create(path, method="chars5") as index:
+        assert index.add(["d%d" % i for i in range(6)], texts) == [True] * 6
+    writer = neardup.Index.open(path, writable=True)
+    assert writer.evict() == 0  # no limit
+    assert writer.evict(max_count=4) == 2  # the oldest two: d0, d1
+    assert "d0" not in writer and "d1" not in writer and "d2" in writer
+    assert writer.query(texts[0], k=0) == []
+    assert writer.evict(max_age=3600) == 0  # all added just now
+    assert writer.stats()["evicted"] == 2
+    with pytest.raises(neardup.InvalidArgumentError, match="negative"):
+        writer.evict(max_age=-1)
+    writer.close()
+    reader = neardup.Index.open(path)
+    assert len(reader) == 4 and "d1" not in reader
+    with pytest.raises(neardup.InvalidArgumentError, match="read-only"):
+        reader.evict(max_count=1)

@@ -86,6 +86,7 @@ std::string TextIndexStatsJson(const TextIndexStats& s, int indent) {
                   {"file_bytes", s.file_bytes},
                   {"log_bytes", s.log_bytes},
                   {"log_records", s.log_records},
+                  {"evicted", s.evicted},
                   {"method", s.method},
                   {"fingerprints_input", s.fingerprints_input},
                   {"boilerplate",
@@ -334,13 +335,20 @@ Status TextIndex::Query(std::span<const DocumentFingerprint> fps, int k,
                         std::vector<TextIndexResult>* out) const {
   out->assign(fps.size(), TextIndexResult{});
   if (k < 0) k = rep_->index->max_k();
+  // The non-empty documents as one batch (DocumentIndex::QueryBatch).
+  std::vector<neardup::Fingerprint> kept;
+  std::vector<size_t> at;
   for (size_t i = 0; i < fps.size(); ++i) {
     if (fps[i].empty()) {
       (*out)[i].empty = true;
-      continue;
+    } else {
+      kept.push_back(fps[i].fingerprint);
+      at.push_back(i);
     }
-    NEARDUP_RETURN_IF_ERROR(rep_->index->Query(fps[i].fingerprint, k, &(*out)[i].matches));
   }
+  std::vector<std::vector<DocumentMatch>> matches;
+  NEARDUP_RETURN_IF_ERROR(rep_->index->QueryBatch(kept, k, &matches));
+  for (size_t j = 0; j < at.size(); ++j) (*out)[at[j]].matches = std::move(matches[j]);
   return Status::OK();
 }
 
@@ -439,6 +447,7 @@ TextIndexStats TextIndex::Stats() const {
   s.file_bytes = d.file_bytes;
   s.log_bytes = d.log_bytes;
   s.log_records = d.log_records;
+  s.evicted = d.evicted;
   s.method = rep_->method.ToString();
   s.fingerprints_input = rep_->index->header().fingerprints_input;
   s.boilerplate = rep_->method.pipeline.boilerplate.mode;

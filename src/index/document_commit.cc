@@ -40,6 +40,7 @@ DocumentIndex::Rep::Snapshot DocumentIndex::Rep::TakeSnapshot() const {
   }
   snap.lines = names.lines();
   snap.ids_body = IdsBody();
+  snap.added = times.ToJson(evict_floor);
   return snap;
 }
 
@@ -72,7 +73,7 @@ Status DocumentIndex::Rep::WriteSnapshot(const Snapshot& snap, const std::string
 Status DocumentIndex::Rep::WriteIds(const Snapshot& snap, const std::string& file,
                                     uint64_t checksum) const {
   NEARDUP_ASSIGN_OR_RETURN(auto out, file::WritableFile::Create(file));
-  const std::string text = IdsHeader(checksum, snap.lines) + snap.ids_body;
+  const std::string text = IdsHeader(checksum, snap.lines, snap.added) + snap.ids_body;
   constexpr size_t kChunk = size_t{1} << 20;
   for (size_t pos = 0; pos < text.size(); pos += kChunk) {
     NEARDUP_RETURN_IF_ERROR(out->Append(std::string_view(text).substr(pos, kChunk)));
@@ -184,14 +185,9 @@ Status DocumentIndex::Rep::Publish(const Snapshot& snap, const std::string& tmp,
   // changes are applied over it again.
   if (Status s = UseCommittedFile(snap); !s.ok()) return after(s);
   if (header.tables.file_version != 1) {
-    for (const LogOp& op : carry) {
-      const Status s = op.type == LogOp::Type::kRemove
-                           ? Remove(std::span<const std::string>(&op.id, 1), nullptr).status()
-                           : AddBatch(std::span<const std::string>(&op.id, 1),
-                                      std::span<const Fingerprint>(&op.fingerprint, 1),
-                                      op.type == LogOp::Type::kAddReplace);
-      if (!s.ok()) return after(s);
-    }
+    // The carried adds get their lines again, at the times they were made.
+    times.TruncateTo(snap.lines);
+    if (Status s = Apply(carry); !s.ok()) return after(s);
   }
   if (Status s = file::SyncParentDir(path); !s.ok()) return after(s);
   // 5. Tidy: the ids file and the log under their usual names. A crash before

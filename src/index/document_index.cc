@@ -148,6 +148,14 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     rep->names.Reset(nullptr, 0);
     for (auto& name : names) rep->names.Append(std::move(name));
   }
+  // The add times: recorded since they exist; for a file written before,
+  // its lines count as added when the file was (an upper bound).
+  if (raw.header.added) {
+    const std::string why = rep->times.FromJson(*raw.header.added, rep->names.lines());
+    if (!why.empty()) return Bad(raw.ids_file, 1, why);
+  } else if (rep->names.lines() > 0) {
+    rep->times.Note(0, IdOf(path).mtime_ns / 1000000000);
+  }
   if (auto b = raw.header.pipeline.find("bits");
       b != raw.header.pipeline.end() && *b != rep->index->bits()) {
     return Bad(raw.ids_file, 1,
@@ -179,6 +187,10 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
                                   "-bit log beside a " + std::to_string(rep->index->bits()) +
                                   "-bit index");
       }
+      rep->replay_time =
+          IdOf(log_from_pending ? PendingLogPath(path, rep->committed_checksum) : LogPath(path))
+              .mtime_ns /
+          1000000000;
       NEARDUP_RETURN_IF_ERROR(rep->Replay(parsed, LogPath(path)));
       rep->log_tail = parsed.tail;
       log = std::move(parsed);
@@ -252,6 +264,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
   }
   std::vector<uint64_t> numeric(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) numeric[i] = rep->names.Append(ids[i]);
+  if (!ids.empty()) rep->times.Note(0, rep->Now());
   NEARDUP_ASSIGN_OR_RETURN(rep->index,
                            index_internal::TableIndex::Create(
                                options.bits, options.max_k, PolicyOf(header.tables),
@@ -335,6 +348,18 @@ Status DocumentIndex::Rep::AddBatch(std::span<const std::string> ids,
     r.index->RemoveBatch(removed);
     for (uint64_t n : removed) r.names.Erase(n);
   }
+  if (!numeric.empty()) {
+    const int64_t before = r.times.last();
+    const int64_t t = r.times.Note(numeric.front(), r.replaying ? r.replay_time : r.Now());
+    // Each record's adds are preceded by their time (once per record, and
+    // again only when it changes).
+    if (ops != nullptr && (ops->empty() || t != before)) {
+      LogOp op;
+      op.type = LogOp::Type::kTime;
+      op.time = t;
+      ops->push_back(std::move(op));
+    }
+  }
   for (size_t i = 0; i < ids.size(); ++i) {
     if (last[ids[i]] != i) continue;
     r.names.Append(ids[i]);
@@ -383,6 +408,53 @@ Result<size_t> DocumentIndex::Rep::Remove(std::span<const std::string> ids,
   return r.index->RemoveBatch(numeric);
 }
 
+Result<size_t> DocumentIndex::Evict(const EvictionOptions& options) {
+  if (options.max_age_seconds && *options.max_age_seconds < 0) {
+    return Status::InvalidArgument("the eviction age must not be negative");
+  }
+  Rep::PendingSync pending;
+  size_t removed = 0;
+  {
+    std::unique_lock lock(rep_->mu);
+    NEARDUP_RETURN_IF_ERROR(rep_->CheckChangeable());
+    std::vector<LogOp> ops;
+    NEARDUP_ASSIGN_OR_RETURN(removed, rep_->Evict(options, &ops));
+    NEARDUP_RETURN_IF_ERROR(rep_->Persist(ops, &pending));
+    rep_->evicted += removed;
+  }
+  NEARDUP_RETURN_IF_ERROR(rep_->Await(pending));
+  return removed;
+}
+
+// Lines ascend with their add times, so the documents to evict are the live
+// lines from the lowest up: those added before the cutoff, then as many more
+// as the count limit needs.
+Result<size_t> DocumentIndex::Rep::Evict(const EvictionOptions& e, std::vector<LogOp>* ops) {
+  const uint64_t lines = names.lines();
+  uint64_t age_end = 0;
+  if (e.max_age_seconds) {
+    const int64_t now = Now();
+    int64_t cutoff;
+    if (__builtin_sub_overflow(now, *e.max_age_seconds, &cutoff)) {
+      cutoff = std::numeric_limits<int64_t>::min();
+    }
+    age_end = times.FirstLineAtOrAfter(cutoff, lines);
+  }
+  const size_t live = index->size();
+  const size_t excess = e.max_count && live > *e.max_count ? live - *e.max_count : 0;
+  std::vector<std::string> victims;
+  uint64_t n = evict_floor;
+  for (; n < lines; ++n) {
+    const std::optional<std::string_view> name = names.Get(n);
+    if (!name) continue;
+    if (n >= age_end && victims.size() >= excess) break;
+    victims.emplace_back(*name);
+  }
+  NEARDUP_ASSIGN_OR_RETURN(const size_t removed, Remove(victims, nullptr, ops));
+  evict_floor = n;  // every line below is removed now
+  return removed;
+}
+
 Status DocumentIndex::Commit() {
   rep_->JoinCompaction();
   std::unique_lock lock(rep_->mu);
@@ -414,22 +486,34 @@ Status DocumentIndex::Sync() {
   return rep_->log ? rep_->log->Sync() : Status::OK();
 }
 
+Status DocumentIndex::Rep::Apply(const std::vector<LogOp>& ops) {
+  replaying = true;
+  struct Done {
+    bool* flag;
+    ~Done() { *flag = false; }
+  } done{&replaying};
+  for (const LogOp& op : ops) {
+    Status s;
+    if (op.type == LogOp::Type::kTime) {
+      replay_time = op.time;
+    } else if (op.type == LogOp::Type::kRemove) {
+      s = Remove(std::span<const std::string>(&op.id, 1), nullptr).status();
+    } else {
+      s = AddBatch(std::span<const std::string>(&op.id, 1),
+                   std::span<const Fingerprint>(&op.fingerprint, 1),
+                   op.type == LogOp::Type::kAddReplace);
+    }
+    NEARDUP_RETURN_IF_ERROR(s);
+  }
+  return Status::OK();
+}
+
 Status DocumentIndex::Rep::Replay(const index_internal::ParsedLog& parsed,
                                   const std::string& file) {
   for (const index_internal::LogBatch& batch : parsed.batches) {
-    for (const LogOp& op : batch.ops) {
-      Status s;
-      if (op.type == LogOp::Type::kRemove) {
-        s = Remove(std::span<const std::string>(&op.id, 1), nullptr).status();
-      } else {
-        s = AddBatch(std::span<const std::string>(&op.id, 1),
-                     std::span<const Fingerprint>(&op.fingerprint, 1),
-                     op.type == LogOp::Type::kAddReplace);
-      }
-      if (!s.ok()) {
-        return Status::Corruption(file + ": offset " + std::to_string(batch.offset) +
-                                  ": the record does not apply: " + s.message());
-      }
+    if (Status s = Apply(batch.ops); !s.ok()) {
+      return Status::Corruption(file + ": offset " + std::to_string(batch.offset) +
+                                ": the record does not apply: " + s.message());
     }
     ++log_records;
   }
@@ -491,7 +575,9 @@ void DocumentIndex::Rep::RestoreFromDisk() {
   if (f.committed_checksum != committed_checksum) return;  // not the pair this object wrote
   index = std::move(f.index);
   names = std::move(f.names);
-  ++epoch;  // queries in flight search again
+  times = std::move(f.times);
+  evict_floor = 0;  // the failed call may have been an eviction
+  ++epoch;          // queries in flight search again
   dirty = f.dirty;
   log_records = f.log_records;
 }
@@ -516,6 +602,18 @@ Status DocumentIndex::Rep::Await(const PendingSync& pending) {
 Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMatch>* out) const {
   std::shared_lock lock(rep_->mu);
   return rep_->Query(fp, k, out);
+}
+
+Status DocumentIndex::QueryBatch(std::span<const Fingerprint> fps, int k,
+                                 std::vector<std::vector<DocumentMatch>>* out) const {
+  std::shared_lock lock(rep_->mu);
+  std::vector<std::vector<Neighbor>> neighbors;
+  NEARDUP_RETURN_IF_ERROR(rep_->index->SearchEach(fps, k, &neighbors));
+  out->assign(fps.size(), {});
+  for (size_t j = 0; j < fps.size(); ++j) {
+    NEARDUP_RETURN_IF_ERROR(rep_->Name(neighbors[j], &(*out)[j]));
+  }
+  return Status::OK();
 }
 
 Status DocumentIndex::Rep::Query(const Fingerprint& fp, int k,
@@ -590,33 +688,45 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
     std::vector<Neighbor> neighbors;
   };
   std::vector<Found> found(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    std::shared_ptr<const index_internal::IndexFileV2> file;
-    {
-      std::shared_lock lock(r.mu);
+  std::shared_ptr<const index_internal::IndexFileV2> file;
+  uint64_t epoch = 0;
+  {
+    std::shared_lock lock(r.mu);
+    for (size_t i = 0; i < ids.size(); ++i) {
       if (may_add && !options.replace && r.names.Contains(ids[i])) {
         if (!options.skip_existing) {
           return Status::InvalidArgument("document id '" + ids[i] + "' is already in " + r.path);
         }
         found[i].exists = true;
       }
-      found[i].epoch = r.epoch;
-      file = r.index->base_file();
     }
-    std::vector<Neighbor>& neighbors = found[i].neighbors;
-    if (file) index_internal::TableIndex::SearchFile(*file, nullptr, fps[i], k, &neighbors);
+    epoch = r.epoch;
+    file = r.index->base_file();
+  }
+  // The whole batch through the tables' pipeline (the same rows as one
+  // query at a time).
+  if (file) {
+    std::vector<std::vector<Neighbor>> rows(ids.size());
+    index_internal::TableIndex::SearchFileBatchChunked(*file, nullptr, fps, k, &rows);
+    for (size_t i = 0; i < ids.size(); ++i) found[i].neighbors = std::move(rows[i]);
+  }
+  {
     std::shared_lock lock(r.mu);
-    if (r.epoch != found[i].epoch) {
-      found[i].stale = true;
-      if (may_add) continue;  // the writer's half queries again
-      NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
-    } else {
-      found[i].delta_end = r.index->delta_size();
-      r.index->SearchDelta(fps[i], k, &neighbors);
-      std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
-      std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      found[i].epoch = epoch;
+      std::vector<Neighbor>& neighbors = found[i].neighbors;
+      if (r.epoch != epoch) {
+        found[i].stale = true;
+        if (may_add) continue;  // the writer's half queries again
+        NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
+      } else {
+        found[i].delta_end = r.index->delta_size();
+        r.index->SearchDelta(fps[i], k, &neighbors);
+        std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
+        std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
+      }
+      if (!may_add) NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &(*out)[i].matches));
     }
-    if (!may_add) NEARDUP_RETURN_IF_ERROR(r.Name(neighbors, &(*out)[i].matches));
   }
   if (!may_add) return Status::OK();
 
@@ -703,6 +813,7 @@ DocumentIndexStats DocumentIndex::Stats() const {
   s.log_bytes = rep_->log_bytes;
   s.log_records = rep_->log_records;
   s.compactions = rep_->compactions;
+  s.evicted = rep_->evicted;
   const index_internal::TablesSpec& spec = rep_->index->spec();
   s.layout.bits = s.bits;
   s.layout.max_k = s.max_k;

@@ -55,14 +55,19 @@ Status DecodePayload(std::string_view p, int bits, const std::string& file, uint
     if (p.size() - pos < 5) return Bad(file, offset, "record ends inside an operation");
     LogOp op;
     const uint8_t type = static_cast<uint8_t>(p[pos]);
-    if (type < 1 || type > 3) return Bad(file, offset, "unknown operation " + std::to_string(type));
+    if (type < 1 || type > 4) return Bad(file, offset, "unknown operation " + std::to_string(type));
     op.type = static_cast<LogOp::Type>(type);
     const uint32_t id_len = Get32(p.data() + pos + 1);
     pos += 5;
     if (id_len > p.size() - pos) return Bad(file, offset, "an id runs past the record");
     op.id.assign(p.data() + pos, id_len);
     pos += id_len;
-    if (op.type != LogOp::Type::kRemove) {
+    if (op.type == LogOp::Type::kTime) {
+      if (id_len != 0) return Bad(file, offset, "a time operation with an id");
+      if (p.size() - pos < 8) return Bad(file, offset, "a time runs past the record");
+      op.time = static_cast<int64_t>(Get64(p.data() + pos));
+      pos += 8;
+    } else if (op.type != LogOp::Type::kRemove) {
       if (p.size() - pos < fp_bytes) return Bad(file, offset, "a fingerprint runs past the record");
       const uint64_t lo = Get64(p.data() + pos);
       op.fingerprint = bits == 128 ? Fingerprint::From128(Get64(p.data() + pos + 8), lo)
@@ -147,7 +152,9 @@ std::string EncodeLogRecord(const std::vector<LogOp>& ops, int bits) {
     payload.push_back(static_cast<char>(op.type));
     Put32(&payload, static_cast<uint32_t>(op.id.size()));
     payload += op.id;
-    if (op.type != LogOp::Type::kRemove) {
+    if (op.type == LogOp::Type::kTime) {
+      Put64(&payload, static_cast<uint64_t>(op.time));
+    } else if (op.type != LogOp::Type::kRemove) {
       Put64(&payload, op.fingerprint.lo());
       if (bits == 128) Put64(&payload, op.fingerprint.hi());
     }

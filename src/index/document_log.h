@@ -30,10 +30,13 @@ inline constexpr size_t kLogRecordHeaderSize = 16;
 
 // One change, as it was applied.
 struct LogOp {
-  enum class Type : uint8_t { kAdd = 1, kAddReplace = 2, kRemove = 3 };
+  // kTime: the adds after it in its record were made at `time` (unix
+  // seconds); records written before it existed have none.
+  enum class Type : uint8_t { kAdd = 1, kAddReplace = 2, kRemove = 3, kTime = 4 };
   Type type = Type::kAdd;
   std::string id;
   Fingerprint fingerprint;  // adds only
+  int64_t time = 0;         // kTime only
 };
 
 // One record: the changes of one call, applied together.

@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "index/add_times.h"
 #include "index/document_files.h"
 #include "index/document_log.h"
 #include "index/document_names.h"
@@ -115,6 +117,21 @@ struct DocumentIndex::Rep {
   uint64_t log_bytes = 0;
   uint64_t log_records = 0;
   uint64_t compactions = 0;  // index files published by this object
+  // When each line was added (add_times.h); guarded by mu.
+  AddTimes times;
+  // While the log is replayed: the time of its adds (its last time
+  // operation, or the log file's mtime before one).
+  bool replaying = false;
+  int64_t replay_time = 0;
+  // Every line below it is removed (Evict starts there); guarded by mu.
+  uint64_t evict_floor = 0;
+  uint64_t evicted = 0;  // documents removed by Evict since Open
+  int64_t Now() const {
+    if (options.clock) return options.clock();
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
   // The log's dropped tail when it was opened (ParsedLog::tail): Verify
   // reports it.
   std::string log_tail;
@@ -136,7 +153,7 @@ struct DocumentIndex::Rep {
     return Status::OK();
   }
 
-  std::string IdsHeader(uint64_t checksum, uint64_t lines) const {
+  std::string IdsHeader(uint64_t checksum, uint64_t lines, const Json& added) const {
     Json h = {{"neardup_index_ids",
                header.attachment.empty() ? kIdsFormatVersionWithoutAttachment : kIdsFormatVersion},
               {"pipeline", Json::parse(header.pipeline_json)},
@@ -144,6 +161,7 @@ struct DocumentIndex::Rep {
               {"index_checksum", Hex64(checksum)},
               {"lines", lines}};
     if (!header.attachment.empty()) h["attachment"] = HexBytes(header.attachment);
+    if (!added.empty()) h["added"] = added;
     return h.dump() + "\n";
   }
   std::string IdsBody() const {
@@ -183,6 +201,7 @@ struct DocumentIndex::Rep {
     std::vector<std::string> names;
     uint64_t lines = 0;
     std::string ids_body;
+    Json added = Json::array();  // the add times (AddTimes::ToJson)
   };
   // REQUIRES: `mu` held (shared is enough).
   Snapshot TakeSnapshot() const;
@@ -225,6 +244,10 @@ struct DocumentIndex::Rep {
                   std::vector<LogOp>* ops = nullptr);
   Result<size_t> Remove(std::span<const std::string> ids, std::vector<std::string>* missing,
                         std::vector<LogOp>* ops = nullptr);
+  Result<size_t> Evict(const EvictionOptions& e, std::vector<LogOp>* ops);
+  // Applies logged changes again (a log replayed, a compaction's carried
+  // changes), each add at the time its record gives.
+  Status Apply(const std::vector<LogOp>& ops);
   // Replays the log read by Open; Corruption when a change does not apply.
   Status Replay(const index_internal::ParsedLog& parsed, const std::string& file);
   // Checks that a change may be made (writable, no earlier log failure).

@@ -123,6 +123,7 @@ Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file)
     }
     h.attachment = std::move(*bytes);
   }
+  if (auto it = j.find("added"); it != j.end()) h.added = *it;
   return h;
 }
 

@@ -53,6 +53,9 @@ struct IdsHeader {
   std::optional<uint64_t> index_checksum;  // absent in files written before it existed
   std::optional<uint64_t> lines;
   std::string attachment;  // DocumentIndexHeader::attachment (version 3)
+  // "added": the add times (add_times.h), checked against `lines` on Open;
+  // absent in files written before they were recorded.
+  std::optional<nlohmann::ordered_json> added;
 };
 Result<IdsHeader> ParseIdsHeader(std::string_view line, const std::string& file);
 

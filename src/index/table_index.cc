@@ -454,6 +454,44 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
   return Status::OK();
 }
 
+Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
+                              std::vector<std::vector<Neighbor>>* out) const {
+  out->assign(queries.size(), {});
+  if (k < 0 || k > max_k()) {
+    return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
+                                   std::to_string(k));
+  }
+  for (const Fingerprint& q : queries) {
+    if (q.bits() != bits()) {
+      return Status::InvalidArgument("a " + std::to_string(q.bits()) + "-bit query in a " +
+                                     std::to_string(bits()) + "-bit index");
+    }
+  }
+  if (base_) SearchFileBatchChunked(*base_, &base_dead_, queries, k, out);
+  for (size_t j = 0; j < queries.size(); ++j) {
+    SearchDelta(queries[j], k, &(*out)[j]);
+    std::sort((*out)[j].begin(), (*out)[j].end(), ByDistanceThenId);
+  }
+  return Status::OK();
+}
+
+void TableIndex::SearchFileBatchChunked(const IndexFileV2& file, const std::vector<bool>* dead,
+                                        std::span<const Fingerprint> queries, int k,
+                                        std::vector<std::vector<Neighbor>>* out) {
+  // The pipeline's scratch grows with the batch: bounded by chunks.
+  constexpr size_t kChunk = 256;
+  std::vector<std::vector<Neighbor>> part;
+  for (size_t b = 0; b < queries.size(); b += kChunk) {
+    const size_t n = std::min(kChunk, queries.size() - b);
+    part.assign(n, {});
+    SearchFileBatch(file, dead, queries.subspan(b, n), k, &part);
+    for (size_t j = 0; j < n; ++j) {
+      auto& to = (*out)[b + j];
+      to.insert(to.end(), part[j].begin(), part[j].end());
+    }
+  }
+}
+
 Status TableIndex::SelfJoin(int k, int /*threads*/, std::vector<IdPair>* out) const {
   out->clear();
   std::vector<Neighbor> hits;

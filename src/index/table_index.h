@@ -61,6 +61,12 @@ class TableIndex : public HammingIndex {
   // so bands then find every entry within k (a superset of Search's).
   Status SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                      SearchResults* out) const override;
+  // Search for every query, through the tables' batch pipeline
+  // (SearchFileBatch, then SearchDelta): (*out)[j] is exactly what
+  // Search(queries[j]) gives, whatever the cost model would pick (unlike
+  // SearchBatch, whose scan finds a superset of the bands').
+  Status SearchEach(std::span<const Fingerprint> queries, int k,
+                    std::vector<std::vector<Neighbor>>* out) const;
   // True when a batch of `queries` is cheaper by the tiled scan: at least
   // kMinTiledBatch queries, and the entries times TiledScanNsPerRow (the
   // measured cost) under the tables' estimated query cost (spec()). At the
@@ -90,6 +96,10 @@ class TableIndex : public HammingIndex {
   static void SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
                               std::span<const Fingerprint> queries, int k,
                               std::vector<std::vector<Neighbor>>* out);
+  // SearchFileBatch over any number of queries (in chunks of 256).
+  static void SearchFileBatchChunked(const IndexFileV2& file, const std::vector<bool>* dead,
+                                     std::span<const Fingerprint> queries, int k,
+                                     std::vector<std::vector<Neighbor>>* out);
   // SearchDelta for a batch of queries (the levels' tables through one
   // pipeline each, the tail by the tiled SIMD scan): appends query j's
   // entries to (*out)[j], unsorted. REQUIRES: as SearchFileBatch.

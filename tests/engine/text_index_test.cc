@@ -128,9 +128,10 @@ TEST(TextIndexTest, StatsJsonHasOneSetOfNames) {
   const auto j = nlohmann::ordered_json::parse(TextIndexStatsJson((*index)->Stats()));
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"path", "documents", "bits", "max_k", "memory_bytes",
-                                            "file_bytes", "log_bytes", "log_records", "method",
-                                            "fingerprints_input", "boilerplate", "tables"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"path", "documents", "bits", "max_k", "memory_bytes",
+                                      "file_bytes", "log_bytes", "log_records", "evicted", "method",
+                                      "fingerprints_input", "boilerplate", "tables"}));
   EXPECT_EQ(j["boilerplate"]["mode"], "lines");
   EXPECT_EQ(j["boilerplate"]["lines"], 2);
   // Reopened: the counts came back with the commit.

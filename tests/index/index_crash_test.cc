@@ -315,6 +315,59 @@ TEST_F(IndexCrashTest, CompactKilledOrFullAtEveryWriteStep) {
   }
 }
 
+// `index compact --max-count` evicts the oldest documents in memory and
+// commits once: killed before each write step, or failing it with a full
+// disk, the index holds every document (the old state) or exactly the newest
+// ones (the new), never a mix; the next writer recovers either.
+TEST_F(IndexCrashTest, EvictingCompactKilledOrFullAtEveryWriteStep) {
+  const Scenario sc = MakeScenario(16);
+  const Docs& after = sc.after;
+  Docs newest;  // the batch, added after the 300 of the pristine index
+  for (const auto& [id, fp] : after) {
+    if (!sc.base.contains(id)) newest.emplace(id, fp);
+  }
+  ASSERT_EQ(newest.size(), 40u);
+  for (const bool kill : {true, false}) {
+    const char* fault = kill ? "NEARDUP_FAULT_KILL_AT" : "NEARDUP_FAULT_FAIL_AT";
+    int steps = 0, saw_old = 0;
+    for (int n = 1; n <= 200; ++n) {
+      const std::string idx = Fresh("evict");
+      ASSERT_EQ(RunChild(Add(idx, dir_ + "/batch.jsonl")), 0) << ReadFile(dir_ + "/stderr.txt");
+      Child c;
+      c.args = {"index", "compact", idx, "--max-count", "40", "-q"};
+      c.stderr_file = dir_ + "/stderr.txt";
+      c.env = {{fault, std::to_string(n)}};
+      const int rc = RunChild(c);
+      std::string why;
+      const int state = StateOf(idx, after, newest, &why);
+      ASSERT_NE(state, -1) << fault << " " << n << ": " << why;
+      if (rc == 0) {
+        EXPECT_EQ(state, 1);
+        steps = n - 1;
+        break;
+      }
+      ASSERT_EQ(rc, kill ? 128 + SIGKILL : 1)
+          << fault << " " << n << ": " << ReadFile(dir_ + "/stderr.txt");
+      saw_old += state == 0;
+      if (!kill) {
+        // A step that fails before the commit point leaves the old state;
+        // after it, the new one, reported as "committed, but ...".
+        const bool committed =
+            ReadFile(dir_ + "/stderr.txt").find("committed, but") != std::string::npos;
+        EXPECT_EQ(state, committed ? 1 : 0) << fault << " " << n;
+        continue;
+      }
+      ASSERT_EQ(RunChild(Add(idx, dir_ + "/later.jsonl")), 0) << ReadFile(dir_ + "/stderr.txt");
+      ASSERT_EQ(StateOf(idx, Union(after, sc.later), Union(newest, sc.later), &why), state)
+          << "after " << fault << " " << n << ": " << why;
+      ExpectOnlyIndexFiles(dir_ + "/evict");
+    }
+    EXPECT_GT(steps, 5) << fault;
+    EXPECT_GT(saw_old, 0) << fault;
+    std::printf("index compact --max-count: %d write steps (%s)\n", steps, fault);
+  }
+}
+
 // The same for `index remove`.
 TEST_F(IndexCrashTest, RemoveKilledAtEveryWriteStep) {
   const Docs base = MakeDocs("old", 100, 14);

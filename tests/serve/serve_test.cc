@@ -543,6 +543,122 @@ TEST_F(ServeTest, WritersNameTheLockHolderAndGiveUpAfterWait) {
   EXPECT_TRUE((*index)->Contains("base3"));
 }
 
+// `POST /v1/snapshot` while a client adds: the copy opens and verifies, and
+// holds every add acknowledged before the request was sent; a second
+// snapshot of the same name is 409, a bad name 400, and without
+// --snapshot-dir the endpoint is off (403).
+TEST_F(ServeTest, SnapshotEndpointUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
+  std::filesystem::create_directories(dir_ + "/snaps");
+  ServerProcess server(idx_, dir_, {"--no-sync", "--snapshot-dir", dir_ + "/snaps"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  std::mutex mu;
+  std::vector<std::string> acked;  // guarded by mu
+  std::atomic<bool> stop{false};
+  std::thread adder([&] {
+    httplib::Client c("127.0.0.1", server.port());
+    for (uint64_t i = 0; !stop.load() && i < 5000; ++i) {
+      const std::string id = "p" + std::to_string(i);
+      int status = 0;
+      Post(c, "/v1/add",
+           R"({"fingerprints":[{"id":")" + id + R"(","fingerprint":")" + Hex(2000000 + i) +
+               R"("}]})",
+           &status);
+      if (status != 200) continue;
+      std::lock_guard lock(mu);
+      acked.push_back(id);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::vector<std::string> before;
+  {
+    std::lock_guard lock(mu);
+    before = acked;
+  }
+  httplib::Client c("127.0.0.1", server.port());
+  int status = 0;
+  const Json j = Post(c, "/v1/snapshot", R"({"name":"copy.idx"})", &status);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop = true;
+  adder.join();
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_EQ(j["path"], dir_ + "/snaps/copy.idx");
+  size_t total = 0;
+  {
+    std::lock_guard lock(mu);
+    total = acked.size();
+  }
+  ASSERT_GT(before.size(), 0u) << "no add was acknowledged before the snapshot";
+  EXPECT_GT(total, before.size()) << "adds did not go on during the snapshot";
+  const auto verified = RunCli({"index", "verify", dir_ + "/snaps/copy.idx"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  auto copy = DocumentIndex::Open(dir_ + "/snaps/copy.idx");
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_GE((*copy)->size(), 100 + before.size());
+  EXPECT_LE((*copy)->size(), 100 + total);
+  for (const std::string& id : before) ASSERT_TRUE((*copy)->Contains(id)) << id;
+  EXPECT_TRUE((*copy)->Contains("base0"));
+  Post(c, "/v1/snapshot", R"({"name":"copy.idx"})", &status);
+  EXPECT_EQ(status, 409);
+  for (const char* bad : {R"({"name":"../x"})", R"({"name":".hidden"})", R"({"name":""})",
+                          R"({"name":3})", R"([])"}) {
+    Post(c, "/v1/snapshot", bad, &status);
+    EXPECT_EQ(status, 400) << bad;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/x"));
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+  ServerProcess off(idx_, dir_, {});
+  ASSERT_GT(off.port(), 0) << off.stderr_text();
+  httplib::Client c2("127.0.0.1", off.port());
+  Post(c2, "/v1/snapshot", R"({"name":"copy2.idx"})", &status);
+  EXPECT_EQ(status, 403);
+  EXPECT_EQ(off.Signal(SIGTERM), 0);
+}
+
+// --max-count with --evict-every: the server evicts the oldest documents
+// when it starts and again on its schedule, never the newest, and counts
+// them in /v1/stats and /metrics; evicted documents are never answered.
+TEST_F(ServeTest, EvictsOnAScheduleAndCountsIt) {
+  ServerProcess server(idx_, dir_, {"--max-count", "60", "--evict-every", "0.2"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  const auto evicted = [&] {
+    auto res = c.Get("/v1/stats");
+    return res ? Json::parse(res->body, nullptr, false).value("evicted", -1) : -1;
+  };
+  const auto wait_for = [&](int n) {
+    for (int i = 0; i < 300 && evicted() != n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return evicted();
+  };
+  ASSERT_EQ(wait_for(40), 40);  // base0..base39, at start
+  int status = 0;
+  std::string body = R"({"fingerprints":[)";
+  for (int i = 0; i < 10; ++i) {
+    body += std::string(i ? "," : "") + R"({"id":"n)" + std::to_string(i) + R"(","fingerprint":")" +
+            Hex(3000000 + i) + R"("})";
+  }
+  Json j = Post(c, "/v1/add", body + "]}", &status);
+  ASSERT_EQ(status, 200) << j;
+  ASSERT_EQ(wait_for(50), 50);  // base40..base49, on the schedule
+  const Exposition m = GetMetrics(c);
+  ASSERT_EQ(m.error, "");
+  EXPECT_EQ(m.Get("neardup_index_evictions_total{}"), 50);
+  EXPECT_EQ(m.Get("neardup_index_documents{}"), 60);
+  for (int i : {0, 39, 49, 50, 99}) {
+    j = Post(c, "/v1/query",
+             R"({"fingerprints":[{"id":"q","fingerprint":")" + Hex(base_[i]) + R"("}],"k":0})",
+             &status);
+    ASSERT_EQ(status, 200) << j;
+    EXPECT_EQ(j["results"][0]["matches"].size(), i < 50 ? 0u : 1u) << i << ": " << j;
+  }
+  j = Post(c, "/v1/query",
+           R"({"fingerprints":[{"id":"q","fingerprint":")" + Hex(3000009) + R"("}],"k":0})",
+           &status);
+  EXPECT_EQ(j["results"][0]["matches"].size(), 1u) << j;
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+}
+
 // `neardup index snapshot` of a served index while a client adds: the copy
 // opens and verifies, and holds every add acknowledged before it began.
 TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {

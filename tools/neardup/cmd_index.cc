@@ -33,6 +33,7 @@ struct IndexFlags {
   bool add_new = false;       // check: add the documents that have no match
   double lock_wait = -1;      // writers: --wait SECONDS for the lock; < 0 none
   IndexTablesOptions tables;  // build: how the lookup tables are chosen
+  EvictionOptions evict;      // compact: --max-age, --max-count
 };
 
 // Every input document's id and fingerprint, in input order: made by the
@@ -338,10 +339,16 @@ int RunCompact(const IndexFlags& flags) {
   auto index = Open(flags, DocumentIndex::Mode::kReadWrite, false);
   if (!index.ok()) return Fail(index.status());
   const uint64_t log_bytes = (*index)->Stats().log_bytes;
+  // Evicted in memory (this open logs nothing), so the compaction's commit
+  // is the one step that removes them from the files: old or new state.
+  auto evicted = (*index)->documents().Evict(flags.evict);
+  if (!evicted.ok()) return Fail(evicted.status());
   NEARDUP_RETURN_IF_ERROR_CLI((*index)->Compact());
   if (!flags.input.quiet) {
-    std::fprintf(stderr, "neardup: folded a %llu-byte log into %s; it holds %zu documents\n",
-                 static_cast<unsigned long long>(log_bytes), flags.index_path.c_str(),
+    std::fprintf(stderr,
+                 "neardup: folded a %llu-byte log into %s, evicted %zu documents; it holds %zu "
+                 "documents\n",
+                 static_cast<unsigned long long>(log_bytes), flags.index_path.c_str(), *evicted,
                  (*index)->size());
   }
   return kExitOk;
@@ -388,6 +395,40 @@ void SetLockWait(const std::string& path, double seconds, DocumentIndexOptions* 
       std::fprintf(stderr, "neardup: waiting for the lock on %s.lock\n", path.c_str());
     }
   };
+}
+
+std::string ParseDuration(const std::string& text, int64_t* seconds) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const std::string unit = text.substr(digits);
+  int64_t scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  if (unit == "m") scale = 60;
+  if (unit == "h") scale = 3600;
+  if (unit == "d") scale = 86400;
+  if (digits == 0 || digits > 15 || scale == 0) {
+    return "'" + text + "' is not a duration (seconds, or a number with s, m, h or d: 30d)";
+  }
+  *seconds = std::stoll(text.substr(0, digits)) * scale;
+  return "";
+}
+
+void AddEvictionOptions(CLI::App* cmd, EvictionOptions* options) {
+  cmd->add_option_function<std::string>(
+         "--max-age",
+         [options](const std::string& text) {
+           int64_t seconds = 0;
+           const std::string why = ParseDuration(text, &seconds);
+           if (!why.empty()) throw CLI::ValidationError("--max-age", why);
+           options->max_age_seconds = seconds;
+         },
+         "Evict the documents added more than DURATION ago (seconds, or 90m, 12h, 30d), by "
+         "the time recorded at each add")
+      ->type_name("DURATION");
+  cmd->add_option_function<size_t>(
+         "--max-count", [options](size_t n) { options->max_count = n; },
+         "Evict the oldest documents beyond N (the newest N stay)")
+      ->type_name("N");
 }
 
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
@@ -496,11 +537,12 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
       "compact",
       "Rewrite IDX and IDX.ids with the log IDX.log (written by add, remove, check --add-new "
       "and serve) "
-      "folded in and tables chosen for the index's size; a version 1 index becomes version 2 "
-      "(the upgrade)");
+      "folded in and tables chosen for the index's size; a version 1 or 2 index becomes version "
+      "3 (the upgrade); with --max-age/--max-count, the evicted documents left out");
   co->add_option("IDX", compact->index_path, "The index")->required();
   co->add_flag("-q,--quiet", compact->input.quiet, "Print no summary");
   AddLockWaitOption(co, &compact->lock_wait);
+  AddEvictionOptions(co, &compact->evict);
   co->callback([compact, exit_code] { exit_code->value = RunCompact(*compact); });
 
   auto snapshot = std::make_shared<IndexFlags>();

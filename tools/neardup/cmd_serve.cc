@@ -60,6 +60,9 @@ struct ServeFlags {
   int read_timeout_s = 10;
   double lock_wait = -1;  // --wait SECONDS for the index's lock; < 0 none
   std::string jieba_dir;
+  std::string snapshot_dir;  // POST /v1/snapshot writes there; empty: off
+  EvictionOptions evict;     // --max-age, --max-count
+  double evict_every = 60;   // --evict-every SECONDS
 };
 
 // An error answer: {"error": {"status": N, "message": "..."}}.
@@ -242,6 +245,12 @@ class Metrics {
         "# TYPE neardup_index_compactions_total counter\n"
         "neardup_index_compactions_total %llu\n",
         static_cast<unsigned long long>(stats.compactions));
+    line(
+        "# HELP neardup_index_evictions_total Documents evicted (--max-age, --max-count) since "
+        "the server started.\n"
+        "# TYPE neardup_index_evictions_total counter\n"
+        "neardup_index_evictions_total %llu\n",
+        static_cast<unsigned long long>(stats.evicted));
     return out;
   }
 
@@ -288,6 +297,7 @@ class Server {
   void HandleAdd(const std::string& body, httplib::Response& res);
   void HandleCheck(const std::string& body, httplib::Response& res);
   void HandleRemove(const std::string& body, httplib::Response& res);
+  void HandleSnapshot(const std::string& body, httplib::Response& res);
   void HandleStats(httplib::Response& res);
   bool Authorized(const httplib::Request& req) const;
 
@@ -314,7 +324,8 @@ bool Server::Authorized(const httplib::Request& req) const {
 }
 
 // The endpoints that take a body.
-constexpr const char* kPostPaths[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove"};
+constexpr const char* kPostPaths[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/remove",
+                                      "/v1/snapshot"};
 // The endpoints that take none.
 constexpr const char* kGetPaths[] = {"/v1/stats", "/healthz", "/metrics"};
 
@@ -564,6 +575,38 @@ void Server::HandleRemove(const std::string& text, httplib::Response& res) {
   SetJson(res, Json{{"removed", *removed}, {"missing", missing}});
 }
 
+// {"name": NAME}: a consistent copy of the index, every change acknowledged
+// before the request included, written as --snapshot-dir/NAME (and
+// NAME.ids) while requests go on (DocumentIndex::SaveSnapshot).
+void Server::HandleSnapshot(const std::string& text, httplib::Response& res) {
+  if (flags_.snapshot_dir.empty()) {
+    return SetError(res, 403, "snapshots are off: start the server with --snapshot-dir DIR");
+  }
+  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+  const auto name = body.is_object() ? body.find("name") : body.end();
+  if (name == body.end() || !name->is_string()) {
+    return SetError(res, 400, "the body must be an object with \"name\": a string");
+  }
+  const std::string n = name->get<std::string>();
+  const bool plain =
+      !n.empty() && n.size() <= 200 && n[0] != '.' && std::all_of(n.begin(), n.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+      });
+  if (!plain) {
+    return SetError(res, 400,
+                    "name must be 1 to 200 letters, digits, '.', '_' or '-', not starting "
+                    "with '.'");
+  }
+  const std::string dest = flags_.snapshot_dir + "/" + n;
+  const Status s = index_->SaveSnapshot(dest);
+  if (!s.ok()) {
+    const bool exists = s.message().find("already exists") != std::string::npos;
+    return SetError(res, exists ? 409 : StatusCodeOf(s), s.message());
+  }
+  SetJson(res, Json{{"path", dest}});
+}
+
 void Server::HandleStats(httplib::Response& res) {
   // The same object as `neardup index stats --json` (text_index.h).
   res.status = 200;
@@ -575,7 +618,7 @@ void Server::Route() {
   // own reader holds a chunked body whole whatever its size.
   using Handler = void (Server::*)(const std::string&, httplib::Response&);
   const Handler handlers[] = {&Server::HandleQuery, &Server::HandleAdd, &Server::HandleCheck,
-                              &Server::HandleRemove};
+                              &Server::HandleRemove, &Server::HandleSnapshot};
   for (size_t i = 0; i < std::size(kPostPaths); ++i) {
     const Handler handler = handlers[i];
     http_.Post(kPostPaths[i], [this, handler](const httplib::Request& req, httplib::Response& res,
@@ -733,6 +776,46 @@ bool Server::Run() {
   return http_.listen_after_bind();
 }
 
+// Eviction on a schedule: DocumentIndex::Evict with --max-age/--max-count
+// when the server starts and every --evict-every seconds (the removals are
+// logged; a compaction folds them into the files).
+class Evictor {
+ public:
+  Evictor(DocumentIndex* index, const EvictionOptions& limits, double every_s) {
+    if (!limits.max_age_seconds && !limits.max_count) return;
+    thread_ = std::thread([this, index, limits, every_s] {
+      std::unique_lock lock(mu_);
+      do {
+        lock.unlock();
+        auto evicted = index->Evict(limits);
+        if (!evicted.ok()) {
+          std::fprintf(stderr, "neardup: eviction failed: %s\n",
+                       evicted.status().ToString().c_str());
+        } else if (*evicted > 0) {
+          std::fprintf(stderr, "neardup: evicted %zu documents; the index holds %zu\n", *evicted,
+                       index->size());
+        }
+        lock.lock();
+      } while (
+          !wake_.wait_for(lock, std::chrono::duration<double>(every_s), [this] { return stop_; }));
+    });
+  }
+  ~Evictor() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
 int RunServe(const ServeFlags& flags) {
   if (flags.max_batch == 0 || flags.max_body_bytes == 0 || flags.threads <= 0) {
     return Fail(Status::InvalidArgument("--max-batch, --max-body-bytes and --threads must be > 0"));
@@ -772,6 +855,8 @@ int RunServe(const ServeFlags& flags) {
   auto index = TextIndex::Open(flags.index_path, open);
   if (!index.ok()) return Fail(index.status());
   Server server(flags, std::move(*index), std::move(token));
+  std::optional<Evictor> evictor;
+  evictor.emplace(&server.index().documents(), flags.evict, flags.evict_every);
 
   // A signal that arrives before the server listens must still stop it:
   // Stop is repeated until Run has returned.
@@ -791,6 +876,7 @@ int RunServe(const ServeFlags& flags) {
     pthread_kill(waiter.native_handle(), SIGTERM);
   }
   waiter.join();
+  evictor.reset();  // no eviction after the final Sync
   if (!served) {
     return Fail(
         Status::IOError("cannot listen on " + flags.host + ":" + std::to_string(flags.port)));
@@ -810,7 +896,8 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* s = app.add_subcommand(
       "serve",
       "Serve an index over HTTP/1.1 JSON: POST /v1/query, /v1/add, /v1/check (query-or-add), "
-      "/v1/remove; GET /v1/stats, /healthz, /metrics (Prometheus) (doc/serve.md)");
+      "/v1/remove, /v1/snapshot; GET /v1/stats, /healthz, /metrics (Prometheus) "
+      "(doc/serve.md)");
   s->add_option("--index", flags->index_path, "The index (IDX; changes go to IDX.log)")->required();
   s->add_option("--host", flags->host, "Address to listen on (default 127.0.0.1)");
   s->add_option("--port", flags->port,
@@ -845,6 +932,15 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
       ->check(CLI::Range(0.0, 1000.0));
   s->add_option("--jieba-dir", flags->jieba_dir, "python3-jieba's data directory");
   AddLockWaitOption(s, &flags->lock_wait);
+  s->add_option("--snapshot-dir", flags->snapshot_dir,
+                "Directory where POST /v1/snapshot {\"name\": NAME} writes a consistent copy "
+                "of the index (NAME, NAME.ids); without it the endpoint answers 403")
+      ->check(CLI::ExistingDirectory);
+  AddEvictionOptions(s, &flags->evict);
+  s->add_option("--evict-every", flags->evict_every,
+                "Seconds between evictions by --max-age/--max-count (default 60; the first "
+                "when the server starts)")
+      ->check(CLI::Range(0.001, 1e9));
   s->callback([flags, exit_code] { exit_code->value = RunServe(*flags); });
 }
 

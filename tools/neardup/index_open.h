@@ -8,6 +8,7 @@
 #define NEARDUP_TOOLS_NEARDUP_INDEX_OPEN_H_
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 
 #include "neardup/document_index.h"
@@ -23,6 +24,13 @@ void AddLockWaitOption(CLI::App* cmd, double* seconds);
 // at `path` and, after about a second, to say on standard error
 // "waiting for the lock held by pid N".
 void SetLockWait(const std::string& path, double seconds, DocumentIndexOptions* options);
+
+// `--max-age DURATION` and `--max-count N` for `cmd` (index compact, serve):
+// the eviction limits (DocumentIndex::Evict). DURATION is a non-negative
+// integer of seconds, or with a unit: s, m, h, d (e.g. 30d).
+void AddEvictionOptions(CLI::App* cmd, EvictionOptions* options);
+// "" when `text` is a DURATION (*seconds set), else why not.
+std::string ParseDuration(const std::string& text, int64_t* seconds);
 
 }  // namespace neardup::cli
 
