@@ -16,7 +16,7 @@
 #include "dedup_stages.h"
 #include "neardup/dedup.h"
 #include "neardup/minhash_dedup.h"
-#include "util/thread_pool.h"
+#include "neardup/parallel.h"
 
 namespace neardup::cli {
 namespace {
@@ -150,10 +150,15 @@ int RunCalibrate(CalibrateFlags flags) {
                     : minhash    ? static_cast<int>(std::floor(0.7 * max_distance))
                                  : limit;
   if (max_k > limit) {
-    return Fail(Status::InvalidArgument(minhash
-                                            ? "-k must be between 0 and " + std::to_string(limit) +
-                                                  " (unequal signature components of num_perm)"
-                                            : KRangeMessage(max_k, max_distance)));
+    return Fail(Status::InvalidArgument(
+        minhash ? "-k " + std::to_string(max_k) + " is out of range: it must be between 0 and " +
+                      std::to_string(limit) +
+                      " because the minhash method's distance counts "
+                      "the unequal components of its " +
+                      std::to_string(max_distance) +
+                      " signature components (num_perm), and at "
+                      "num_perm every pair is within it"
+                : KRangeMessage(max_k, max_distance)));
   }
   if (flags.sample < 1) return Fail(Status::InvalidArgument("--sample must be at least 1"));
   if (!(flags.recall > 0 && flags.recall < 1)) {

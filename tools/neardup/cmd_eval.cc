@@ -13,7 +13,7 @@
 
 #include "common.h"
 #include "neardup/eval.h"
-#include "util/thread_pool.h"
+#include "neardup/parallel.h"
 
 namespace neardup::cli {
 namespace {
