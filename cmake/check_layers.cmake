@@ -1,4 +1,5 @@
-# Fails when a file of the library includes a header of a later layer.
+# Fails when a file of the library includes a header of a later layer, or
+# when a front end (tools/neardup, python/) includes a header of src/.
 #   cmake -DSOURCE_DIR=<repo> -DSTAMP=<file to touch on success> -P check_layers.cmake
 #
 # The layers, in order (each may include its own headers and those of the
@@ -7,13 +8,13 @@
 # here is an error too, so that a new header is given its layer.
 set(LAYERS core text nlp engine store eval)
 set(core_MODULES util fingerprint index dedup)
-set(core_HEADERS status fingerprint minhash index band_join band_bucket dedup minhash_dedup document_index)
+set(core_HEADERS status parallel fingerprint minhash index band_join band_bucket dedup minhash_dedup document_index)
 set(text_MODULES text extract)
-set(text_HEADERS text extract boilerplate)
+set(text_HEADERS text code_points extract boilerplate)
 set(nlp_MODULES segment keywords features)
 set(nlp_HEADERS segmenter idf keywords features pipeline presets method options)
 set(engine_MODULES engine)
-set(engine_HEADERS engine dedup_job text_index)
+set(engine_HEADERS engine document_pass dedup_job text_index)
 set(store_MODULES store)
 set(store_HEADERS store)
 set(eval_MODULES eval)
@@ -81,6 +82,28 @@ foreach(f ${public})
   if(NOT DEFINED header_${name})
     string(APPEND errors "  include/neardup/${name}.h has no layer (add it to cmake/check_layers.cmake)\n")
   endif()
+endforeach()
+
+# The front ends are user programs of the library: tools/neardup and
+# python/ include the public headers (neardup/*.h) and headers of their own
+# folder, never one of src/ (their include path has no src/ either).
+# Pending (issue 23): tools/neardup_mpi still includes src/ headers
+# (dedup/stages.h, util/file.h, ...) and is exempt until it no longer does.
+file(GLOB front_end_files ${SOURCE_DIR}/tools/neardup/*.cc ${SOURCE_DIR}/tools/neardup/*.h
+     ${SOURCE_DIR}/python/*.cc ${SOURCE_DIR}/python/*.h)
+foreach(f ${front_end_files})
+  get_filename_component(dir ${f} DIRECTORY)
+  file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[^\"]+\"")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*$" "\\1" inc "${line}")
+    if(inc MATCHES "^neardup/[a-z_0-9]+\\.h$" OR EXISTS ${dir}/${inc})
+      continue()
+    endif()
+    file(RELATIVE_PATH rel ${SOURCE_DIR} ${f})
+    string(APPEND errors "  ${rel}: includes \"${inc}\", which is not a public header "
+                         "(include/neardup/*.h): a front end uses the library through its "
+                         "public headers only\n")
+  endforeach()
 endforeach()
 
 if(errors)

@@ -36,10 +36,10 @@
 #include "neardup/features.h"
 #include "neardup/fingerprint.h"
 #include "neardup/method.h"
+#include "neardup/parallel.h"
 #include "neardup/pipeline.h"
 #include "neardup/presets.h"
 #include "py_dedup.h"
-#include "util/thread_pool.h"
 
 namespace py = pybind11;
 

@@ -138,8 +138,9 @@ class PyIndex {
     return out;
   }
 
-  // check(id, text) -> (added, matches); check([ids], [texts]) -> a list of
-  // them. Query-or-add: added when nothing is within k (never when empty).
+  // check(id, text) -> CheckResult (added, matches) with .empty;
+  // check([ids], [texts]) -> a list of them. Query-or-add: added when nothing
+  // is within k (never when empty).
   py::object CheckText(const py::handle& id, const py::handle& text, std::optional<int> k) {
     const Items items = ItemsOf(id, text, "Index.check");
     std::vector<TextIndexResult> results;
@@ -153,8 +154,11 @@ class PyIndex {
       options.policy = CheckPolicy::kAddIfNew;  // read-only: an error, as before
       Check(index.Check(items.ids, fps, options, &results));
     }
-    const auto one = [](const TextIndexResult& r) {
-      return py::make_tuple(r.added, Matches(r.matches));
+    // neardup.CheckResult: the pair (added, matches) with .empty, the text
+    // index's empty-document answer (text_index.h), as serve's "empty".
+    const py::object result_type = py::module_::import("neardup").attr("CheckResult");
+    const auto one = [&result_type](const TextIndexResult& r) {
+      return result_type(r.added, Matches(r.matches), r.empty);
     };
     if (!items.batch) return one(results[0]);
     py::list out;
@@ -278,6 +282,7 @@ void BindIndex(py::module_& m) {
     idx.query([t1, t2])                 # one list per text
     idx = neardup.Index.open("corpus.idx", writable=True)
     added, matches = idx.check("doc-9", text)   # query, and add when nothing is near
+    idx.check("doc-0", "").empty        # True: an empty document, not added
     idx.remove("doc-1")                 # the number removed
     idx.evict(max_age=86400, max_count=10**6)  # the oldest: the number evicted
     idx.stats()                         # as `neardup index stats --json`
@@ -289,7 +294,8 @@ it is garbage collected (unsaved changes are then lost); opening it writable
 again in the same process raises InvalidArgumentError at once. create()
 refuses an existing index unless overwrite=True. An empty document (no
 features) is never added and never matches: add says False, check
-(False, []). An index built with boilerplate=lines leaves out the lines its
+(False, []) with .empty True (a CheckResult: the pair (added, matches) with
+the names added, matches and empty, as serve's /v1/check answers). An index built with boilerplate=lines leaves out the lines its
 build counted, as the CLI and serve do. Queries may run from many threads at
 once; add, check, remove and save run one at a time. k defaults to the
 index's max_k.)doc")

@@ -308,6 +308,20 @@ struct DedupJoinReport {
   // Pairs of distinct fingerprints within k whose estimated Jaccard was
   // below the verification threshold (DedupOptions::sketches), dropped.
   size_t rejected = 0;
+  // The routed join (banded plans with verified pairs): documents with at
+  // most 16 non-empty sketch slots are joined exactly in the sketch space
+  // (every pair within k that can pass verification), the others by the
+  // bands; the counts above are the bands' (doc/banding.md, "Short records").
+  struct ShortJoin {
+    bool used = false;
+    size_t short_groups = 0;   // distinct fingerprints joined in the sketch space only
+    size_t medium_groups = 0;  // in both joins (a pair with a short one can pass)
+    size_t keys = 0;           // (token pair, fingerprint) keys
+    size_t candidates = 0;     // pairs looked at in the buckets, once per bucket
+    size_t tested = 0;         // Hamming tests
+    size_t confirmed = 0;      // distinct pairs within k that can pass verification
+    size_t largest_bucket = 0;
+  } short_join;
   // The cost model's one-thread estimates that chose the join.
   double estimated_exact_seconds = 0;
   double estimated_banded_seconds = 0;

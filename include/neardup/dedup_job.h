@@ -4,7 +4,8 @@
 // neardup-mpi run, in one place, so that the same job gives the same answer
 // at every door. A job is
 //
-//   inputs       any DocumentReader (DedupInput; standard input is read once)
+//   inputs       any DocumentReader (DedupInput, document_pass.h; standard
+//                input is read once)
 //   method       SimHash or MinHash (one interface: no front end asks which)
 //   boilerplate  lines shared by many documents left out of the fingerprints
 //   join         exact or banded (SimHash), bands (MinHash); verification
@@ -41,6 +42,7 @@
 
 #include "neardup/boilerplate.h"
 #include "neardup/dedup.h"
+#include "neardup/document_pass.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
@@ -102,26 +104,6 @@ struct DedupCorpus {
   uint64_t bad_scores = 0;           // score_field values that are no number
   uint64_t scored = 0;               // documents with the score field (any value)
 };
-
-// Where a job's documents come from. `open(report_issues)` returns a reader
-// over the documents; report_issues false asks it to stay silent about bad
-// input (another pass reports it). When `replayable`, open may be called
-// twice (the boilerplate pass, then the fingerprint pass) and must give the
-// same documents; otherwise (standard input) it is called once and the
-// boilerplate pass holds the documents in memory.
-struct DedupInput {
-  std::function<Result<std::unique_ptr<DocumentReader>>(bool report_issues)> open;
-  bool replayable = true;
-};
-
-// A DedupInput over documents already in memory (replayable).
-DedupInput DocumentsInput(std::shared_ptr<const std::vector<Document>> documents);
-
-// Progress: phase ("counting lines (boilerplate)", "reading + fingerprints"
-// in MB of text; the join's phases as DedupOptions::progress reports them;
-// "output" in records), done and total (0: unknown). On the calling thread.
-using DedupProgress =
-    std::function<void(std::string_view phase, double done, double total, std::string_view unit)>;
 
 // The outputs of Run, each a sink of whole lines (each ending in '\n'); an
 // empty function is an output not asked for. records: one JSON line per
@@ -222,10 +204,13 @@ class DedupJob {
   // first records have.
   Status CheckScoreField(const DedupCorpus& corpus, const InputStats& stats) const;
 
-  // Join, cluster and keep policy over `corpus`: Dedup or MinHashDedup.
+  // Join, cluster and keep policy over `corpus`: Dedup or MinHashDedup,
+  // pairs verified when verifies(). `k` >= 0 (SimHash): join at this k
+  // instead of the job's (calibrate's scan), verified the same way; -1: the
+  // job's.
   Result<DedupResult> Join(const DedupCorpus& corpus,
                            std::function<void(const DedupPair&)> pair_sink = {},
-                           const DedupProgress& progress = {}) const;
+                           const DedupProgress& progress = {}, int k = -1) const;
 
   // The output lines (each ending in '\n'). A document's record: its id,
   // fingerprint (SimHash), cluster, duplicate, nearest (the nearest kept
@@ -268,7 +253,8 @@ class DedupJob {
 
 // "-k 28 is out of range: it must be between 0 and 16 because the method's
 // fingerprints are 64-bit (the exact index takes k up to bits / 4); ..."
-std::string KRangeMessage(int k, int bits);
+// `option` names the option in the message (--max-k for an index build).
+std::string KRangeMessage(int k, int bits, std::string_view option = "-k");
 
 }  // namespace neardup
 

@@ -4,6 +4,8 @@
 // command line, the Python module, serve and neardup-mpi alike, so that one
 // job gives one answer at every door, and the option words they share.
 //
+//   neardup/document_pass.h  the reading pass every job reads with (progress
+//                        in bytes of input as stored), and a job's input
 //   neardup/dedup_job.h  the dedup job: inputs, method, boilerplate, join,
 //                        cluster rule, keep policy, outputs; one call
 //   neardup/options.h    one parser and one printer per shared option word
@@ -14,6 +16,7 @@
 #define NEARDUP_ENGINE_H_
 
 #include "neardup/dedup_job.h"
+#include "neardup/document_pass.h"
 #include "neardup/options.h"
 #include "neardup/text_index.h"
 

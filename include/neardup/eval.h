@@ -50,6 +50,7 @@
 
 #include "neardup/boilerplate.h"
 #include "neardup/dedup.h"
+#include "neardup/dedup_job.h"
 #include "neardup/minhash.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
@@ -140,6 +141,38 @@ double DedupRate(const std::vector<bool>& truth, const std::vector<bool>& predic
 // InvalidArgument when the sizes differ or either class is empty.
 Result<double> RocAuc(std::span<const double> scores, const std::vector<bool>& labels);
 
+// ------------------------------------------------------------- length bands
+
+// The length bands of the synthetic-edit figures: documents of < 300,
+// 300-799 and >= 800 characters (code points of the original text). A
+// variant-original pair is in its original's band, any other pair in its
+// shorter document's.
+inline constexpr size_t kLengthBands = 3;
+inline constexpr std::array<size_t, kLengthBands - 1> kLengthBandBounds = {300, 800};
+// The band of a document of `chars` code points, 0..kLengthBands-1.
+size_t LengthBand(size_t chars);
+// "< 300", "300-800", ">= 800".
+std::string LengthBandName(size_t band);
+
+// ------------------------------------------------------------ the dedup job
+
+// What RunEvalDedupJob found: every pair the job reported (verified, within
+// k), its per-document result, the k it ran at and its time.
+struct EvalDedupRun {
+  std::vector<DedupPair> pairs;
+  DedupResult result;
+  int k = 0;
+  bool minhash = false;
+  double seconds = 0;  // boilerplate pass, fingerprints, join
+};
+
+// The library's DedupJob (what `neardup dedup` runs: boilerplate pass,
+// fingerprints, verification sketches, join, cluster rule) over `texts` in
+// memory, document i being texts[i]. The evaluations run every dedup
+// through it, so that they measure what the command line does.
+Result<EvalDedupRun> RunEvalDedupJob(const std::vector<std::string>& texts,
+                                     DedupJobOptions options);
+
 // ------------------------------------------------------------------ harness
 
 struct EvalDocument {
@@ -179,7 +212,7 @@ struct DocsEvalOptions {
   size_t min_chars = 0;  // documents shorter (code points) are left out
   std::vector<double> edits = {0.05, 0.10, 0.15, 0.20};
   double share = 0.75;               // of the documents that get a variant
-  std::vector<std::string> methods;  // empty: all
+  std::vector<std::string> methods;  // empty: all (none when only dedup_methods)
   std::vector<CustomMethod> custom;  // run after `methods`
   std::vector<int> bits = {64, 128};
   uint64_t seed = 1;
@@ -189,6 +222,19 @@ struct DocsEvalOptions {
   int natural_shingle = 5;       // character n-gram length of that Jaccard
   // Non-empty: write originals.jsonl, variants_T<pct>.jsonl and labels there.
   std::string dataset_dir;
+  // Method texts (method.h, e.g. "chars5u", "chars5u,k=32") each run through
+  // the dedup job (RunEvalDedupJob) over originals + variants as `neardup
+  // dedup` runs it with `dedup_job`'s options (verification, short rules,
+  // boilerplate, ...; its method is replaced by each text's, its threads by
+  // `threads`): one DocsEvalReport::dedup_rows entry per text and edit ratio,
+  // scored on the pairs the job reports.
+  std::vector<std::string> dedup_methods;
+  DedupJobOptions dedup_job = DefaultEvalDedupJob();
+  static DedupJobOptions DefaultEvalDedupJob() {
+    DedupJobOptions o;
+    o.join = DedupJoin::kExact;  // every pair within k, as the scans
+    return o;
+  }
 };
 
 // One row of results.csv. bits 0, threshold/edit/dedup_rate NaN: not applicable.
@@ -204,6 +250,9 @@ struct EvalRow {
   double docs_per_s = 0;
   // Not in results.csv: counts behind the ratios.
   PairCounts counts;
+  // The same counts by length band (LengthBand; bands.csv and report.md).
+  std::array<PairCounts, kLengthBands> bands{};
+  std::array<uint64_t, kLengthBands> band_variants{};  // variants per band
   uint64_t natural_found = 0;  // natural-group pairs predicted (excluded above)
   uint64_t natural_total = 0;  // natural-group pairs in the dataset
 };
@@ -227,6 +276,10 @@ struct DocsEvalReport {
   std::vector<std::pair<std::string, std::string>> natural_pairs;  // ids
   std::vector<std::pair<double, double>> achieved_edit;            // (target, mean achieved)
   std::vector<EvalRow> rows;
+  // DocsEvalOptions::dedup_methods: method = the text, bits, threshold = the
+  // job's k, edit; counts and bands from the pairs the job reported.
+  std::vector<EvalRow> dedup_rows;
+  std::array<size_t, kLengthBands> band_originals{};  // originals per band
   std::vector<DistanceHistogram> histograms;
 };
 
@@ -310,6 +363,10 @@ struct NaturalEvalOptions {
   double verify_jaccard = DedupOptions{}.verify_jaccard;
   size_t verify_short_features = DedupOptions{}.verify_short_features;
   double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
+  // The short-document rule (SimHash methods), as dedup's --short-features,
+  // --short-jaccard; 0: off.
+  size_t short_features = DedupJobOptions{}.short_features;
+  double short_jaccard = DedupJobOptions{}.short_jaccard;
   int threads = 0;
 };
 
@@ -362,6 +419,7 @@ struct ReportFiles {
   std::string dir;
   std::string report = "report.md";
   std::string results = "results.csv";
+  std::string bands;              // bands.csv (WriteDocsReport): every row by length band
   std::vector<std::string> data;  // plot data (data/*.dat)
   // gnuplot scripts (plots.gp); each is meant to be run in `dir`, where it
   // reads `data` and writes `plots`. Empty when there is nothing to plot.
@@ -387,6 +445,10 @@ Status AppendReportNote(const ReportFiles& files, std::string_view note);
 // The header of results.csv.
 inline constexpr std::string_view kResultsCsvHeader =
     "method,bits,threshold,edit,precision,recall,f1,dedup_rate,docs_per_s";
+// The header of bands.csv (WriteDocsReport): source is "dedup" (a
+// DocsEvalReport::dedup_rows row) or "scan"; variants: of originals in the band.
+inline constexpr std::string_view kBandsCsvHeader =
+    "source,method,bits,threshold,edit,band,variants,tp,fp,fn,precision,recall,f1";
 
 }  // namespace neardup
 

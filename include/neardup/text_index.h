@@ -23,6 +23,10 @@
 //
 // Usage:
 //
+//   // A whole corpus at once (its boilerplate lines counted first):
+//   auto built = neardup::TextIndex::Build("corpus.idx", method, {}, input);
+//
+//   // Or document by document:
 //   neardup::LineStats lines = ...;  // the corpus's line counts (boilerplate.h), if any
 //   auto index = neardup::TextIndex::Create("corpus.idx", method, {}, &lines);
 //   std::vector<neardup::DocumentFingerprint> fps;
@@ -50,6 +54,7 @@
 
 #include "neardup/boilerplate.h"
 #include "neardup/document_index.h"
+#include "neardup/document_pass.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
 #include "neardup/status.h"
@@ -113,6 +118,13 @@ struct TextIndexStats {
 // {"mode", "lines"}, "tables": {...}}: one line (indent < 0) or indented.
 std::string TextIndexStatsJson(const TextIndexStats& stats, int indent = -1);
 
+// What TextIndex::Build read and indexed.
+struct TextIndexBuildSummary {
+  InputStats input;      // the reader's
+  size_t documents = 0;  // documents read
+  size_t empty = 0;      // of them without features: not indexed
+};
+
 class TextIndex {
  public:
   ~TextIndex();
@@ -130,6 +142,21 @@ class TextIndex {
   static Result<std::unique_ptr<TextIndex>> Create(const std::string& path, const Method& method,
                                                    const TextIndexOptions& options,
                                                    const LineStats* lines = nullptr);
+
+  // `neardup index build`: a new index at `path` for `method` made from
+  // every document of `input`, in one call: when the method removes
+  // boilerplate lines, the counting pass first (holding the documents when
+  // the input is not replayable), then every document fingerprinted as
+  // Fingerprint makes them, bulk loaded (Load) and committed. Progress:
+  // "counting lines (boilerplate)" then "reading + fingerprints", in MB of
+  // input read as stored (document_pass.h). An input without documents is
+  // an empty index. Errors: Create's, the reader's, Load's, Commit's;
+  // InvalidArgument with options.fingerprints_input (load those with Load).
+  static Result<std::unique_ptr<TextIndex>> Build(const std::string& path, const Method& method,
+                                                  const TextIndexOptions& options,
+                                                  const DedupInput& input,
+                                                  const DedupProgress& progress = {},
+                                                  TextIndexBuildSummary* summary = nullptr);
 
   // Opens the index at `path` and the method it was built with (any header
   // version: the method's text form, or the settings one by one as indexes

@@ -42,6 +42,7 @@ except ImportError:  # python3-numpy is optional
     _numpy = None
 
 __all__ = [
+    "CheckResult",
     "Error",
     "Index",
     "InvalidArgumentError",
@@ -54,6 +55,39 @@ __all__ = [
     "fingerprint_batch",
     "to_hex",
 ]
+
+
+class CheckResult(tuple):
+    """Index.check's answer for one document: the pair ``(added, matches)``
+    (so ``added, matches = idx.check(id, text)`` unpacks it) with the names
+    ``added``, ``matches`` and ``empty``. ``empty`` is True for a document
+    without features (empty, or nothing left after normalization): it is
+    never added and matches nothing, the text index's one policy, which
+    ``neardup index check`` and serve's /v1/check answer as ``"empty": true``.
+    """
+
+    def __new__(cls, added, matches, empty=False):
+        self = super().__new__(cls, (added, matches))
+        self._empty = bool(empty)
+        return self
+
+    @property
+    def added(self):
+        return self[0]
+
+    @property
+    def matches(self):
+        return self[1]
+
+    @property
+    def empty(self):
+        return self._empty
+
+    def __repr__(self):
+        return "CheckResult(added=%r, matches=%r, empty=%r)" % (self[0], self[1], self._empty)
+
+    def __reduce__(self):
+        return (CheckResult, (self[0], self[1], self._empty))
 
 
 def to_hex(fp, bits=128):

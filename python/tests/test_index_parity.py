@@ -7,6 +7,7 @@ corpus: no shared data needed."""
 
 import json
 import os
+import pickle
 import random
 import re
 import shutil
@@ -153,7 +154,10 @@ def test_cli_python_and_serve_answer_alike(cli_path, tmp_path, name, build_args,
         assert cli_check[i]["added"] is False and cli_check[i].get("empty") is True
         assert serve_check[i]["added"] is False and serve_check[i].get("empty") is True
         assert serve_query[i].get("empty") is True and cli_query[i].get("empty") is True
-        assert py_check[i] == (False, [])
+        assert py_check[i] == (False, []) and py_check[i].empty is True
+    # Every door says which documents were empty, the same way.
+    assert [c.empty for c in py_check] == [r.get("empty", False) for r in serve_check]
+    assert [c.empty for c in py_check] == [r.get("empty", False) for r in cli_check]
     # After the checks the three copies hold the same documents.
     sizes = set()
     for copy in ("a", "b", "c"):
@@ -209,6 +213,27 @@ def test_index_create_refuses_an_existing_index_and_close_saves(tmp_path):
     reader = neardup.Index.open(path)
     assert len(reader) == 1 and "c" in reader and "a" not in reader
     assert reader.stats()["documents"] == 1
+
+
+def test_check_reports_an_empty_document_as_serve_does(tmp_path):
+    # serve's /v1/check answers {"added": false, "empty": true}; Index.check
+    # said only (False, []), the same as a document that matched and was
+    # not added.
+    text = "网页去重是搜索引擎的基础工作之一，近似重复的网页会浪费存储和带宽。"
+    with neardup.Index.create(str(tmp_path / "e.idx")) as idx:
+        empty = idx.check("e", "")
+        assert isinstance(empty, neardup.CheckResult)
+        assert (empty.added, empty.matches, empty.empty) == (False, [], True)
+        added, matches = idx.check("a", text)  # still unpacks as a pair
+        assert (added, matches) == (True, [])
+        again = idx.check("b", text)
+        assert again.added is False and again.matches == [("a", 0)] and again.empty is False
+        batch = idx.check(["c", "d"], ["  ", text])
+        assert [r.empty for r in batch] == [True, False]
+        assert [r.added for r in batch] == [False, False]
+        assert "empty=True" in repr(batch[0])
+        assert pickle.loads(pickle.dumps(empty)).empty is True
+        assert len(idx) == 1
 
 
 def test_evict_removes_the_oldest_and_is_counted_in_stats(tmp_path):

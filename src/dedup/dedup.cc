@@ -12,6 +12,7 @@
 #include <string>
 
 #include "dedup/cluster.h"
+#include "dedup/short_join.h"
 #include "dedup/stages.h"
 #include "dedup/stream_bands.h"
 #include "neardup/band_join.h"
@@ -136,7 +137,16 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   r->join = plan.report;
   const auto t = std::chrono::steady_clock::now();
   std::vector<IdPair> group_pairs;  // ids are group numbers
-  if (plan.report.banded) {
+  if (dedup_internal::RouteShortDocuments(plan, opt)) {
+    BandJoinStats stats;
+    dedup_internal::ShortJoinStats sj;
+    NEARDUP_RETURN_IF_ERROR(
+        dedup_internal::SimHashJoinRouted(plan, opt, &group_pairs, &stats, &sj));
+    dedup_internal::AddBandStats(stats, &r->join);
+    r->join.confirmed = group_pairs.size();  // both joins, each pair once
+    r->join.short_join = {true,          sj.short_groups, sj.medium_groups, sj.keys,
+                          sj.candidates, sj.tested,       sj.confirmed,     sj.largest_bucket};
+  } else if (plan.report.banded) {
     BandJoinStats stats;
     NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinBands(plan, opt, 0, plan.report.bands.bands,
                                                              &group_pairs, &stats));

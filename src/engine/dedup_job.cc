@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "engine/read_pass.h"
 #include "neardup/minhash.h"
 #include "neardup/minhash_dedup.h"
 #include "neardup/presets.h"
@@ -26,28 +27,6 @@ double Since(std::chrono::steady_clock::time_point t) {
 std::string JsonLine(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
-
-// The documents of a vector, in order.
-class VectorReader final : public DocumentReader {
- public:
-  explicit VectorReader(std::shared_ptr<const std::vector<Document>> docs)
-      : docs_(std::move(docs)) {
-    stats_.files = docs_->empty() ? 0 : 1;
-  }
-  bool Next(Document* doc) override {
-    if (next_ >= docs_->size()) return false;
-    *doc = (*docs_)[next_++];
-    ++stats_.documents;
-    stats_.bytes += doc->text.size();
-    return true;
-  }
-  const InputStats& stats() const override { return stats_; }
-
- private:
-  std::shared_ptr<const std::vector<Document>> docs_;
-  size_t next_ = 0;
-  InputStats stats_;
-};
 
 // A document's MinHash signature and, for exact verification, its feature set.
 struct MinHashed {
@@ -71,35 +50,7 @@ nlohmann::ordered_json VerifiedJaccard(double jaccard) {
   return std::round(jaccard * 1e4) / 1e4;
 }
 
-constexpr BatchLimits kReadBatch{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true};
-
-// The reading phases' progress is in bytes of input as stored (compressed
-// bytes for a compressed file: InputStats::input_bytes), so that it can be
-// set against the files' sizes. With read-ahead, Next runs on the pool's
-// threads, one call at a time: it publishes the count for the emitting thread.
-bool NextCountingBytes(DocumentReader& reader, Document* doc, std::atomic<uint64_t>* stored) {
-  const bool more = reader.Next(doc);
-  stored->store(reader.stats().input_bytes, std::memory_order_relaxed);
-  return more;
-}
-
-// MB for the progress callback: the stored bytes read, or the text bytes
-// where the reader has no stored form (documents held in memory).
-double ProgressMb(const std::atomic<uint64_t>& stored, uint64_t text_bytes) {
-  const uint64_t s = stored.load(std::memory_order_relaxed);
-  return static_cast<double>(s > 0 ? s : text_bytes) / 1e6;
-}
-
 }  // namespace
-
-DedupInput DocumentsInput(std::shared_ptr<const std::vector<Document>> documents) {
-  DedupInput input;
-  input.open = [documents](bool) -> Result<std::unique_ptr<DocumentReader>> {
-    return std::unique_ptr<DocumentReader>(new VectorReader(documents));
-  };
-  input.replayable = true;
-  return input;
-}
 
 DedupJob::~DedupJob() = default;
 
@@ -199,32 +150,13 @@ ReadOptions DedupJob::AdjustReadOptions(ReadOptions base) const {
 
 Status DedupJob::CountLines(const DedupInput& input, const DedupProgress& progress) {
   if (boilerplate().mode == BoilerplateMode::kOff) return Status::OK();
+  NEARDUP_ASSIGN_OR_RETURN(
+      auto counted, engine_internal::CountInputLines(input, normalizer_.get(), options_.threads,
+                                                     progress, options_.warn));
   held_ = !input.replayable;
-  // Issues are reported by the pass that reads for good: this one only when
-  // it holds the documents.
-  NEARDUP_ASSIGN_OR_RETURN(auto reader, input.open(held_));
-  // The line keys on the pool (reading ahead), counted in input order: a
-  // serial pass here was a third of dedup's time at one thread and kept two
-  // threads below 1.5x one (doc/benchmarks.md, text core).
-  LineCounter counter;
-  ThreadPool pool(options_.threads);
-  uint64_t done_docs = 0, done_bytes = 0;
-  std::atomic<uint64_t> stored_bytes{0};
-  OrderedParallelMap<Document, std::vector<uint64_t>>(
-      &pool, kReadBatch,
-      [&](Document* doc) { return NextCountingBytes(*reader, doc, &stored_bytes); },
-      [](const Document& doc) { return doc.text.size(); },
-      [&](const Document& doc) { return DocumentLineKeys(doc.text, normalizer_.get()); },
-      [&](Document& doc, std::vector<uint64_t>& keys) {
-        counter.AddKeys(keys);
-        done_bytes += doc.text.size();
-        if (progress && ++done_docs % 512 == 0) {
-          progress("counting lines (boilerplate)", ProgressMb(stored_bytes, done_bytes), 0, "MB");
-        }
-        if (held_) held_documents_.push_back(std::move(doc));
-      });
-  held_stats_ = reader->stats();
-  return UseLineStats(std::move(counter).Finish());
+  held_documents_ = std::move(counted.held);
+  held_stats_ = counted.held_stats;
+  return UseLineStats(std::move(counted.stats));
 }
 
 Status DedupJob::UseLineStats(LineStats stats) {
@@ -264,10 +196,11 @@ Result<InputStats> DedupJob::Fingerprint(const DedupInput& input, DedupCorpus* c
     NEARDUP_ASSIGN_OR_RETURN(auto reader, input.open(true));
     return Fingerprint(*reader, corpus, progress);
   }
-  VectorReader reader(std::make_shared<const std::vector<Document>>(std::move(held_documents_)));
+  auto reader = engine_internal::VectorDocumentReader(
+      std::make_shared<const std::vector<Document>>(std::move(held_documents_)));
   held_documents_.clear();
   held_ = false;
-  NEARDUP_RETURN_IF_ERROR(Fingerprint(reader, corpus, progress).status());
+  NEARDUP_RETURN_IF_ERROR(Fingerprint(*reader, corpus, progress).status());
   return held_stats_;
 }
 
@@ -303,29 +236,15 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
     }
   };
   ThreadPool pool(options_.threads);
-  if (!pool.start_error().empty() && options_.warn) {
-    // A memory or process limit: go on with the threads there are.
-    options_.warn("started " + std::to_string(pool.threads() - 1) + " of " +
-                  std::to_string(pool.requested() - 1) + " worker threads (" + pool.start_error() +
-                  "); continuing with fewer");
-  }
-  uint64_t done_docs = 0, done_bytes = 0;
-  std::atomic<uint64_t> stored_bytes{0};
-  const auto report = [&](const Document& doc) {
-    done_bytes += doc.text.size();
-    if (progress && ++done_docs % 512 == 0) {
-      progress("reading + fingerprints", ProgressMb(stored_bytes, done_bytes), 0, "MB");
-    }
-  };
-  const auto next = [&](Document* doc) { return NextCountingBytes(reader, doc, &stored_bytes); };
-  const auto cost = [](const Document& doc) { return doc.text.size(); };
+  engine_internal::WarnFewerThreads(pool, options_.warn);
+  constexpr std::string_view kPhase = "reading + fingerprints";
   const Pipeline& pipeline = *pipeline_;
   const bool strip = strips();
   if (options_.method.is_minhash()) {
     const MinHashOptions& mh = options_.method.minhash;
     const MinHasher hasher(mh.num_perm);
-    OrderedParallelMap<Document, MinHashed>(
-        &pool, kReadBatch, next, cost,
+    engine_internal::ReadPass<MinHashed>(
+        &pool, reader, kPhase, progress,
         [&](const Document& doc) {
           MinHashed m;
           m.signature.resize(static_cast<size_t>(mh.num_perm));
@@ -343,7 +262,6 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
           DedupDocument d;
           d.empty = m.features == 0;
           add(doc, d);
-          report(doc);
         });
     return reader.stats();
   }
@@ -352,8 +270,8 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
   const double short_limit =
       static_cast<double>(dedup_.short_features) / std::max(dedup_.short_jaccard, 1e-9);
   const bool sketch = verifies();
-  OrderedParallelMap<Document, SketchedFingerprint>(
-      &pool, kReadBatch, next, cost,
+  engine_internal::ReadPass<SketchedFingerprint>(
+      &pool, reader, kPhase, progress,
       [&](const Document& doc) {
         SketchedFingerprint f;
         const std::string stripped = strip ? Strip(doc.text) : "";
@@ -379,7 +297,6 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         if (dedup_.short_features > 0) corpus->short_sets.push_back(std::move(f.short_set));
         if (sketch) corpus->sketches.push_back(f.sketch);
         add(doc, d);
-        report(doc);
       });
   return reader.stats();
 }
@@ -398,8 +315,9 @@ Status DedupJob::CheckScoreField(const DedupCorpus& corpus, const InputStats& st
 
 Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
                                    std::function<void(const DedupPair&)> pair_sink,
-                                   const DedupProgress& progress) const {
+                                   const DedupProgress& progress, int k) const {
   DedupOptions options = dedup_;
+  if (k >= 0 && !options_.method.is_minhash()) options.k = k;
   options.pair_sink = std::move(pair_sink);
   options.short_sets = corpus.short_sets;
   options.sketches = corpus.sketches;
@@ -528,10 +446,11 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   return summary;
 }
 
-std::string KRangeMessage(int k, int bits) {
-  std::string m = "-k " + std::to_string(k) + " is out of range: it must be between 0 and " +
-                  std::to_string(bits / 4) + " because the method's fingerprints are " +
-                  std::to_string(bits) + "-bit (the exact index takes k up to bits / 4)";
+std::string KRangeMessage(int k, int bits, std::string_view option) {
+  std::string m = std::string(option) + " " + std::to_string(k) +
+                  " is out of range: it must be between 0 and " + std::to_string(bits / 4) +
+                  " because the method's fingerprints are " + std::to_string(bits) +
+                  "-bit (the exact index takes k up to bits / 4)";
   if (bits < 128 && k <= 128 / 4) {
     m += "; for a larger k use a 128-bit method (--bits 128, or a method such as " +
          std::string(kDefaultMethod) + ")";

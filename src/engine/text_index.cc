@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/read_pass.h"
 #include "util/thread_pool.h"
 
 namespace neardup {
@@ -45,6 +46,19 @@ Result<Method> MethodOfSettings(const Json& h) {
     more.emplace_back("user_dict", d);
   }
   return Method::Parse("", more);
+}
+
+// InvalidArgument when an index (PATH or PATH.ids) is at `path`.
+Status RefuseExisting(const std::string& path) {
+  std::error_code ec;
+  for (const std::string& file : {path, path + ".ids"}) {
+    // (A path that names no file is DocumentIndex::Create's error.)
+    if (std::filesystem::exists(file, ec) && !std::filesystem::is_directory(file, ec)) {
+      return Status::InvalidArgument(
+          file + " exists: an index is there (open it, or create with overwrite to replace it)");
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -180,16 +194,7 @@ Result<std::unique_ptr<TextIndex>> TextIndex::Create(const std::string& path, co
   rep->method = method;
   NEARDUP_RETURN_IF_ERROR(rep->method.RequireSimHash("a text index"));
   NEARDUP_RETURN_IF_ERROR(rep->method.Resolve());
-  if (!options.overwrite) {
-    std::error_code ec;
-    for (const std::string& file : {path, path + ".ids"}) {
-      // (A path that names no file is DocumentIndex::Create's error.)
-      if (std::filesystem::exists(file, ec) && !std::filesystem::is_directory(file, ec)) {
-        return Status::InvalidArgument(
-            file + " exists: an index is there (open it, or create with overwrite to replace it)");
-      }
-    }
-  }
+  if (!options.overwrite) NEARDUP_RETURN_IF_ERROR(RefuseExisting(path));
   DocumentIndexHeader header;
   header.pipeline_json = PipelineHeader(rep->method);
   header.fingerprints_input = options.fingerprints_input;
@@ -214,6 +219,65 @@ Result<std::unique_ptr<TextIndex>> TextIndex::Create(const std::string& path, co
   NEARDUP_ASSIGN_OR_RETURN(rep->index, DocumentIndex::Create(path, header, table_options));
   rep->created.emplace(std::move(header), table_options);
   return std::unique_ptr<TextIndex>(new TextIndex(std::move(rep)));
+}
+
+Result<std::unique_ptr<TextIndex>> TextIndex::Build(const std::string& path, const Method& method,
+                                                    const TextIndexOptions& options,
+                                                    const DedupInput& input,
+                                                    const DedupProgress& progress,
+                                                    TextIndexBuildSummary* summary) {
+  if (options.fingerprints_input) {
+    return Status::InvalidArgument(
+        "TextIndex::Build fingerprints texts; precomputed fingerprints are loaded with Create "
+        "and Load");
+  }
+  NEARDUP_RETURN_IF_ERROR(method.RequireSimHash("a text index"));
+  // Refused before the counting pass reads the whole input.
+  if (!options.overwrite) NEARDUP_RETURN_IF_ERROR(RefuseExisting(path));
+  // The boilerplate pass: the lines keyed as the filter keys them (after
+  // the method's Traditional -> Simplified conversion, boilerplate.h).
+  const bool count = method.pipeline.boilerplate.mode != BoilerplateMode::kOff;
+  engine_internal::CountedLines counted;
+  if (count) {
+    std::unique_ptr<Normalizer> normalizer;
+    if (!method.pipeline.normalize.t2s.empty()) {
+      NEARDUP_ASSIGN_OR_RETURN(normalizer, Normalizer::Create(method.pipeline.normalize));
+    }
+    NEARDUP_ASSIGN_OR_RETURN(counted, engine_internal::CountInputLines(input, normalizer.get(),
+                                                                       options.threads, progress));
+  }
+  NEARDUP_ASSIGN_OR_RETURN(auto index,
+                           Create(path, method, options, count ? &counted.stats : nullptr));
+  // The fingerprint pass: the held documents of standard input, else the
+  // input read again.
+  const bool held = count && !input.replayable;
+  std::unique_ptr<DocumentReader> reader;
+  if (held) {
+    reader = engine_internal::VectorDocumentReader(
+        std::make_shared<const std::vector<Document>>(std::move(counted.held)));
+  } else {
+    NEARDUP_ASSIGN_OR_RETURN(reader, input.open(true));
+  }
+  std::vector<std::string> ids;
+  std::vector<DocumentFingerprint> fps;
+  ThreadPool pool(options.threads);
+  const TextIndex& built = *index;
+  engine_internal::ReadPass<DocumentFingerprint>(
+      &pool, *reader, "reading + fingerprints", progress,
+      [&](const Document& doc) { return built.Fingerprint(doc.text, doc.title); },
+      [&](Document& doc, DocumentFingerprint& fp) {
+        ids.push_back(std::move(doc.id));
+        fps.push_back(fp);
+      });
+  if (summary != nullptr) {
+    summary->input = held ? counted.held_stats : reader->stats();
+    summary->documents = fps.size();
+    summary->empty = 0;
+    for (const DocumentFingerprint& fp : fps) summary->empty += fp.empty();
+  }
+  NEARDUP_RETURN_IF_ERROR(index->Load(ids, fps, nullptr));
+  NEARDUP_RETURN_IF_ERROR(index->Commit());
+  return index;
 }
 
 Result<std::unique_ptr<TextIndex>> TextIndex::Open(const std::string& path,

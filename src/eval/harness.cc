@@ -193,9 +193,9 @@ class EvalMethod {
 
 Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(
     const std::vector<std::string>& names, const std::vector<CustomMethod>& custom,
-    const std::vector<int>& bits) {
+    const std::vector<int>& bits, bool none_is_all = true) {
   std::vector<std::string> list = names;
-  if (list.empty() && custom.empty()) {
+  if (list.empty() && custom.empty() && none_is_all) {
     NEARDUP_ASSIGN_OR_RETURN(auto all, ParseEvalMethods("all"));
     list = all;
   }
@@ -223,18 +223,35 @@ Result<std::vector<std::unique_ptr<EvalMethod>>> MakeMethods(
   return out;
 }
 
-// Histograms of one all-pairs scan over the dataset.
+// Histograms of one all-pairs scan over the dataset, in all and by length
+// band (LengthBand: a variant-original pair by its original's length, any
+// other pair by its shorter document's).
 struct Scan {
   std::vector<uint64_t> duplicate;  // variant-original pairs, by distance
   std::vector<uint64_t> natural;    // other pairs inside one group
   std::vector<uint64_t> other;      // pairs across groups
-  std::vector<int> nearest;         // per document: smallest distance to any other (-1: none)
+  std::array<std::vector<uint64_t>, kLengthBands> band_duplicate;
+  std::array<std::vector<uint64_t>, kLengthBands> band_other;
+  std::vector<int> nearest;  // per document: smallest distance to any other (-1: none)
 };
 
-// Documents 0..originals-1 are originals, the rest variants; variant v is of
-// original source[v - originals]. group[i] is the group of document i.
+// How a pair of the dataset counts. Documents 0..originals-1 are originals,
+// the rest variants; variant v is of original source[v - originals].
+// group[i] is the group of document i, band[i] its length band (a
+// variant's: its original's).
+enum class PairKind { kDuplicate, kNatural, kOther };
+PairKind KindOf(size_t i, size_t j, size_t originals, const std::vector<size_t>& source,
+                const std::vector<size_t>& group) {
+  if (group[i] != group[j]) return PairKind::kOther;
+  if ((j >= originals && source[j - originals] == i) ||
+      (i >= originals && source[i - originals] == j)) {
+    return PairKind::kDuplicate;
+  }
+  return PairKind::kNatural;
+}
+
 Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector<size_t>& source,
-               const std::vector<size_t>& group, int threads) {
+               const std::vector<size_t>& group, const std::vector<size_t>& chars, int threads) {
   const size_t n = fp.size();
   const int dmax = fp.max_distance();
   const int workers = ResolveThreadCount(threads);
@@ -243,6 +260,8 @@ Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector
     s.duplicate.assign(dmax + 1, 0);
     s.natural.assign(dmax + 1, 0);
     s.other.assign(dmax + 1, 0);
+    for (auto& h : s.band_duplicate) h.assign(dmax + 1, 0);
+    for (auto& h : s.band_other) h.assign(dmax + 1, 0);
   }
   std::vector<int> nearest(n, std::numeric_limits<int>::max());
   ParallelFor(n, threads, [&](size_t i, int w) {
@@ -254,13 +273,18 @@ Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector
       if (d < 0) continue;
       best = std::min(best, d);
       if (j < i) continue;  // each unordered pair once for the histograms
-      if (group[i] != group[j]) {
-        ++s.other[d];
-      } else if ((j >= originals && source[j - originals] == i) ||
-                 (i >= originals && source[i - originals] == j)) {
-        ++s.duplicate[d];
-      } else {
-        ++s.natural[d];
+      switch (KindOf(i, j, originals, source, group)) {
+        case PairKind::kOther:
+          ++s.other[d];
+          ++s.band_other[LengthBand(std::min(chars[i], chars[j]))][d];
+          break;
+        case PairKind::kDuplicate:
+          ++s.duplicate[d];
+          ++s.band_duplicate[LengthBand(chars[std::min(i, j)])][d];  // the original
+          break;
+        case PairKind::kNatural:
+          ++s.natural[d];
+          break;
       }
     }
     nearest[i] = best;
@@ -271,6 +295,10 @@ Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector
       out.duplicate[d] += part[w].duplicate[d];
       out.natural[d] += part[w].natural[d];
       out.other[d] += part[w].other[d];
+      for (size_t b = 0; b < kLengthBands; ++b) {
+        out.band_duplicate[b][d] += part[w].band_duplicate[b][d];
+        out.band_other[b][d] += part[w].band_other[b][d];
+      }
     }
   }
   out.nearest.resize(n);
@@ -278,6 +306,17 @@ Scan ScanPairs(const MethodFingerprints& fp, size_t originals, const std::vector
     out.nearest[i] = nearest[i] == std::numeric_limits<int>::max() ? -1 : nearest[i];
   }
   return out;
+}
+
+// Fills row's ratios from its counts, and each band's false negatives.
+void FinishRow(EvalRow* row, uint64_t variants) {
+  row->counts.false_negatives = variants - row->counts.true_positives;
+  row->precision = row->counts.precision();
+  row->recall = row->counts.recall();
+  row->f1 = row->counts.f1();
+  for (size_t b = 0; b < kLengthBands; ++b) {
+    row->bands[b].false_negatives = row->band_variants[b] - row->bands[b].true_positives;
+  }
 }
 
 Status WriteJsonl(const std::string& path, const std::vector<nlohmann::ordered_json>& lines) {
@@ -426,18 +465,23 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   for (double t : options.edits) {
     if (t <= 0 || t >= 1) return Status::InvalidArgument("edit ratios must be in (0, 1)");
   }
-  NEARDUP_ASSIGN_OR_RETURN(auto methods,
-                           MakeMethods(options.methods, options.custom, options.bits));
+  // Only dedup-job methods named: no scan.
+  NEARDUP_ASSIGN_OR_RETURN(auto methods, MakeMethods(options.methods, options.custom, options.bits,
+                                                     options.dedup_methods.empty()));
 
   DocsEvalReport report;
   report.options = options;
   report.corpus_documents = corpus.size();
   std::vector<std::string> ids;
   std::vector<std::string> texts;
+  std::vector<size_t> chars;  // code points, originals then (per edit) variants
   for (const EvalDocument& d : corpus) {
-    if (DecodeUtf8(d.text).size() < options.min_chars) continue;
+    const size_t length = DecodeUtf8(d.text).size();
+    if (length < options.min_chars) continue;
     ids.push_back(d.id);
     texts.push_back(d.text);
+    chars.push_back(length);
+    ++report.band_originals[LengthBand(length)];
   }
   const size_t n = texts.size();
   if (n < 2) return Status::InvalidArgument("fewer than two documents pass --min-chars");
@@ -527,6 +571,21 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
     for (size_t g : group) ++group_size[g];
     std::vector<bool> truth(n + variants);
     for (size_t i = 0; i < n + variants; ++i) truth[i] = group_size[group[i]] >= 2;
+    chars.resize(n);
+    std::array<uint64_t, kLengthBands> band_variants{};
+    for (size_t v = 0; v < variants; ++v) {
+      chars.push_back(DecodeUtf8(vtexts[v]).size());
+      ++band_variants[LengthBand(chars[source[v]])];
+    }
+    const auto new_row = [&](const std::string& method, int bits, double threshold) {
+      EvalRow row;
+      row.method = method;
+      row.bits = bits;
+      row.threshold = threshold;
+      row.edit = edit;
+      row.band_variants = band_variants;
+      return row;
+    };
 
     for (size_t mi = 0; mi < methods.size(); ++mi) {
       const EvalMethod& m = *methods[mi];
@@ -541,23 +600,20 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
       const double total_secs = original_secs[mi] + secs;
       const double docs_per_s = total_secs > 0 ? static_cast<double>(n + variants) / total_secs : 0;
 
-      const Scan scan = ScanPairs(data, n, source, group, options.threads);
+      const Scan scan = ScanPairs(data, n, source, group, chars, options.threads);
       for (const auto& [label, k] : m.Thresholds(options.jaccard_thresholds)) {
-        EvalRow row;
-        row.method = m.name;
-        row.bits = m.bits;
-        row.threshold = label;
-        row.edit = edit;
+        EvalRow row = new_row(m.name, m.bits, label);
         for (int d = 0; d <= k; ++d) {
           row.counts.true_positives += scan.duplicate[d];
           row.counts.false_positives += scan.other[d];
           row.natural_found += scan.natural[d];
+          for (size_t b = 0; b < kLengthBands; ++b) {
+            row.bands[b].true_positives += scan.band_duplicate[b][d];
+            row.bands[b].false_positives += scan.band_other[b][d];
+          }
         }
         for (uint64_t c : scan.natural) row.natural_total += c;
-        row.counts.false_negatives = variants - row.counts.true_positives;
-        row.precision = row.counts.precision();
-        row.recall = row.counts.recall();
-        row.f1 = row.counts.f1();
+        FinishRow(&row, variants);
         std::vector<bool> predicted(n + variants);
         for (size_t i = 0; i < n + variants; ++i) {
           predicted[i] = scan.nearest[i] >= 0 && scan.nearest[i] <= k;
@@ -574,6 +630,47 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
         h.duplicate = scan.duplicate;
         h.other = scan.other;
         report.histograms.push_back(std::move(h));
+      }
+    }
+
+    // The dedup job (what `neardup dedup` runs) over originals + variants.
+    if (!options.dedup_methods.empty()) {
+      std::vector<std::string> dataset = texts;
+      dataset.insert(dataset.end(), vtexts.begin(), vtexts.end());
+      // Pairs inside natural groups that are not variant-original pairs.
+      uint64_t natural_total = 0;
+      for (size_t g = 0; g < n; ++g) natural_total += group_size[g] * (group_size[g] - 1) / 2;
+      natural_total -= variants;
+      for (const std::string& spec : options.dedup_methods) {
+        DedupJobOptions job = options.dedup_job;
+        NEARDUP_ASSIGN_OR_RETURN(job.method, Method::Parse(spec));
+        job.method_text = spec;
+        job.threads = options.threads;
+        NEARDUP_ASSIGN_OR_RETURN(auto run, RunEvalDedupJob(dataset, std::move(job)));
+        EvalRow row = new_row(spec, run.minhash ? 0 : Method::Parse(spec)->pipeline.bits,
+                              run.minhash ? kNaN : run.k);
+        std::vector<bool> predicted(n + variants, false);
+        for (const DedupPair& p : run.pairs) {
+          predicted[p.i] = predicted[p.j] = true;
+          switch (KindOf(p.i, p.j, n, source, group)) {
+            case PairKind::kOther:
+              ++row.counts.false_positives;
+              ++row.bands[LengthBand(std::min(chars[p.i], chars[p.j]))].false_positives;
+              break;
+            case PairKind::kDuplicate:
+              ++row.counts.true_positives;
+              ++row.bands[LengthBand(chars[std::min(p.i, p.j)])].true_positives;
+              break;
+            case PairKind::kNatural:
+              ++row.natural_found;
+              break;
+          }
+        }
+        row.natural_total = natural_total;
+        FinishRow(&row, variants);
+        row.dedup_rate = DedupRate(truth, predicted);
+        row.docs_per_s = run.seconds > 0 ? static_cast<double>(n + variants) / run.seconds : 0;
+        report.dedup_rows.push_back(std::move(row));
       }
     }
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "neardup/eval.h"
 
@@ -24,6 +25,19 @@ double PairCounts::f1() const {
   const double p = precision();
   const double r = recall();
   return p + r == 0 ? 0 : 2 * p * r / (p + r);
+}
+
+size_t LengthBand(size_t chars) {
+  size_t band = 0;
+  while (band < kLengthBandBounds.size() && chars >= kLengthBandBounds[band]) ++band;
+  return band;
+}
+
+std::string LengthBandName(size_t band) {
+  if (band == 0) return "< " + std::to_string(kLengthBandBounds.front());
+  if (band >= kLengthBandBounds.size()) return ">= " + std::to_string(kLengthBandBounds.back());
+  return std::to_string(kLengthBandBounds[band - 1]) + "-" +
+         std::to_string(kLengthBandBounds[band]);
 }
 
 double DedupRate(const std::vector<bool>& truth, const std::vector<bool>& predicted) {

@@ -6,7 +6,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <unordered_map>
@@ -88,82 +87,39 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
   }
   const auto jaccard = [&](size_t a, size_t b) { return ExactJaccard(sets[a], sets[b]); };
 
-  // Boilerplate removal as dedup does it: lines counted over the corpus,
-  // keyed by their normalized form when the method converts scripts.
-  const auto strip_all =
-      [&](const NormalizeOptions& normalize) -> Result<std::vector<std::string>> {
-    std::unique_ptr<Normalizer> normalizer;
-    if (!normalize.t2s.empty()) {
-      NEARDUP_ASSIGN_OR_RETURN(normalizer, Normalizer::Create(normalize));
-    }
-    LineCounter counter;
-    if (options.boilerplate.mode != BoilerplateMode::kOff) {
-      for (const std::string& t : texts) counter.Add(t, normalizer.get());
-    }
-    const LineStats line_stats = std::move(counter).Finish();
-    const BoilerplateFilter filter(line_stats, options.boilerplate, normalizer.get());
-    std::vector<std::string> out(texts.size());
-    ParallelFor(texts.size(), options.threads,
-                [&](size_t i, int) { out[i] = filter.Strip(texts[i], nullptr); });
-    return out;
-  };
-
   std::vector<std::string> specs = options.methods;
   if (specs.empty()) specs.push_back(Method::Default().ToString());
   for (const std::string& spec : specs) {
-    NEARDUP_ASSIGN_OR_RETURN(auto method, Method::Parse(spec));
-    if (method.pipeline.normalize.t2s.empty()) method.pipeline.normalize.t2s = options.t2s;
-    const auto start = std::chrono::steady_clock::now();
-    NEARDUP_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Create(method.pipeline));
-    NEARDUP_ASSIGN_OR_RETURN(auto stripped, strip_all(method.pipeline.normalize));
-    std::vector<DedupDocument> docs(texts.size());
-    DedupOptions dopt;
-    std::vector<JaccardSketch> sketches;  // verified pairs (SimHash)
-    dopt.collect_pairs = true;
-    dopt.cluster_rule = options.cluster_rule;
-    dopt.threads = options.threads;
-    const auto run = [&]() -> Result<DedupResult> {
-      if (method.is_minhash()) {
-        const MinHasher hasher(method.minhash.num_perm);
-        std::vector<uint32_t> sigs(texts.size() * hasher.num_perm());
-        std::vector<std::vector<uint64_t>> fsets(texts.size());
-        ParallelFor(texts.size(), options.threads, [&](size_t i, int) {
-          const size_t f = pipeline->MinHashSignature(
-              hasher, stripped[i], "", sigs.data() + i * hasher.num_perm(), &fsets[i]);
-          docs[i].empty = f == 0;
-        });
-        dopt.k = 0;
-        return MinHashDedup(docs, sigs, fsets, method.minhash, dopt);
-      }
-      dopt.verify_jaccard = options.verify_jaccard;
-      dopt.verify_short_features = options.verify_short_features;
-      dopt.verify_short_jaccard = options.verify_short_jaccard;
-      if (dopt.verify_jaccard > 0) sketches.resize(texts.size());
-      ParallelFor(texts.size(), options.threads, [&](size_t i, int) {
-        std::vector<uint64_t> set;
-        const DocumentFingerprint fp =
-            sketches.empty() ? pipeline->Fingerprint(stripped[i])
-                             : pipeline->FingerprintAndFeatureSet(stripped[i], "", &set);
-        docs[i].fingerprint = fp.fingerprint;
-        docs[i].empty = fp.empty();
-        if (!sketches.empty()) {
-          sketches[i] = MakeJaccardSketch(set);  // unsorted, repeats: the count is fp's
-          sketches[i].features = static_cast<uint32_t>(fp.features);
-        }
-      });
-      dopt.sketches = sketches;
-      dopt.k = method.default_k;
-      dopt.join = DedupJoin::kExact;
-      return Dedup(docs, dopt);
-    };
-    NEARDUP_ASSIGN_OR_RETURN(auto result, run());
+    // The method as `neardup dedup` runs it (the dedup job): boilerplate
+    // lines counted over the corpus (keyed by their normalized form when the
+    // method converts scripts), fingerprints, verification, exact join.
+    DedupJobOptions job;
+    NEARDUP_ASSIGN_OR_RETURN(job.method, Method::Parse(spec));
+    if (job.method.pipeline.normalize.t2s.empty()) job.method.pipeline.normalize.t2s = options.t2s;
+    job.method_text = spec;
+    job.boilerplate = options.boilerplate.mode;
+    job.boilerplate_min_docs = options.boilerplate.min_docs;
+    job.cluster_rule = options.cluster_rule;
+    job.join = DedupJoin::kExact;
+    job.verify_jaccard = options.verify_jaccard;
+    job.verify_short_features = options.verify_short_features;
+    job.verify_short_jaccard = options.verify_short_jaccard;
+    job.short_features = options.short_features;
+    job.short_jaccard = options.short_jaccard;
+    job.threads = options.threads;
+    const bool minhash = job.method.is_minhash();
+    NEARDUP_ASSIGN_OR_RETURN(auto run, RunEvalDedupJob(texts, std::move(job)));
+    std::sort(run.pairs.begin(), run.pairs.end(), [](const DedupPair& x, const DedupPair& y) {
+      return PairKey(x.i, x.j) < PairKey(y.i, y.j);
+    });
+    const DedupResult& result = run.result;
     NaturalEvalRow row;
     row.method = spec;
     row.cluster_rule = options.cluster_rule;
-    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    row.reported = result.pairs.size();
+    row.seconds = run.seconds;
+    row.reported = run.pairs.size();
     std::vector<std::pair<double, const DedupPair*>> scored;
-    for (const DedupPair& p : result.pairs) {
+    for (const DedupPair& p : run.pairs) {
       const double j = jaccard(p.i, p.j);
       scored.emplace_back(j, &p);
       row.min_jaccard = std::min(row.min_jaccard, j);
@@ -196,7 +152,7 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
       const DedupPair& p = *scored[e].second;
       NaturalEvalReport::Example example{report.rows.size(), corpus[p.i].id, corpus[p.j].id,
                                          scored[e].first,    p.distance,     0};
-      if (method.is_minhash()) {
+      if (minhash) {
         example.distance = -1;
         example.method_jaccard = JaccardOfDistance(p.distance);
       }

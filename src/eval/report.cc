@@ -85,6 +85,42 @@ std::string BestCells(const EvalRow* r, bool dedup) {
   return s;
 }
 
+// A CSV field: quoted (with quotes doubled) when it holds a comma or quote
+// (method texts such as "chars5u,k=32").
+std::string CsvField(const std::string& v) {
+  if (v.find_first_of(",\"") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// bands.csv: one line per row and length band.
+std::string BandCsvRows(const EvalRow& r, const char* source) {
+  std::ostringstream s;
+  for (size_t b = 0; b < kLengthBands; ++b) {
+    const PairCounts& c = r.bands[b];
+    s << source << "," << CsvField(r.method) << "," << (r.bits ? std::to_string(r.bits) : "") << ","
+      << Threshold(r.threshold) << "," << Num(r.edit, 2) << "," << LengthBandName(b) << ","
+      << r.band_variants[b] << "," << c.true_positives << "," << c.false_positives << ","
+      << c.false_negatives << "," << Num(c.precision()) << "," << Num(c.recall()) << ","
+      << Num(c.f1()) << "\n";
+  }
+  return s.str();
+}
+
+// A report.md row of the length-band table: the row's P R F1 in all and in
+// each band (false pairs in brackets).
+std::string BandCells(const EvalRow& r) {
+  std::string s = "| " + Num(r.precision, 3) + " " + Num(r.recall, 3) + " **" + Num(r.f1, 3) +
+                  "** (" + std::to_string(r.counts.false_positives) + ") |";
+  for (size_t b = 0; b < kLengthBands; ++b) {
+    const PairCounts& c = r.bands[b];
+    s += " " + Num(c.precision(), 3) + " " + Num(c.recall(), 3) + " **" + Num(c.f1(), 3) + "** (" +
+         std::to_string(c.false_positives) + ") |";
+  }
+  return s;
+}
+
 }  // namespace
 
 Result<ReportFiles> WriteDocsReport(const DocsEvalReport& report, const std::string& dir) {
@@ -98,6 +134,11 @@ Result<ReportFiles> WriteDocsReport(const DocsEvalReport& report, const std::str
   std::string csv = std::string(kResultsCsvHeader) + "\n";
   for (const EvalRow& r : report.rows) csv += CsvRow(r);
   NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.results, csv));
+  std::string bands = std::string(kBandsCsvHeader) + "\n";
+  for (const EvalRow& r : report.dedup_rows) bands += BandCsvRows(r, "dedup");
+  for (const EvalRow& r : report.rows) bands += BandCsvRows(r, "scan");
+  files.bands = "bands.csv";
+  NEARDUP_RETURN_IF_ERROR(WriteText(dir + "/" + files.bands, bands));
 
   // Rows by (edit, method label), in run order.
   std::vector<std::pair<std::string, int>> methods;
@@ -148,6 +189,30 @@ Result<ReportFiles> WriteDocsReport(const DocsEvalReport& report, const std::str
          << BestCells(best, true) << BestCells(strict, false).substr(1) << " "
          << (best ? best->natural_found : 0) << "/" << (best ? best->natural_total : 0) << " | "
          << Num(best ? best->docs_per_s : 0, 0) << " |\n";
+    }
+    md << "\nBy length band (the original's length in characters; a false pair by its shorter "
+          "document's): P R **F1** (false pairs). Rows `dedup`: the dedup job as `neardup "
+          "dedup` runs it (verified pairs, boilerplate, the method's k); the other rows: the "
+          "scan at the best threshold with P >= 0.98:\n\n";
+    md << "| method | bits | thr | all |";
+    for (size_t b = 0; b < kLengthBands; ++b) {
+      md << " " << LengthBandName(b) << " (" << report.band_originals[b] << ") |";
+    }
+    md << "\n|---|---|---|---|";
+    for (size_t b = 0; b < kLengthBands; ++b) md << "---|";
+    md << "\n";
+    for (const EvalRow& r : report.dedup_rows) {
+      if (r.edit != edit) continue;
+      md << "| dedup " << r.method << " | " << (r.bits ? std::to_string(r.bits) : "") << " | "
+         << Threshold(r.threshold) << " " << BandCells(r) << "\n";
+    }
+    for (const auto& [name, bits] : methods) {
+      const auto it = by.find({edit, Label(name, bits)});
+      if (it == by.end()) continue;
+      const EvalRow* strict = Best(it->second, 0.98);
+      if (strict == nullptr) continue;
+      md << "| " << name << " | " << (bits ? std::to_string(bits) : "") << " | "
+         << Threshold(strict->threshold) << " " << BandCells(*strict) << "\n";
     }
     md << "\nSeed 003's operating point (k = 10 at 128 bits, k = 3 at 64 bits):\n\n";
     md << "| method | bits | k | P | R | F1 | dedup rate |\n|---|---|---|---|---|---|---|\n";

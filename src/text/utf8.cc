@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "neardup/code_points.h"
 #include "neardup/text.h"
 
 namespace neardup {
@@ -23,6 +24,16 @@ size_t ValidSequence(std::string_view s, size_t i, size_t* skip) {
 }
 
 }  // namespace
+
+std::u32string Utf8CodePoints(std::string_view text) {
+  std::u32string out;
+  out.reserve(text.size());
+  utf8::ForEachCodePoint(text, [&out](uint32_t c) {
+    out.push_back(c >= utf8::kInvalidBase ? char32_t{0xFFFD} : static_cast<char32_t>(c));
+    return true;
+  });
+  return out;
+}
 
 Utf8Repair RepairUtf8(std::string* text, bool replace_nul) {
   Utf8Repair repair;

@@ -295,6 +295,42 @@ TEST(CalibrateCliTest, WholeCorpusMatchesBruteForce) {
   }
 }
 
+// Calibrate joins through the dedup job, so its pairs are verified as
+// dedup's are (issue 24): dividend notices of different companies (one
+// short template, Jaccard ~0.3) fall within k of each other but are not
+// near-duplicates; dedup does not report them, and calibrate's pair
+// histogram does not count them, while a lightly edited copy is counted.
+TEST(CalibrateCliTest, PairsAreVerifiedAsDedupVerifiesThem) {
+  const std::string corpus =
+      "{\"id\": \"d0\", \"text\": \"Viraal Holdings\\nAnnual div 2 cts vs 2 cts prior\\nPay "
+      "December 19\\nRecord June 11\"}\n"
+      "{\"id\": \"d1\", \"text\": \"Trazen Energy\\nSemi-annual div 52 cts vs 52 cts "
+      "prior\\nPay December 11\\nRecord June 24\"}\n"
+      "{\"id\": \"d2\", \"text\": \"Sabel Group\\nSemi-annual div 51 cts vs 51 cts "
+      "prior\\nPay July 9\\nRecord June 16\"}\n"
+      "{\"id\": \"d3\", \"text\": \"Aler Bancorp\\nSemi-annual div 24 cts vs 24 cts "
+      "prior\\nPay July 9\\nRecord September 10\"}\n"
+      "{\"id\": \"copy\", \"text\": \"Viraal Holdings\\nAnnual dividend 2 cts vs 2 cts "
+      "prior\\nPay December 19\\nRecord June 11\"}\n";
+  const auto count_pairs = [](const nlohmann::json& json) {
+    size_t n = 0;
+    for (const auto& c : json["pairs"]["histogram"]) n += c.get<size_t>();
+    return n;
+  };
+  const Report off = Calibrate("calibrate_verify_off", corpus, {"--verify-jaccard", "0"});
+  ASSERT_FALSE(off.json.is_null());
+  ASSERT_GT(count_pairs(off.json), 1u) << "the template no longer falls within k";
+  const Report on = Calibrate("calibrate_verify_on", corpus, {});
+  ASSERT_FALSE(on.json.is_null());
+  EXPECT_EQ(count_pairs(on.json), 1u) << on.json["pairs"].dump();
+  ASSERT_EQ(on.json["pairs"]["samples"].size(), 1u);
+  const std::string join = on.json["pairs"]["join"].get<std::string>();
+  EXPECT_NE(join.find("pairs verified as dedup verifies them (estimated Jaccard >= 0.5): " +
+                      std::to_string(count_pairs(off.json) - 1) + " dropped"),
+            std::string::npos)
+      << join;
+}
+
 TEST(CalibrateCliTest, SampleMatchesBruteForceAndIsReproducible) {
   const auto docs = SyntheticCorpus(11, 150, 40);
   const Report a = Calibrate("calibrate_sample", Jsonl(docs),

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -293,6 +294,99 @@ TEST(Harness, EvaluateDocsOnSyntheticCorpus) {
                               return bad;
                             }())
                    .ok());
+}
+
+TEST(Harness, LengthBandsAndTheDedupJob) {
+  EXPECT_EQ(LengthBand(0), 0u);
+  EXPECT_EQ(LengthBand(299), 0u);
+  EXPECT_EQ(LengthBand(300), 1u);
+  EXPECT_EQ(LengthBand(799), 1u);
+  EXPECT_EQ(LengthBand(800), 2u);
+  EXPECT_EQ(LengthBandName(0), "< 300");
+  EXPECT_EQ(LengthBandName(1), "300-800");
+  EXPECT_EQ(LengthBandName(2), ">= 800");
+
+  // Short (~5 sentences, ~120 characters), medium (~20) and long (~45) documents.
+  std::vector<EvalDocument> corpus;
+  std::array<size_t, kLengthBands> originals{};
+  for (const size_t sentences : {5, 20, 45}) {
+    for (const std::string& t : SyntheticCorpus(12, sentences, sentences)) {
+      corpus.push_back({std::to_string(corpus.size()), t});
+      ++originals[LengthBand(DecodeUtf8(t).size())];
+    }
+  }
+  const std::string dir = MakeTempDir("eval_bands");
+  DocsEvalOptions o;
+  o.edits = {0.1, 0.2};
+  o.methods = {"chargram"};
+  o.bits = {128};
+  o.threads = 2;
+  o.dedup_methods = {"chars5u", "chars5u,k=32"};
+  o.dataset_dir = dir + "/dataset";
+  auto report = EvaluateDocs(corpus, o);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->band_originals, originals);
+  for (size_t b = 0; b < kLengthBands; ++b) EXPECT_GT(originals[b], 0u) << b;
+  ASSERT_EQ(report->dedup_rows.size(), 4u);  // 2 methods x 2 edit ratios
+  for (const auto* rows : {&report->rows, &report->dedup_rows}) {
+    for (const EvalRow& r : *rows) {
+      PairCounts sum;
+      uint64_t variants = 0;
+      for (size_t b = 0; b < kLengthBands; ++b) {
+        sum.true_positives += r.bands[b].true_positives;
+        sum.false_positives += r.bands[b].false_positives;
+        sum.false_negatives += r.bands[b].false_negatives;
+        variants += r.band_variants[b];
+      }
+      EXPECT_EQ(sum.true_positives, r.counts.true_positives) << r.method << " " << r.threshold;
+      EXPECT_EQ(sum.false_positives, r.counts.false_positives) << r.method << " " << r.threshold;
+      EXPECT_EQ(sum.false_negatives, r.counts.false_negatives) << r.method << " " << r.threshold;
+      EXPECT_EQ(variants, report->variants);
+    }
+  }
+  EXPECT_EQ(report->dedup_rows[0].method, "chars5u");
+  EXPECT_EQ(report->dedup_rows[0].threshold, 28);
+  EXPECT_EQ(report->dedup_rows[1].threshold, 32);
+
+  // The dedup rows against the job run on the written dataset, counted here.
+  std::vector<std::string> texts;
+  std::vector<std::string> ids;
+  std::map<std::string, size_t> position;
+  for (const std::string file : {"originals.jsonl", "variants_T20.jsonl"}) {
+    std::ifstream in(dir + "/dataset/" + file);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      position[j["id"]] = texts.size();
+      ids.push_back(j.value("original", std::string()));
+      texts.push_back(j["text"]);
+    }
+  }
+  DedupJobOptions job = DocsEvalOptions::DefaultEvalDedupJob();
+  job.threads = 2;
+  auto run = RunEvalDedupJob(texts, job);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  std::array<uint64_t, kLengthBands> found{};
+  for (const DedupPair& p : run->pairs) {
+    if (!ids[p.j].empty() && position[ids[p.j]] == p.i) {
+      ++found[LengthBand(DecodeUtf8(texts[p.i]).size())];
+    }
+  }
+  const EvalRow& r20 = report->dedup_rows[2];
+  EXPECT_EQ(r20.edit, 0.2);
+  for (size_t b = 0; b < kLengthBands; ++b) EXPECT_EQ(r20.bands[b].true_positives, found[b]) << b;
+
+  // bands.csv and the report's band table.
+  auto files = WriteDocsReport(*report, dir + "/report");
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  const std::string csv = ReadFile(dir + "/report/" + files->bands);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), kBandsCsvHeader);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'),
+            1 + 3 * static_cast<long>(report->rows.size() + report->dedup_rows.size()));
+  EXPECT_NE(csv.find("dedup,chars5u,128,28,0.20,< 300,"), std::string::npos);
+  EXPECT_NE(csv.find("dedup,\"chars5u,k=32\",128,32,0.20,< 300,"), std::string::npos);
+  EXPECT_NE(ReadFile(dir + "/report/report.md").find("| dedup chars5u | 128 | 28 |"),
+            std::string::npos);
 }
 
 // Puts a fake `gnuplot` that records its calls in `log` first on PATH for the

@@ -7,6 +7,7 @@
 // SIGKILL of the server at random moments (every acknowledged document is
 // found after a restart).
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -604,6 +605,10 @@ TEST_F(ServeTest, SnapshotEndpointUnderConcurrentAddsHoldsEveryAcknowledgedAdd) 
     Post(c, "/v1/snapshot", bad, &status);
     EXPECT_EQ(status, 400) << bad;
   }
+  // Its body is parsed within the same bounds as the others'.
+  const Json deep = Post(c, "/v1/snapshot", std::string(40, '[') + std::string(40, ']'), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(deep.dump().find("nested deeper than 32"), std::string::npos) << deep;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/x"));
   EXPECT_EQ(server.Signal(SIGTERM), 0);
   ServerProcess off(idx_, dir_, {});
@@ -724,6 +729,48 @@ TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
   EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 
+// A blocking loopback connection to the server from source address `from`
+// (any 127.0.0.0/8 address is this host's: a test's distinct clients);
+// -1 when it cannot connect.
+int ConnectFrom(const char* from, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  inet_pton(AF_INET, from, &src.sin_addr);
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(static_cast<uint16_t>(port));
+  dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof(dst)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// What the server sends on `fd` until it closes it or `seconds` pass.
+std::string ReadAnswer(int fd, int seconds) {
+  std::string out;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          end - std::chrono::steady_clock::now())
+                          .count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) return out;
+    char buf[4096];
+    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+bool SendAll(int fd, const std::string& bytes) {
+  return send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+}
+
 TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
   WriteFile(dir_ + "/token", "s3cret\n");
   ServerProcess server(idx_, dir_,
@@ -812,6 +859,20 @@ TEST_F(ServeTest, HostileRequestsGetJsonErrorsAndTheServerKeepsServing) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past the read timeout
   for (int fd : slow) close(fd);
   ExpectHealthy(c);
+  // A Content-Length over --max-body-bytes is refused unread and the
+  // connection closed: the body is never taken for a next request.
+  {
+    const int fd = ConnectFrom("127.0.0.1", server.port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd,
+            "POST /v1/check HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n"
+            "Content-Length: 100000\r\n\r\n" +
+                std::string(1000, 'x') + "\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n");
+    const std::string answer = ReadAnswer(fd, 5);
+    close(fd);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
+    EXPECT_EQ(answer.find("HTTP/1.1", 1), std::string::npos) << answer;  // one answer only
+  }
   // The access log: one JSON line per request.
   EXPECT_EQ(server.Signal(SIGINT), 0);
   int lines = 0;
@@ -1118,6 +1179,274 @@ TEST_F(ServeTest, KilledAtRandomMomentsLosesNothingAcknowledged) {
   }
   EXPECT_GT(acknowledged.size(), 0u);
   std::printf("serve: 20 SIGKILLs, %zu acknowledged documents all found\n", acknowledged.size());
+}
+
+// Eight 16 MB bodies of nested arrays (and of nested objects, and of a
+// flat array of 8M numbers) sent at once are refused (400) without being
+// built: the server's peak memory grows by less than the bodies themselves
+// and a bit (they cost ~650 MB each to parse into nlohmann's DOM, 3.6 GB for
+// four at once). Under a 3 GiB address-space limit, so that a failing server
+// fails the test instead of the machine.
+TEST_F(ServeTest, NestedBodiesAreRefusedWithinTheMemoryBudget) {
+  if (testing::Sanitized()) GTEST_SKIP() << "address-space limits and sanitizers do not mix";
+  ServerProcess server(idx_, dir_, {}, "ulimit -v 3145728");
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  ExpectHealthy(c);
+  const size_t before = PeakResidentBytes(server.pid());
+  ASSERT_GT(before, 0u);
+  constexpr size_t kDepth = 8'000'000;  // 16,000,000 bytes: under the 16 MiB body limit
+  const std::vector<std::pair<std::string, std::string>> bodies = {
+      {std::string(kDepth, '[') + std::string(kDepth, ']'), "nested deeper than 32"},
+      {[] {
+         std::string b;
+         for (size_t i = 0; i < kDepth / 5; ++i) b += "{\"a\":";
+         b += "1";
+         b += std::string(kDepth / 5, '}');
+         return b;
+       }(),
+       "nested deeper than 32"},
+      {"{\"documents\":[" +
+           [] {
+             std::string b = "0";
+             for (size_t i = 1; i < kDepth - 4; ++i) b += ",0";
+             return b;
+           }() +
+           "]}",
+       "more than 160064 JSON values"},
+  };
+  constexpr int kClients = 8;
+  for (const auto& [body, message] : bodies) {
+    ASSERT_LE(body.size(), size_t{16} << 20);
+    std::vector<int> statuses(kClients, 0);
+    std::vector<std::string> answers(kClients);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kClients; ++t) {
+      threads.emplace_back([&, t] {
+        httplib::Client client("127.0.0.1", server.port());
+        client.set_read_timeout(60, 0);
+        client.set_write_timeout(60, 0);
+        auto res = client.Post("/v1/check", body, "application/json");
+        statuses[t] = res ? res->status : -1;
+        if (res) answers[t] = res->body;
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int t = 0; t < kClients; ++t) {
+      EXPECT_EQ(statuses[t], 400) << answers[t];
+      EXPECT_NE(answers[t].find(message), std::string::npos) << answers[t];
+    }
+  }
+  ExpectHealthy(c);
+  const size_t after = PeakResidentBytes(server.pid());
+  // At most the eight bodies held at once (128 MB), and slack for the
+  // allocator: well under one body's DOM (~650 MB).
+  EXPECT_LT(after, before + (size_t{192} << 20)) << before << " -> " << after;
+  std::printf("serve: 3 x 8 concurrent 16 MB hostile bodies: peak RSS %zu -> %zu MB\n",
+              before >> 20, after >> 20);
+  int status = 0;
+  const Json j =
+      Post(c, "/v1/query", R"({"k":0,"fingerprints":[{"fingerprint":")" + Hex(base_[2]) + R"("}]})",
+           &status);
+  EXPECT_EQ(status, 200) << j;
+}
+
+// The requests in flight share --max-request-memory: with five bodies of
+// 200,000 bytes being received (announced by Content-Length, charged whole
+// before they are read) a sixth does not fit the 1 MiB budget and is
+// answered 503 with Retry-After at once; once they are gone it is served.
+TEST_F(ServeTest, RequestsBeyondTheMemoryBudgetAre503) {
+  signal(SIGPIPE, SIG_IGN);
+  ServerProcess server(idx_, dir_,
+                       {"--max-body-bytes", "262144", "--max-request-memory", "1048576"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  constexpr size_t kLength = 200000;
+  std::vector<int> held;
+  for (int i = 0; i < 5; ++i) {
+    const int fd = ConnectFrom("127.0.0.1", server.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd,
+                        "POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                        "application/json\r\nContent-Length: " +
+                            std::to_string(kLength) + "\r\n\r\n{"));
+    held.push_back(fd);
+  }
+  std::string body = R"({"fingerprints":[{"id":"big","fingerprint":")" + Hex(4242) + R"("}],"x":")";
+  body += std::string(kLength - body.size() - 2, 'y') + "\"}";
+  ASSERT_EQ(body.size(), kLength);
+  httplib::Client c("127.0.0.1", server.port());
+  // The five are charged once a worker reads their heads: within moments.
+  int status = 0;
+  for (int i = 0; i < 100 && status != 503; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto res = c.Post("/v1/query", body, "application/json");
+    if (!res) continue;  // closed before the answer was read: try again
+    status = res->status;
+    if (status == 503) {
+      EXPECT_EQ(res->get_header_value("Retry-After"), "1");
+      EXPECT_NE(res->body.find("--max-request-memory"), std::string::npos) << res->body;
+    }
+  }
+  EXPECT_EQ(status, 503);
+  for (int fd : held) close(fd);
+  // Given back when they end.
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    httplib::Client again("127.0.0.1", server.port());
+    auto res = again.Post("/v1/query", body, "application/json");
+    ASSERT_TRUE(res);
+    status = res->status;
+  }
+  EXPECT_EQ(status, 200);
+}
+
+// 200 slow clients (each from its own address, as a slowloris spreads
+// itself) hold connections with half-sent heads, and 20 more with heads
+// sent and bodies half-sent: /healthz and a check from another client are
+// answered within a second each (they waited for the slow ones' read
+// timeout with a worker thread per connection). A client over
+// --max-client-connections is refused with 503 at once.
+TEST_F(ServeTest, SlowConnectionsDoNotStarveOthers) {
+  signal(SIGPIPE, SIG_IGN);
+  ServerProcess server(
+      idx_, dir_, {"--read-timeout", "20", "--threads", "64", "--max-client-connections", "4"});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  std::vector<int> slow;
+  for (int i = 0; i < 220; ++i) {
+    const std::string from = "127.0.1." + std::to_string(i + 1);
+    const int fd = ConnectFrom(from.c_str(), server.port());
+    ASSERT_GE(fd, 0) << from;
+    ASSERT_TRUE(SendAll(fd, i < 200 ? "POST /v1/check HTTP/1.1\r\nHost: x\r\nX-Slow: 1"
+                                    : "POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                                      "1000\r\n\r\n{\"fingerprints\":"));
+    slow.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_connection_timeout(5, 0);
+  c.set_read_timeout(5, 0);
+  double worst = 0;
+  for (int round = 0; round < 5; ++round) {
+    auto start = std::chrono::steady_clock::now();
+    auto res = c.Get("/healthz");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    int status = 0;
+    const Json j = Post(c, "/v1/check",
+                        R"({"fingerprints":[{"id":"other)" + std::to_string(round) +
+                            R"(","fingerprint":")" + Hex(9000 + round) + R"("}]})",
+                        &status);
+    EXPECT_EQ(status, 200) << j;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    worst = std::max(worst, seconds);
+    // A new connection each round too.
+    c.stop();
+  }
+  EXPECT_LT(worst, 1.0);
+  std::printf("serve: 220 slow connections open: /healthz + /v1/check answered in <= %.1f ms\n",
+              worst * 1000);
+  // The per-client cap: a fifth connection from one address is refused.
+  std::vector<int> mine;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = ConnectFrom("127.0.2.1", server.port());
+    ASSERT_GE(fd, 0);
+    mine.push_back(fd);
+  }
+  const int fifth = ConnectFrom("127.0.2.1", server.port());
+  ASSERT_GE(fifth, 0);
+  const std::string refused = ReadAnswer(fifth, 5);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
+  EXPECT_NE(refused.find("--max-client-connections"), std::string::npos) << refused;
+  close(fifth);
+  for (int fd : mine) close(fd);
+  for (int fd : slow) close(fd);
+  ExpectHealthy(c);
+}
+
+// The request head is bounded: more than 100 header lines, or more than
+// 64 KiB of head, is answered 431 before it is parsed, and 5M header lines
+// (38 MB; answered 200 after growing the server by 676 MB) cost nothing.
+TEST_F(ServeTest, HeaderCountAndBytesAreBounded) {
+  signal(SIGPIPE, SIG_IGN);
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  ExpectHealthy(c);
+  const size_t before = PeakResidentBytes(server.pid());
+  // 100 header lines are served; 101 are not.
+  for (const int lines : {99, 100}) {
+    std::string head = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 1; i < lines; ++i) head += "X-H" + std::to_string(i) + ": v\r\n";
+    const int fd = ConnectFrom("127.0.0.1", server.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, head + "Connection: close\r\n\r\n"));
+    const std::string answer = ReadAnswer(fd, 5);
+    close(fd);
+    // "Connection: close" is one more line.
+    if (lines + 1 <= 100) {
+      EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
+    } else {
+      EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer;
+      EXPECT_NE(answer.find("more than 100 header lines"), std::string::npos) << answer;
+    }
+  }
+  // One 100 KB header line.
+  {
+    const int fd = ConnectFrom("127.0.0.1", server.port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd, "GET /healthz HTTP/1.1\r\nX-Big: " + std::string(100000, 'a') + "\r\n\r\n");
+    const std::string answer = ReadAnswer(fd, 5);
+    close(fd);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer.substr(0, 200);
+    EXPECT_NE(answer.find("larger than 65536 bytes"), std::string::npos) << answer.substr(0, 200);
+  }
+  // 5M header lines, sent as fast as the server takes them; it answers
+  // 431 and stops reading: the client's send fails or the answer arrives.
+  {
+    const int fd = ConnectFrom("127.0.0.1", server.port());
+    ASSERT_GE(fd, 0);
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    std::string block = "POST /v1/check HTTP/1.1\r\n";
+    while (block.size() < (size_t{1} << 20)) block += "X-A: b\r\n";
+    size_t sent = 0;
+    while (sent < (size_t{38} << 20) && SendAll(fd, block)) sent += block.size();
+    ReadAnswer(fd, 2);
+    close(fd);
+  }
+  ExpectHealthy(c);
+  const size_t after = PeakResidentBytes(server.pid());
+  // (A sanitizer's allocator keeps what is freed for a while.)
+  if (!testing::Sanitized()) {
+    EXPECT_LT(after, before + (size_t{16} << 20)) << before << " -> " << after;
+  }
+  // Each refusal is in the access log, with the access log's fields.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string log = server.stderr_text();
+  size_t refusals = 0;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const Json entry = Json::parse(line, nullptr, false);
+    if (!entry.is_object() || entry.value("status", 0) != 431) continue;
+    ++refusals;
+    EXPECT_TRUE(entry["path"].is_string() && entry["error"].is_string()) << line;
+  }
+  EXPECT_EQ(refusals, 3u) << log;
+}
+
+// A client that sends its request and closes its side of the connection
+// (shutdown(SHUT_WR), as `nc -N` does) is still answered.
+TEST_F(ServeTest, HalfClosedClientIsAnswered) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  const int fd = ConnectFrom("127.0.0.1", server.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  shutdown(fd, SHUT_WR);
+  const std::string answer = ReadAnswer(fd, 5);
+  close(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
 }
 
 }  // namespace

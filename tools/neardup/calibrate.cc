@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "util/utf8.h"
+#include "neardup/code_points.h"
 
 namespace neardup::cli::calibrate {
 namespace {
@@ -53,15 +53,7 @@ std::string Utf8(std::u32string_view s) {
   return out;
 }
 
-std::u32string CodePoints(std::string_view s) {
-  std::u32string out;
-  out.reserve(s.size());
-  utf8::ForEachCodePoint(s, [&out](uint32_t c) {
-    out.push_back(c >= utf8::kInvalidBase ? kReplacement : static_cast<char32_t>(c));
-    return true;
-  });
-  return out;
-}
+std::u32string CodePoints(std::string_view s) { return Utf8CodePoints(s); }
 
 double CharNgramJaccard(std::u32string_view a, std::u32string_view b, int n) {
   const auto ga = Ngrams(a, static_cast<size_t>(n));
@@ -254,7 +246,7 @@ Recommendation Recommend(const std::vector<uint64_t>& nn_histogram,
 std::string HtmlEscape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 8);
-  utf8::ForEachCodePoint(s, [&out](uint32_t c) {
+  for (const char32_t c : Utf8CodePoints(s)) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -272,15 +264,14 @@ std::string HtmlEscape(std::string_view s) {
         out += "&#39;";
         break;
       default:
-        if (c >= utf8::kInvalidBase || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
-            c == 0x7F) {
+        // Invalid UTF-8 is U+FFFD already.
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
           AppendUtf8(kReplacement, &out);
         } else {
-          AppendUtf8(static_cast<char32_t>(c), &out);
+          AppendUtf8(c, &out);
         }
     }
-    return true;
-  });
+  }
   return out;
 }
 

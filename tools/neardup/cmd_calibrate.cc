@@ -16,7 +16,7 @@
 #include "dedup_stages.h"
 #include "neardup/dedup.h"
 #include "neardup/minhash_dedup.h"
-#include "util/thread_pool.h"
+#include "neardup/parallel.h"
 
 namespace neardup::cli {
 namespace {
@@ -34,6 +34,9 @@ struct CalibrateFlags {
   size_t pairs_per_distance = 4;
   double recall = 0.99;
   bool banded = false;
+  double verify_jaccard = DedupJobOptions{}.verify_jaccard;  // verified pairs, as dedup's
+  size_t verify_short_features = DedupJobOptions{}.verify_short_features;
+  double verify_short_jaccard = DedupJobOptions{}.verify_short_jaccard;
   uint64_t max_held_bytes = uint64_t{256} << 20;
   double min_jaccard = 0.5;
   double min_share = 0.9;
@@ -128,6 +131,11 @@ int RunCalibrate(CalibrateFlags flags) {
   dedup_flags.input = flags.input;
   dedup_flags.pipeline = flags.pipeline;
   dedup_flags.boilerplate = flags.boilerplate;
+  dedup_flags.banded = flags.banded;
+  dedup_flags.recall = flags.recall;
+  dedup_flags.verify_jaccard = flags.verify_jaccard;
+  dedup_flags.verify_short_features = flags.verify_short_features;
+  dedup_flags.verify_short_jaccard = flags.verify_short_jaccard;
   auto resolved = ResolveDedupConfig(std::move(dedup_flags));
   if (!resolved.ok()) return Fail(resolved.status());
   DedupConfig& config = **resolved;
@@ -142,10 +150,15 @@ int RunCalibrate(CalibrateFlags flags) {
                     : minhash    ? static_cast<int>(std::floor(0.7 * max_distance))
                                  : limit;
   if (max_k > limit) {
-    return Fail(Status::InvalidArgument(minhash
-                                            ? "-k must be between 0 and " + std::to_string(limit) +
-                                                  " (unequal signature components of num_perm)"
-                                            : KRangeMessage(max_k, max_distance)));
+    return Fail(Status::InvalidArgument(
+        minhash ? "-k " + std::to_string(max_k) + " is out of range: it must be between 0 and " +
+                      std::to_string(limit) +
+                      " because the minhash method's distance counts "
+                      "the unequal components of its " +
+                      std::to_string(max_distance) +
+                      " signature components (num_perm), and at "
+                      "num_perm every pair is within it"
+                : KRangeMessage(max_k, max_distance)));
   }
   if (flags.sample < 1) return Fail(Status::InvalidArgument("--sample must be at least 1"));
   if (!(flags.recall > 0 && flags.recall < 1)) {
@@ -258,10 +271,9 @@ int RunCalibrate(CalibrateFlags flags) {
                   std::to_string(mh.rows) + " rows)";
     report.join_recall = MinHashCandidateProbability(mh.threshold, mh.bands, mh.rows);
   } else {
-    options.k = max_k;
-    if (flags.banded) options.join = DedupJoin::kBanded;
-    options.pair_sink = [&](const DedupPair& p) { reservoir.Offer(p.i, p.j, p.distance); };
-    joined = Dedup(docs, options);
+    // The job's join at max_k: pairs verified as dedup verifies them.
+    joined = config.job->Join(
+        corpus, [&](const DedupPair& p) { reservoir.Offer(p.i, p.j, p.distance); }, {}, max_k);
     if (joined.ok() && joined->join.banded) {
       const SimHashBands& b = joined->join.bands;
       report.join = "a banded join, r = " + std::to_string(b.band_bits) +
@@ -270,6 +282,14 @@ int RunCalibrate(CalibrateFlags flags) {
       report.join_recall = b.recall_at_k;
     } else {
       report.join = "an exact join (permuted tables)";
+    }
+    if (joined.ok() && config.job->verifies()) {
+      char verified[160];
+      std::snprintf(verified, sizeof verified,
+                    "; pairs verified as dedup verifies them (estimated Jaccard >= %g): %zu "
+                    "dropped",
+                    config.job->dedup_options().verify_jaccard, joined->join.rejected);
+      report.join += verified;
     }
   }
   if (!joined.ok()) return Fail(joined.status());
@@ -376,6 +396,8 @@ void AddCalibrateCommand(CLI::App& app, ExitCode* exit_code) {
                   "When the pair join is banded (large corpora): the probability of finding a "
                   "pair at distance -k")
       ->capture_default_str();
+  AddVerifyOptions(cmd, &flags->verify_jaccard, &flags->verify_short_features,
+                   &flags->verify_short_jaccard);
   cmd->add_flag("--banded", flags->banded,
                 "SimHash: join the pairs with the banded join even where the exact one is "
                 "cheap (default: the cheaper, as dedup chooses)");

@@ -13,7 +13,7 @@
 
 #include "common.h"
 #include "neardup/eval.h"
-#include "util/thread_pool.h"
+#include "neardup/parallel.h"
 
 namespace neardup::cli {
 namespace {
@@ -43,6 +43,10 @@ struct EvalFlags {
   double verify_jaccard = DedupOptions{}.verify_jaccard;
   size_t verify_short_features = DedupOptions{}.verify_short_features;
   double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
+  // eval docs: methods run through the dedup job
+  std::vector<std::string> dedup_specs;
+  size_t short_features = DedupJobOptions{}.short_features;
+  double short_jaccard = DedupJobOptions{}.short_jaccard;
 };
 
 template <typename T>
@@ -133,8 +137,8 @@ Status ParseMethodFlags(const EvalFlags& flags, Options* options) {
     if (!custom.ok()) return custom.status();
     options->custom.push_back(*custom);
   }
-  if (options->methods.empty() && options->custom.empty()) {
-    return Status::InvalidArgument("--methods none needs at least one --custom");
+  if (options->methods.empty() && options->custom.empty() && flags.dedup_specs.empty()) {
+    return Status::InvalidArgument("--methods none needs at least one --custom or --dedup");
   }
   return Status::OK();
 }
@@ -164,6 +168,8 @@ int RunNatural(const EvalFlags& flags) {
   options.verify_jaccard = flags.verify_jaccard;
   options.verify_short_features = flags.verify_short_features;
   options.verify_short_jaccard = flags.verify_short_jaccard;
+  options.short_features = flags.short_features;
+  options.short_jaccard = flags.short_jaccard;
   if (flags.t2s) options.t2s = kT2sFlagConversion;
   options.threads = ResolveThreadCount(flags.threads);
   auto mode = ParseBoilerplateMode(flags.boilerplate);
@@ -216,6 +222,19 @@ int RunDocs(const EvalFlags& flags) {
   options.seed = flags.seed;
   options.threads = ResolveThreadCount(flags.threads);
   options.dataset_dir = flags.write_dataset;
+  options.dedup_methods = flags.dedup_specs;
+  DedupJobOptions& job = options.dedup_job;
+  auto mode = ParseBoilerplateMode(flags.boilerplate);
+  if (!mode.ok()) return Fail(mode.status());
+  job.boilerplate = *mode;
+  auto rule = ParseClusterRule(flags.cluster);
+  if (!rule.ok()) return Fail(rule.status());
+  job.cluster_rule = *rule;
+  job.verify_jaccard = flags.verify_jaccard;
+  job.verify_short_features = flags.verify_short_features;
+  job.verify_short_jaccard = flags.verify_short_jaccard;
+  job.short_features = flags.short_features;
+  job.short_jaccard = flags.short_jaccard;
 
   auto corpus = ReadCorpus(flags.corpus);
   if (!corpus.ok()) return Fail(corpus.status());
@@ -250,6 +269,32 @@ int RunPairs(const EvalFlags& flags) {
                  report->pairs, report->positives, report->methods.size(), flags.report.c_str());
   }
   return kExitOk;
+}
+
+// How the dedup job runs (eval docs --dedup, eval natural): boilerplate,
+// cluster rule and verification, with dedup's defaults.
+void AddJobOptions(CLI::App* cmd, EvalFlags* flags) {
+  cmd->add_option("--cluster", flags->cluster, "components | center (eval natural: or both)")
+      ->capture_default_str();
+  cmd->add_option("--boilerplate", flags->boilerplate,
+                  "lines (dedup's default: lines in >= 5 documents not fingerprinted) | off")
+      ->capture_default_str();
+  cmd->add_option("--verify-jaccard", flags->verify_jaccard,
+                  "Verified pairs, as dedup's --verify-jaccard (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--verify-short-features", flags->verify_short_features,
+                  "As dedup's --verify-short-features")
+      ->capture_default_str();
+  cmd->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
+                  "As dedup's --verify-short-jaccard")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--short-features", flags->short_features, "As dedup's --short-features")
+      ->capture_default_str();
+  cmd->add_option("--short-jaccard", flags->short_jaccard, "As dedup's --short-jaccard")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
 }
 
 void AddCommon(CLI::App* cmd, EvalFlags* flags) {
@@ -295,6 +340,12 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
   docs->add_option("--seed", flags->seed, "Seed of the perturbation")->capture_default_str();
   docs->add_option("--write-dataset", flags->write_dataset,
                    "Write originals, variants and labels (JSONL/CSV) into this directory");
+  docs->add_option("--dedup", flags->dedup_specs,
+                   "A method text run through the dedup job over originals + variants as "
+                   "`neardup dedup` runs it (e.g. chars5u, chars5u,k=32): P/R/F1 of the pairs "
+                   "it reports, in all and by length band; repeatable (--methods none: only "
+                   "these)");
+  AddJobOptions(docs, flags.get());
   AddCommon(docs, flags.get());
   docs->callback([flags, exit_code] { exit_code->value = RunDocs(*flags); });
 
@@ -315,15 +366,10 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
   natural->add_option("--method", flags->method_specs,
                       "A method text as dedup's --method, run at its k (e.g. chars5, "
                       "chars5,k=28, minhash); repeatable; default: the default method");
-  natural->add_option("--cluster", flags->cluster, "components | center | both")
-      ->capture_default_str();
+  AddJobOptions(natural, flags.get());
   natural->add_flag("--t2s", flags->t2s,
                     "Traditional -> Simplified (tw2sp2, as dedup --t2s) for the truth's text and "
                     "every method that names no conversion");
-  natural
-      ->add_option("--boilerplate", flags->boilerplate,
-                   "lines (dedup's default: lines in >= 5 documents not fingerprinted) | off")
-      ->capture_default_str();
   natural->add_option("--truth", flags->truth_jaccard, "A true pair: Jaccard >= this")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
@@ -333,20 +379,6 @@ void AddEvalCommand(CLI::App& app, ExitCode* exit_code) {
                    "false")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  natural
-      ->add_option("--verify-jaccard", flags->verify_jaccard,
-                   "Verified pairs, as dedup's --verify-jaccard (0: off)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  natural
-      ->add_option("--verify-short-features", flags->verify_short_features,
-                   "As dedup's --verify-short-features")
-      ->capture_default_str();
-  natural
-      ->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
-                   "As dedup's --verify-short-jaccard")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
   AddThreadsOption(natural, &flags->threads);
   natural->add_option("--report", flags->report, "Directory for report.md and results.csv")
       ->required();

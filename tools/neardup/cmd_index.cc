@@ -12,7 +12,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "boilerplate_pass.h"
 #include "common.h"
 #include "index_open.h"
 #include "neardup/document_index.h"
@@ -39,15 +38,13 @@ struct IndexFlags {
 
 // Every input document's id and fingerprint, in input order: made by the
 // index (text_index.h: its boilerplate lines left out, its method), or parsed
-// with --fingerprints (malformed ones are reported and skipped). `held`:
-// the counting pass of a build, which holds standard input's documents.
+// with --fingerprints (malformed ones are reported and skipped).
 struct Read {
   std::vector<std::string> ids;
   std::vector<DocumentFingerprint> fps;
 };
 
-Result<InputStats> ReadFingerprints(const IndexFlags& flags, const TextIndex& index, Read* read,
-                                    BoilerplatePass* held = nullptr) {
+Result<InputStats> ReadFingerprints(const IndexFlags& flags, const TextIndex& index, Read* read) {
   auto read_options = MakeReadOptions(flags.input);
   if (!read_options.ok()) return read_options.status();
   if (flags.fingerprints) {
@@ -81,10 +78,7 @@ Result<InputStats> ReadFingerprints(const IndexFlags& flags, const TextIndex& in
         read->ids.push_back(doc.id);
         read->fps.push_back(DocumentFingerprint{*fp, 1});
       };
-  auto stats =
-      held != nullptr
-          ? held->ForEach<DocumentFingerprint>(flags.input, *read_options, process, emit)
-          : ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
+  auto stats = ForEachDocumentAs<DocumentFingerprint>(flags.input, *read_options, process, emit);
   if (!stats.ok()) return stats.status();
   stats->malformed += bad;
   return stats;
@@ -133,6 +127,10 @@ int RunBuild(IndexFlags flags) {
   NEARDUP_RETURN_IF_ERROR_CLI(RequireSimHash(flags.pipeline, "index"));
   auto method = MakeMethod(flags.pipeline);
   if (!method.ok()) return Fail(method.status());
+  if (flags.max_k > method->pipeline.bits / 4) {
+    return Fail(
+        Status::InvalidArgument(KRangeMessage(flags.max_k, method->pipeline.bits, "--max-k")));
+  }
   // -o names the index here (IDX and IDX.ids are written).
   flags.index_path = flags.input.output;
   if (flags.index_path.empty() || flags.index_path == "-") {
@@ -142,38 +140,48 @@ int RunBuild(IndexFlags flags) {
   }
   NEARDUP_RETURN_IF_ERROR_CLI(CheckIndexInputs(flags));
   flags.input.progress = true;
-  // boilerplate=lines: the corpus's lines counted first; the index keeps the
-  // counts in its commit.
-  BoilerplatePass lines;
-  if (!flags.fingerprints) {
-    auto read_options = MakeReadOptions(flags.input);
-    if (!read_options.ok()) return Fail(read_options.status());
-    NEARDUP_RETURN_IF_ERROR_CLI(lines.Count(
-        flags.input, *read_options, method->pipeline.boilerplate, method->pipeline.normalize));
-  }
   TextIndexOptions options;
   options.max_k = flags.max_k;
   options.threads = flags.input.threads;
   options.tables = flags.tables;
   options.fingerprints_input = flags.fingerprints;
   options.overwrite = true;  // `index build -o IDX` replaces IDX
-  auto index =
-      TextIndex::Create(flags.index_path, *method, options, lines.on() ? &lines.stats() : nullptr);
-  if (!index.ok()) return Fail(index.status());
-  Read read;
-  auto stats = ReadFingerprints(flags, **index, &read, &lines);
-  if (!stats.ok()) return Fail(stats.status());
-  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Load(read.ids, read.fps, nullptr));
-  NEARDUP_RETURN_IF_ERROR_CLI((*index)->Commit());
+  std::unique_ptr<TextIndex> index;
+  InputStats stats;
+  size_t empty = 0;
+  if (flags.fingerprints) {
+    // Precomputed fingerprints: parsed here, loaded as they are.
+    NEARDUP_ASSIGN_OR_RETURN_CLI(index, TextIndex::Create(flags.index_path, *method, options));
+    Read read;
+    NEARDUP_ASSIGN_OR_RETURN_CLI(stats, ReadFingerprints(flags, *index, &read));
+    NEARDUP_RETURN_IF_ERROR_CLI(index->Load(read.ids, read.fps, nullptr));
+    NEARDUP_RETURN_IF_ERROR_CLI(index->Commit());
+  } else {
+    // The library's build (text_index.h): boilerplate=lines counts the
+    // corpus's lines first; the index keeps the counts in its commit.
+    auto read_options = MakeReadOptions(flags.input);
+    if (!read_options.ok()) return Fail(read_options.status());
+    ProgressLine progress(ProgressModeOf(flags.input));
+    TextIndexBuildSummary summary;
+    auto built = TextIndex::Build(flags.index_path, *method, options,
+                                  MakeDedupInput(flags.input, *read_options),
+                                  ProgressOn(&progress, flags.input.inputs), &summary);
+    progress.Clear();
+    if (!built.ok()) return Fail(built.status());
+    index = std::move(*built);
+    stats = summary.input;
+    empty = summary.empty;
+    if (!flags.input.quiet) std::cerr << SummaryLine(stats) << "\n";
+  }
   if (!flags.input.quiet) {
-    const TextIndexStats s = (*index)->Stats();
+    const TextIndexStats s = index->Stats();
     std::fprintf(stderr,
                  "neardup: indexed %zu documents (%zu empty documents not indexed) in %s: "
                  "%d bits, max k %d, %d %s tables, guaranteed recall %.6f at distance %d\n",
-                 s.documents, CountEmpty(read.fps), flags.index_path.c_str(), s.bits, s.max_k,
-                 s.tables.tables, s.tables.kind.c_str(), s.tables.recall_at_k, s.max_k);
+                 s.documents, empty, flags.index_path.c_str(), s.bits, s.max_k, s.tables.tables,
+                 s.tables.kind.c_str(), s.tables.recall_at_k, s.max_k);
   }
-  return InputExitCode(flags.input, *stats);
+  return InputExitCode(flags.input, stats);
 }
 
 // The index with its method and line counts. `texts`: documents will be
@@ -192,7 +200,10 @@ Result<std::unique_ptr<TextIndex>> Open(const IndexFlags& flags, DocumentIndex::
 Status CheckK(int k, const TextIndex& index) {
   if (k <= index.max_k()) return Status::OK();
   return Status::InvalidArgument("-k " + std::to_string(k) + " is larger than the index's max k " +
-                                 std::to_string(index.max_k()) + " (rebuild with --max-k)");
+                                 std::to_string(index.max_k()) +
+                                 ": its tables find matches up to the distance it was built for "
+                                 "(rebuild it with index build --max-k " +
+                                 std::to_string(k) + ")");
 }
 
 int RunQuery(const IndexFlags& flags) {
@@ -433,8 +444,9 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   AddPipelineOptions(b, &build->pipeline, "nfkc", true);
   b->add_flag("--fingerprints", build->fingerprints,
               "INPUT is `neardup fingerprint` JSONL ({id, fingerprint}), not documents");
-  b->add_option("--max-k", build->max_k, "Largest k that queries may use (default: the method's k)")
-      ->check(CLI::Range(0, 32));
+  b->add_option("--max-k", build->max_k,
+                "Largest k that queries may use, 0 to bits/4 (default: the method's k)")
+      ->check(CLI::NonNegativeNumber);  // the upper bound is the method's: RunBuild
   b->add_flag("--exact", build->tables.exact,
               "Exact lookup tables (every match within k is found) whatever their cost; by "
               "default the cheaper of exact tables and bit-sampling bands with --recall");
@@ -462,7 +474,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   q->add_option("IDX", query->index_path, "The index")->required();
   AddInputOptions(q, &query->input);
   q->add_option("-k", query->k, "Largest distance (default: the index's max k)")
-      ->check(CLI::Range(0, 32));
+      ->check(CLI::NonNegativeNumber);  // at most the index's max k: CheckK
   q->add_flag("--fingerprints", query->fingerprints, "INPUT is `neardup fingerprint` JSONL");
   q->add_option("--jieba-dir", query->pipeline.jieba_dir, "python3-jieba's data directory");
   q->callback([query, exit_code] { exit_code->value = RunQuery(*query); });
@@ -498,7 +510,7 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   c->add_option("IDX", check->index_path, "The index")->required();
   AddInputOptions(c, &check->input);
   c->add_option("-k", check->k, "Largest distance (default: the index's max k)")
-      ->check(CLI::Range(0, 32));
+      ->check(CLI::NonNegativeNumber);  // at most the index's max k: CheckK
   c->add_flag("--add-new", check->add_new,
               "Add every document that has no match within k (earlier documents of the same run "
               "count as indexed)");

@@ -8,8 +8,10 @@
 // and Remove. The API is in doc/serve.md.
 
 #include <httplib.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -38,6 +40,8 @@
 #include "index_open.h"
 #include "neardup/document_index.h"
 #include "neardup/text_index.h"
+#include "serve_front.h"
+#include "serve_request.h"
 
 namespace neardup::cli {
 namespace {
@@ -58,6 +62,9 @@ struct ServeFlags {
   bool preload = false;
   double compact_fraction = 0.5;
   int read_timeout_s = 10;
+  int keep_alive_timeout_s = 30;
+  size_t max_request_memory = size_t{512} << 20;
+  size_t max_client_connections = 256;
   double lock_wait = -1;  // --wait SECONDS for the index's lock; < 0 none
   std::string jieba_dir;
   std::string snapshot_dir;  // POST /v1/snapshot writes there; empty: off
@@ -65,16 +72,9 @@ struct ServeFlags {
   double evict_every = 60;   // --evict-every SECONDS
 };
 
-// An error answer: {"error": {"status": N, "message": "..."}}.
 // Pending connections the kernel keeps for the accept loop (capped by
 // net.core.somaxconn, 4096 by default).
 constexpr int kListenBacklog = 1024;
-
-void SetError(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  const Json j = {{"error", {{"status", status}, {"message", message}}}};
-  res.set_content(j.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
-}
 
 void SetJson(httplib::Response& res, const Json& j) {
   res.status = 200;
@@ -89,81 +89,6 @@ int StatusCodeOf(const Status& s) {
   if (s.IsNotFound()) return 404;
   return 500;
 }
-
-// httplib's worker pool, started before the server says it is serving.
-// httplib's own ThreadPool threw out of listen when the system refused a
-// thread (a memory or process limit): the server had printed its address,
-// refused connections and hung on SIGTERM. This one keeps half of the
-// workers started when one is refused (the rest of the address space is
-// the requests'), as neardup's ThreadPool does, and runs with those.
-class ServePool : public httplib::TaskQueue {
- public:
-  explicit ServePool(int threads) {
-    workers_.reserve(static_cast<size_t>(threads));
-    for (int w = 0; w < threads; ++w) {
-      try {
-        workers_.emplace_back([this, w] { Work(w); });
-      } catch (const std::system_error& e) {
-        start_error_ = e.what();
-        const size_t keep = workers_.size() / 2;
-        {
-          std::lock_guard lock(mu_);
-          max_worker_ = static_cast<int>(keep);
-        }
-        wake_.notify_all();
-        while (workers_.size() > keep) {
-          workers_.back().join();
-          workers_.pop_back();
-        }
-        break;
-      }
-    }
-  }
-  ~ServePool() override { shutdown(); }
-
-  int threads() const { return static_cast<int>(workers_.size()); }
-  const std::string& start_error() const { return start_error_; }
-
-  void enqueue(std::function<void()> fn) override {
-    {
-      std::lock_guard lock(mu_);
-      jobs_.push_back(std::move(fn));
-    }
-    wake_.notify_one();
-  }
-  void shutdown() override {
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (std::thread& t : workers_) t.join();
-    workers_.clear();
-  }
-
- private:
-  void Work(int w) {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock lock(mu_);
-        wake_.wait(lock, [&] { return stop_ || w >= max_worker_ || !jobs_.empty(); });
-        if (w >= max_worker_ || (stop_ && jobs_.empty())) return;
-        fn = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      fn();
-    }
-  }
-
-  std::vector<std::thread> workers_;
-  std::string start_error_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> jobs_;  // guarded by mu_
-  bool stop_ = false;                       // guarded by mu_
-  int max_worker_ = INT_MAX;                // workers at or above it leave; guarded by mu_
-};
 
 // What GET /metrics reports of the requests served: a count by endpoint and
 // status, and each endpoint's latency as a histogram. The endpoint label is
@@ -275,7 +200,12 @@ struct Batch {
 class Server {
  public:
   Server(const ServeFlags& flags, std::unique_ptr<TextIndex> index, std::string token)
-      : flags_(flags), index_(std::move(index)), token_(std::move(token)) {}
+      : flags_(flags),
+        limits_(LimitsOf(flags)),
+        index_(std::move(index)),
+        token_(std::move(token)),
+        budget_(flags.max_request_memory),
+        http_(FrontOptionsOf(flags)) {}
 
   // Binds, prints the address, serves until Stop. False when it cannot bind.
   bool Run();
@@ -301,11 +231,17 @@ class Server {
   void HandleStats(httplib::Response& res);
   bool Authorized(const httplib::Request& req) const;
 
+  static RequestLimits LimitsOf(const ServeFlags& flags);
+  static FrontOptions FrontOptionsOf(const ServeFlags& flags);
+
   const ServeFlags flags_;
+  const RequestLimits limits_;
   // The index with its method, pipeline and line counts (text_index.h).
   std::unique_ptr<TextIndex> index_;
   const std::string token_;
-  httplib::Server http_;
+  // What the requests in flight hold: bodies and their parsed JSON.
+  RequestBudget budget_;
+  FrontServer http_;
   std::mutex log_mu_;  // one access log line at a time
   Metrics metrics_;
   // The listening socket, recorded when httplib creates it (ListenBacklog).
@@ -329,15 +265,12 @@ constexpr const char* kPostPaths[] = {"/v1/query", "/v1/add", "/v1/check", "/v1/
 // The endpoints that take none.
 constexpr const char* kGetPaths[] = {"/v1/stats", "/healthz", "/metrics"};
 
-bool IsChunked(const httplib::Request& req) {
-  std::string te = req.get_header_value("Transfer-Encoding");
-  for (char& c : te) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return te.find("chunked") != std::string::npos;
-}
-
 // The size of the body the last request on this worker thread read, for the
 // access log (a body read by a content reader is not in Request::body).
 thread_local size_t last_body_bytes = 0;
+// The budget lease of the request this worker thread answers (its body and
+// parsed JSON), held by the POST handler's wrapper (Route).
+thread_local RequestBudget::Lease* request_lease = nullptr;
 // When the request this worker thread answers reached routing (its headers
 // read), for its latency in /metrics; unset for one httplib answered before.
 thread_local std::optional<std::chrono::steady_clock::time_point> request_start;
@@ -355,44 +288,16 @@ std::string EndpointLabel(const std::string& path) {
 
 bool Server::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
                       httplib::Response& res, std::string* body) const {
-  last_body_bytes = 0;
-  if (req.is_multipart_form_data()) {
-    res.set_header("Connection", "close");
-    SetError(res, 415, "the body must be JSON, not multipart/form-data");
-    return false;
-  }
-  bool too_large = false;
-  const bool read = reader([&](const char* data, size_t n) {
-    if (n > flags_.max_body_bytes - body->size()) {
-      too_large = true;
-      return false;  // stop reading: the rest is never held
-    }
-    body->append(data, n);
-    return true;
-  });
+  const bool read = ReadRequestBody(req, reader, limits_, request_lease, res, body);
   last_body_bytes = body->size();
-  if (read) return true;
-  // httplib refuses a Content-Length above the limit before reading (413).
-  if (!too_large && req.has_header("Content-Length") &&
-      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
-          flags_.max_body_bytes) {
-    too_large = true;
-  }
-  res.set_header("Connection", "close");
-  if (too_large) {
-    SetError(res, 413, "the body is larger than --max-body-bytes");
-  } else {
-    SetError(res, 400, "cannot read the request body (malformed framing or a timeout)");
-  }
-  return false;
+  return read;
 }
 
 bool Server::ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                         Batch* batch) const {
-  // nlohmann's parser rejects ill-formed UTF-8 inside strings.
-  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) {
-    SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+  Json body;
+  if (auto error = ParseJsonBody(text, limits_, request_lease, &body)) {
+    SetError(res, error->status, error->message);
     return false;
   }
   if (!body.is_object()) {
@@ -552,8 +457,10 @@ void Server::HandleCheck(const std::string& body, httplib::Response& res) {
 }
 
 void Server::HandleRemove(const std::string& text, httplib::Response& res) {
-  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+  Json body;
+  if (auto error = ParseJsonBody(text, limits_, request_lease, &body)) {
+    return SetError(res, error->status, error->message);
+  }
   const auto ids = body.is_object() ? body.find("ids") : body.end();
   if (ids == body.end() || !ids->is_array()) {
     return SetError(res, 400, "the body must be an object with \"ids\": an array of strings");
@@ -582,8 +489,10 @@ void Server::HandleSnapshot(const std::string& text, httplib::Response& res) {
   if (flags_.snapshot_dir.empty()) {
     return SetError(res, 403, "snapshots are off: start the server with --snapshot-dir DIR");
   }
-  const Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return SetError(res, 400, "the body is not valid JSON (or not UTF-8)");
+  Json body;
+  if (auto error = ParseJsonBody(text, limits_, request_lease, &body)) {
+    return SetError(res, error->status, error->message);
+  }
   const auto name = body.is_object() ? body.find("name") : body.end();
   if (name == body.end() || !name->is_string()) {
     return SetError(res, 400, "the body must be an object with \"name\": a string");
@@ -623,8 +532,11 @@ void Server::Route() {
     const Handler handler = handlers[i];
     http_.Post(kPostPaths[i], [this, handler](const httplib::Request& req, httplib::Response& res,
                                               const httplib::ContentReader& reader) {
+      RequestBudget::Lease lease(&budget_);
+      request_lease = &lease;
       std::string body;
       if (ReadBody(req, reader, res, &body)) (this->*handler)(body, res);
+      request_lease = nullptr;
     });
   }
   http_.Get("/v1/stats", [this](const auto&, auto& res) { HandleStats(res); });
@@ -676,7 +588,12 @@ void Server::Route() {
       }
       return SetError(res, 404, "no endpoint " + req.path);
     }
-    if (res.status == 413) return SetError(res, 413, "the body is larger than --max-body-bytes");
+    if (res.status == 413) {
+      // Refused unread: the rest of the body must not be taken for the
+      // next request (the front end closes an answer that says so).
+      res.set_header("Connection", "close");
+      return SetError(res, 413, "the body is larger than --max-body-bytes");
+    }
     SetError(res, res.status, "HTTP error " + std::to_string(res.status));
   });
   http_.set_exception_handler(
@@ -691,7 +608,7 @@ void Server::Route() {
         SetError(res, 500, what);
       });
   // One JSON line per request on stderr; the request in /metrics.
-  http_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+  http_.SetLogger([this](const httplib::Request& req, const httplib::Response& res) {
     const double seconds =
         request_start
             ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *request_start)
@@ -723,8 +640,8 @@ bool Server::Run() {
   http_.set_tcp_nodelay(true);
   http_.set_read_timeout(flags_.read_timeout_s, 0);
   http_.set_write_timeout(flags_.read_timeout_s, 0);
-  // The workers start here, before the address is printed; httplib takes
-  // the pool when it listens (and deletes it).
+  // The workers start here, before the address is printed; they run the
+  // requests whose heads the front's poller has read (serve_front.h).
   auto pool = std::make_unique<ServePool>(flags_.threads);
   if (pool->threads() == 0) {
     std::fprintf(stderr, "neardup: error: cannot start a worker thread: %s\n",
@@ -736,7 +653,21 @@ bool Server::Run() {
                  "neardup: warning: started %d of %d worker threads (%s); serving with %d\n",
                  pool->threads(), flags_.threads, pool->start_error().c_str(), pool->threads());
   }
-  http_.new_task_queue = [p = pool.release()] { return p; };
+  // A connection refused before routing (a cap, a head limit): an access
+  // log line and a count in /metrics too.
+  http_.set_refused_logger([this](const std::string& remote, int status,
+                                  const std::string& message) {
+    metrics_.Record("other", status, -1);
+    const double t =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    // The access log's fields (method and path unknown: not parsed), and why.
+    const Json line = {{"ts", t},        {"remote", remote}, {"method", ""},
+                       {"path", ""},     {"status", status}, {"bytes_in", 0},
+                       {"bytes_out", 0}, {"error", message}};
+    const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    std::lock_guard lock(log_mu_);
+    std::fputs(text.c_str(), stderr);
+  });
   // A keep-alive connection serves this many requests before it is closed
   // (httplib's default, 5, made clients reconnect every fifth request).
   http_.set_keep_alive_max_count(100000);
@@ -773,7 +704,34 @@ bool Server::Run() {
   std::printf("neardup: serving %s on http://%s:%d\n", flags_.index_path.c_str(),
               flags_.host.c_str(), port);
   std::fflush(stdout);
-  return http_.listen_after_bind();
+  const bool served = http_.Serve(pool.get());
+  pool->Shutdown();
+  return served;
+}
+
+RequestLimits Server::LimitsOf(const ServeFlags& flags) {
+  RequestLimits limits;
+  limits.max_body_bytes = flags.max_body_bytes;
+  limits.max_batch = flags.max_batch;
+  return limits;
+}
+
+FrontOptions Server::FrontOptionsOf(const ServeFlags& flags) {
+  FrontOptions options;
+  options.limits = LimitsOf(flags);
+  options.read_timeout_s = flags.read_timeout_s;
+  options.keep_alive_timeout_s = flags.keep_alive_timeout_s;
+  options.max_client_connections = flags.max_client_connections;
+  // Open connections in all: 4,096, or fewer where the process may open
+  // fewer files (a few dozen kept for the index, the log and the rest).
+  rlimit files{};
+  options.max_connections = 4096;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+    options.max_connections =
+        std::min<size_t>(options.max_connections,
+                         files.rlim_cur > 128 ? static_cast<size_t>(files.rlim_cur) - 64 : 64);
+  }
+  return options;
 }
 
 // Eviction on a schedule: DocumentIndex::Evict with --max-age/--max-count
@@ -817,8 +775,15 @@ class Evictor {
 };
 
 int RunServe(const ServeFlags& flags) {
-  if (flags.max_batch == 0 || flags.max_body_bytes == 0 || flags.threads <= 0) {
-    return Fail(Status::InvalidArgument("--max-batch, --max-body-bytes and --threads must be > 0"));
+  if (flags.max_batch == 0 || flags.max_body_bytes == 0 || flags.threads <= 0 ||
+      flags.max_request_memory == 0 || flags.max_client_connections == 0) {
+    return Fail(Status::InvalidArgument(
+        "--max-batch, --max-body-bytes, --threads, --max-request-memory and "
+        "--max-client-connections must be > 0"));
+  }
+  if (flags.max_request_memory < flags.max_body_bytes) {
+    return Fail(Status::InvalidArgument(
+        "--max-request-memory must be at least --max-body-bytes (a body is held whole)"));
   }
   std::string token;
   if (!flags.token_file.empty()) {
@@ -841,6 +806,13 @@ int RunServe(const ServeFlags& flags) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+
+  // Blocks of 1 MiB and more (request bodies, their parsed arrays) are
+  // mapped for themselves and unmapped when freed. glibc's default raises
+  // this threshold to the largest block freed (up to 32 MiB), after which
+  // 16 MiB bodies came from the threads' arenas and stayed resident when
+  // freed: eight hostile bodies at once left ~250 MB behind.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
 
   DocumentIndexOptions options;
   options.log = true;
@@ -913,12 +885,23 @@ void AddServeCommand(CLI::App& app, ExitCode* exit_code) {
                 "Most documents, fingerprints or ids per request; more is 413 (default 10000)")
       ->check(CLI::PositiveNumber);
   s->add_option("--threads", flags->threads,
-                "Worker threads: connections served at once, each keep-alive connection holds "
-                "one (default 64)")
+                "Worker threads: requests served at once (a connection holds one only while "
+                "its request is read and answered) (default 64)")
       ->check(CLI::PositiveNumber);
   s->add_option("--read-timeout", flags->read_timeout_s,
-                "Seconds a client may take to send a request (default 10)")
+                "Seconds a client may take to send a request, head and body, from its first "
+                "byte (default 10)")
       ->check(CLI::Range(1, 3600));
+  s->add_option("--keep-alive-timeout", flags->keep_alive_timeout_s,
+                "Seconds an idle keep-alive connection is kept open (default 30)")
+      ->check(CLI::Range(1, 3600));
+  s->add_option("--max-request-memory", flags->max_request_memory,
+                "Memory the requests in flight may hold in all (bodies and their parsed JSON); "
+                "a request beyond it is 503 (default 512 MiB)")
+      ->check(CLI::PositiveNumber);
+  s->add_option("--max-client-connections", flags->max_client_connections,
+                "Open connections from one client address; more are 503 (default 256)")
+      ->check(CLI::PositiveNumber);
   s->add_flag("--no-sync", flags->no_sync,
               "Do not fsync the log per request (faster; a power loss may lose acknowledged "
               "changes, a killed process does not); synced on shutdown");

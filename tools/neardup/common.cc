@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -18,12 +19,11 @@
 #include <sstream>
 #include <system_error>
 
+#include "neardup/document_pass.h"
 #include "neardup/method.h"
 #include "neardup/options.h"
 #include "neardup/presets.h"
 #include "output_files.h"
-#include "text/compression.h"
-#include "util/thread_pool.h"
 
 namespace neardup::cli {
 
@@ -68,24 +68,58 @@ bool ProgressEnabled(const InputFlags& flags) {
   return ProgressModeOf(flags) != ProgressMode::kOff;
 }
 
-double InputSizeEstimate(const std::vector<std::string>& inputs, bool stored_bytes) {
+double InputSizeEstimate(const std::vector<std::string>& inputs) {
   double total = 0;
   for (const std::string& in : inputs) {
     struct stat st;
     if (in == "-" || stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
     total += static_cast<double>(st.st_size);
-    if (stored_bytes) continue;
-    // Compressed: the text is larger than the file by an unknown factor.
-    const int fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char head[8];
-    const ssize_t n = ::read(fd, head, sizeof head);
-    ::close(fd);
-    if (!DetectCompression(std::string_view(head, n > 0 ? static_cast<size_t>(n) : 0)).empty()) {
-      return 0;
-    }
   }
   return total;
+}
+
+DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_options) {
+  DedupInput in;
+  const std::vector<std::string> inputs = input.inputs;
+  in.open = [inputs, read_options](bool report) -> Result<std::unique_ptr<DocumentReader>> {
+    NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(inputs, {}));
+    ReadOptions r = read_options;
+    if (report) {
+      r.on_issue = [](const InputIssue& issue) {
+        // Symbolic links skipped in directories are only counted in the
+        // summary: a man page tree has dozens of them.
+        if (issue.kind == InputIssue::Kind::kSkipped) return;
+        PrintIssue(issue);
+      };
+    } else {
+      r.on_issue = [](const InputIssue&) {};
+    }
+    return DocumentReader::Open(inputs, r);
+  };
+  // No input named is standard input (DocumentReader::Open), which cannot be
+  // read twice.
+  in.replayable = !inputs.empty() && std::find(inputs.begin(), inputs.end(), "-") == inputs.end();
+  return in;
+}
+
+DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs) {
+  if (!line->enabled()) return {};
+  // The percentage of the reading phases: the input bytes read as stored
+  // (compressed bytes for a compressed file: document_pass.h) against the
+  // input files' sizes, when every input is a regular file.
+  const double total_mb = InputSizeEstimate(inputs) / 1e6;
+  return
+      [line, total_mb](std::string_view phase, double done, double total, std::string_view unit) {
+        if (unit == "MB") {
+          line->Update(phase, done, total_mb > 0 ? std::max(total_mb, done) : 0, unit);
+        } else if (phase == "bands") {
+          line->Update("join (banded)", done, total, "bands");
+        } else if (phase == "cluster" || phase == "stream" || phase == "output") {
+          line->Update(phase, done, total, unit);
+        } else if (done == 0) {
+          line->Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
+        }
+      };
 }
 
 void ProgressLine::Update(std::string_view phase, double done, double total,
@@ -522,43 +556,13 @@ Result<InputStats> ForEachDocumentAs(const InputFlags& flags, const ReadOptions&
   };
   auto reader = DocumentReader::Open(flags.inputs, options);
   if (!reader.ok()) return reader.status();
-  // One pool for the whole run; batches bound memory and keep the output in
-  // input order.
-  ThreadPool pool(flags.threads);
-  if (!pool.start_error().empty()) {
-    // A memory or process limit: go on with the threads there are.
-    std::cerr << "neardup: warning: started " << pool.threads() - 1 << " of "
-              << pool.requested() - 1 << " worker threads (" << pool.start_error()
-              << "); continuing with fewer\n";
-  }
   ProgressLine progress(flags.progress ? ProgressModeOf(flags) : ProgressMode::kOff);
-  // The percentage of the reading phase: the input bytes read as stored
-  // (compressed bytes for a compressed file) against the input files' sizes,
-  // when every input is a regular file.
-  const double total_bytes =
-      progress.enabled() ? InputSizeEstimate(flags.inputs, /*stored_bytes=*/true) : 0;
-  uint64_t done_docs = 0;
-  // With read-ahead, Next runs on the pool's threads (one call at a time):
-  // it publishes the bytes read for the emitting thread.
-  std::atomic<uint64_t> stored_bytes{0};
-  OrderedParallelMap<Document, T>(
-      &pool, BatchLimits{.max_items = 512, .max_cost = size_t{8} << 20, .read_ahead = true},
-      [&](Document* doc) {
-        const bool more = (*reader)->Next(doc);
-        stored_bytes.store((*reader)->stats().input_bytes, std::memory_order_relaxed);
-        return more;
-      },
-      [](const Document& doc) { return doc.text.size(); }, process,
-      [&](Document& doc, T& result) {
-        emit(doc, result);
-        ++done_docs;
-        if (progress.enabled() && done_docs % 512 == 0) {
-          const double done_bytes =
-              static_cast<double>(stored_bytes.load(std::memory_order_relaxed));
-          progress.Update("reading + fingerprints", done_bytes / 1e6,
-                          total_bytes > 0 ? std::max(total_bytes, done_bytes) / 1e6 : 0, "MB");
-        }
-      });
+  DocumentPassOptions pass;
+  pass.threads = flags.threads;
+  pass.phase = "reading + fingerprints";
+  pass.progress = ProgressOn(&progress, flags.inputs);
+  pass.warn = [](const std::string& message) { PrintErrorLine("neardup: warning: " + message); };
+  neardup::ForEachDocumentAs<T>(**reader, pass, process, emit);
   progress.Clear();
   const InputStats stats = (*reader)->stats();
   if (!flags.quiet) std::cerr << SummaryLine(stats) << "\n";

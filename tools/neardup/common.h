@@ -183,16 +183,27 @@ class ProgressLine {
 // ProgressModeOf(flags) != kOff.
 bool ProgressEnabled(const InputFlags& flags);
 
-// The bytes the inputs hold, for a phase's percentage: the sum of their
-// sizes when every input is a regular file; 0 (no estimate) otherwise. Also
-// 0 when one is compressed (its text is larger than the file), unless
-// `stored_bytes`: the phase counts InputStats::input_bytes, the bytes read as
-// stored.
-double InputSizeEstimate(const std::vector<std::string>& inputs, bool stored_bytes = false);
+// The bytes the inputs hold, for a reading phase's percentage: the sum of
+// their sizes when every input is a regular file; 0 (no estimate)
+// otherwise. The reading phases count bytes as stored (compressed bytes for
+// a compressed file: neardup/document_pass.h), so compressed inputs count at
+// their size too.
+double InputSizeEstimate(const std::vector<std::string>& inputs);
 
-// Reads every document of flags.inputs (after CheckInputsAndOutputs on them),
-// calls `process` on worker threads
-// (threads from flags) and `emit` on the calling thread in input order.
+// The command line's inputs as a job's (neardup/document_pass.h): the named
+// files (read twice when boilerplate is counted), or standard input (read
+// once, held). Issues are printed as met (file, line, reason) by the pass
+// that reports them.
+DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_options);
+
+// A job's progress on a ProgressLine; `inputs` give the reading phases'
+// total (InputSizeEstimate). Empty when the line is off.
+DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs);
+
+// Reads every document of flags.inputs (after CheckInputsAndOutputs on them)
+// with the library's reading pass (neardup/document_pass.h): `process` on
+// worker threads (threads from flags), `emit` on the calling thread in
+// input order; progress when flags.progress.
 // Issues are printed to stderr as they are met; a summary follows unless
 // --quiet. Returns the reader's stats, or an error for bad options.
 using ProcessFn = std::function<std::string(const Document&)>;

@@ -31,6 +31,16 @@ nlohmann::ordered_json JoinJson(const DedupJoinReport& j, int k) {
   } else {
     o["recall_at_k"] = 1.0;
   }
+  if (j.short_join.used) {
+    const auto& s = j.short_join;
+    o["short_join"] = {{"short_fingerprints", s.short_groups},
+                       {"medium_fingerprints", s.medium_groups},
+                       {"keys", s.keys},
+                       {"candidates", s.candidates},
+                       {"tested", s.tested},
+                       {"pairs_confirmed", s.confirmed},
+                       {"largest_bucket", s.largest_bucket}};
+  }
   if (j.short_pairs > 0) o["short_pairs"] = j.short_pairs;
   o["pairs_rejected"] = j.rejected;
   o["estimated_exact_seconds"] = j.estimated_exact_seconds;
@@ -49,10 +59,37 @@ std::string JoinWords(const DedupJoinReport& j, int k) {
                   j.bands.band_bits, j.bands.bands, j.bands.recall_at_k, k,
                   j.bands.recall_at_k_minus_4, std::max(k - 4, 0), j.tested, j.confirmed);
   }
-  return buf;
+  std::string words = buf;
+  if (j.short_join.used) {
+    std::snprintf(buf, sizeof buf,
+                  "; short documents (%zu fingerprints) joined exactly by their sketches: "
+                  "%zu candidates tested, %zu pairs",
+                  j.short_join.short_groups, j.short_join.tested, j.short_join.confirmed);
+    words += buf;
+  }
+  return words;
 }
 
 }  // namespace
+
+void AddVerifyOptions(CLI::App* cmd, double* verify_jaccard, size_t* verify_short_features,
+                      double* verify_short_jaccard) {
+  cmd->add_option(
+         "--verify-jaccard", *verify_jaccard,
+         "Verified pairs (SimHash methods): a pair within k is a near-duplicate only when "
+         "the estimated Jaccard of its feature sets (a 128-slot sketch per document) is at "
+         "least this; 0: off (pairs by distance alone)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--verify-short-features", *verify_short_features,
+                  "Verified pairs: a pair whose smaller document has fewer features than this "
+                  "uses --verify-short-jaccard instead (0: no separate rule)")
+      ->capture_default_str();
+  cmd->add_option("--verify-short-jaccard", *verify_short_jaccard,
+                  "Verified pairs: the threshold of short documents (--verify-short-features)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+}
 
 void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
   AddInputOptions(cmd, &flags->input);
@@ -61,7 +98,9 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
   cmd->add_option("-k", flags->k,
                   "Largest Hamming distance of a near-duplicate, 0 to bits/4 (default: the "
                   "method's)")
-      ->check(CLI::Range(0, 32));
+      // The upper bound depends on the method's width: the job's check says
+      // so (KRangeMessage).
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--mode", flags->mode,
                   "cluster: connected components of all pairs within k; stream: keep a document "
                   "only if no kept one lies within k")
@@ -109,21 +148,8 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option(
-         "--verify-jaccard", flags->verify_jaccard,
-         "Verified pairs (SimHash methods): a pair within k is a near-duplicate only when "
-         "the estimated Jaccard of its feature sets (a 128-slot sketch per document) is at "
-         "least this; 0: off (pairs by distance alone)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--verify-short-features", flags->verify_short_features,
-                  "Verified pairs: a pair whose smaller document has fewer features than this "
-                  "uses --verify-short-jaccard instead (0: no separate rule)")
-      ->capture_default_str();
-  cmd->add_option("--verify-short-jaccard", flags->verify_short_jaccard,
-                  "Verified pairs: the threshold of short documents (--verify-short-features)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
+  AddVerifyOptions(cmd, &flags->verify_jaccard, &flags->verify_short_features,
+                   &flags->verify_short_jaccard);
   cmd->add_option("--summary-json", flags->summary_json,
                   "Write the run's summary as JSON: counts, the join used (exact or banded r, L, "
                   "seed, recall guarantee, candidates, pairs) and seconds per phase");
@@ -184,48 +210,22 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   return config;
 }
 
-DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_options) {
-  DedupInput in;
-  const std::vector<std::string> inputs = input.inputs;
-  in.open = [inputs, read_options](bool report) -> Result<std::unique_ptr<DocumentReader>> {
-    NEARDUP_RETURN_IF_ERROR(CheckInputsAndOutputs(inputs, {}));
-    ReadOptions r = read_options;
-    if (report) {
-      r.on_issue = [](const InputIssue& issue) {
-        // Symbolic links skipped in directories are only counted in the
-        // summary: a man page tree has dozens of them.
-        if (issue.kind == InputIssue::Kind::kSkipped) return;
-        PrintIssue(issue);
-      };
-    } else {
-      r.on_issue = [](const InputIssue&) {};
-    }
-    return DocumentReader::Open(inputs, r);
-  };
-  // No input named is standard input (DocumentReader::Open), which cannot be
-  // read twice.
-  in.replayable = !inputs.empty() && std::find(inputs.begin(), inputs.end(), "-") == inputs.end();
-  return in;
-}
-
-DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs) {
-  if (!line->enabled()) return {};
-  // The percentage of the reading phases: the input bytes read as stored
-  // (compressed bytes for a compressed file) against the input files' sizes,
-  // when every input is a regular file.
-  const double total_mb = InputSizeEstimate(inputs, /*stored_bytes=*/true) / 1e6;
-  return
-      [line, total_mb](std::string_view phase, double done, double total, std::string_view unit) {
-        if (unit == "MB") {
-          line->Update(phase, done, total_mb > 0 ? std::max(total_mb, done) : 0, unit);
-        } else if (phase == "bands") {
-          line->Update("join (banded)", done, total, "bands");
-        } else if (phase == "cluster" || phase == "stream" || phase == "output") {
-          line->Update(phase, done, total, unit);
-        } else if (done == 0) {
-          line->Update(phase == "index" ? "exact join: index" : "exact join", 0, 0, "");
-        }
-      };
+void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags) {
+  cmd->add_option("--boilerplate", flags->mode,
+                  "Leave lines shared by many documents out of the fingerprints (never out of "
+                  "the output): lines = a counting pass first, then every line found in >= "
+                  "--boilerplate-min-docs groups of documents (near copies of one text are one "
+                  "group) is ignored; off: every line counts "
+                  "(default: lines, unless --method says boilerplate=...). Files are read "
+                  "twice; standard input is held in memory")
+      ->check(CLI::IsMember({"off", "lines"}));
+  cmd->add_option("--boilerplate-min-docs", flags->min_docs,
+                  "With --boilerplate lines: a line in at least this many groups of documents "
+                  "is boilerplate (default: the method's, 5)")
+      ->check(CLI::Range(2, 1 << 30));
+  cmd->add_option("--boilerplate-stats-out", flags->stats_out,
+                  "With --boilerplate lines: write the line counts (a binary file with a "
+                  "checksum) here");
 }
 
 Status CountLines(const DedupConfig& config, const InputFlags& input) {

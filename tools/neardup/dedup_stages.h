@@ -25,7 +25,6 @@
 #include <string_view>
 #include <vector>
 
-#include "boilerplate_pass.h"
 #include "common.h"
 #include "neardup/dedup.h"
 #include "neardup/dedup_job.h"
@@ -33,6 +32,16 @@
 #include "neardup/pipeline.h"
 
 namespace neardup::cli {
+
+// --boilerplate, --boilerplate-min-docs, --boilerplate-stats-out.
+struct BoilerplateFlags {
+  std::string mode;       // "": the default (DedupJobOptions::boilerplate); else off | lines
+  int min_docs = 0;       // 0: the method's
+  std::string stats_out;  // write the line statistics here
+};
+
+// Registers --boilerplate, --boilerplate-min-docs and --boilerplate-stats-out.
+void AddBoilerplateOptions(CLI::App* cmd, BoilerplateFlags* flags);
 
 struct DedupFlags {
   InputFlags input;
@@ -58,6 +67,10 @@ struct DedupFlags {
   std::string summary_json;
 };
 
+// Registers the verified-pairs options (--verify-jaccard,
+// --verify-short-features, --verify-short-jaccard) on `cmd` (dedup, calibrate).
+void AddVerifyOptions(CLI::App* cmd, double* verify_jaccard, size_t* verify_short_features,
+                      double* verify_short_jaccard);
 // Registers dedup's INPUT... and options on `cmd`.
 void AddDedupOptions(CLI::App* cmd, DedupFlags* flags);
 
@@ -85,15 +98,6 @@ struct DedupConfig {
 
 // InvalidArgument for a usage error (exit 2), else what went wrong.
 Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags);
-
-// The command line's inputs as the job's: the named files (read twice when
-// boilerplate is counted), or standard input (read once, held). Issues are
-// printed as met (file, line, reason) by the pass that reports them.
-DedupInput MakeDedupInput(const InputFlags& input, const ReadOptions& read_options);
-
-// The job's progress on a ProgressLine; `inputs` give the reading phase's
-// total (InputSizeEstimate).
-DedupProgress ProgressOn(ProgressLine* line, const std::vector<std::string>& inputs);
 
 // Stage 1b: the boilerplate pass over `input` (nothing when off), and
 // --boilerplate-stats-out.

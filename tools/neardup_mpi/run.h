@@ -38,7 +38,6 @@
 #include <tuple>
 
 #include "band_exchange.h"
-#include "boilerplate_pass.h"
 #include "common.h"
 #include "dedup/cluster.h"
 #include "dedup/stages.h"

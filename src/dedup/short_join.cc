@@ -1,0 +1,385 @@
+// Copyright 2026 The neardup Authors.
+
+#include "dedup/short_join.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numeric>
+
+#include "util/thread_pool.h"
+
+namespace neardup::dedup_internal {
+namespace {
+
+constexpr int kTokenBits = 15;  // a slot (7 bits) and its 8-bit value
+constexpr size_t kTokens = size_t{1} << kTokenBits;
+static_assert(kSketchSlots == 128, "tokens are 7-bit slots and 8-bit values");
+// A single-token key (tiny sets) is marked above the 30 bits of a pair key.
+constexpr uint32_t kSingle = uint32_t{1} << (2 * kTokenBits);
+// Keys held at once: a pass over the prefixes makes about this many.
+constexpr size_t kKeysPerPass = size_t{32} << 20;
+// Sub-buckets of a pass (by the key's hash): sorted and scanned in parallel.
+constexpr int kSubBits = 8;
+
+int NonEmptySlots(const JaccardSketch& s) {
+  int empty = 0;
+  for (const uint64_t w : s.empty) empty += std::popcount(w);
+  return kSketchSlots - empty;
+}
+
+uint32_t PairKey(uint16_t r1, uint16_t r2) { return uint32_t{r1} << kTokenBits | r2; }
+
+uint64_t Mix(uint32_t key) { return (uint64_t{key} + 1) * 0x9e3779b97f4a7c15ULL; }
+
+// The token sets: per participating group its tokens as global ranks
+// (increasing) and alpha = max(1, ceil(t a)). A pair's alpha is the larger
+// of its two (the overlap (*) asks of it).
+struct TokenSets {
+  std::vector<uint32_t> group;  // participating groups, increasing
+  std::vector<size_t> begin;    // ranks of participant i: [begin[i], begin[i + 1])
+  std::vector<uint16_t> rank;
+  std::vector<uint8_t> alpha;
+
+  std::span<const uint16_t> Of(size_t i) const {
+    return std::span<const uint16_t>(rank).subspan(begin[i], begin[i + 1] - begin[i]);
+  }
+  // The tokens a pair's first s common ones lie in: min(a, a - alpha + s).
+  size_t Prefix(size_t i, int s) const {
+    const size_t a = begin[i + 1] - begin[i];
+    return std::min(a, a + static_cast<size_t>(s) - alpha[i]);
+  }
+  bool Tiny(size_t i) const { return alpha[i] == 1; }
+  size_t Keys(size_t i) const {
+    const size_t p = Prefix(i, 2);
+    return p * (p - 1) / 2 + (Tiny(i) ? p : 0);
+  }
+};
+
+// Calls f(key) for every key of participant i: the pairs of its first
+// Prefix(i, 2) tokens, and for a tiny set each token alone.
+template <class F>
+void ForEachKey(const TokenSets& sets, size_t i, const F& f) {
+  const std::span<const uint16_t> r = sets.Of(i).first(sets.Prefix(i, 2));
+  for (size_t x = 0; x < r.size(); ++x) {
+    if (sets.Tiny(i)) f(kSingle | r[x]);
+    for (size_t y = x + 1; y < r.size(); ++y) f(PairKey(r[x], r[y]));
+  }
+}
+
+// True when the first s tokens common to x and y are path[0, s) (the
+// bucket of that path is where the pair is tested) and they share at least
+// `need` tokens (*): a pair that shares fewer cannot pass verification.
+bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* path, int s,
+                    int need) {
+  const std::span<const uint16_t> a = sets.Of(x), b = sets.Of(y);
+  int found = 0;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i] < b[j]) {
+      ++i;
+    } else if (b[j] < a[i]) {
+      ++j;
+    } else {
+      if (found < s && a[i] != path[found]) return false;
+      ++found;
+      ++i;
+      ++j;
+    }
+  }
+  return found >= s && found >= need;
+}
+
+// A bucket larger than this is cut by the next common token (below).
+constexpr size_t kRefineAbove = 48;
+// The deepest level (tokens in a bucket's path) cut so.
+constexpr int kMaxLevel = 16;
+
+// One worker's bucket scan and its results.
+struct BucketJoin {
+  const TokenSets* sets;
+  const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
+  int k = 0;
+  std::vector<IdPair> pairs;
+  size_t candidates = 0, tested = 0, largest = 0;
+  std::vector<std::vector<uint64_t>> scratch;  // per level: (token << 32 | member)
+
+  // Tests the pairs of bucket `members` (participants, increasing) of level
+  // s (path[0, s): the tokens its members share) whose alpha is in
+  // [lo, hi], once per pair: in the bucket of their first s common tokens.
+  // The members' data is gathered first (one cache miss per member, not per
+  // pair), and a pair whose tokens after path[s - 1] are too few for its
+  // alpha is dropped before its distance (the positional filter).
+  struct Member {
+    uint64_t hi, lo;
+    int alpha, after;  // after: tokens of the member after path[s - 1]
+  };
+  std::vector<Member> local;
+  void Test(std::span<const uint32_t> members, const uint16_t* path, int s, int lo, int hi) {
+    const TokenSets& ts = *sets;
+    local.resize(members.size());
+    for (size_t u = 0; u < members.size(); ++u) {
+      const uint32_t x = members[u];
+      const std::span<const uint16_t> r = ts.Of(x);
+      const auto at = std::lower_bound(r.begin(), r.end(), path[s - 1]);
+      const auto& w = (*words)[ts.group[x]];
+      local[u] = {w.first, w.second, ts.alpha[x], static_cast<int>(r.end() - at) - 1};
+    }
+    for (size_t u = 0; u < members.size(); ++u) {
+      const Member& mx = local[u];
+      for (size_t v = u + 1; v < members.size(); ++v) {
+        const Member& my = local[v];
+        const int alpha = std::max(mx.alpha, my.alpha);
+        ++candidates;
+        if (alpha < lo || alpha > hi || s + std::min(mx.after, my.after) < alpha) continue;
+        ++tested;
+        const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
+        if (d > k || !FirstCommonAre(ts, members[u], members[v], path, s, alpha)) continue;
+        pairs.push_back({ts.group[members[u]], ts.group[members[v]], d});
+      }
+    }
+  }
+
+  // A bucket of level s >= 1. Pairs whose alpha is below s were tested in
+  // an ancestor. A small bucket tests the rest; a large one tests those of
+  // alpha s and cuts the others by their (s + 1)-th common token, which lies
+  // after path[s - 1] in each member's first Prefix(x, s + 1) tokens.
+  void Bucket(std::span<const uint32_t> members, uint16_t* path, int s) {
+    largest = std::max(largest, members.size());
+    if (members.size() <= kRefineAbove || s >= kMaxLevel || s < 2) {
+      Test(members, path, s, s, INT32_MAX);
+      return;
+    }
+    const TokenSets& ts = *sets;
+    std::vector<uint32_t> child;  // first the members of alpha <= s
+    for (const uint32_t x : members) {
+      if (ts.alpha[x] <= s) child.push_back(x);
+    }
+    Test(child, path, s, s, s);
+    // One array per level (the recursion goes only deeper), never moved.
+    if (scratch.empty()) scratch.resize(kMaxLevel + 1);
+    std::vector<uint64_t>& sub = scratch[static_cast<size_t>(s)];
+    sub.clear();
+    for (const uint32_t x : members) {
+      const std::span<const uint16_t> r = ts.Of(x).first(ts.Prefix(x, s + 1));
+      auto it = std::upper_bound(r.begin(), r.end(), path[s - 1]);
+      for (; it != r.end(); ++it) sub.push_back(uint64_t{*it} << 32 | x);
+    }
+    std::sort(sub.begin(), sub.end());
+    for (size_t i = 0; i < sub.size();) {
+      size_t j = i + 1;
+      while (j < sub.size() && (sub[j] >> 32) == (sub[i] >> 32)) ++j;
+      if (j - i >= 2) {
+        child.clear();
+        for (size_t c = i; c < j; ++c) child.push_back(static_cast<uint32_t>(sub[c]));
+        path[s] = static_cast<uint16_t>(sub[i] >> 32);
+        Bucket(child, path, s + 1);
+      }
+      i = j;
+    }
+  }
+};
+
+}  // namespace
+
+double LowestVerifyThreshold(const DedupOptions& options) {
+  if (!Verifying(options)) return 0;
+  double t = options.verify_jaccard;
+  if (options.verify_short_features > 0) t = std::min(t, options.verify_short_jaccard);
+  return t;
+}
+
+bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options) {
+  if (!plan.report.banded || LowestVerifyThreshold(options) < 0.4) return false;
+  if (options.sketches.size() != plan.groups.of.size()) return false;
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    const int a = NonEmptySlots(options.sketches[plan.groups.Members(g).front()]);
+    if (a >= 1 && a <= kShortSlots) return true;
+  }
+  return false;
+}
+
+Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
+                         std::vector<IdPair>* pairs, BandJoinStats* band_stats,
+                         ShortJoinStats* short_stats) {
+  pairs->clear();
+  *band_stats = BandJoinStats();
+  ShortJoinStats st;
+  const size_t n = plan.groups.size();
+  const double t = LowestVerifyThreshold(opt);
+  if (!(t > 0)) return Status::InvalidArgument("the routed join needs verified pairs");
+  if (n >= (uint64_t{1} << 32)) {
+    return Status::InvalidArgument("the routed join takes fewer than 2^32 fingerprints");
+  }
+  const auto sketch = [&](size_t g) -> const JaccardSketch& {
+    return opt.sketches[plan.groups.Members(g).front()];
+  };
+  // A set of more than this many tokens shares too few with a short one (*).
+  const int medium = static_cast<int>(std::floor(kShortSlots / t + 1e-9));
+  ThreadPool pool(opt.threads);
+  const size_t workers = static_cast<size_t>(pool.threads());
+
+  // 1. Who takes part, the tokens' frequencies and their global order.
+  std::vector<int> slots(n);
+  std::vector<uint32_t> long_groups;
+  TokenSets sets;
+  std::vector<uint32_t> freq(kTokens, 0);
+  for (size_t g = 0; g < n; ++g) {
+    const JaccardSketch& s = sketch(g);
+    const int a = slots[g] = NonEmptySlots(s);
+    if (a > kShortSlots) long_groups.push_back(static_cast<uint32_t>(g));
+    if (a < 1 || a > medium) continue;  // no features: nothing passes verification
+    (a <= kShortSlots ? st.short_groups : st.medium_groups) += 1;
+    sets.group.push_back(static_cast<uint32_t>(g));
+    for (int i = 0; i < kSketchSlots; ++i) {
+      if ((s.empty[static_cast<size_t>(i / 64)] >> (i % 64) & 1) == 0) {
+        ++freq[static_cast<size_t>(i) << 8 | s.slot[static_cast<size_t>(i)]];
+      }
+    }
+  }
+  std::vector<uint16_t> rank_of(kTokens);
+  {
+    std::vector<uint16_t> order(kTokens);
+    std::iota(order.begin(), order.end(), uint16_t{0});
+    std::sort(order.begin(), order.end(), [&freq](uint16_t x, uint16_t y) {
+      return freq[x] != freq[y] ? freq[x] < freq[y] : x < y;
+    });
+    for (size_t r = 0; r < kTokens; ++r) rank_of[order[r]] = static_cast<uint16_t>(r);
+  }
+  // 2. The sets as increasing ranks, alpha = ceil(t a).
+  const size_t m = sets.group.size();
+  sets.begin.assign(m + 1, 0);
+  sets.alpha.assign(m, 0);
+  {
+    std::vector<uint16_t> r;
+    for (size_t i = 0; i < m; ++i) {
+      const JaccardSketch& s = sketch(sets.group[i]);
+      r.clear();
+      for (int j = 0; j < kSketchSlots; ++j) {
+        if ((s.empty[static_cast<size_t>(j / 64)] >> (j % 64) & 1) == 0) {
+          r.push_back(rank_of[static_cast<size_t>(j) << 8 | s.slot[static_cast<size_t>(j)]]);
+        }
+      }
+      std::sort(r.begin(), r.end());
+      const int a = static_cast<int>(r.size());
+      const int alpha = std::max(1, static_cast<int>(std::ceil(t * a - 1e-9)));
+      sets.alpha[i] = static_cast<uint8_t>(alpha);
+      sets.rank.insert(sets.rank.end(), r.begin(), r.end());
+      sets.begin[i + 1] = sets.rank.size();
+      st.keys += sets.Keys(i);
+    }
+  }
+  // 3. Passes over the keys: a key's pass and sub-bucket come from its hash.
+  const size_t passes = std::max<size_t>(1, (st.keys + kKeysPerPass - 1) / kKeysPerPass);
+  st.passes = passes;
+  constexpr size_t kSubs = size_t{1} << kSubBits;
+  const size_t chunks = std::min(std::max<size_t>(m, 1), workers * 4);
+  std::vector<uint32_t> hist(chunks * kSubs);
+  std::vector<size_t> sub_begin(kSubs + 1);
+  std::vector<uint64_t> word;  // key << 32 | participant
+  std::vector<BucketJoin> outs(workers);
+  for (BucketJoin& out : outs) {
+    out.sets = &sets;
+    out.words = &plan.words;
+    out.k = opt.k;
+  }
+  for (size_t pass = 0; pass < passes && m >= 2; ++pass) {
+    if (opt.progress) opt.progress("short join", pass, passes);
+    const auto place = [&](uint32_t key, size_t* sub) {
+      const uint64_t h = Mix(key);
+      if ((h & 0xffffffff) % passes != pass) return false;
+      *sub = static_cast<size_t>(h >> (64 - kSubBits));
+      return true;
+    };
+    pool.ParallelFor(chunks, [&](size_t c, int) {
+      uint32_t* hc = hist.data() + c * kSubs;
+      std::fill(hc, hc + kSubs, 0u);
+      for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
+        ForEachKey(sets, i, [&](uint32_t key) {
+          size_t sub;
+          if (place(key, &sub)) ++hc[sub];
+        });
+      }
+    });
+    size_t total = 0;
+    for (size_t s = 0; s < kSubs; ++s) {
+      sub_begin[s] = total;
+      for (size_t c = 0; c < chunks; ++c) {
+        const uint32_t count = hist[c * kSubs + s];
+        hist[c * kSubs + s] = static_cast<uint32_t>(total);
+        total += count;
+      }
+    }
+    sub_begin[kSubs] = total;
+    word.resize(total);
+    pool.ParallelFor(chunks, [&](size_t c, int) {
+      uint32_t* hc = hist.data() + c * kSubs;
+      for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
+        ForEachKey(sets, i, [&](uint32_t key) {
+          size_t sub;
+          if (place(key, &sub)) word[hc[sub]++] = uint64_t{key} << 32 | i;
+        });
+      }
+    });
+    // Sort each sub-bucket (participants increase within a key) and join
+    // every run of equal keys.
+    pool.ParallelFor(kSubs, [&](size_t s, int worker) {
+      BucketJoin& out = outs[static_cast<size_t>(worker)];
+      uint64_t* b = word.data() + sub_begin[s];
+      uint64_t* e = word.data() + sub_begin[s + 1];
+      std::sort(b, e);
+      std::vector<uint32_t> members;
+      uint16_t path[kMaxLevel + 1];
+      for (uint64_t* x = b; x < e;) {
+        uint64_t* y = x + 1;
+        while (y < e && (*y >> 32) == (*x >> 32)) ++y;
+        if (y - x >= 2) {
+          members.clear();
+          for (uint64_t* u = x; u < y; ++u) members.push_back(static_cast<uint32_t>(*u));
+          const auto key = static_cast<uint32_t>(*x >> 32);
+          if (key & kSingle) {
+            path[0] = static_cast<uint16_t>(key);
+            out.Bucket(members, path, 1);
+          } else {
+            path[0] = static_cast<uint16_t>(key >> kTokenBits);
+            path[1] = static_cast<uint16_t>(key & (kTokens - 1));
+            out.Bucket(members, path, 2);
+          }
+        }
+        x = y;
+      }
+    });
+  }
+  if (opt.progress) opt.progress("short join", passes, passes);
+  std::vector<uint64_t>().swap(word);
+  for (BucketJoin& out : outs) {
+    st.candidates += out.candidates;
+    st.tested += out.tested;
+    st.largest_bucket = std::max(st.largest_bucket, out.largest);
+    pairs->insert(pairs->end(), out.pairs.begin(), out.pairs.end());
+    std::vector<IdPair>().swap(out.pairs);
+  }
+  st.confirmed = pairs->size();
+
+  // 4. The long groups: the plan's bands over them alone.
+  if (long_groups.size() >= 2) {
+    std::vector<Fingerprint> fps(long_groups.size());
+    for (size_t i = 0; i < long_groups.size(); ++i) {
+      const auto& [hi, lo] = plan.words[long_groups[i]];
+      fps[i] = plan.bits == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
+    }
+    BandJoinOptions bopt;
+    bopt.threads = opt.threads;
+    bopt.progress = opt.progress;
+    bopt.components_only = ComponentsOnly(opt);
+    std::vector<IdPair> sub;
+    NEARDUP_RETURN_IF_ERROR(SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, &sub, band_stats));
+    for (const IdPair& p : sub) {
+      pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
+    }
+  }
+  MergePairs(pairs);
+  *short_stats = st;
+  return Status::OK();
+}
+
+}  // namespace neardup::dedup_internal

@@ -1,0 +1,99 @@
+// Copyright 2026 The neardup Authors.
+//
+// The routed join of SimHash cluster mode with verified pairs: short
+// documents (few distinct features: titles, queries, log lines) are joined
+// exactly in the space of their Jaccard sketches, the others by the banded
+// join. Why: short records that share most of their features have
+// fingerprints that agree on many bits, so bit-sampling bands put thousands
+// of them into one bucket that holds few pairs within k (10M one-line
+// records: 49 billion candidates for 5.7 million pairs; doc/banding.md,
+// "Short records").
+//
+// A pair passes verification only when SketchJaccard >= t (t: the lowest
+// threshold VerifyThreshold can give). Of two sketches with a and b
+// non-empty slots, `matches` slots equal in both (dedup.h): the estimate
+// (m - both / 256) / (slots (1 - 1 / 256)) >= t, with both >= m and
+// slots >= max(a, b), implies
+//
+//   m >= t max(a, b).                                                    (*)
+//
+// So a sketch is a set of 15-bit tokens (slot << 8 | value, one per
+// non-empty slot) and a pair that can pass shares at least
+// alpha = ceil(t max(a, b)) of them. With every token set ordered by one
+// global order (rarest first), two sets that share alpha >= s tokens have
+// their first s common ones within their first |x| - alpha + s tokens (the
+// prefix filter with s tokens). The join: each short or medium group emits a
+// key per pair of tokens of its first a - alpha + 2 (30 bits, exact: no
+// hash); groups with equal keys are candidates. A bucket of more than 48
+// groups is cut by the next common token (level s + 1: each member's tokens
+// after the bucket's last one, within its first a - alpha + s + 1), down to
+// 16 levels, so that a bucket of two common tokens does not cost its square.
+// A pair is tested in one bucket only, that of its first s common tokens at
+// the level s where its alpha stops the cutting (or the last level): its
+// Hamming distance (<= k) and (*) on the whole token sets, a necessary
+// condition of verification that drops most pairs that would fail it. Tiny
+// sets (alpha = 1: t a <= 1) also emit one key per token.
+//
+// Hence: every pair of groups with at least one short member that is within
+// k and can pass verification is found; the join is exact for them (the
+// banded join finds recall(d) of them). Pairs of two long groups (more than
+// kShortSlots non-empty slots) come from the banded join over the long groups
+// alone, as before. Pairs are then verified as every join's are
+// (VerifyGroupPairs), so the result equals the exact join's pairs for the
+// short documents and the banded join's for the long ones.
+//
+// Cost: the keys of a group are C(p, 2) with p = a - alpha + 2 tokens (28 for
+// a 13-token record at t = 0.5); tests follow the buckets after cutting;
+// memory: the token sets (2 bytes a token) and the keys of one pass (8 bytes
+// each; the keys are made in passes of about 32M).
+//
+// Internal to the library (src/, not installed).
+
+#ifndef NEARDUP_DEDUP_SHORT_JOIN_H_
+#define NEARDUP_DEDUP_SHORT_JOIN_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "dedup/stages.h"
+#include "neardup/index.h"
+#include "neardup/status.h"
+
+namespace neardup::dedup_internal {
+
+// A group whose first member's sketch has at most this many non-empty slots
+// is short.
+inline constexpr int kShortSlots = 16;
+
+// What the routed join did (DedupJoinReport::short_join).
+struct ShortJoinStats {
+  size_t short_groups = 0;   // groups joined only in the sketch space
+  size_t medium_groups = 0;  // more than kShortSlots slots, at most kShortSlots / t: both joins
+  size_t keys = 0;           // (token pair, group) keys
+  size_t candidates = 0;     // pairs of a bucket looked at (once per bucket)
+  size_t tested = 0;         // Hamming tests (a pair once per bucket it is tested in)
+  size_t confirmed = 0;      // pairs within k that can pass verification (*)
+  size_t largest_bucket = 0;
+  size_t passes = 0;  // passes over the prefixes (the keys of one pass are held at once)
+};
+
+// The lowest verification threshold a pair can get (DedupOptions); 0 when
+// not verifying.
+double LowestVerifyThreshold(const DedupOptions& options);
+
+// True when cluster mode routes short documents to the sketch join: a banded
+// plan, verified pairs, a lowest threshold of at least 0.4 (below it the
+// prefixes grow long), and one short group at least.
+bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options);
+
+// The routed join over every group of the plan: the pairs (of group numbers,
+// a < b, sorted by (a, b), each once) within k from the sketch join and from
+// the banded join of the long groups (plan.report.bands). REQUIRES:
+// RouteShortDocuments(plan, options).
+Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
+                         std::vector<IdPair>* pairs, BandJoinStats* band_stats,
+                         ShortJoinStats* short_stats);
+
+}  // namespace neardup::dedup_internal
+
+#endif  // NEARDUP_DEDUP_SHORT_JOIN_H_

@@ -1,0 +1,172 @@
+// Copyright 2026 The neardup Authors.
+//
+// The routed join (dedup/short_join.h): short records joined in the sketch
+// space give the exact join's pairs and clusters, and the bound it rests on
+// (a pair that passes verification shares t max(a, b) sketch tokens) holds.
+
+#include "dedup/short_join.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "neardup/dedup.h"
+#include "neardup/method.h"
+#include "neardup/pipeline.h"
+
+namespace neardup {
+namespace {
+
+struct Corpus {
+  std::vector<DedupDocument> docs;
+  std::vector<JaccardSketch> sketches;
+};
+
+Corpus Fingerprint(const std::vector<std::string>& texts) {
+  auto pipeline = Pipeline::Create(Method::Default().pipeline);
+  EXPECT_TRUE(pipeline.ok());
+  Corpus c;
+  std::vector<uint64_t> set;
+  for (const std::string& t : texts) {
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(t);
+    DedupDocument d;
+    d.fingerprint = fp.fingerprint;
+    d.empty = fp.empty();
+    c.docs.push_back(d);
+    set.clear();
+    (*pipeline)->FeatureSet(t, "", &set);
+    c.sketches.push_back(MakeJaccardSketch(set));
+  }
+  return c;
+}
+
+// Issue 27's records `<word> <word> <number>`, with identical copies (the
+// numbers repeat), one-character edits, and some longer records (up to about
+// 30 tokens: every document takes part in the sketch join).
+std::vector<std::string> ShortRecords(uint64_t seed, size_t n) {
+  const std::vector<std::string> words = {"市场", "经济", "北京", "中国",   "发展", "公司",
+                                          "the",  "of",   "and",  "market", "news", "data"};
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> texts;
+  while (texts.size() < n) {
+    std::string t = words[rng() % words.size()] + " " + words[rng() % words.size()];
+    if (rng() % 4 == 0) t += " " + words[rng() % words.size()] + " " + words[rng() % words.size()];
+    t += " " + std::to_string(rng() % 5000);
+    texts.push_back(t);
+    if (rng() % 3 == 0) {  // a near copy: one character changed or appended
+      std::string copy = t;
+      if (rng() % 2 == 0) {
+        copy.back() = static_cast<char>('0' + rng() % 10);
+      } else {
+        copy += static_cast<char>('a' + rng() % 26);
+      }
+      texts.push_back(copy);
+    }
+  }
+  texts.resize(n);
+  return texts;
+}
+
+void ExpectSameResult(const DedupResult& routed, const DedupResult& exact) {
+  ASSERT_EQ(routed.pairs.size(), exact.pairs.size());
+  for (size_t p = 0; p < exact.pairs.size(); ++p) {
+    EXPECT_EQ(routed.pairs[p].i, exact.pairs[p].i) << p;
+    EXPECT_EQ(routed.pairs[p].j, exact.pairs[p].j) << p;
+    EXPECT_EQ(routed.pairs[p].distance, exact.pairs[p].distance) << p;
+  }
+  ASSERT_EQ(routed.records.size(), exact.records.size());
+  for (size_t i = 0; i < exact.records.size(); ++i) {
+    EXPECT_EQ(routed.records[i].cluster, exact.records[i].cluster) << i;
+    EXPECT_EQ(routed.records[i].duplicate, exact.records[i].duplicate) << i;
+    EXPECT_EQ(routed.records[i].nearest, exact.records[i].nearest) << i;
+  }
+  EXPECT_EQ(routed.summary.duplicates, exact.summary.duplicates);
+}
+
+TEST(ShortJoinTest, RoutedJoinEqualsTheExactJoinOnShortRecords) {
+  for (const uint64_t seed : {1u, 2u}) {
+    const Corpus c = Fingerprint(ShortRecords(seed, 3000));
+    for (const ClusterRule rule : {ClusterRule::kCenter, ClusterRule::kComponents}) {
+      for (const double t : {0.5, 0.4}) {
+        SCOPED_TRACE("seed " + std::to_string(seed) + ", t " + std::to_string(t));
+        DedupOptions opt;
+        opt.sketches = c.sketches;
+        opt.verify_jaccard = 0.6;
+        opt.verify_short_features = 12;
+        opt.verify_short_jaccard = t;
+        opt.cluster_rule = rule;
+        opt.collect_pairs = true;
+        opt.threads = 2;
+        opt.join = DedupJoin::kBanded;
+        auto routed = Dedup(c.docs, opt);
+        ASSERT_TRUE(routed.ok()) << routed.status().ToString();
+        ASSERT_TRUE(routed->join.banded);
+        ASSERT_TRUE(routed->join.short_join.used);
+        EXPECT_GT(routed->join.short_join.short_groups, 1000u);
+        EXPECT_EQ(routed->join.short_join.short_groups + routed->join.short_join.medium_groups,
+                  routed->join.distinct);
+        opt.join = DedupJoin::kExact;
+        auto exact = Dedup(c.docs, opt);
+        ASSERT_TRUE(exact.ok());
+        ASSERT_FALSE(exact->join.short_join.used);
+        ASSERT_GT(exact->pairs.size(), 500u);
+        ExpectSameResult(*routed, *exact);
+        // The cost follows the pairs: far fewer tests than pairs of records.
+        EXPECT_LT(routed->join.short_join.tested, 50 * exact->join.confirmed);
+      }
+    }
+  }
+}
+
+TEST(ShortJoinTest, NotRoutedWithoutVerification) {
+  const Corpus c = Fingerprint(ShortRecords(3, 500));
+  DedupOptions opt;
+  opt.join = DedupJoin::kBanded;
+  opt.threads = 1;
+  auto plain = Dedup(c.docs, opt);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->join.short_join.used);
+  opt.sketches = c.sketches;
+  opt.verify_jaccard = 0.3;  // below 0.4: the prefixes would grow long
+  auto low = Dedup(c.docs, opt);
+  ASSERT_TRUE(low.ok());
+  EXPECT_FALSE(low->join.short_join.used);
+}
+
+// The bound (*) of short_join.h: SketchJaccard >= t implies at least
+// t max(a, b) equal non-empty slots. Random small sets with much overlap.
+TEST(ShortJoinTest, VerifiedPairsShareEnoughSketchTokens) {
+  std::mt19937_64 rng(11);
+  size_t passing = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<uint64_t> x, y;
+    const size_t shared = rng() % 20, only_x = rng() % 6, only_y = rng() % 6;
+    for (size_t i = 0; i < shared; ++i) {
+      x.push_back(rng());
+      y.push_back(x.back());
+    }
+    for (size_t i = 0; i < only_x; ++i) x.push_back(rng());
+    for (size_t i = 0; i < only_y; ++i) y.push_back(rng());
+    const JaccardSketch a = MakeJaccardSketch(x), b = MakeJaccardSketch(y);
+    int na = 0, nb = 0, matches = 0;
+    for (int s = 0; s < kSketchSlots; ++s) {
+      const bool ea = (a.empty[s / 64] >> (s % 64)) & 1, eb = (b.empty[s / 64] >> (s % 64)) & 1;
+      na += !ea;
+      nb += !eb;
+      matches += !ea && !eb && a.slot[s] == b.slot[s];
+    }
+    for (const double t : {0.4, 0.5, 0.7}) {
+      if (SketchJaccard(a, b) < t) continue;
+      ++passing;
+      EXPECT_GE(matches, t * std::max(na, nb) - 1e-9) << trial;
+    }
+  }
+  EXPECT_GT(passing, 1000u);
+}
+
+}  // namespace
+}  // namespace neardup
