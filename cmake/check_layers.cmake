@@ -8,7 +8,7 @@
 # here is an error too, so that a new header is given its layer.
 set(LAYERS core text nlp engine store eval)
 set(core_MODULES util fingerprint index dedup)
-set(core_HEADERS status parallel fingerprint minhash index band_join dedup minhash_dedup document_index)
+set(core_HEADERS status parallel fingerprint minhash index band_join band_bucket dedup minhash_dedup document_index)
 set(text_MODULES text extract)
 set(text_HEADERS text code_points extract boilerplate)
 set(nlp_MODULES segment keywords features)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 
+#include "dedup/band_bucket.h"
 #include "dedup/band_keys.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
@@ -53,10 +54,7 @@ void MergeUnique(std::vector<IdPair>* add, std::vector<IdPair>* into) {
 
 struct TaskOut {
   std::vector<IdPair> pairs;
-  size_t candidates = 0;
-  size_t tested = 0;
-  size_t large = 0;
-  size_t largest = 0;
+  dedup_internal::BucketTally tally;
   std::vector<uint32_t> local;  // components_only: a bucket's union-find
 };
 
@@ -259,91 +257,22 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
           for (fetched = std::max(fetched, s); fetched < std::min(m, e + 16); ++fetched) {
             prefetch(static_cast<uint32_t>(w[fetched]));
           }
-          out.largest = std::max(out.largest, size);
-          if (size <= max_bucket && forest) {
-            // A spanning forest of the bucket's pairs (a union-find over its
-            // members): a pair already connected, here or by earlier bands,
-            // is not tested, and the bucket adds fewer than `size` pairs.
-            out.candidates += size * (size - 1) / 2;
-            std::vector<uint32_t>& up = out.local;
-            up.resize(size);
-            std::iota(up.begin(), up.end(), 0u);
-            const auto root = [&up](uint32_t x) {
-              while (up[x] != x) x = up[x] = up[up[x]];
-              return x;
-            };
-            for (size_t x = s; x < e; ++x) {
-              const uint32_t a = static_cast<uint32_t>(w[x]);
-              for (size_t y = x + 1; y < e; ++y) {
-                const uint32_t b = static_cast<uint32_t>(w[y]);
-                const uint32_t rx = root(static_cast<uint32_t>(x - s));
-                const uint32_t ry = root(static_cast<uint32_t>(y - s));
-                if (rx == ry || confirmed_before(a, b)) continue;
-                ++out.tested;
-                const int score = test(a, b);
-                if (score >= 0) {
-                  out.pairs.push_back({a, b, score});
-                  up[std::max(rx, ry)] = std::min(rx, ry);
-                }
-              }
-            }
-          } else if (size <= max_bucket) {
-            out.candidates += size * (size - 1) / 2;
-            for (size_t x = s; x < e; ++x) {
-              const uint32_t a = static_cast<uint32_t>(w[x]);
-              for (size_t y = x + 1; y < e; ++y) {
-                const uint32_t b = static_cast<uint32_t>(w[y]);
-                if (confirmed_before(a, b)) continue;
-                ++out.tested;
-                const int score = test(a, b);
-                if (score >= 0) out.pairs.push_back({a, b, score});
-              }
-            }
-          } else {
-            ++out.large;
-            std::vector<uint32_t> reps{static_cast<uint32_t>(w[s])};
-            for (size_t x = s + 1; x < e; ++x) {
-              const uint32_t b = static_cast<uint32_t>(w[x]);
-              bool matched = false;
-              for (uint32_t a : reps) {
-                ++out.candidates;
-                if (confirmed_before(a, b)) {
-                  if (!forest) {  // a confirmed pair: its test passed
-                    matched = true;
-                    continue;
-                  }
-                  // Connected by earlier bands, but maybe not a pair. Whether
-                  // b matches must not depend on what earlier bands joined:
-                  // the representatives, and so the components, would differ
-                  // from the full join's and between band ranges
-                  // (neardup-mpi). Tested; connected, so no pair is kept.
-                  ++out.tested;
-                  if (test(a, b) >= 0) matched = true;
-                  continue;
-                }
-                ++out.tested;
-                const int score = test(a, b);
-                if (score >= 0) {
-                  out.pairs.push_back({a, b, score});
-                  matched = true;
-                }
-              }
-              if (!matched && reps.size() < max_reps) reps.push_back(b);
-            }
-          }
+          dedup_internal::VerifyBucket(
+              size, [w, s](size_t i) { return static_cast<uint32_t>(w[s + i]); }, test,
+              confirmed_before, forest, max_bucket, max_reps, &out.local, &out.pairs, &out.tally);
           s = e;
         }
       }
     });
     for (TaskOut& out : outs) {
-      st.candidates += out.candidates;
-      st.tested += out.tested;
-      st.large_buckets += out.large;
-      st.largest_bucket = std::max(st.largest_bucket, out.largest);
+      st.candidates += out.tally.candidates;
+      st.tested += out.tally.tested;
+      st.large_buckets += out.tally.large;
+      st.largest_bucket = std::max(st.largest_bucket, out.tally.largest);
       pending.insert(pending.end(), out.pairs.begin(), out.pairs.end());
       out.pairs.clear();
       out.pairs.shrink_to_fit();
-      out.candidates = out.tested = out.large = out.largest = 0;
+      out.tally = {};
     }
     if (forest) {
       // Sorted first: the forest does not depend on the thread count.

@@ -145,9 +145,7 @@ Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
 }
 
 Groups GroupIdentical(std::span<const DedupDocument> docs) {
-  return GroupByKey(docs, [&docs](size_t i) {
-    return std::pair<uint64_t, uint64_t>(docs[i].fingerprint.hi(), docs[i].fingerprint.lo());
-  });
+  return GroupByKey(docs, DocumentIdentity(docs, {}, 0));
 }
 
 void Summarize(DedupResult* r) {

@@ -52,7 +52,13 @@ using IdentityKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)
 
 // Groups the non-empty documents (DedupDocument::empty false) by key.
 Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key);
-// GroupByKey on the fingerprints.
+// What neardup dedup groups identical documents by, for either method
+// (estimate only): perm == 0, SimHash: the fingerprint (GroupIdentical's
+// key); perm > 0, MinHash: the MinHashIdentity (stages.h) of document i's signature
+// (signatures: perm words per document). The spans must outlive the key.
+IdentityKey DocumentIdentity(std::span<const DedupDocument> docs,
+                             std::span<const uint32_t> signatures, size_t perm);
+// GroupByKey on the fingerprints (DocumentIdentity's SimHash key).
 Groups GroupIdentical(std::span<const DedupDocument> docs);
 
 struct AssembleOptions {

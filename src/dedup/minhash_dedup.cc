@@ -118,6 +118,19 @@ std::pair<uint64_t, uint64_t> MinHashIdentity(std::span<const uint32_t> signatur
   return {h.high64, h.low64};
 }
 
+IdentityKey DocumentIdentity(std::span<const DedupDocument> docs,
+                             std::span<const uint32_t> signatures, size_t perm) {
+  if (perm > 0) {
+    return [signatures, perm](size_t i) {
+      return MinHashIdentity(signatures.subspan(i * perm, perm));
+    };
+  }
+  return [docs](size_t i) {
+    const Fingerprint& fp = docs[i].fingerprint;
+    return std::pair<uint64_t, uint64_t>(fp.hi(), fp.lo());
+  };
+}
+
 Result<MinHashPlan> PlanMinHashByIdentity(std::span<const DedupDocument> docs,
                                           std::span<const std::pair<uint64_t, uint64_t>> identities,
                                           const MinHashOptions& mh, const DedupOptions& opt) {

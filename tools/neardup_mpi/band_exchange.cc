@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "dedup/stages.h"
+#include "neardup/band_bucket.h"
 #include "neardup/minhash.h"
 #include "neardup/minhash_dedup.h"
 #include "util/random.h"
@@ -57,62 +58,20 @@ class SignatureTable {
 };
 
 // BandJoin's work on one bucket (members: its groups, increasing): the
-// pairs it confirms, appended to *pairs.
+// pairs it confirms, appended to *pairs (the library's rule,
+// VerifyBandBucket).
 void VerifyBucket(const ExchangeOptions& o, std::span<const uint64_t> members,
                   const SignatureTable& table, std::vector<IdPair>* pairs, BandJoinStats* stats) {
-  const auto test = [&](uint64_t a, uint64_t b) {
+  const auto test = [&](size_t a, size_t b) {
     const size_t equal = EqualComponents(table.Of(a), table.Of(b));
     if (equal < o.need) return -1;
     return MinHashDistance(static_cast<double>(equal) / static_cast<double>(o.num_perm));
   };
-  const size_t size = members.size();
-  stats->largest_bucket = std::max(stats->largest_bucket, size);
-  const size_t max_bucket = std::max<size_t>(o.max_bucket, 2);
-  if (size <= max_bucket) {
-    stats->candidates += size * (size - 1) / 2;
-    // components_only: a union-find over the bucket's members; a pair they
-    // already connect is not tested (the bucket's components stay the same).
-    std::vector<uint32_t> up(o.components_only ? size : 0);
-    std::iota(up.begin(), up.end(), 0u);
-    const auto root = [&up](uint32_t x) {
-      while (up[x] != x) x = up[x] = up[up[x]];
-      return x;
-    };
-    for (size_t x = 0; x < size; ++x) {
-      for (size_t y = x + 1; y < size; ++y) {
-        uint32_t rx = 0, ry = 0;
-        if (o.components_only) {
-          rx = root(static_cast<uint32_t>(x));
-          ry = root(static_cast<uint32_t>(y));
-          if (rx == ry) continue;
-        }
-        ++stats->tested;
-        const int score = test(members[x], members[y]);
-        if (score < 0) continue;
-        pairs->push_back({members[x], members[y], score});
-        if (o.components_only) up[std::max(rx, ry)] = std::min(rx, ry);
-      }
-    }
-    return;
-  }
-  // A large bucket: its members against representatives, as BandJoin does.
-  ++stats->large_buckets;
-  const size_t max_reps = std::max<size_t>(o.max_representatives, 1);
-  std::vector<uint64_t> reps = {members[0]};
-  for (size_t x = 1; x < size; ++x) {
-    const uint64_t b = members[x];
-    bool matched = false;
-    for (const uint64_t a : reps) {
-      ++stats->candidates;
-      ++stats->tested;
-      const int score = test(a, b);
-      if (score >= 0) {
-        pairs->push_back({a, b, score});
-        matched = true;
-      }
-    }
-    if (!matched && reps.size() < max_reps) reps.push_back(b);
-  }
+  BandJoinOptions options;
+  options.components_only = o.components_only;
+  options.max_bucket = o.max_bucket;
+  options.max_representatives = o.max_representatives;
+  VerifyBandBucket(members, test, options, pairs, stats);
 }
 
 }  // namespace
