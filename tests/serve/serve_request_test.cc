@@ -101,6 +101,12 @@ TEST(RequestBudgetTest, LeasesShareTheLimitAndGiveItBack) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->status, 503);
   EXPECT_NE(e->message.find("--max-request-memory"), std::string::npos) << e->message;
+  // The parse's refusal is answered as the body reader's is: with Retry-After.
+  httplib::Response res;
+  SetError(res, e->status, e->message);
+  EXPECT_EQ(res.status, 503);
+  EXPECT_EQ(res.get_header_value("Retry-After"), "1");
+  EXPECT_EQ(res.get_header_value_count("Retry-After"), 1u);
   RequestBudget enough(1000);
   RequestBudget::Lease fits(&enough);
   EXPECT_FALSE(ParseJsonBody(R"(["a","b","c","d"])", limits, &fits, &out));

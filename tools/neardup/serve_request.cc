@@ -25,6 +25,9 @@ bool RequestBudget::Lease::Take(size_t n) {
 
 void SetError(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
+  // Every 503 is a refusal for now (memory budget, connection caps): tell
+  // the client when to retry, whichever check refused it.
+  if (status == 503 && !res.has_header("Retry-After")) res.set_header("Retry-After", "1");
   const ServeJson j = {{"error", {{"status", status}, {"message", message}}}};
   res.set_content(j.dump(-1, ' ', false, ServeJson::error_handler_t::replace), "application/json");
 }
@@ -116,7 +119,6 @@ bool ReadRequestBody(const httplib::Request& req, const httplib::ContentReader& 
   if (too_large) {
     SetError(res, 413, "the body is larger than --max-body-bytes");
   } else if (over_budget) {
-    res.set_header("Retry-After", "1");
     SetError(res, 503,
              "the requests in flight hold the server's request memory (--max-request-memory); "
              "retry later");
