@@ -207,16 +207,23 @@ size_t TableIndex::RemoveBatch(std::span<const uint64_t> ids) {
   return removed;
 }
 
-Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
-  out->clear();
+Status TableIndex::CheckQueries(std::span<const Fingerprint> queries, int k) const {
   if (k < 0 || k > max_k()) {
     return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
                                    std::to_string(k));
   }
-  if (query.bits() != bits()) {
-    return Status::InvalidArgument("a " + std::to_string(query.bits()) + "-bit query in a " +
-                                   std::to_string(bits()) + "-bit index");
+  for (const Fingerprint& q : queries) {
+    if (q.bits() != bits()) {
+      return Status::InvalidArgument("a " + std::to_string(q.bits()) + "-bit query in a " +
+                                     std::to_string(bits()) + "-bit index");
+    }
   }
+  return Status::OK();
+}
+
+Status TableIndex::Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
+  out->clear();
+  if (Status st = CheckQueries({&query, 1}, k); !st.ok()) return st;
   if (base_) SearchFile(*base_, &base_dead_, query, k, out);
   SearchDelta(query, k, out);
   std::sort(out->begin(), out->end(), ByDistanceThenId);
@@ -413,16 +420,7 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
                                SearchResults* out) const {
   out->offsets.assign(1, 0);
   out->neighbors.clear();
-  if (k < 0 || k > max_k()) {
-    return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
-                                   std::to_string(k));
-  }
-  for (const Fingerprint& q : queries) {
-    if (q.bits() != bits()) {
-      return Status::InvalidArgument("a " + std::to_string(q.bits()) + "-bit query in a " +
-                                     std::to_string(bits()) + "-bit index");
-    }
-  }
+  if (Status st = CheckQueries(queries, k); !st.ok()) return st;
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
   // `threads` threads; each chunk's results are concatenated in order
   // afterwards, so the output does not depend on `threads`.
@@ -457,16 +455,7 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
 Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
                               std::vector<std::vector<Neighbor>>* out) const {
   out->assign(queries.size(), {});
-  if (k < 0 || k > max_k()) {
-    return Status::InvalidArgument("k must be in [0, " + std::to_string(max_k()) + "], got " +
-                                   std::to_string(k));
-  }
-  for (const Fingerprint& q : queries) {
-    if (q.bits() != bits()) {
-      return Status::InvalidArgument("a " + std::to_string(q.bits()) + "-bit query in a " +
-                                     std::to_string(bits()) + "-bit index");
-    }
-  }
+  if (Status st = CheckQueries(queries, k); !st.ok()) return st;
   if (base_) SearchFileBatchChunked(*base_, &base_dead_, queries, k, out);
   for (size_t j = 0; j < queries.size(); ++j) {
     SearchDelta(queries[j], k, &(*out)[j]);
