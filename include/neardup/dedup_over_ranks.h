@@ -143,8 +143,9 @@ class DedupJoinPlan {
   // Verified pairs (SimHash with DedupOptions::verify_jaccard): `sketches`
   // are docs' sketches, and the pairs that fail are dropped from
   // *group_pairs. signature(g): group g's signature (SignatureWords words;
-  // asked for groups of clusters of two or more only). *groups is left as
-  // it was. result->join is left as the caller filled it.
+  // asked for groups of clusters of two or more only; it must not read
+  // *groups, which the plan holds during the call). *groups is left as it
+  // was. result->join is left as the caller filled it.
   using GroupSignature = std::function<std::span<const uint32_t>(size_t group)>;
   void Finish(std::span<const DedupDocument> docs, DedupGroups* groups,
               std::vector<IdPair>* group_pairs, const GroupSignature& signature,
