@@ -21,7 +21,8 @@
 //   BM_Chosen, BM_ChosenEach   the same two for what ChooseTables picks
 //                              (DocumentIndex's default): the scan (a file
 //                              with no tables) where it is cheaper, else
-//                              the tables above (the label tells)
+//                              the tables above (the label tells;
+//                              NEARDUP_BENCH_SKIP_TABLES=1 builds only it)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
 //
@@ -191,10 +192,14 @@ Data& Get(int bits, int k) {
   };
   const index_internal::TablesSpec lookup = index_internal::ChooseLookupTables(kN, bits, k, policy);
   const index_internal::TablesSpec chosen = index_internal::ChooseTables(kN, bits, k, policy);
-  d.tables = open(lookup, "", &d.path, &d.table_bytes_per_fp);
-  d.tables_desc = describe(lookup);
+  // NEARDUP_BENCH_SKIP_TABLES=1: only ChooseTables' pick is built (BM_Tables
+  // then measures it too), for sizes whose lookup tables take too long.
+  const bool skip = std::getenv("NEARDUP_BENCH_SKIP_TABLES") != nullptr;
+  const index_internal::TablesSpec& first = skip ? chosen : lookup;
+  d.tables = open(first, "", &d.path, &d.table_bytes_per_fp);
+  d.tables_desc = describe(first);
   d.chosen_desc = describe(chosen);
-  if (chosen.kind != lookup.kind) {
+  if (chosen.kind != first.kind) {
     double unused = 0;
     d.chosen = open(chosen, "_chosen", &d.chosen_path, &unused);
   }
