@@ -514,8 +514,10 @@ TEST_F(MappedDocumentIndexTest, VersionOneBands) {
 // A damaged version 2 or 3 file: every byte flipped in turn is an error on
 // Open or on Verify, or (a flip in a section, unverified) answers without
 // crashing.
+// Param: (file version, lookup tables required): a file of exact tables,
+// and one with no tables (the scan, the default at this size).
 class DamagedFileTest : public MappedDocumentIndexTest,
-                        public ::testing::WithParamInterface<int> {};
+                        public ::testing::WithParamInterface<std::tuple<int, bool>> {};
 
 TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   std::mt19937_64 rng(3);
@@ -528,14 +530,17 @@ TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   PermutedTableOptions options;
   options.bits = 128;
   options.max_k = 24;
+  const auto [version, tables_only] = GetParam();
   DocumentIndexHeader header;
-  header.tables.file_version = GetParam();
+  header.tables.file_version = version;
+  header.tables.tables_only = tables_only;
   auto built = DocumentIndex::Build(path_, header, options, ids, fps);
   ASSERT_TRUE(built.ok());
+  EXPECT_EQ((*built)->Stats().tables.kind, tables_only ? "exact" : "scan");
   ASSERT_TRUE((*built)->Commit().ok());
   built->reset();
   const std::string good = testing::ReadFile(path_);
-  ASSERT_EQ(index_internal::IndexFileVersion(good), static_cast<uint32_t>(GetParam()));
+  ASSERT_EQ(index_internal::IndexFileVersion(good), static_cast<uint32_t>(version));
   std::vector<DocumentMatch> got;
   for (size_t i = 0; i < good.size(); i += std::max<size_t>(1, good.size() / 400)) {
     std::string bad = good;
@@ -555,7 +560,8 @@ TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   EXPECT_TRUE(DocumentIndex::Open(path_).ok());
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, DamagedFileTest, ::testing::Values(2, 3));
+INSTANTIATE_TEST_SUITE_P(Versions, DamagedFileTest,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Bool()));
 
 }  // namespace
 }  // namespace neardup
