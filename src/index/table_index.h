@@ -10,7 +10,8 @@
 // at most), plus an unsorted tail scanned linearly. The tail's cap is what a
 // level costs a query: 64 entries per probe (a probe is a random read, an
 // entry of the tail two loads and two popcounts), so a layout of few probes
-// keeps a short tail and one of many a long one. The answers are those of a
+// keeps a short tail and one of many a long one; a spec without tables (the
+// scan) keeps no levels, the whole delta is its tail. The answers are those of a
 // freshly written file: the mapped index answers exactly as the in-memory
 // one.
 //
