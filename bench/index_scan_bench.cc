@@ -2,22 +2,27 @@
 //
 // Exact scans against the tables, one thread, CPU time, at 1M fingerprints
 // (random, plus neighbours planted at every distance 0..k for each of 1,000
-// queries): the default method (128 bits, k = 28) and 64 bits, k = 3.
+// queries): the default method (128 bits, k = 28) and 64 bits, k = 3. The
+// environment variable NEARDUP_BENCH_N sets another size (e.g. 10000000).
 //
 //   BM_Scan/<bits>/<k>/<isa>   LinearScanIndex::Search, one query an
 //                              iteration, with the scalar (0), AVX2 (1) or
 //                              AVX-512 VPOPCNTQ (2) kernel
 //   BM_ScanBatch/<bits>/<k>/<isa>  LinearScanIndex::SearchBatch (tiled),
 //                              1,000 queries an iteration
-//   BM_Tables                  the tables of a version 3 index file (what
-//                              DocumentIndex queries), read into huge pages
-//                              (--preload): TableIndex::Search, one query
-//   BM_TablesBatch             TableIndex::SearchBatch, 1,000 queries (by
-//                              the tiled exact scan where its cost model
-//                              says so: the label tells)
-//   BM_TablesEach              TableIndex::SearchEach, 1,000 queries through
-//                              the tables' batch pipeline (DocumentIndex::
-//                              QueryBatch, Check): BM_Tables's answers
+//   BM_Tables                  the cheapest lookup tables (ChooseLookupTables:
+//                              exact or bands) in a version 3 index file
+//                              (what DocumentIndex queries), read into huge
+//                              pages (--preload): TableIndex::Search, one
+//                              query an iteration
+//   BM_TablesEach              the same tables, TableIndex::SearchEach,
+//                              1,000 queries through the tables' batch
+//                              pipeline (DocumentIndex::QueryBatch, Check)
+//   BM_Chosen, BM_ChosenEach   the same two for what ChooseTables picks
+//                              (DocumentIndex's default): the scan (a file
+//                              with no tables) where it is cheaper, else
+//                              the tables above (the label tells;
+//                              NEARDUP_BENCH_SKIP_TABLES=1 builds only it)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
 //
@@ -32,6 +37,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -57,7 +63,11 @@ namespace {
 
 using index_internal::ScanIsa;
 
-constexpr size_t kN = 1000000;
+size_t BenchN() {
+  const char* n = std::getenv("NEARDUP_BENCH_N");
+  return n != nullptr && std::atoll(n) > 0 ? static_cast<size_t>(std::atoll(n)) : 1000000;
+}
+const size_t kN = BenchN();
 constexpr size_t kQueries = 1000;
 
 struct Data {
@@ -68,20 +78,21 @@ struct Data {
   std::vector<Fingerprint> queries;
   std::unique_ptr<LinearScanIndex> scan;
   std::unique_ptr<index_internal::TableIndex> tables;
-  std::string path;
-  double recall = 0;             // of every neighbour within k, by Search
-  double recall_at_k = 0;        // of those at distance k
-  double batch_recall = 0;       // the same by SearchBatch
-  double batch_recall_at_k = 0;  // (the tiled scan where it is cheaper)
-  bool batch_scans = false;
+  std::unique_ptr<index_internal::TableIndex> chosen;  // null: the same as tables
+  std::string path, chosen_path;
+  double recall = 0;              // of every neighbour within k, by Search
+  double recall_at_k = 0;         // of those at distance k
+  double chosen_recall = 0;       // the same for ChooseTables' pick, by
+  double chosen_recall_at_k = 0;  // SearchEach
   double table_bytes_per_fp = 0;
-  std::string tables_desc;
+  std::string tables_desc, chosen_desc;
 #ifdef NEARDUP_HAVE_FAISS
   std::unique_ptr<faiss::IndexBinaryFlat> faiss;
   std::vector<uint8_t> qcodes;
 #endif
   ~Data() {
     if (!path.empty()) std::filesystem::remove(path);
+    if (!chosen_path.empty()) std::filesystem::remove(chosen_path);
   }
 };
 
@@ -130,12 +141,9 @@ Data& Get(int bits, int k) {
   }
   d.scan = std::move(*LinearScanIndex::Build(bits, d.ids, d.fps));
 
-  // The tables DocumentIndex would choose for 1M, in a version 3 file.
+  // The cheapest lookup tables, and ChooseTables' pick (DocumentIndex's
+  // default), each in a version 3 file.
   index_internal::TablesPolicy policy;
-  index_internal::IndexFileV2Meta meta;
-  meta.spec = index_internal::ChooseTables(kN, bits, k, policy);
-  meta.policy = policy;
-  meta.rows = kN;
   std::vector<uint64_t> lo, hi;
   std::vector<std::string> names;
   std::vector<std::string_view> views;
@@ -145,45 +153,71 @@ Data& Get(int bits, int k) {
     names.push_back(std::to_string(i));
   }
   for (const auto& n : names) views.push_back(n);
-  d.path = (std::filesystem::temp_directory_path() /
-            ("neardup_index_scan_bench_" + std::to_string(bits) + "_" + std::to_string(k) + ".ndx"))
-               .string();
-  uint64_t checksum = 0;
-  const Status written = index_internal::WriteIndexFileV2(
-      d.path, meta, index_internal::IndexFileV2Rows{d.ids, lo, hi, views}, 0, &checksum);
-  if (!written.ok()) {
-    std::fprintf(stderr, "%s\n", written.ToString().c_str());
-    std::abort();
+  const auto open = [&](const index_internal::TablesSpec& spec, const std::string& suffix,
+                        std::string* path, double* table_bytes_per_fp) {
+    index_internal::IndexFileV2Meta meta;
+    meta.spec = spec;
+    meta.policy = policy;
+    meta.rows = kN;
+    *path = (std::filesystem::temp_directory_path() /
+             ("neardup_index_scan_bench_" + std::to_string(bits) + "_" + std::to_string(k) +
+              suffix + ".ndx"))
+                .string();
+    uint64_t checksum = 0;
+    const Status written = index_internal::WriteIndexFileV2(
+        *path, meta, index_internal::IndexFileV2Rows{d.ids, lo, hi, views}, 0, &checksum);
+    if (!written.ok()) {
+      std::fprintf(stderr, "%s\n", written.ToString().c_str());
+      std::abort();
+    }
+    auto mapped = index_internal::MappedFile::Open(*path, /*preload=*/true);
+    auto file = index_internal::IndexFileV2::Open(*mapped, *path);
+    std::shared_ptr<const index_internal::IndexFileV2> shared(std::move(*file));
+    size_t table_bytes = 0;
+    for (const auto& t : shared->tables().tables) {
+      table_bytes +=
+          t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() + t.entries.size_bytes();
+    }
+    *table_bytes_per_fp = static_cast<double>(table_bytes) / static_cast<double>(kN);
+    return index_internal::TableIndex::FromFile(shared);
+  };
+  const auto describe = [](const index_internal::TablesSpec& spec) {
+    if (spec.kind == index_internal::TablesKind::kScan) return std::string("scan, no tables");
+    return std::string(index_internal::TablesKindName(spec.kind)) + ", " +
+           std::to_string(spec.masks.size()) + " tables" +
+           (spec.kind == index_internal::TablesKind::kBands
+                ? " of " + std::to_string(spec.band_bits) + " bits, radius " +
+                      std::to_string(spec.radius)
+                : " of " + std::to_string(spec.blocks) + " blocks");
+  };
+  const index_internal::TablesSpec lookup = index_internal::ChooseLookupTables(kN, bits, k, policy);
+  const index_internal::TablesSpec chosen = index_internal::ChooseTables(kN, bits, k, policy);
+  // NEARDUP_BENCH_SKIP_TABLES=1: only ChooseTables' pick is built (BM_Tables
+  // then measures it too), for sizes whose lookup tables take too long.
+  const bool skip = std::getenv("NEARDUP_BENCH_SKIP_TABLES") != nullptr;
+  const index_internal::TablesSpec& first = skip ? chosen : lookup;
+  d.tables = open(first, "", &d.path, &d.table_bytes_per_fp);
+  d.tables_desc = describe(first);
+  d.chosen_desc = describe(chosen);
+  if (chosen.kind != first.kind) {
+    double unused = 0;
+    d.chosen = open(chosen, "_chosen", &d.chosen_path, &unused);
   }
-  auto mapped = index_internal::MappedFile::Open(d.path, /*preload=*/true);
-  auto file = index_internal::IndexFileV2::Open(*mapped, d.path);
-  std::shared_ptr<const index_internal::IndexFileV2> shared(std::move(*file));
-  size_t table_bytes = 0;
-  for (const auto& t : shared->tables().tables) {
-    table_bytes +=
-        t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() + t.entries.size_bytes();
-  }
-  d.table_bytes_per_fp = static_cast<double>(table_bytes) / kN;
-  d.tables = index_internal::TableIndex::FromFile(shared);
-  const auto& spec = meta.spec;
-  d.tables_desc = std::string(index_internal::TablesKindName(spec.kind)) + ", " +
-                  std::to_string(spec.masks.size()) + " tables" +
-                  (spec.kind == index_internal::TablesKind::kBands
-                       ? " of " + std::to_string(spec.band_bits) + " bits, radius " +
-                             std::to_string(spec.radius)
-                       : " of " + std::to_string(spec.blocks) + " blocks");
 
-  // Recall of the tables against the exact scan on the 1,000 queries, by
-  // Search and by SearchBatch. Tables never report a false match (tested),
-  // so the counts compare.
-  SearchResults truth, batch;
+  // Recall against the exact scan on the 1,000 queries: the tables' by
+  // Search, the pick's by SearchEach. Neither reports a false match
+  // (tested), so the counts compare.
+  SearchResults truth;
   (void)d.scan->SearchBatch(d.queries, k, 1, &truth);
-  (void)d.tables->SearchBatch(d.queries, k, 1, &batch);
   std::vector<Neighbor> single, one;
   for (const Fingerprint& q : d.queries) {
     (void)d.tables->Search(q, k, &one);
     single.insert(single.end(), one.begin(), one.end());
   }
+  std::vector<std::vector<Neighbor>> each;
+  (void)(d.chosen ? d.chosen : d.tables)->SearchEach(d.queries, k, &each);
+  std::vector<Neighbor> picked;
+  for (const auto& e : each) picked.insert(picked.end(), e.begin(), e.end());
   const auto at_k = [k](const std::vector<Neighbor>& v) {
     return static_cast<double>(
         std::count_if(v.begin(), v.end(), [k](const Neighbor& n) { return n.distance == k; }));
@@ -192,9 +226,8 @@ Data& Get(int bits, int k) {
   const double all_k = std::max(1.0, at_k(truth.neighbors));
   d.recall = static_cast<double>(single.size()) / all;
   d.recall_at_k = at_k(single) / all_k;
-  d.batch_recall = static_cast<double>(batch.neighbors.size()) / all;
-  d.batch_recall_at_k = at_k(batch.neighbors) / all_k;
-  d.batch_scans = d.tables->ScanBeatsTables(d.queries.size());
+  d.chosen_recall = static_cast<double>(picked.size()) / all;
+  d.chosen_recall_at_k = at_k(picked) / all_k;
 #ifdef NEARDUP_HAVE_FAISS
   const size_t bytes = static_cast<size_t>(bits / 8);
   std::vector<uint8_t> codes(kN * bytes);
@@ -281,22 +314,6 @@ void BM_Tables(benchmark::State& state) {
   PerQuery(state, 1);
 }
 
-void BM_TablesBatch(benchmark::State& state) {
-  const int bits = static_cast<int>(state.range(0));
-  const int k = static_cast<int>(state.range(1));
-  Data& d = Get(bits, k);
-  SearchResults out;
-  for (auto _ : state) {
-    (void)d.tables->SearchBatch(d.queries, k, 1, &out);
-    benchmark::DoNotOptimize(out.neighbors.data());
-  }
-  state.SetLabel(d.batch_scans ? "by the tiled scan" : d.tables_desc);
-  state.counters["recall"] = d.batch_recall;
-  state.counters["recall_at_k"] = d.batch_recall_at_k;
-  state.counters["table_bytes_per_fp"] = d.table_bytes_per_fp;
-  PerQuery(state, d.queries.size());
-}
-
 // The tables' batch pipeline alone (TableIndex::SearchEach: what
 // DocumentIndex::QueryBatch and Check use; the same answers as BM_Tables).
 void BM_TablesEach(benchmark::State& state) {
@@ -309,7 +326,45 @@ void BM_TablesEach(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetLabel(d.tables_desc);
+  state.counters["model_us"] = d.tables->spec().estimated_query_us;
   state.counters["table_bytes_per_fp"] = d.table_bytes_per_fp;
+  PerQuery(state, d.queries.size());
+}
+
+// What ChooseTables picks (DocumentIndex's default): one query at a time
+// (BM_ChosenEach: a batch) and its model's estimate.
+void BM_Chosen(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  const index_internal::TableIndex& index = d.chosen ? *d.chosen : *d.tables;
+  std::vector<Neighbor> hits;
+  size_t q = 0;
+  for (auto _ : state) {
+    (void)index.Search(d.queries[q], k, &hits);
+    benchmark::DoNotOptimize(hits.data());
+    q = (q + 1) % d.queries.size();
+  }
+  state.SetLabel(d.chosen_desc);
+  state.counters["model_us"] = index.spec().estimated_query_us;
+  PerQuery(state, 1);
+}
+
+void BM_ChosenEach(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  const index_internal::TableIndex& index = d.chosen ? *d.chosen : *d.tables;
+  std::vector<std::vector<Neighbor>> out;
+  for (auto _ : state) {
+    (void)index.SearchEach(d.queries, k, &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetLabel(d.chosen_desc);
+  state.counters["model_us"] = index.spec().estimated_query_us;
+  state.counters["recall"] = d.chosen_recall;
+  state.counters["recall_at_k"] = d.chosen_recall_at_k;
+  state.counters["table_bytes_per_fp"] = d.chosen ? 0.0 : d.table_bytes_per_fp;
   PerQuery(state, d.queries.size());
 }
 
@@ -353,8 +408,9 @@ BENCHMARK(BM_ScanBatch)
     ->Args({64, 3, 2})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tables)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TablesBatch)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TablesEach)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Chosen)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChosenEach)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace neardup

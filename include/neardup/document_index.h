@@ -77,14 +77,23 @@ namespace neardup {
 // way for its new size.
 struct IndexTablesOptions {
   // Exact tables (the permuted tables of Manku et al.: every match within k
-  // is found) whatever their cost. Default false: the tables with the lowest
-  // estimated query cost, exact or bit-sampling bands (band_join.h) that find
-  // a match at distance k with probability >= `recall` (>= 1 - (1 - recall)
-  // / 100 at k - 4); DocumentIndexStats reports the guarantee.
+  // is found) whatever their cost. Default false: what has the lowest
+  // estimated cost of a query in a batch: exact tables, bit-sampling bands
+  // (band_join.h) that find a match at distance k with probability >=
+  // `recall` (>= 1 - (1 - recall) / 100 at k - 4), or no tables at all (kind
+  // "scan": every query is answered by the exact SIMD scan of the
+  // fingerprints, recall 1; e.g. the default method, 128 bits and k = 28, up
+  // to a few million documents; doc/index_format.md). Single queries and
+  // batches take the same path, so they give the same answers;
+  // DocumentIndexStats reports the guarantee.
   bool exact = false;
   double recall = 0.99;
   // Bytes per fingerprint the bands' tables may take (bands only).
   uint32_t max_bytes_per_fingerprint = 512;
+  // Lookup tables (exact or bands, by cost) even where the scan is cheaper:
+  // a query's cost then grows slower than the index (the scan's is linear
+  // in it), at the tables' memory. Default false.
+  bool tables_only = false;
   // The index file's version written by Commit: 3 (tables used in place,
   // each row's fingerprint and each table entry in one place), 2 (the same
   // tables in separate arrays, read by neardup before version 3), or 1
@@ -202,7 +211,7 @@ struct EvictionOptions {
 
 // The lookup tables of the committed index file and of the delta.
 struct IndexTablesStats {
-  std::string kind;        // "exact" or "bands"
+  std::string kind;        // "exact", "bands" or "scan" (no tables)
   int tables = 0;          // L (bands) or C(b, k) (exact)
   int blocks = 0;          // exact: b
   int band_bits = 0;       // bands: r sampled bits per band
@@ -368,7 +377,8 @@ class DocumentIndex {
   // Query for each of `fps`: (*out)[j] is exactly what Query(fps[j], k)
   // gives at the same moment (one step under the readers' lock), found
   // through the tables' batch pipeline (many probes in flight at once:
-  // TableIndex::SearchFileBatch). Errors as Query's, for the whole batch.
+  // TableIndex::SearchFileBatch), or by the scan tiled over the batch where
+  // the index has no tables. Errors as Query's, for the whole batch.
   Status QueryBatch(std::span<const Fingerprint> fps, int k,
                     std::vector<std::vector<DocumentMatch>>* out) const;
   // True when `id` is indexed.

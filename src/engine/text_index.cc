@@ -68,7 +68,7 @@ std::string TextIndexStatsJson(const TextIndexStats& s, int indent) {
   Json tables = {{"kind", t.kind}, {"tables", t.tables}};
   if (t.kind == "exact") {
     tables["blocks"] = t.blocks;
-  } else {
+  } else if (t.kind == "bands") {
     tables["band_bits"] = t.band_bits;
     tables["probe_radius"] = t.probe_radius;
     tables["seed"] = t.seed;

@@ -20,6 +20,7 @@ TablesPolicy index_internal::PolicyOf(const IndexTablesOptions& o) {
   p.exact = o.exact;
   p.recall = o.recall;
   p.max_bytes_per_fingerprint = o.max_bytes_per_fingerprint;
+  p.tables_only = o.tables_only;
   return p;
 }
 

@@ -173,6 +173,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
     rep->header.tables.exact = p.exact;
     rep->header.tables.recall = p.recall;
     rep->header.tables.max_bytes_per_fingerprint = p.max_bytes_per_fingerprint;
+    rep->header.tables.tables_only = p.tables_only;
   }
   rep->committed_checksum = index_internal::StoredChecksum(raw.index_bytes);
   rep->has_committed = true;
@@ -712,6 +713,13 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   }
   {
     std::shared_lock lock(r.mu);
+    // The delta for the whole batch too (its levels' pipelines, the tail's
+    // tiled scan): the same entries as SearchDelta query by query.
+    std::vector<std::vector<Neighbor>> delta;
+    if (r.epoch == epoch) {
+      delta.resize(ids.size());
+      r.index->SearchDeltaBatchChunked(fps, k, &delta);
+    }
     for (size_t i = 0; i < ids.size(); ++i) {
       found[i].epoch = epoch;
       std::vector<Neighbor>& neighbors = found[i].neighbors;
@@ -721,7 +729,7 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
         NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
       } else {
         found[i].delta_end = r.index->delta_size();
-        r.index->SearchDelta(fps[i], k, &neighbors);
+        neighbors.insert(neighbors.end(), delta[i].begin(), delta[i].end());
         std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
         std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
       }

@@ -74,7 +74,8 @@ void ScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const ui
 // The CPU time of the tiled scan (ScanRowsTiled with a batch of at least
 // kMinTiledBatch queries) in nanoseconds per row and query, for the active
 // kernel and `bits`: measured (bench/index_scan_bench.cc, BM_ScanBatch at 1M
-// rows; doc/benchmarks.md), for the cost model of TableIndex::SearchBatch.
+// rows; doc/benchmarks.md), for the cost model of ChooseTables (the scan
+// against the tables).
 double TiledScanNsPerRow(int bits);
 inline constexpr size_t kMinTiledBatch = 64;
 

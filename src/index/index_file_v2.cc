@@ -282,7 +282,7 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
   Put32(&m, meta.policy.max_bytes_per_fingerprint);
   PutF64(&m, meta.policy.recall);
   Put32(&m, static_cast<uint32_t>(kFixedSections + (packed ? 2 : 3) * masks.size()));
-  Put32(&m, 0);
+  Put32(&m, meta.policy.tables_only ? 1 : 0);
   for (const TableMask& mask : spec.masks) {
     Put64(&m, mask.hi);
     Put64(&m, mask.lo);
@@ -359,14 +359,19 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   f->meta_.policy.max_bytes_per_fingerprint = Get32(p + 84);
   f->meta_.policy.recall = GetF64(p + 88);
   const uint32_t nsections = Get32(p + 96);
-  if (kind != 1 && kind != 2) {
+  // Reserved (0) before the scan kind: older files allow the scan.
+  f->meta_.policy.tables_only = Get32(p + 100) == 1;
+  if (kind != 1 && kind != 2 && kind != 3) {
     return Status::NotSupported(name + ": unknown table kind " + std::to_string(kind));
   }
   spec.kind = static_cast<TablesKind>(kind);
   if (spec.bits != 64 && spec.bits != 128) return Bad(name, "bits must be 64 or 128");
   if (spec.max_k < 0 || spec.max_k >= spec.bits) return Bad(name, "max_k out of range");
   if (spec.dir_bits < 0 || spec.dir_bits > 24) return Bad(name, "directory bits out of range");
-  if (tables < 1 || tables > kMaxTables) return Bad(name, "table count out of range");
+  // The scan (kind 3) has no tables; the others at least one.
+  if (kind == 3 ? tables != 0 : (tables < 1 || tables > kMaxTables)) {
+    return Bad(name, "table count out of range");
+  }
   if (f->meta_.rows > 0xfffffffeu) return Bad(name, "too many rows");
   if (nsections != kFixedSections + per_table * tables) {
     return Bad(name, "wrong number of sections");

@@ -85,7 +85,23 @@ double TableCollision(int f, int d, int r, int radius) {
   return std::min(p, 1.0);
 }
 
+double ScanQueryUs(size_t n, int bits) {
+  return static_cast<double>(n) * TiledScanNsPerRow(bits) * 1e-3;
+}
+
 TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
+  TablesSpec tables = ChooseLookupTables(n, bits, k, policy);
+  const double scan_us = ScanQueryUs(n, bits);
+  if (policy.exact || policy.tables_only || scan_us > tables.estimated_query_us) return tables;
+  TablesSpec scan;
+  scan.kind = TablesKind::kScan;
+  scan.bits = bits;
+  scan.max_k = k;
+  scan.estimated_query_us = scan_us;
+  return scan;
+}
+
+TablesSpec ChooseLookupTables(size_t n, int bits, int k, const TablesPolicy& policy) {
   const double nn = static_cast<double>(n);
   TablesSpec exact;
   exact.kind = TablesKind::kExact;
@@ -178,7 +194,15 @@ uint32_t TableKey(uint64_t hi, uint64_t lo, const TableMask& mask) {
 }
 
 const char* TablesKindName(TablesKind kind) {
-  return kind == TablesKind::kExact ? "exact" : "bands";
+  switch (kind) {
+    case TablesKind::kExact:
+      return "exact";
+    case TablesKind::kBands:
+      return "bands";
+    case TablesKind::kScan:
+      break;
+  }
+  return "scan";
 }
 
 std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bits,
@@ -403,6 +427,26 @@ void QueryTablesIn(const TablesView& view, std::span<const uint64_t> q_hi,
 void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
                       std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
   if (view.n == 0 || q_lo.empty()) return;
+  if (view.masks.empty()) {
+    // Kind kScan: the exact scan of the rows that the arrays hold (a
+    // damaged file's short array is scanned as far as it goes).
+    RowsView rows;
+    rows.bits = view.bits;
+    const size_t w = view.bits == 128 ? 2 : 1;
+    if (view.packed) {
+      rows.n = std::min(view.n, view.words.size() / w);
+      rows.lo = view.words.data();
+      rows.hi = w == 2 ? view.words.data() + 1 : nullptr;
+      rows.stride = w;
+    } else {
+      rows.n = std::min(view.n, view.lo.size());
+      if (w == 2) rows.n = std::min(rows.n, view.hi.size());
+      rows.lo = view.lo.data();
+      rows.hi = w == 2 ? view.hi.data() : nullptr;
+    }
+    if (rows.n > 0) ScanRowsTiled(rows, q_hi, q_lo, k, out);
+    return;
+  }
   if (view.packed) {
     QueryTablesIn<PackedLayout>(view, q_hi, q_lo, k, out);
   } else {

@@ -10,7 +10,7 @@
 // (radius 0: (q ^ x) & m == 0). Every hit is verified by its Hamming
 // distance; nothing is ever reported beyond k.
 //
-// Two kinds of table sets, one structure:
+// Three kinds of table sets, one structure:
 //   exact  the permuted tables of Manku et al.: the f bits cut into b blocks,
 //          one table per choice of b - k key blocks (radius 0). Two
 //          fingerprints within k agree on the key blocks of some table, so
@@ -21,8 +21,11 @@
 //          the r sampled positions among the d differing ones
 //          (hypergeometric; for radius 0 it is BitSamplingCollision), so the
 //          recall is BandRecall(p, L), computed for d = k and d = k - 4.
-// ChooseTables picks between them by estimated query cost within a memory
-// budget; `exact` forces the first.
+//   scan   no tables at all: every query is answered by the exact SIMD scan
+//          of the rows' fingerprints (hamming_scan.h), one query at a time
+//          or tiled over a batch; recall 1, and no bytes beyond the rows.
+// ChooseTables picks among them by estimated query cost (the tables within a
+// memory budget); `exact` forces the first.
 //
 // Storage of one table over n rows: a directory of 2^t + 1 uint32 offsets on
 // the top t bits of the key, then the rows (uint32) bucketed by those bits,
@@ -42,7 +45,7 @@
 
 namespace neardup::index_internal {
 
-enum class TablesKind : uint32_t { kExact = 1, kBands = 2 };
+enum class TablesKind : uint32_t { kExact = 1, kBands = 2, kScan = 3 };
 
 struct TableMask {
   uint64_t hi = 0;
@@ -56,6 +59,7 @@ struct TablesPolicy {
   bool exact = false;                        // exact tables whatever the cost
   double recall = 0.99;                      // target recall at d = k (bands)
   uint32_t max_bytes_per_fingerprint = 512;  // tables only (bands)
+  bool tables_only = false;                  // lookup tables even where the scan is cheaper
 };
 
 struct TablesSpec {
@@ -77,10 +81,23 @@ struct TablesSpec {
 // Directory bits for n rows: about 4 to 8 rows per bucket, at most 24.
 int DirBitsFor(size_t n);
 
-// The table set for n fingerprints of `bits` bits queried up to distance k.
+// The table set for n fingerprints of `bits` bits queried up to distance k:
+// ChooseLookupTables's, or the scan (kind kScan, no masks) where the scan's
+// estimated cost, n x ScanNsPerRow(bits), is not above the tables'
+// estimate (never with policy.exact or policy.tables_only). The costs compared are those of a
+// query in a batch (what DocumentIndex::Check and QueryBatch, and so the
+// CLI, serve and Python, run): the tiled scan's measured cost per row
+// against the tables' model, which is calibrated on their measured batch
+// cost (doc/index_format.md gives the measurements and the crossover).
 // REQUIRES: bits in {64, 128}, 0 <= k <= bits / 4 (the exact layout's limit)
 // or, for bands, k < bits.
 TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy);
+// The cheapest lookup tables, exact or bands, never the scan (the
+// benchmarks measure them against it).
+TablesSpec ChooseLookupTables(size_t n, int bits, int k, const TablesPolicy& policy);
+// The scan's estimated cost of one query over n rows, in a batch (the tiled
+// scan, TiledScanNsPerRow), in microseconds.
+double ScanQueryUs(size_t n, int bits);
 
 // Recall of one table of r sampled bits probed with `radius` for a pair at
 // distance d: P(X <= radius).
@@ -157,7 +174,10 @@ void QueryTables(const TablesView& view, uint64_t q_hi, uint64_t q_lo, int k,
 
 // QueryTables for a batch of queries (q_hi[j], q_lo[j]; q_hi is ignored for
 // 64 bits): appends to out[j] every row found for query j, with its distance,
-// in the order QueryTables gives them. Consecutive queries are probed as a
+// in the order QueryTables gives them. A view without masks (kind kScan) is
+// answered by the exact scan of its rows (ScanRowsTiled: tiled over the
+// batch; row order), so QueryTables and QueryTablesBatch give the same rows
+// for every kind. Consecutive queries are probed as a
 // group of about 64 probes, in passes that each prefetch what the next
 // reads (directory slots, buckets, candidates' fingerprints), so a batch of
 // queries of few probes each (64 bits, small k) keeps as many cache misses

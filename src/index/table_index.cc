@@ -17,6 +17,10 @@ constexpr size_t kMaxEntries = 0xfffffffeu;
 // read (~100-200 ns) a probe, a tail entry about 1-2 ns.
 constexpr size_t kMinTail = 1024;
 constexpr size_t kTailEntriesPerProbe = 64;
+// Queries through one probing pipeline (or one tiled scan) at a time: the
+// pipeline's scratch grows with it, and a scan's tile of 256 queries reads
+// each block of rows once for all of them.
+constexpr size_t kBatchChunk = 256;
 
 bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
   return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
@@ -53,6 +57,11 @@ std::unique_ptr<TableIndex> TableIndex::FromFile(std::shared_ptr<const IndexFile
 }
 
 void TableIndex::SetTailCap() {
+  if (spec_.masks.empty()) {
+    // The scan: no tables to build, the whole delta is scanned.
+    tail_cap_ = kMaxEntries;
+    return;
+  }
   size_t probes = 0;
   for (const TableMask& m : spec_.masks) {
     probes += 1 + (m.radius >= 1 ? std::popcount(m.hi) + std::popcount(m.lo) : 0);
@@ -362,60 +371,6 @@ void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
   }
 }
 
-bool TableIndex::ScanBeatsTables(size_t queries) const {
-  if (queries < kMinTiledBatch) return false;
-  const double rows = static_cast<double>((base_ ? base_->rows() : 0) + d_ids_.size());
-  return rows * TiledScanNsPerRow(spec_.bits) * 1e-3 < spec_.estimated_query_us;
-}
-
-bool TableIndex::ScanBatch(std::span<const Fingerprint> queries, int k,
-                           std::vector<std::vector<Neighbor>>* out) const {
-  RowsView base_rows;
-  if (base_) {
-    // The base file's fingerprints in place: packed words, or lo and hi.
-    const TablesView& v = base_->tables();
-    const size_t w = v.bits == 128 ? 2 : 1;
-    base_rows.bits = v.bits;
-    base_rows.n = v.n;
-    if (v.packed) {
-      if (v.words.size() < v.n * w) return false;  // a damaged file: the tables cope
-      base_rows.lo = v.words.data();
-      base_rows.hi = w == 2 ? v.words.data() + 1 : nullptr;
-      base_rows.stride = w;
-    } else {
-      if (v.lo.size() < v.n || (w == 2 && v.hi.size() < v.n)) return false;
-      base_rows.lo = v.lo.data();
-      base_rows.hi = w == 2 ? v.hi.data() : nullptr;
-    }
-  }
-  BatchScratch& s = Scratch();
-  s.Set(queries);
-  if (base_) {
-    ScanRowsTiled(base_rows, s.q_hi, s.q_lo, k, s.hits.data());
-    const auto ids = base_->ids();
-    for (size_t j = 0; j < queries.size(); ++j) {
-      for (const ScanHit& h : s.hits[j]) {
-        if (h.row >= ids.size() || BaseRemoved(h.row)) continue;
-        (*out)[j].push_back(Neighbor{ids[h.row], static_cast<int>(h.distance)});
-      }
-      s.hits[j].clear();
-    }
-  }
-  RowsView delta;
-  delta.bits = spec_.bits;
-  delta.n = d_ids_.size();
-  delta.lo = d_lo_.data();
-  delta.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
-  ScanRowsTiled(delta, s.q_hi, s.q_lo, k, s.hits.data());
-  for (size_t j = 0; j < queries.size(); ++j) {
-    for (const ScanHit& h : s.hits[j]) {
-      if (!d_dead_[h.row])
-        (*out)[j].push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
-    }
-  }
-  return true;
-}
-
 Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                                SearchResults* out) const {
   out->offsets.assign(1, 0);
@@ -424,8 +379,6 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
   // `threads` threads; each chunk's results are concatenated in order
   // afterwards, so the output does not depend on `threads`.
-  constexpr size_t kBatchChunk = 256;
-  const bool scan = ScanBeatsTables(std::min(kBatchChunk, queries.size()));
   const size_t chunks = (queries.size() + kBatchChunk - 1) / kBatchChunk;
   std::vector<std::vector<Neighbor>> found(chunks);
   std::vector<std::vector<size_t>> counts(chunks);
@@ -435,10 +388,8 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
     thread_local std::vector<std::vector<Neighbor>> per;
     if (per.size() < part.size()) per.resize(part.size());
     for (size_t j = 0; j < part.size(); ++j) per[j].clear();
-    if (!scan || !ScanBatch(part, k, &per)) {
-      if (base_) SearchFileBatch(*base_, &base_dead_, part, k, &per);
-      SearchDeltaBatch(part, k, &per);
-    }
+    if (base_) SearchFileBatch(*base_, &base_dead_, part, k, &per);
+    SearchDeltaBatch(part, k, &per);
     for (size_t j = 0; j < part.size(); ++j) {
       std::sort(per[j].begin(), per[j].end(), ByDistanceThenId);
       found[c].insert(found[c].end(), per[j].begin(), per[j].end());
@@ -457,21 +408,32 @@ Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
   out->assign(queries.size(), {});
   if (Status st = CheckQueries(queries, k); !st.ok()) return st;
   if (base_) SearchFileBatchChunked(*base_, &base_dead_, queries, k, out);
-  for (size_t j = 0; j < queries.size(); ++j) {
-    SearchDelta(queries[j], k, &(*out)[j]);
-    std::sort((*out)[j].begin(), (*out)[j].end(), ByDistanceThenId);
-  }
+  SearchDeltaBatchChunked(queries, k, out);
+  for (auto& found : *out) std::sort(found.begin(), found.end(), ByDistanceThenId);
   return Status::OK();
+}
+
+void TableIndex::SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
+                                         std::vector<std::vector<Neighbor>>* out) const {
+  std::vector<std::vector<Neighbor>> part;
+  for (size_t b = 0; b < queries.size(); b += kBatchChunk) {
+    const size_t n = std::min(kBatchChunk, queries.size() - b);
+    part.assign(n, {});
+    SearchDeltaBatch(queries.subspan(b, n), k, &part);
+    for (size_t j = 0; j < n; ++j) {
+      auto& to = (*out)[b + j];
+      to.insert(to.end(), part[j].begin(), part[j].end());
+    }
+  }
 }
 
 void TableIndex::SearchFileBatchChunked(const IndexFileV2& file, const std::vector<bool>* dead,
                                         std::span<const Fingerprint> queries, int k,
                                         std::vector<std::vector<Neighbor>>* out) {
   // The pipeline's scratch grows with the batch: bounded by chunks.
-  constexpr size_t kChunk = 256;
   std::vector<std::vector<Neighbor>> part;
-  for (size_t b = 0; b < queries.size(); b += kChunk) {
-    const size_t n = std::min(kChunk, queries.size() - b);
+  for (size_t b = 0; b < queries.size(); b += kBatchChunk) {
+    const size_t n = std::min(kBatchChunk, queries.size() - b);
     part.assign(n, {});
     SearchFileBatch(file, dead, queries.subspan(b, n), k, &part);
     for (size_t j = 0; j < n; ++j) {

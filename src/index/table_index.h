@@ -10,7 +10,8 @@
 // at most), plus an unsorted tail scanned linearly. The tail's cap is what a
 // level costs a query: 64 entries per probe (a probe is a random read, an
 // entry of the tail two loads and two popcounts), so a layout of few probes
-// keeps a short tail and one of many a long one. The answers are those of a
+// keeps a short tail and one of many a long one; a spec without tables (the
+// scan) keeps no levels, the whole delta is its tail. The answers are those of a
 // freshly written file: the mapped index answers exactly as the in-memory
 // one.
 //
@@ -56,22 +57,17 @@ class TableIndex : public HammingIndex {
   size_t Remove(uint64_t id) override;
   size_t RemoveBatch(std::span<const uint64_t> ids) override;
   Status Search(const Fingerprint& query, int k, std::vector<Neighbor>* out) const override;
-  // Search for every query; where the exact tiled SIMD scan of every entry
-  // costs less than the tables (ScanBeatsTables), the scan answers instead,
-  // so bands then find every entry within k (a superset of Search's).
+  // Search for every query, through the tables' batch pipeline
+  // (SearchFileBatch, then SearchDeltaBatch), on `threads` threads: the
+  // answer to queries[j] is exactly Search(queries[j])'s. Where the spec is
+  // the scan (kind kScan: ChooseTables found it cheaper than any tables),
+  // Search scans the rows one query at a time and SearchBatch tiles the scan
+  // over each chunk of 256 queries: both exact, so again the same answers.
   Status SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                      SearchResults* out) const override;
-  // Search for every query, through the tables' batch pipeline
-  // (SearchFileBatch, then SearchDelta): (*out)[j] is exactly what
-  // Search(queries[j]) gives, whatever the cost model would pick (unlike
-  // SearchBatch, whose scan finds a superset of the bands').
+  // SearchBatch on the calling thread, into one vector per query.
   Status SearchEach(std::span<const Fingerprint> queries, int k,
                     std::vector<std::vector<Neighbor>>* out) const;
-  // True when a batch of `queries` is cheaper by the tiled scan: at least
-  // kMinTiledBatch queries, and the entries times TiledScanNsPerRow (the
-  // measured cost) under the tables' estimated query cost (spec()). At the
-  // default method (128 bits, k = 28) this holds at 1M entries.
-  bool ScanBeatsTables(size_t queries) const;
   Status SelfJoin(int k, int threads, std::vector<IdPair>* out) const override;
   // Live entries: the base's rows in file order, then the delta's.
   std::vector<IndexEntry> Entries() const override;
@@ -100,6 +96,9 @@ class TableIndex : public HammingIndex {
   static void SearchFileBatchChunked(const IndexFileV2& file, const std::vector<bool>* dead,
                                      std::span<const Fingerprint> queries, int k,
                                      std::vector<std::vector<Neighbor>>* out);
+  // SearchDeltaBatch over any number of queries (in chunks of 256).
+  void SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
+                               std::vector<std::vector<Neighbor>>* out) const;
   // SearchDelta for a batch of queries (the levels' tables through one
   // pipeline each, the tail by the tiled SIMD scan): appends query j's
   // entries to (*out)[j], unsorted. REQUIRES: as SearchFileBatch.
@@ -130,11 +129,6 @@ class TableIndex : public HammingIndex {
   };
 
   TableIndex() = default;
-  // The tiled exact scan of the base's rows and the delta: appends query
-  // j's live entries within k to (*out)[j]. False (nothing appended) when
-  // the base's arrays are too short for its rows (a damaged file).
-  bool ScanBatch(std::span<const Fingerprint> queries, int k,
-                 std::vector<std::vector<Neighbor>>* out) const;
   // Sets the tail's cap from spec_ (after spec_ is set).
   void SetTailCap();
   // Makes the tail a level and merges levels of like size.

@@ -1,11 +1,12 @@
 // Copyright 2026 The neardup Authors.
 //
 // The batch query paths of the mask tables (QueryTablesBatch;
-// TableIndex::SearchBatch, by the tables or by the tiled exact scan where
-// that is cheaper; SearchFileBatch, SearchDeltaBatch) against the exact scan
-// (LinearScanIndex) and against the same queries one at a time: a file of each version (packed 3
-// and split 2) used in place, with a delta of levels and a tail on top and rows removed from both;
-// exact tables and bands; 64 and 128 bits.
+// TableIndex::SearchBatch and SearchEach, SearchFileBatch, SearchDeltaBatch)
+// against the exact scan (LinearScanIndex) and against the same queries one
+// at a time: a file of each version (packed 3 and split 2) used in place,
+// with a delta of levels and a tail on top and rows removed from both; exact
+// tables, bands and the scan (no tables); 64 and 128 bits. A batch always
+// answers exactly as its queries one at a time, whatever the kind.
 
 #include <gtest/gtest.h>
 
@@ -24,20 +25,27 @@
 namespace neardup {
 namespace {
 
+using index_internal::ChooseLookupTables;
 using index_internal::ChooseTables;
 using index_internal::IndexFileV2;
 using index_internal::IndexFileV2Meta;
 using index_internal::IndexFileV2Rows;
 using index_internal::MappedFile;
 using index_internal::TableIndex;
+using index_internal::TablesKind;
 using index_internal::TablesPolicy;
 using testing::FlipBits;
 using testing::RandomFingerprint;
 
+// How the spec is chosen: exact tables (policy.exact), the cheapest lookup
+// tables (ChooseLookupTables: bands at 128 bits, k = 28), or ChooseTables
+// (the scan at these sizes).
+enum class How { kExact, kLookup, kAuto };
+
 struct Case {
   int bits;
   int k;
-  bool exact;
+  How how;
   uint32_t version;
 };
 
@@ -56,10 +64,24 @@ TEST_P(TableBatchTest, SearchBatchEqualsSearchAndTheExactScan) {
                              : RandomFingerprint(c.bits, rng));
   }
   TablesPolicy policy;
-  policy.exact = c.exact;
+  policy.exact = c.how == How::kExact;
   IndexFileV2Meta meta;
   meta.version = c.version;
-  meta.spec = ChooseTables(kBase, c.bits, c.k, policy);
+  meta.spec = c.how == How::kLookup ? ChooseLookupTables(kBase, c.bits, c.k, policy)
+                                    : ChooseTables(kBase, c.bits, c.k, policy);
+  const TablesKind kind = meta.spec.kind;
+  if (c.how == How::kExact) {
+    EXPECT_EQ(kind, TablesKind::kExact);
+  }
+  if (c.how == How::kLookup && c.k == 28) {
+    EXPECT_EQ(kind, TablesKind::kBands);
+  }
+  // At a few thousand rows of 128 bits the scan costs less than any tables
+  // (at 64 bits, k = 3 the exact tables' few probes are as cheap).
+  if (c.how == How::kAuto && c.bits == 128) {
+    EXPECT_EQ(kind, TablesKind::kScan);
+  }
+  const bool all_found = kind != TablesKind::kBands;
   meta.policy = policy;
   meta.rows = kBase;
   std::vector<uint64_t> lo, hi;
@@ -124,45 +146,37 @@ TEST_P(TableBatchTest, SearchBatchEqualsSearchAndTheExactScan) {
   ASSERT_TRUE(index->SearchBatch(queries, c.k, 2, &batch).ok());
   ASSERT_TRUE((*exact)->SearchBatch(queries, c.k, 1, &truth).ok());
   ASSERT_EQ(batch.num_queries(), queries.size());
-  // The batch is answered by the tiled exact scan where that is cheaper
-  // (always for the bands at 128 bits, k = 28; never for the exact 64-bit
-  // tables: both paths are covered), else by the tables' batch path.
-  const bool scan = index->ScanBeatsTables(queries.size());
-  if (c.bits == 128 && c.k == 28) {
-    EXPECT_TRUE(scan);
-  }
-  if (c.bits == 64 && c.exact) {
-    EXPECT_FALSE(scan);
-  }
+  std::vector<std::vector<Neighbor>> each;
+  ASSERT_TRUE(index->SearchEach(queries, c.k, &each).ok());
+  ASSERT_EQ(each.size(), queries.size());
   size_t found = 0, wanted = 0;
   for (size_t q = 0; q < queries.size(); ++q) {
     std::vector<Neighbor> one;
     ASSERT_TRUE(index->Search(queries[q], c.k, &one).ok());
     const std::vector<Neighbor> got(batch[q].begin(), batch[q].end());
     const std::vector<Neighbor> want(truth[q].begin(), truth[q].end());
-    if (c.exact || scan) {
-      EXPECT_EQ(got, want) << "query " << q;
-    } else {
-      EXPECT_EQ(got, one) << "query " << q;
-    }
-    // Search: never a false match; with exact tables, every true one.
+    // The batch paths answer as one query at a time, whatever the kind.
+    EXPECT_EQ(got, one) << "query " << q;
+    EXPECT_EQ(each[q], one) << "query " << q;
+    // Search: never a false match; with exact tables or the scan, every
+    // true one.
     for (const Neighbor& n : one) {
       EXPECT_NE(std::find(want.begin(), want.end(), n), want.end()) << "false match";
     }
-    if (c.exact) {
-      EXPECT_EQ(one, want);
+    if (all_found) {
+      EXPECT_EQ(one, want) << "query " << q;
     }
     found += one.size();
     wanted += want.size();
   }
   EXPECT_GT(wanted, queries.size() / 2);
-  if (!c.exact) {
+  if (!all_found) {
     // The bands' guarantee is 0.99 at d = k; these queries are spread over
     // 0..k+1, mostly far closer.
     EXPECT_GE(static_cast<double>(found), 0.97 * static_cast<double>(wanted));
   }
-  // The tables' batch paths (whichever SearchBatch chose) equal SearchFile
-  // and SearchDelta query by query.
+  // The tables' batch paths equal SearchFile and SearchDelta query by
+  // query.
   std::vector<std::vector<Neighbor>> file_batch(queries.size()), delta_batch(queries.size());
   TableIndex::SearchFileBatch(*shared, nullptr, queries, c.k, &file_batch);
   index->SearchDeltaBatch(queries, c.k, &delta_batch);
@@ -184,19 +198,24 @@ TEST_P(TableBatchTest, SearchBatchEqualsSearchAndTheExactScan) {
   std::filesystem::remove(path);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, TableBatchTest,
-                         ::testing::Values(Case{64, 3, true, index_internal::kIndexVersion3},
-                                           Case{64, 3, true, index_internal::kIndexVersion2},
-                                           Case{128, 8, true, index_internal::kIndexVersion3},
-                                           Case{128, 28, false, index_internal::kIndexVersion3},
-                                           Case{128, 28, false, index_internal::kIndexVersion2},
-                                           Case{64, 3, false, index_internal::kIndexVersion3}),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return "f" + std::to_string(info.param.bits) + "_k" +
-                                  std::to_string(info.param.k) +
-                                  (info.param.exact ? "_exact" : "_bands") + "_v" +
-                                  std::to_string(info.param.version);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    All, TableBatchTest,
+    ::testing::Values(Case{64, 3, How::kExact, index_internal::kIndexVersion3},
+                      Case{64, 3, How::kExact, index_internal::kIndexVersion2},
+                      Case{128, 8, How::kExact, index_internal::kIndexVersion3},
+                      Case{128, 28, How::kLookup, index_internal::kIndexVersion3},
+                      Case{128, 28, How::kLookup, index_internal::kIndexVersion2},
+                      Case{128, 28, How::kAuto, index_internal::kIndexVersion3},
+                      Case{128, 28, How::kAuto, index_internal::kIndexVersion2},
+                      Case{64, 3, How::kAuto, index_internal::kIndexVersion3}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      const How h = info.param.how;
+      return "f" + std::to_string(info.param.bits) + "_k" + std::to_string(info.param.k) +
+             (h == How::kExact    ? "_exact"
+              : h == How::kLookup ? "_lookup"
+                                  : "_auto") +
+             "_v" + std::to_string(info.param.version);
+    });
 
 }  // namespace
 }  // namespace neardup

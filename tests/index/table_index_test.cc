@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
@@ -49,8 +50,8 @@ bool FoundBy(const TablesSpec& spec, const Fingerprint& q, const Fingerprint& x)
   return false;
 }
 
-TEST(ChooseTablesTest, DefaultMethodAtOneMillionUsesBandsWithTheRecallTargets) {
-  const TablesSpec s = ChooseTables(1000000, 128, 24, TablesPolicy{});
+TEST(ChooseTablesTest, LookupTablesAtOneMillionAreBandsWithTheRecallTargets) {
+  const TablesSpec s = index_internal::ChooseLookupTables(1000000, 128, 24, TablesPolicy{});
   EXPECT_EQ(s.kind, TablesKind::kBands);
   EXPECT_GE(s.recall_at_k, 0.99);
   EXPECT_GE(s.recall_at_k_minus_4, 0.9999);
@@ -72,6 +73,49 @@ TEST(ChooseTablesTest, DefaultMethodAtOneMillionUsesBandsWithTheRecallTargets) {
   for (size_t i = 0; i < masks.size(); ++i) {
     EXPECT_EQ(masks[i].first, s.masks[i].hi);
     EXPECT_EQ(masks[i].second, s.masks[i].lo);
+  }
+}
+
+// The scan (no tables) wherever its estimated cost is not above the
+// tables': at the default method (128 bits, k = 28) and 1M fingerprints with
+// a SIMD kernel, never at 64 bits, k = 3 and 1M (the exact tables' ~1 us),
+// never with policy.exact or tables_only. Whatever the kernel, the choice
+// is the cheaper estimate.
+TEST(ChooseTablesTest, TheScanWhereItIsCheaper) {
+  using index_internal::ChooseLookupTables;
+  using index_internal::ScanQueryUs;
+  for (const auto& [n, bits, k] : std::vector<std::tuple<size_t, int, int>>{{1000, 128, 28},
+                                                                            {1000000, 128, 28},
+                                                                            {1000000, 128, 24},
+                                                                            {100000000, 128, 28},
+                                                                            {1000, 64, 3},
+                                                                            {1000000, 64, 3},
+                                                                            {100000000, 64, 3}}) {
+    const TablesSpec lookup = ChooseLookupTables(n, bits, k, TablesPolicy{});
+    const TablesSpec s = ChooseTables(n, bits, k, TablesPolicy{});
+    const double scan_us = ScanQueryUs(n, bits);
+    if (scan_us <= lookup.estimated_query_us) {
+      EXPECT_EQ(s.kind, TablesKind::kScan) << n << " " << bits << " " << k;
+      EXPECT_TRUE(s.masks.empty());
+      EXPECT_EQ(s.recall_at_k, 1.0);
+      EXPECT_EQ(s.bytes_per_fingerprint, 0.0);
+      EXPECT_DOUBLE_EQ(s.estimated_query_us, scan_us);
+    } else {
+      EXPECT_EQ(s.kind, lookup.kind) << n << " " << bits << " " << k;
+      EXPECT_EQ(s.masks.size(), lookup.masks.size());
+    }
+    TablesPolicy tables_only;
+    tables_only.tables_only = true;
+    EXPECT_EQ(ChooseTables(n, bits, k, tables_only).kind, lookup.kind);
+    TablesPolicy exact;
+    exact.exact = true;
+    EXPECT_EQ(ChooseTables(n, bits, k, exact).kind, TablesKind::kExact);
+  }
+  // The measured crossovers (doc/index_format.md).
+  EXPECT_EQ(ChooseTables(1000, 128, 28, TablesPolicy{}).kind, TablesKind::kScan);
+  EXPECT_NE(ChooseTables(1000000, 64, 3, TablesPolicy{}).kind, TablesKind::kScan);
+  if (index_internal::ActiveScanIsa() != index_internal::ScanIsa::kScalar) {
+    EXPECT_EQ(ChooseTables(1000000, 128, 28, TablesPolicy{}).kind, TablesKind::kScan);
   }
 }
 
@@ -193,7 +237,9 @@ TEST(TableIndexTest, BandsRecallOnPlantedPairsAndNoFalseMatches) {
   constexpr int kBits = 128, kK = 24, kPerDistance = 400;
   constexpr size_t kN = 20000;
   std::mt19937_64 rng(7);
-  auto index = TableIndex::Create(kBits, kK, TablesPolicy{}, kN);
+  TablesPolicy bands;
+  bands.tables_only = true;  // 20,000 rows: the scan would be cheaper
+  auto index = TableIndex::Create(kBits, kK, bands, kN);
   ASSERT_TRUE(index.ok());
   const TablesSpec& spec = (*index)->spec();
   ASSERT_EQ(spec.kind, TablesKind::kBands);
@@ -269,8 +315,6 @@ class MappedDocumentIndexTest : public ::testing::Test {
   // The masks the index's tables use, from its stats.
   TablesSpec SpecOf(const DocumentIndex& index) const {
     const DocumentIndexStats s = index.Stats();
-    TablesPolicy policy;
-    policy.exact = s.tables.kind == "exact";
     TablesSpec spec;
     if (s.tables.kind == "bands") {
       SimHashBands sb;
@@ -282,7 +326,7 @@ class MappedDocumentIndexTest : public ::testing::Test {
         spec.masks.push_back({hi, lo, static_cast<uint32_t>(s.tables.probe_radius)});
       }
     }
-    return spec;  // exact: no masks, every match within k is found
+    return spec;  // exact tables or the scan: every match within k is found
   }
 
   // Every query answers as the model predicts.
@@ -290,7 +334,7 @@ class MappedDocumentIndexTest : public ::testing::Test {
                    std::mt19937_64& rng, const std::string& when) {
     ASSERT_EQ(index.size(), model.size()) << when;
     const TablesSpec spec = SpecOf(index);
-    const bool exact = index.Stats().tables.kind == "exact";
+    const bool exact = index.Stats().tables.kind != "bands";
     std::vector<std::pair<std::string, Fingerprint>> all(model.begin(), model.end());
     std::vector<DocumentMatch> got;
     for (int t = 0; t < 200; ++t) {
@@ -332,6 +376,7 @@ class MappedDocumentIndexTest : public ::testing::Test {
     {
       auto built = DocumentIndex::Build(path_, header, options, ids, fps);
       ASSERT_TRUE(built.ok()) << built.status().ToString();
+      built_kind_ = (*built)->Stats().tables.kind;
       ExpectModel(**built, model, rng, "built, in memory");
       ASSERT_TRUE((*built)->Commit().ok());
       ExpectModel(**built, model, rng, "committed");
@@ -397,9 +442,28 @@ class MappedDocumentIndexTest : public ::testing::Test {
 
   std::string dir_;
   std::string path_;
+  std::string built_kind_;  // the kind of tables Build chose
 };
 
-TEST_F(MappedDocumentIndexTest, Bands128) { RunScenario(128, 24, IndexTablesOptions{}); }
+TEST_F(MappedDocumentIndexTest, Bands128) {
+  IndexTablesOptions t;
+  t.tables_only = true;  // at this size the scan would be cheaper
+  RunScenario(128, 24, t);
+  EXPECT_EQ(built_kind_, "bands");
+}
+
+// The default method at a few thousand documents: no tables, the scan.
+TEST_F(MappedDocumentIndexTest, Scan128) {
+  RunScenario(128, 28, IndexTablesOptions{});
+  EXPECT_EQ(built_kind_, "scan");
+}
+
+TEST_F(MappedDocumentIndexTest, VersionTwoScan128) {
+  IndexTablesOptions v2;
+  v2.file_version = 2;
+  RunScenario(128, 28, v2);
+  EXPECT_EQ(built_kind_, "scan");
+}
 
 TEST_F(MappedDocumentIndexTest, Bands64) { RunScenario(64, 3, IndexTablesOptions{}); }
 
@@ -421,6 +485,7 @@ TEST_F(MappedDocumentIndexTest, Exact128) {
 TEST_F(MappedDocumentIndexTest, VersionTwoBands128) {
   IndexTablesOptions v2;
   v2.file_version = 2;
+  v2.tables_only = true;
   RunScenario(128, 24, v2);
 }
 
@@ -449,8 +514,10 @@ TEST_F(MappedDocumentIndexTest, VersionOneBands) {
 // A damaged version 2 or 3 file: every byte flipped in turn is an error on
 // Open or on Verify, or (a flip in a section, unverified) answers without
 // crashing.
+// Param: (file version, lookup tables required): a file of exact tables,
+// and one with no tables (the scan, the default at this size).
 class DamagedFileTest : public MappedDocumentIndexTest,
-                        public ::testing::WithParamInterface<int> {};
+                        public ::testing::WithParamInterface<std::tuple<int, bool>> {};
 
 TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   std::mt19937_64 rng(3);
@@ -463,14 +530,17 @@ TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   PermutedTableOptions options;
   options.bits = 128;
   options.max_k = 24;
+  const auto [version, tables_only] = GetParam();
   DocumentIndexHeader header;
-  header.tables.file_version = GetParam();
+  header.tables.file_version = version;
+  header.tables.tables_only = tables_only;
   auto built = DocumentIndex::Build(path_, header, options, ids, fps);
   ASSERT_TRUE(built.ok());
+  EXPECT_EQ((*built)->Stats().tables.kind, tables_only ? "exact" : "scan");
   ASSERT_TRUE((*built)->Commit().ok());
   built->reset();
   const std::string good = testing::ReadFile(path_);
-  ASSERT_EQ(index_internal::IndexFileVersion(good), static_cast<uint32_t>(GetParam()));
+  ASSERT_EQ(index_internal::IndexFileVersion(good), static_cast<uint32_t>(version));
   std::vector<DocumentMatch> got;
   for (size_t i = 0; i < good.size(); i += std::max<size_t>(1, good.size() / 400)) {
     std::string bad = good;
@@ -490,7 +560,8 @@ TEST_P(DamagedFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   EXPECT_TRUE(DocumentIndex::Open(path_).ok());
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, DamagedFileTest, ::testing::Values(2, 3));
+INSTANTIATE_TEST_SUITE_P(Versions, DamagedFileTest,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Bool()));
 
 }  // namespace
 }  // namespace neardup

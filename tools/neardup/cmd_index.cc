@@ -177,9 +177,12 @@ int RunBuild(IndexFlags flags) {
     const TextIndexStats s = index->Stats();
     std::fprintf(stderr,
                  "neardup: indexed %zu documents (%zu empty documents not indexed) in %s: "
-                 "%d bits, max k %d, %d %s tables, guaranteed recall %.6f at distance %d\n",
-                 s.documents, empty, flags.index_path.c_str(), s.bits, s.max_k, s.tables.tables,
-                 s.tables.kind.c_str(), s.tables.recall_at_k, s.max_k);
+                 "%d bits, max k %d, %s, guaranteed recall %.6f at distance %d\n",
+                 s.documents, empty, flags.index_path.c_str(), s.bits, s.max_k,
+                 s.tables.kind == "scan"
+                     ? "no tables (the exact scan)"
+                     : (std::to_string(s.tables.tables) + " " + s.tables.kind + " tables").c_str(),
+                 s.tables.recall_at_k, s.max_k);
   }
   return InputExitCode(flags.input, stats);
 }
@@ -434,8 +437,8 @@ void AddEvictionOptions(CLI::App* cmd, EvictionOptions* options) {
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* index = app.add_subcommand(
       "index",
-      "A persistent near-duplicate index (exact tables, or bit-sampling bands with a stated recall "
-      "where they are cheaper)");
+      "A persistent near-duplicate index (the exact SIMD scan, exact tables, or bit-sampling "
+      "bands with a stated recall: whichever is cheapest)");
   index->require_subcommand(1);
 
   auto build = std::make_shared<IndexFlags>();
@@ -449,7 +452,11 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
       ->check(CLI::NonNegativeNumber);  // the upper bound is the method's: RunBuild
   b->add_flag("--exact", build->tables.exact,
               "Exact lookup tables (every match within k is found) whatever their cost; by "
-              "default the cheaper of exact tables and bit-sampling bands with --recall");
+              "default the cheapest of the exact scan (no tables), exact tables and "
+              "bit-sampling bands with --recall");
+  b->add_flag("--tables", build->tables.tables_only,
+              "Lookup tables (exact or bands) even where the exact scan is cheaper, so that a "
+              "query's cost grows slower than the index");
   b->add_option("--recall", build->tables.recall,
                 "Bands: the guaranteed recall at distance max k (default 0.99; 1 - (1 - R) / 100 "
                 "at max k - 4)")
