@@ -15,7 +15,8 @@
 //                rank 0 records the inputs (sizes, times, digests) in
 //                WORK/inputs.id (a --resume with changed inputs is refused)
 //   fingerprint  (each rank counts boilerplate lines of its units, the
-//                counts all-gathered, then fingerprints its contiguous share
+//                counts reduced by key range, boilerplate_exchange.h, then
+//                fingerprints its contiguous share
 //                of the units, cut by size, one shard per unit) ->
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number

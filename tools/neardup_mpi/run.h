@@ -38,6 +38,7 @@
 #include <tuple>
 
 #include "band_exchange.h"
+#include "boilerplate_exchange.h"
 #include "common.h"
 #include "dedup/cluster.h"
 #include "dedup/stages.h"
