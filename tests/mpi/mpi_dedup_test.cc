@@ -361,13 +361,29 @@ TEST_F(MpiDedupTest, MinHashBandKeysExchangedInRoundsAndResumedAfterAKill) {
   EXPECT_GE(skipped, 1u);
 }
 
-TEST_F(MpiDedupTest, StreamModeRunsOnRankZeroWithTheSameOutputs) {
-  // Stream mode is sequential: rank 0 runs it on the gathered fingerprints.
-  const std::string single = Single("stream_single", {"--mode", "stream"});
-  const CommandResult r = Mpi("stream", 3, {"--mode", "stream"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectSameOutputs(single, "stream");
-  EXPECT_FALSE(testing::ReadFile(single + "/pairs.jsonl").empty());
+// Stream mode (sequential) and --exact (one index of every fingerprint) are
+// not split over the ranks: at P = 1 they give neardup dedup's outputs; at
+// P > 1 they are refused in the setup stage (exit 2, naming the option and
+// what to use instead), where rank 0 ran them alone before.
+TEST_F(MpiDedupTest, StreamModeAndExactJoinRunAtOneRankAndAreRefusedAtMore) {
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"--mode", "stream"}, std::vector<std::string>{"--exact"}}) {
+    const std::string tag = options[0] == "--exact" ? "exact" : "stream";
+    const std::string single = Single(tag + "_single", options);
+    const CommandResult one = Mpi(tag + "_np1", 1, options);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    ExpectSameOutputs(single, tag + "_np1");
+    EXPECT_FALSE(testing::ReadFile(single + "/pairs.jsonl").empty());
+    const CommandResult three = Mpi(tag + "_np3", 3, options);
+    EXPECT_EQ(three.exit_code, 2) << three.err;
+    EXPECT_NE(three.err.find("error in stage setup: " + options[0] +
+                             (tag == "exact" ? " is not distributed" : " stream is sequential")),
+              std::string::npos)
+        << three.err;
+    EXPECT_NE(three.err.find(tag == "exact" ? "--banded" : "--mode cluster"), std::string::npos)
+        << three.err;
+    EXPECT_FALSE(fs::exists(dir_ + "/" + tag + "_np3/records.jsonl"));
+  }
 }
 
 // Boilerplate lines counted over the ranks: each rank owns a key range of
@@ -1047,7 +1063,7 @@ TEST_F(MpiDedupTest, UsageErrors) {
   EXPECT_NE(r.err.find("standard input"), std::string::npos) << r.err;
   // --resume of a work directory made by another command line.
   ASSERT_EQ(Mpi("other", 2, {"--banded"}).exit_code, 0);
-  r = Mpi("other", 2, {"--exact", "--resume"});
+  r = Mpi("other", 2, {"--banded", "--keep", "longest", "--resume"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("another command line"), std::string::npos) << r.err;
   // The short-document rule is refused, not ignored.
