@@ -716,6 +716,14 @@ TEST_F(MpiDedupTest, TerminationAndOutOfMemoryEndTheJobWithNoOutput) {
   EXPECT_NE(oom.err.find("neardup-mpi: rank 1: out of memory in stage join"), std::string::npos)
       << oom.err;
   EXPECT_EQ(no_outputs(dir_ + "/oom"), std::vector<std::string>{});
+  // The same thrown on a worker thread of the library's pool: the pool hands
+  // it to the rank's thread, whose stage reports it.
+  const CommandResult worker =
+      Mpi("oom_worker", 3, {"--banded"}, {"NEARDUP_MPI_FAIL_AT=alloc-worker:2"});
+  EXPECT_EQ(worker.exit_code, 1) << worker.err;
+  EXPECT_NE(worker.err.find("neardup-mpi: rank 2: out of memory in stage join"), std::string::npos)
+      << worker.err;
+  EXPECT_EQ(no_outputs(dir_ + "/oom_worker"), std::vector<std::string>{});
 }
 
 // A stopped rank (SIGSTOP at the start of its join) left the others waiting
