@@ -1,5 +1,6 @@
 # Fails when a file of the library includes a header of a later layer, or
-# when a front end (tools/neardup, python/) includes a header of src/.
+# when a front end (tools/neardup, tools/neardup_mpi, python/) includes a
+# header of src/.
 #   cmake -DSOURCE_DIR=<repo> -DSTAMP=<file to touch on success> -P check_layers.cmake
 #
 # The layers, in order (each may include its own headers and those of the
@@ -8,13 +9,14 @@
 # here is an error too, so that a new header is given its layer.
 set(LAYERS core text nlp engine store eval)
 set(core_MODULES util fingerprint index dedup)
-set(core_HEADERS status parallel fingerprint minhash index band_join band_bucket dedup minhash_dedup document_index)
+set(core_HEADERS status parallel file fingerprint minhash index band_join band_bucket dedup
+    dedup_groups minhash_dedup document_index)
 set(text_MODULES text extract)
-set(text_HEADERS text code_points extract boilerplate)
+set(text_HEADERS text code_points compression extract boilerplate)
 set(nlp_MODULES segment keywords features)
 set(nlp_HEADERS segmenter idf keywords features pipeline presets method options)
 set(engine_MODULES engine)
-set(engine_HEADERS engine document_pass dedup_job text_index)
+set(engine_HEADERS engine document_pass dedup_job dedup_over_ranks text_index)
 set(store_MODULES store)
 set(store_HEADERS store)
 set(eval_MODULES eval)
@@ -84,19 +86,27 @@ foreach(f ${public})
   endif()
 endforeach()
 
-# The front ends are user programs of the library: tools/neardup and
-# python/ include the public headers (neardup/*.h) and headers of their own
-# folder, never one of src/ (their include path has no src/ either).
-# Pending (issue 23): tools/neardup_mpi still includes src/ headers
-# (dedup/stages.h, util/file.h, ...) and is exempt until it no longer does.
+# The front ends are user programs of the library: tools/neardup,
+# tools/neardup_mpi and python/ include the public headers (neardup/*.h) and
+# headers of their own folder, never one of src/ (their include path has no
+# src/ either). neardup-mpi takes neardup dedup's flags and writes its
+# outputs the same way: it may include the headers of the command line's
+# shared code (neardup_tool_shared in CMakeLists.txt), named here.
+set(tool_shared_HEADERS common.h dedup_stages.h output_files.h)
 file(GLOB front_end_files ${SOURCE_DIR}/tools/neardup/*.cc ${SOURCE_DIR}/tools/neardup/*.h
+     ${SOURCE_DIR}/tools/neardup_mpi/*.cc ${SOURCE_DIR}/tools/neardup_mpi/*.h
      ${SOURCE_DIR}/python/*.cc ${SOURCE_DIR}/python/*.h)
 foreach(f ${front_end_files})
   get_filename_component(dir ${f} DIRECTORY)
+  get_filename_component(dir_name ${dir} NAME)
   file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[^\"]+\"")
   foreach(line ${includes})
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*$" "\\1" inc "${line}")
     if(inc MATCHES "^neardup/[a-z_0-9]+\\.h$" OR EXISTS ${dir}/${inc})
+      continue()
+    endif()
+    list(FIND tool_shared_HEADERS "${inc}" shared)
+    if(dir_name STREQUAL "neardup_mpi" AND shared GREATER -1)
       continue()
     endif()
     file(RELATIVE_PATH rel ${SOURCE_DIR} ${f})

@@ -41,6 +41,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dedup/stages.h"
@@ -48,11 +49,36 @@
 #include "group.h"
 #include "mpi_comm.h"
 #include "neardup/dedup.h"
+#include "neardup/dedup_over_ranks.h"
 #include "shard.h"
 #include "util/random.h"
 
 namespace neardup::mpi {
 namespace {
+
+// What the band join needs of a plan made on rank 0, for the "root" layout's
+// broadcast: the join report (band layout), the width and the distinct
+// fingerprints (16 bytes per group).
+std::string EncodeSimHashJoinPlan(const dedup_internal::SimHashPlan& plan) {
+  static_assert(std::is_trivially_copyable_v<DedupJoinReport>);
+  std::string out(reinterpret_cast<const char*>(&plan.report), sizeof plan.report);
+  const auto bits = static_cast<int64_t>(plan.bits);
+  out.append(reinterpret_cast<const char*>(&bits), sizeof bits);
+  out.append(reinterpret_cast<const char*>(plan.words.data()), plan.words.size() * 16);
+  return out;
+}
+
+dedup_internal::SimHashPlan DecodeSimHashJoinPlan(const std::string& bytes) {
+  dedup_internal::SimHashPlan plan;
+  std::memcpy(&plan.report, bytes.data(), sizeof plan.report);
+  int64_t bits = 0;
+  std::memcpy(&bits, bytes.data() + sizeof plan.report, sizeof bits);
+  plan.bits = static_cast<int>(bits);
+  const size_t at = sizeof plan.report + sizeof bits;
+  plan.words.resize((bytes.size() - at) / 16);
+  std::memcpy(static_cast<void*>(plan.words.data()), bytes.data() + at, plan.words.size() * 16);
+  return plan;
+}
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -224,7 +250,7 @@ int Main(int argc, char** argv) {
   if (!allgather && !sorted) {
     std::string blob = w.rank == 0 ? EncodeSimHashJoinPlan(plan) : std::string();
     BroadcastBytes(w, &blob, 0, &plan_traffic);
-    if (w.rank != 0) plan = std::move(*DecodeSimHashJoinPlan(blob));
+    if (w.rank != 0) plan = DecodeSimHashJoinPlan(blob);
   }
   const int bands = plan.report.bands.bands;
   end(sorted      ? "plan (every rank, distinct)"

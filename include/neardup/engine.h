@@ -8,6 +8,8 @@
 //                        in bytes of input as stored), and a job's input
 //   neardup/dedup_job.h  the dedup job: inputs, method, boilerplate, join,
 //                        cluster rule, keep policy, outputs; one call
+//   neardup/dedup_over_ranks.h  its cluster-mode join split over processes
+//                        (neardup-mpi), one interface for every method
 //   neardup/options.h    one parser and one printer per shared option word
 //   neardup/text_index.h the text index: method, pipeline, line counts and
 //                        a DocumentIndex; one empty-document policy, one stats
@@ -16,6 +18,7 @@
 #define NEARDUP_ENGINE_H_
 
 #include "neardup/dedup_job.h"
+#include "neardup/dedup_over_ranks.h"
 #include "neardup/document_pass.h"
 #include "neardup/options.h"
 #include "neardup/text_index.h"

@@ -28,24 +28,13 @@
 #include <vector>
 
 #include "neardup/dedup.h"
+#include "neardup/dedup_groups.h"
 #include "neardup/index.h"
 
 namespace neardup::dedup_internal {
 
-// Documents with equal identity keys, collapsed: the non-empty positions sorted
-// by (key, position), cut into groups of equal keys. Group g's members are
-// members[begin[g] .. begin[g + 1]), in increasing position; groups are in key
-// order.
-struct Groups {
-  std::vector<size_t> members;
-  std::vector<size_t> begin;
-  std::vector<size_t> of;  // per position: its group, or SIZE_MAX when empty
-
-  size_t size() const { return begin.empty() ? 0 : begin.size() - 1; }
-  std::span<const size_t> Members(size_t g) const {
-    return std::span<const size_t>(members).subspan(begin[g], begin[g + 1] - begin[g]);
-  }
-};
+// Documents with equal identity keys, collapsed (neardup/dedup_groups.h).
+using Groups = DedupGroups;
 
 // A 128-bit identity key of a non-empty document (hi, lo).
 using IdentityKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)>;

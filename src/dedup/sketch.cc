@@ -22,16 +22,21 @@ constexpr int kSlotShift = 64 - std::countr_zero(static_cast<unsigned>(kSketchSl
 JaccardSketch MakeJaccardSketch(std::span<const uint64_t> hashes) {
   static_assert(std::has_single_bit(static_cast<unsigned>(kSketchSlots)) && kSketchSlots % 64 == 0);
   JaccardSketch s;
-  std::array<uint32_t, kSketchSlots> low;
-  low.fill(UINT32_MAX);
+  // Each slot's minimum (< 2^32), or kNone: no per-hash update of `empty`,
+  // whose two words made a chain of read-modify-writes through memory.
+  constexpr uint64_t kNone = ~uint64_t{0};
+  std::array<uint64_t, kSketchSlots> low;
+  low.fill(kNone);
   for (const uint64_t h : hashes) {
     const uint64_t x = SplitMix64(h ^ kSketchSeed);
-    const size_t slot = static_cast<size_t>(x >> kSlotShift);
-    const uint32_t v = static_cast<uint32_t>(x);
-    if (v < low[slot]) low[slot] = v;
-    s.empty[slot / 64] &= ~(uint64_t{1} << (slot % 64));
+    uint64_t& m = low[static_cast<size_t>(x >> kSlotShift)];
+    m = std::min<uint64_t>(m, static_cast<uint32_t>(x));
   }
-  for (size_t i = 0; i < low.size(); ++i) s.slot[i] = static_cast<uint8_t>(low[i]);
+  for (size_t i = 0; i < low.size(); ++i) {
+    // An empty slot keeps the low 8 bits of UINT32_MAX, as before.
+    s.slot[i] = static_cast<uint8_t>(low[i]);
+    if (low[i] != kNone) s.empty[i / 64] &= ~(uint64_t{1} << (i % 64));
+  }
   s.features = static_cast<uint32_t>(std::min<size_t>(hashes.size(), UINT32_MAX));
   return s;
 }

@@ -5,10 +5,16 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 #include <iterator>
 
 #include "util/file.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace neardup {
 namespace {
@@ -35,22 +41,73 @@ size_t SpaceAt(std::string_view s, size_t i) {
   return 0;
 }
 
+// Bytes that CanonicalInto() cannot copy as they are: ASCII white space and
+// controls (<= 0x20), upper-case ASCII letters, and the lead bytes of U+00A0
+// (0xC2) and U+3000 (0xE3).
+constexpr std::array<bool, 256> kSpecial = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c <= 0x20; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  t[0xC2] = t[0xE3] = true;
+  return t;
+}();
+
+// The first byte of s[0, n) that is kSpecial, or n. The bytes between are
+// copied unchanged: this scan (16 bytes a step with SSE2) and one memcpy per
+// run replace a push_back per byte (12 % of the default dedup's CPU at 100k
+// documents, where each document is one line, keyed twice).
+size_t PlainRun(const char* s, size_t n) {
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i space = _mm_set1_epi8(0x20), a = _mm_set1_epi8('A'), z = _mm_set1_epi8(25);
+  const __m128i c2 = _mm_set1_epi8(static_cast<char>(0xC2));
+  const __m128i e3 = _mm_set1_epi8(static_cast<char>(0xE3));
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i letter = _mm_sub_epi8(v, a);
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, space), v),
+                                  _mm_cmpeq_epi8(_mm_min_epu8(letter, z), letter)),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, c2), _mm_cmpeq_epi8(v, e3)));
+    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (mask != 0) return i + static_cast<size_t>(std::countr_zero(mask));
+  }
+#endif
+  while (i < n && !kSpecial[static_cast<unsigned char>(s[i])]) ++i;
+  return i;
+}
+
 void CanonicalInto(std::string_view line, std::string* out) {
-  out->clear();
+  // The canonical form is never longer than the line.
+  out->resize(line.size());
+  char* const begin = out->data();
+  char* d = begin;
+  const char* s = line.data();
+  const size_t n = line.size();
   bool pending_space = false;
-  for (size_t i = 0; i < line.size();) {
+  for (size_t i = 0; i < n;) {
+    const size_t run = PlainRun(s + i, n - i);
+    if (run > 0) {
+      if (pending_space) *d++ = ' ';
+      pending_space = false;
+      std::memcpy(d, s + i, run);
+      d += run;
+      i += run;
+      if (i == n) break;
+    }
     const size_t space = SpaceAt(line, i);
     if (space > 0) {
-      pending_space = !out->empty();
+      pending_space = d != begin;
       i += space;
       continue;
     }
-    if (pending_space) out->push_back(' ');
+    if (pending_space) *d++ = ' ';
     pending_space = false;
-    char c = line[i++];
+    char c = s[i++];
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    out->push_back(c);
+    *d++ = c;
   }
+  out->resize(static_cast<size_t>(d - begin));
 }
 
 // The key of a line's canonical form; 0 for a blank line.

@@ -11,12 +11,12 @@
 #include <string>
 #include <string_view>
 
+#include "neardup/compression.h"
+
 namespace neardup {
 
-// "gzip" (1F 8B), "zstd" (28 B5 2F FD), "xz" (FD 37 7A 58 5A 00), "bzip2"
-// ("BZh" and a digit 1-9), or "" when `head`, a file's first bytes (6 or
-// more when the file has them), starts with none of these.
-std::string_view DetectCompression(std::string_view head);
+// DetectCompression: neardup/compression.h (public: neardup-mpi splits inputs
+// by it).
 
 // The magic bytes of an xz stream.
 inline constexpr std::string_view kXzMagic{

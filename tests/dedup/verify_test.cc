@@ -17,6 +17,7 @@
 #include "neardup/dedup.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
+#include "util/random.h"
 
 namespace neardup {
 namespace {
@@ -75,6 +76,38 @@ TEST(JaccardSketchTest, EstimatesJaccardWithinItsStatedError) {
   EXPECT_EQ(SketchJaccard(MakeJaccardSketch(a), MakeJaccardSketch(a)), 1.0);
   EXPECT_EQ(SketchJaccard(MakeJaccardSketch(a), MakeJaccardSketch({})), 0.0);
   EXPECT_EQ(MakeJaccardSketch(a).features, 500u);
+}
+
+// MakeJaccardSketch's definition, straight from the header: slot = the top
+// 7 bits of SplitMix64(h ^ seed), each slot the low 8 bits of the smallest
+// low 32 bits (0xFF when empty), `empty` its unfilled slots.
+JaccardSketch ReferenceSketch(const std::vector<uint64_t>& hashes) {
+  JaccardSketch s;
+  std::vector<uint32_t> low(kSketchSlots, UINT32_MAX);
+  for (const uint64_t h : hashes) {
+    const uint64_t x = SplitMix64(h ^ 0x736b65746368ULL);
+    const size_t slot = static_cast<size_t>(x >> 57);
+    low[slot] = std::min(low[slot], static_cast<uint32_t>(x));
+    s.empty[slot / 64] &= ~(uint64_t{1} << (slot % 64));
+  }
+  for (size_t i = 0; i < low.size(); ++i) s.slot[i] = static_cast<uint8_t>(low[i]);
+  s.features = static_cast<uint32_t>(hashes.size());
+  return s;
+}
+
+TEST(JaccardSketchTest, EqualsTheDefinition) {
+  std::mt19937_64 rng(11);
+  for (const size_t size : {0, 1, 5, 60, 127, 128, 300, 2000}) {
+    for (int t = 0; t < 20; ++t) {
+      std::vector<uint64_t> hashes(size);
+      for (uint64_t& h : hashes) h = rng() % (2 * size + 1);  // repeats too
+      const JaccardSketch got = MakeJaccardSketch(hashes);
+      const JaccardSketch want = ReferenceSketch(hashes);
+      EXPECT_EQ(got.slot, want.slot) << size;
+      EXPECT_EQ(got.empty, want.empty) << size;
+      EXPECT_EQ(got.features, want.features) << size;
+    }
+  }
 }
 
 // The default method's documents, fingerprints and sketches.

@@ -2,17 +2,13 @@
 
 #include "band_exchange.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <string>
 #include <type_traits>
-
-#include "dedup/stages.h"
-#include "neardup/band_bucket.h"
-#include "neardup/minhash.h"
-#include "neardup/minhash_dedup.h"
-#include "util/random.h"
 
 namespace neardup::mpi {
 namespace {
@@ -26,9 +22,10 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 24 && std::is_trivially_copyable_v<Entry>);
 
-// The hash that spreads (band, bucket) over the ranks and parts.
+// The hash that spreads (band, bucket) over the ranks and parts (which rank
+// verifies a bucket: the pairs do not depend on it).
 uint64_t Spread(uint32_t band, uint64_t bucket) {
-  return SplitMix64(bucket + static_cast<uint64_t>(band) * kSplitMix64Gamma);
+  return XXH3_64bits_withSeed(&bucket, sizeof bucket, band);
 }
 
 // The signatures fetched for a round: group -> num_perm words.
@@ -56,23 +53,6 @@ class SignatureTable {
   std::vector<size_t> order_;     // positions of groups_ in increasing group
   std::vector<uint64_t> sorted_;  // groups_ sorted
 };
-
-// BandJoin's work on one bucket (members: its groups, increasing): the
-// pairs it confirms, appended to *pairs (the library's rule,
-// VerifyBandBucket).
-void VerifyBucket(const ExchangeOptions& o, std::span<const uint64_t> members,
-                  const SignatureTable& table, std::vector<IdPair>* pairs, BandJoinStats* stats) {
-  const auto test = [&](size_t a, size_t b) {
-    const size_t equal = EqualComponents(table.Of(a), table.Of(b));
-    if (equal < o.need) return -1;
-    return MinHashDistance(static_cast<double>(equal) / static_cast<double>(o.num_perm));
-  };
-  BandJoinOptions options;
-  options.components_only = o.components_only;
-  options.max_bucket = o.max_bucket;
-  options.max_representatives = o.max_representatives;
-  VerifyBandBucket(members, test, options, pairs, stats);
-}
 
 }  // namespace
 
@@ -102,16 +82,15 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
   return rounds;
 }
 
-void JoinRound(const World& world, const ExchangeOptions& options, const ExchangeRound& round,
-               std::span<const MinHashRep> reps, std::span<const uint32_t> signatures,
-               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic,
-               BandBuckets* cache) {
+void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOptions& options,
+               const ExchangeRound& round, std::span<const GroupRep> reps,
+               std::span<const uint32_t> signatures, std::vector<IdPair>* pairs,
+               BandJoinStats* stats, ExchangeTraffic* traffic, BandBuckets* cache) {
   const auto p = static_cast<size_t>(world.size);
-  const auto perm = static_cast<size_t>(options.num_perm);
+  const size_t perm = options.signature_words;
   const auto own = [&](uint64_t local) { return signatures.subspan(local * perm, perm); };
-  const auto bucket_of = [&](const MinHashRep& r, int band) {
-    return dedup_internal::MinHashBandBucket(MinHashBandKey(own(r.local), band, options.rows),
-                                             options.groups);
+  const auto bucket_of = [&](const GroupRep& r, int band) {
+    return plan.BandBucket(own(r.local), band);
   };
   // A band cut into parts (a round of one band): its buckets once.
   const bool cached = cache != nullptr && round.parts > 1;
@@ -126,7 +105,7 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
   {
     std::vector<std::string> to(p);
     for (size_t k = 0; k < reps.size(); ++k) {
-      const MinHashRep& r = reps[k];
+      const GroupRep& r = reps[k];
       for (int band = round.band_begin; band < round.band_end; ++band) {
         Entry e;
         e.bucket = cached ? cache->buckets[k] : bucket_of(r, band);
@@ -202,7 +181,7 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
         // Every group asked for is one of this rank's (the entry's owner).
         const auto it =
             std::lower_bound(reps.begin(), reps.end(), g,
-                             [](const MinHashRep& x, uint64_t group) { return x.group < group; });
+                             [](const GroupRep& x, uint64_t group) { return x.group < group; });
         const std::span<const uint32_t> sig = own(it->local);
         replies[r].append(reinterpret_cast<const char*>(sig.data()), sig.size_bytes());
       }
@@ -216,12 +195,17 @@ void JoinRound(const World& world, const ExchangeOptions& options, const Exchang
         perm);
     std::vector<std::string>().swap(replies);
     // 4. Verify each bucket of the batch.
+    BandJoinOptions verify;
+    verify.components_only = options.components_only;
+    verify.max_bucket = options.max_bucket;
+    verify.max_representatives = options.max_representatives;
+    const auto signature = [&table](uint64_t group) { return table.Of(group); };
     for (size_t k = first; k < last; ++k) {
       members.clear();
       for (size_t i = buckets[k].first; i < buckets[k].second; ++i) {
         members.push_back(entries[i].group);
       }
-      VerifyBucket(options, members, table, pairs, stats);
+      plan.VerifyBucket(members, signature, verify, pairs, stats);
     }
   }
 }

@@ -1,28 +1,28 @@
 // Copyright 2026 The neardup Authors.
 //
-// MinHash's band join over the ranks of an MPI job without gathering the
-// signatures anywhere: band keys are exchanged instead (issue 14's plan).
-// Each rank holds the signatures of its own documents and knows which of
-// them represent a group (identical signatures, numbered by GroupOverRanks).
-// In a round, each rank computes the bucket (dedup_internal::
-// MinHashBandBucket, BandJoin's own) of every band of the round for each of
-// its groups and sends (band, bucket, group, owner) to the rank that owns the
+// A band join split by band keys (DedupJoinPlan::Split::kBandKeys, the
+// library's choice for MinHash) over the ranks of an MPI job without
+// gathering the signatures anywhere: band keys are exchanged instead (issue
+// 14's plan). Each rank holds the signatures of its own documents and knows
+// which of them represent a group (identical documents, numbered by
+// GroupOverRanks). In a round, each rank computes the bucket
+// (DedupJoinPlan::BandBucket, the single process's own) of every band of the
+// round for each of its groups and sends (band, bucket, group, owner) to the rank that owns the
 // bucket (a hash of band and bucket, MPI_Alltoallv); each rank sorts what it
 // received into buckets, asks the owners for the signatures of the groups in
 // buckets of two or more (MPI_Alltoallv, and back), and verifies the pairs of
-// each bucket as BandJoin does (every pair of a bucket of at most max_bucket
-// groups, in group order; larger buckets against representatives). So the
-// pairs are those of one MinHashJoinBands over all bands, whatever P.
+// each bucket (DedupJoinPlan::VerifyBucket: as the single process's band
+// join does). So the pairs are those of one join over all bands, whatever P.
 //
-//   std::vector<MinHashRep> reps = ...;   // this rank's groups, by group
-//   ExchangeLayout layout = PlanExchange(world, options, reps.size());
-//   for (size_t t = 0; t < layout.rounds.size(); ++t)
-//     JoinRound(world, options, layout.rounds[t], reps, signatures, &pairs, &stats, &traffic);
+//   std::vector<GroupRep> reps = ...;   // this rank's groups, by group
+//   std::vector<ExchangeRound> rounds = PlanExchange(world, options, reps.size());
+//   for (const ExchangeRound& round : rounds)
+//     JoinRound(world, plan, options, round, reps, signatures, &pairs, &stats, &traffic);
 //
 // Memory per rank and round: 24 bytes per (group, band) entry sent and
 // received (at most ExchangeOptions::round_bytes of entries sent: a round
 // takes several bands, or one band's buckets split into parts by hash), and
-// the signatures of the groups of shared buckets, num_perm x 4 bytes each,
+// the signatures of the groups of shared buckets, signature_words x 4 bytes each,
 // fetched in batches of buckets of at most round_bytes (a batch holds one
 // bucket at least).
 //
@@ -38,22 +38,20 @@
 
 #include "mpi_comm.h"
 #include "neardup/band_join.h"
+#include "neardup/dedup_over_ranks.h"
 #include "neardup/index.h"
 
 namespace neardup::mpi {
 
 // A group whose representative (its first document) is on this rank.
-struct MinHashRep {
+struct GroupRep {
   uint64_t group = 0;
   uint64_t local = 0;  // the representative's position among the rank's documents
 };
 
 struct ExchangeOptions {
-  size_t groups = 0;  // n of the join (the number of groups)
-  size_t need = 0;    // equal components of a near-duplicate pair
-  int num_perm = 0;
-  int bands = 0;
-  int rows = 0;
+  size_t signature_words = 0;  // of a group's signature (SignatureWords)
+  int bands = 0;               // the plan's
   // Only the components are needed: a bucket's pairs that its earlier pairs
   // already connect are not tested (a spanning forest of each bucket).
   bool components_only = false;
@@ -98,13 +96,13 @@ struct ExchangeTraffic {
 
 // The pairs (of groups, a < b) of the buckets this rank owns in `round`,
 // appended to *pairs; the counts added to *stats. `reps` sorted by group;
-// signatures: this rank's documents' signatures (num_perm words each).
+// signatures: this rank's documents' signatures (signature_words each).
 // cache (may be null): the buckets of a band cut into parts, reused by its
 // later parts (the same reps and signatures each round).
-void JoinRound(const World& world, const ExchangeOptions& options, const ExchangeRound& round,
-               std::span<const MinHashRep> reps, std::span<const uint32_t> signatures,
-               std::vector<IdPair>* pairs, BandJoinStats* stats, ExchangeTraffic* traffic,
-               BandBuckets* cache = nullptr);
+void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOptions& options,
+               const ExchangeRound& round, std::span<const GroupRep> reps,
+               std::span<const uint32_t> signatures, std::vector<IdPair>* pairs,
+               BandJoinStats* stats, ExchangeTraffic* traffic, BandBuckets* cache = nullptr);
 
 }  // namespace neardup::mpi
 

@@ -116,8 +116,7 @@ Status Run::CountBoilerplate(bool needed) {
 Status Run::Fingerprint(bool* any_needed_out) {
   const DedupFlags& f = config_->flags;
   const bool records = config_->keep_records();
-  const size_t num_perm =
-      config_->minhash ? static_cast<size_t>(config_->method.minhash.num_perm) : 0;
+  const size_t num_perm = SignatureWords(*config_->job);
   const auto name = [&](const Unit& u) {
     std::string s = "input " + std::to_string(u.input) + " (" + f.input.inputs[u.input];
     if (u.pieces > 1) {

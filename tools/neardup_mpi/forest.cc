@@ -4,9 +4,8 @@
 
 #include <algorithm>
 
-#include "dedup/stages.h"
+#include "neardup/dedup_over_ranks.h"
 #include "shard.h"
-#include "util/union_find.h"
 
 namespace neardup::mpi {
 
@@ -22,30 +21,8 @@ std::vector<IdPair> RoutePairs(const World& world, const std::vector<IdPair>& pa
   const std::string got = AllToAllBytes(world, bytes, traffic);
   // Well formed by construction (20 bytes per pair).
   std::vector<IdPair> mine = std::move(*DecodePairs(got, "routed pairs"));
-  dedup_internal::MergePairs(&mine);
+  MergePairs(&mine);
   return mine;
-}
-
-std::vector<IdPair> SpanningForest(const std::vector<IdPair>& pairs) {
-  // The groups the pairs touch, numbered densely.
-  std::vector<uint64_t> nodes;
-  nodes.reserve(2 * pairs.size());
-  for (const IdPair& p : pairs) {
-    nodes.push_back(p.a);
-    nodes.push_back(p.b);
-  }
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  const auto dense = [&nodes](uint64_t g) {
-    return static_cast<size_t>(std::lower_bound(nodes.begin(), nodes.end(), g) - nodes.begin());
-  };
-  UnionFind uf(nodes.size());
-  std::vector<IdPair> forest;
-  for (const IdPair& p : pairs) {
-    if (uf.Union(dense(p.a), dense(p.b))) forest.push_back(p);
-  }
-  dedup_internal::MergePairs(&forest);
-  return forest;
 }
 
 std::vector<IdPair> MergeForests(const World& world, std::vector<IdPair> forest, Traffic* traffic) {
@@ -64,8 +41,7 @@ std::vector<IdPair> MergeForests(const World& world, std::vector<IdPair> forest,
   return forest;
 }
 
-ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs,
-                                   const dedup_internal::Groups& groups,
+ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs, const DedupGroups& groups,
                                    std::span<const IdPair> pairs) {
   std::vector<uint64_t> chosen;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -83,7 +59,7 @@ ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs,
   }
   std::sort(out.positions.begin(), out.positions.end());
   for (const uint64_t i : out.positions) out.docs.push_back(docs[i]);
-  dedup_internal::Groups& sub = out.groups;
+  DedupGroups& sub = out.groups;
   sub.of.assign(out.positions.size(), SIZE_MAX);
   for (size_t k = 0; k < chosen.size(); ++k) {
     sub.begin.push_back(sub.members.size());

@@ -16,6 +16,8 @@
 //   uint64_t distinct = owned.size();                     // summed: confirmed
 //   std::vector<IdPair> forest = MergeForests(world, SpanningForest(owned), &traffic);
 //
+// SpanningForest is the library's (neardup/dedup_over_ranks.h).
+//
 // Collective functions: every rank calls them in the same order.
 
 #ifndef NEARDUP_TOOLS_NEARDUP_MPI_FOREST_H_
@@ -24,9 +26,9 @@
 #include <span>
 #include <vector>
 
-#include "dedup/cluster.h"
 #include "mpi_comm.h"
 #include "neardup/dedup.h"
+#include "neardup/dedup_groups.h"
 #include "neardup/index.h"
 
 namespace neardup::mpi {
@@ -35,10 +37,6 @@ namespace neardup::mpi {
 // a mod P == rank, sorted by (a, b), each once.
 std::vector<IdPair> RoutePairs(const World& world, const std::vector<IdPair>& pairs,
                                Traffic* traffic);
-
-// The pairs (in their order) that join two components of the pairs before
-// them: a spanning forest, sorted by (a, b). Memory: O(pairs), not O(groups).
-std::vector<IdPair> SpanningForest(const std::vector<IdPair>& pairs);
 
 // Rank 0: a spanning forest of the union of every rank's `forest`, sorted;
 // the other ranks: empty.
@@ -52,13 +50,12 @@ std::vector<IdPair> MergeForests(const World& world, std::vector<IdPair> forest,
 struct ClusteredDocuments {
   std::vector<uint64_t> positions;  // increasing
   std::vector<DedupDocument> docs;  // docs[positions[i]]
-  dedup_internal::Groups groups;    // members are indexes into positions
+  DedupGroups groups;               // members are indexes into positions
   std::vector<uint64_t> chosen;     // groups' numbers before the renumbering
   std::vector<IdPair> pairs;        // of the renumbered groups
 };
 
-ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs,
-                                   const dedup_internal::Groups& groups,
+ClusteredDocuments SelectClustered(std::span<const DedupDocument> docs, const DedupGroups& groups,
                                    std::span<const IdPair> pairs);
 
 }  // namespace neardup::mpi

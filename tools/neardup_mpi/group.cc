@@ -67,8 +67,8 @@ std::vector<Key> Splitters(const World& world, const std::vector<Entry>& entries
 }  // namespace
 
 Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
-                      const dedup_internal::IdentityKey& key, uint64_t first_position,
-                      DistributedGroups* out, Traffic* traffic) {
+                      const DocumentKey& key, uint64_t first_position, DistributedGroups* out,
+                      Traffic* traffic) {
   const auto ranks = static_cast<size_t>(world.size);
   // Each step frees what the next does not need: the copies of the
   // exchanges are the memory's peak.
@@ -253,7 +253,7 @@ Status CollectClustered(const World& world, std::span<const DedupDocument> docs,
                    [&got](size_t x, size_t y) { return got[x].group < got[y].group; });
   std::sort(chosen.begin(), chosen.end());
   chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-  dedup_internal::Groups& sub = c.groups;
+  DedupGroups& sub = c.groups;
   sub.of.assign(got.size(), SIZE_MAX);
   for (size_t k = 0; k < by_group.size(); ++k) {
     const size_t i = by_group[k];

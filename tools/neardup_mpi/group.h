@@ -1,10 +1,10 @@
 // Copyright 2026 The neardup Authors.
 //
-// Identical fingerprints (MinHash: identical signature identities) grouped
-// over the ranks of an MPI job, without any rank holding every document: a
-// sample sort by key. Group numbers are those of the single process's
-// dedup_internal::GroupByKey (groups in increasing key order), so the band
-// join, the pairs and every output come out the same.
+// Identical documents (equal identity keys, IdentityKeyOf: the library's,
+// by method) grouped over the ranks of an MPI job, without any rank holding
+// every document: a sample sort by key. Group numbers are those of the single
+// process's grouping (DedupGroups: groups in increasing key order), so the
+// band join, the pairs and every output come out the same.
 //
 // 1. Each rank sorts its own non-empty documents by (key, position) and
 //    collapses equal keys: one 32-byte entry (key, first position, count) per
@@ -41,10 +41,10 @@
 #include <utility>
 #include <vector>
 
-#include "dedup/cluster.h"
 #include "forest.h"
 #include "mpi_comm.h"
 #include "neardup/dedup.h"
+#include "neardup/dedup_over_ranks.h"
 #include "neardup/status.h"
 
 namespace neardup::mpi {
@@ -65,15 +65,16 @@ struct DistributedGroups {
 // key(i): own document i's key (not asked for empty ones).
 // Corruption when an exchange lost bytes (after every collective).
 Status GroupOverRanks(const World& world, std::span<const DedupDocument> docs,
-                      const dedup_internal::IdentityKey& key, uint64_t first_position,
-                      DistributedGroups* out, Traffic* traffic);
+                      const DocumentKey& key, uint64_t first_position, DistributedGroups* out,
+                      Traffic* traffic);
 
 // Rank 0's input to the cluster stage, collected from the ranks: the
 // documents of clusters of two or more (the members of groups of two or
 // more, and of groups in `pairs`, rank 0's pairs of groups), renumbered in
-// increasing position: what SelectClustered makes of every document. MinHash
-// (num_perm > 0): with the signature of each of their groups, from the rank
-// of its first member (signature_groups increasing, num_perm words each).
+// increasing position: what SelectClustered makes of every document. With
+// num_perm > 0 (SignatureWords: the method has signatures): with the
+// signature of each of their groups, from the rank of its first member
+// (signature_groups increasing, num_perm words each).
 // `sketches` (own documents' sketches; null: none, on every rank alike):
 // each collected document's sketch too.
 struct Collected {

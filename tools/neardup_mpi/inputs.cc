@@ -34,8 +34,7 @@
 #include <tuple>
 
 #include "common.h"
-#include "text/compression.h"
-#include "util/file.h"
+#include "neardup/compression.h"
 
 namespace neardup::mpi {
 namespace {

@@ -33,70 +33,52 @@ void FailAllocationOnAWorker() {
 
 Status Run::Plan() {
   const DedupConfig& c = *config_;
+  const DedupJob& job = *c.job;
   // Stream mode is sequential: rank 0 runs it whole in the join stage.
   if (c.options.mode != DedupMode::kCluster) return Status::OK();
-  const MinHashOptions& mh = c.method.minhash;
-  const auto perm = static_cast<size_t>(mh.num_perm);
-  // The options are checked first, the same way on every rank (SimHash:
-  // with the fingerprints' width over the ranks, 1 when they mix).
-  int bits = 0;
-  if (c.minhash) {
-    NEARDUP_ASSIGN_OR_RETURN(minhash_,
-                             dedup_internal::PlanMinHashByIdentity({}, {}, mh, c.options));
-  } else {
-    uint64_t mine = 0;
-    for (const DedupDocument& d : own_.docs) {
-      if (d.empty) continue;
-      const auto b = static_cast<uint64_t>(d.fingerprint.bits());
-      mine = mine == 0 || mine == b ? b : 1;
-    }
-    for (const uint64_t b : AllGatherU64(w_, mine)) {
-      if (b != 0) bits = bits == 0 || bits == static_cast<int>(b) ? static_cast<int>(b) : 1;
-    }
-    NEARDUP_RETURN_IF_ERROR(dedup_internal::PlanSimHashDistinct({}, bits, c.options).status());
+  // The options are checked first, the same way on every rank (with the
+  // fingerprints' width over the ranks, 1 when they mix).
+  uint64_t mine = 0;
+  for (const DedupDocument& d : own_.docs) {
+    if (d.empty) continue;
+    const auto b = static_cast<uint64_t>(d.fingerprint.bits());
+    mine = mine == 0 || mine == b ? b : 1;
   }
-  // Identical fingerprints (signatures) grouped over the ranks (group.h).
+  int bits = 0;
+  for (const uint64_t b : AllGatherU64(w_, mine)) {
+    if (b != 0) bits = bits == 0 || bits == static_cast<int>(b) ? static_cast<int>(b) : 1;
+  }
+  NEARDUP_RETURN_IF_ERROR(DedupJoinPlan::Create(job, c.options, 0, {}, bits).status());
+  // Identical documents grouped over the ranks (group.h).
   const auto t = std::chrono::steady_clock::now();
-  const dedup_internal::IdentityKey key =
-      dedup_internal::DocumentIdentity(own_.docs, own_.signatures, c.minhash ? perm : 0);
+  const DocumentKey key = IdentityKeyOf(job, own_.docs, own_.signatures);
   Traffic traffic;
   Status status = GroupOverRanks(w_, own_.docs, key, first_[w_.rank], &groups_, &traffic);
-  if (c.minhash) {
-    minhash_groups_ = groups_.groups;
-    minhash_need_ = minhash_.need;
-    bands_ = minhash_groups_ >= 2 ? mh.bands : 0;
-    // The groups whose first document is here, by group.
-    for (size_t i = 0; i < own_.docs.size(); ++i) {
-      if ((groups_.flags[i] & DistributedGroups::kFirst) != 0) {
-        reps_.push_back({groups_.group[i], i});
-      }
-    }
-    std::sort(reps_.begin(), reps_.end(),
-              [](const MinHashRep& a, const MinHashRep& b) { return a.group < b.group; });
-  } else {
-    // The distinct fingerprints, in group order, on every rank (16 bytes
-    // each): each rank's range, all-gathered in rank (key) order.
+  // The distinct keys, in group order, on every rank when the plan needs
+  // them (16 bytes each): each rank's range, all-gathered in rank (key)
+  // order.
+  std::vector<std::pair<uint64_t, uint64_t>> keys;
+  if (PlanNeedsDistinctKeys(job)) {
     const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
     std::string all = AllGatherBytes(w_,
                                      std::string_view(reinterpret_cast<const char*>(owned.data()),
                                                       owned.size() * sizeof(owned[0])),
                                      &traffic);
-    std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
-    std::vector<std::pair<uint64_t, uint64_t>> words(all.size() / sizeof(words[0]));
-    if (!words.empty()) std::memcpy(static_cast<void*>(words.data()), all.data(), all.size());
-    std::string().swap(all);
-    if (status.ok() && words.size() != groups_.groups) {
+    keys.resize(all.size() / sizeof(keys[0]));
+    if (!keys.empty()) std::memcpy(static_cast<void*>(keys.data()), all.data(), all.size());
+    if (status.ok() && keys.size() != groups_.groups) {
       status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
     }
-    if (status.ok()) {
-      auto plan = dedup_internal::PlanSimHashDistinct(std::move(words), bits, c.options);
-      if (plan.ok()) {
-        simhash_ = std::move(*plan);
-        simhash_.report.group_seconds = Since(t);
-        bands_ = simhash_.report.banded ? simhash_.report.bands.bands : 0;
-      } else {
-        status = plan.status();
-      }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
+  if (status.ok()) {
+    auto plan = DedupJoinPlan::Create(job, c.options, groups_.groups, std::move(keys), bits);
+    if (plan.ok()) {
+      plan_ = std::move(*plan);
+      join_report_ = plan_->report();
+      join_report_.group_seconds = Since(t);
+    } else {
+      status = plan.status();
     }
   }
   std::vector<uint64_t> moved = {traffic.bytes_sent};
@@ -109,14 +91,13 @@ Status Run::Plan() {
 Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units) {
   const DedupOptions options = JoinOptions();
-  const dedup_internal::SimHashPlan& simhash = simhash_;
-  const size_t ranges =
-      std::min<size_t>(static_cast<size_t>(bands_), 4 * static_cast<size_t>(w_.size));
+  const auto bands = static_cast<size_t>(plan_->bands());
+  const size_t ranges = std::min<size_t>(bands, 4 * static_cast<size_t>(w_.size));
   *units = ranges;
   std::vector<IdPair> range_pairs;
   for (size_t j = static_cast<size_t>(w_.rank); j < ranges; j += static_cast<size_t>(w_.size)) {
-    const int begin = static_cast<int>(j * static_cast<size_t>(bands_) / ranges);
-    const int end = static_cast<int>((j + 1) * static_cast<size_t>(bands_) / ranges);
+    const int begin = static_cast<int>(j * bands / ranges);
+    const int end = static_cast<int>((j + 1) * bands / ranges);
     const std::string path = RangePath(flags_.work_dir, j, ranges);
     const std::string what = "join: band range " + std::to_string(j) + " of " +
                              std::to_string(ranges) + " (bands " + std::to_string(begin) + ".." +
@@ -133,8 +114,7 @@ Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, siz
       }
     }
     BandJoinStats stats;
-    NEARDUP_RETURN_IF_ERROR(
-        dedup_internal::SimHashJoinBands(simhash, options, begin, end, &range_pairs, &stats));
+    NEARDUP_RETURN_IF_ERROR(plan_->JoinBands(options, begin, end, &range_pairs, &stats));
     total->candidates += stats.candidates;
     total->tested += stats.tested;
     total->large_buckets += stats.large_buckets;
@@ -147,20 +127,24 @@ Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, siz
   return Status::OK();
 }
 
-Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+Status Run::JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                               size_t* units, ExchangeTraffic* traffic) {
-  const MinHashOptions& mh = config_->method.minhash;
+  // The groups whose first document is here, by group: their signatures
+  // are own_.signatures.
+  std::vector<GroupRep> reps;
+  for (size_t i = 0; i < own_.docs.size(); ++i) {
+    if ((groups_.flags[i] & DistributedGroups::kFirst) != 0) reps.push_back({groups_.group[i], i});
+  }
+  std::sort(reps.begin(), reps.end(),
+            [](const GroupRep& a, const GroupRep& b) { return a.group < b.group; });
   ExchangeOptions o;
-  o.groups = minhash_groups_;
-  o.need = minhash_need_;
-  o.num_perm = mh.num_perm;
-  o.bands = mh.bands;
-  o.rows = mh.rows;
-  o.components_only = dedup_internal::ComponentsOnly(JoinOptions());
+  o.signature_words = SignatureWords(*config_->job);
+  o.bands = plan_->bands();
+  o.components_only = ComponentsOnly(JoinOptions());
   if (const char* env = std::getenv("NEARDUP_MPI_ROUND_BYTES")) {
     o.round_bytes = std::max<uint64_t>(std::strtoull(env, nullptr, 10), 1);
   }
-  const std::vector<ExchangeRound> rounds = PlanExchange(w_, o, reps_.size());
+  const std::vector<ExchangeRound> rounds = PlanExchange(w_, o, reps.size());
   *units = rounds.size();
   // Every round is collective: an error ends this rank's writing, not its
   // part in the exchanges (the other ranks are in them).
@@ -198,8 +182,8 @@ Status Run::JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
     }
     round_pairs.clear();
     BandJoinStats stats;
-    JoinRound(w_, o, round, reps_, own_.signatures, &round_pairs, &stats, traffic, &buckets);
-    dedup_internal::MergePairs(&round_pairs);
+    JoinRound(w_, *plan_, o, round, reps, own_.signatures, &round_pairs, &stats, traffic, &buckets);
+    MergePairs(&round_pairs);
     total->candidates += stats.candidates;
     total->tested += stats.tested;
     total->large_buckets += stats.large_buckets;
@@ -218,16 +202,18 @@ Status Run::Join() {
   if (FailAt(w_, "alloc")) throw std::bad_alloc();
   if (FailAt(w_, "alloc-worker")) FailAllocationOnAWorker();
   if (FailAt(w_, "stop")) std::raise(SIGSTOP);
-  if (bands_ == 0) return JoinOnRankZero();
-  const DedupConfig& c = *config_;
+  if (plan_ == nullptr || plan_->split() == DedupJoinPlan::Split::kNone) return JoinOnRankZero();
+  // This rank's pairs: band ranges (every rank holds the distinct keys) or
+  // band-key rounds (the signatures stay on their ranks), as the plan splits
+  // the join.
+  const bool ranges = plan_->split() == DedupJoinPlan::Split::kBandRanges;
   std::vector<IdPair> pairs;
   BandJoinStats total;
   size_t computed = 0, units = 0;
   ExchangeTraffic exchange;
-  // This rank's pairs: SimHash's band ranges, MinHash's band-key rounds.
-  const Status joined = c.minhash ? JoinMinHashRounds(&pairs, &total, &computed, &units, &exchange)
-                                  : JoinBandRanges(&pairs, &total, &computed, &units);
-  dedup_internal::MergePairs(&pairs);
+  const Status joined = ranges ? JoinBandRanges(&pairs, &total, &computed, &units)
+                               : JoinBandKeyRounds(&pairs, &total, &computed, &units, &exchange);
+  MergePairs(&pairs);
   // Each pair to the rank of its first group, where the copies that two
   // ranges found become one (their number is the join's count).
   Traffic traffic;
@@ -242,7 +228,7 @@ Status Run::Join() {
     const std::string all = GatherBytes(w_, EncodePairs(owned), 0, &traffic);
     if (w_.rank == 0) {
       group_pairs_ = std::move(*DecodePairs(all, "gathered pairs"));
-      dedup_internal::MergePairs(&group_pairs_);
+      MergePairs(&group_pairs_);
     }
   } else {
     group_pairs_ = MergeForests(w_, SpanningForest(owned), &traffic);
@@ -250,12 +236,14 @@ Status Run::Join() {
   std::vector<uint64_t> moved = {traffic.bytes_sent, exchange.keys.bytes_sent,
                                  exchange.signatures.bytes_sent};
   AllReduceSum(w_, &moved);
+  // Band ranges: the ranges every rank computed; band-key rounds: this
+  // rank's count (every rank takes part in every round).
   nlohmann::ordered_json extra = {
-      {c.minhash ? "band_key_rounds" : "band_ranges", units},
-      {c.minhash ? "rounds_computed" : "ranges_computed", c.minhash ? computed : sums[3]},
+      {ranges ? "band_ranges" : "band_key_rounds", units},
+      {ranges ? "ranges_computed" : "rounds_computed", ranges ? sums[3] : computed},
       {"pairs", sums[5]},
       {"pairs_on_rank_0", group_pairs_.size()}};
-  if (c.minhash) {
+  if (!ranges) {
     extra["band_key_bytes"] = moved[1];
     extra["signature_bytes"] = moved[2];
   }
@@ -264,12 +252,7 @@ Status Run::Join() {
   // Rank 0 goes on only when every rank joined its ranges (EndStage names
   // the ranks that did not).
   if (sums[4] > 0 || w_.rank != 0) return Status::OK();
-  if (c.minhash) {
-    result_.join.banded = true;
-    result_.join.distinct = minhash_groups_;
-  } else {
-    result_.join = simhash_.report;
-  }
+  result_.join = join_report_;
   result_.join.candidates = sums[0];
   result_.join.tested = sums[1];
   result_.join.large_buckets = sums[2];
@@ -280,20 +263,14 @@ Status Run::Join() {
 Status Run::JoinOnRankZero() {
   if (w_.rank != 0) return Status::OK();
   (*log_)("join: not banded; rank 0 joins everything");
-  const DedupConfig& c = *config_;
   DedupOptions options = JoinOptions();
   if (options.mode == DedupMode::kStream) {
     options.sketches = all_.sketches;
     NEARDUP_ASSIGN_OR_RETURN(result_, Dedup(all_.docs, options));
-  } else if (c.minhash) {
-    // Fewer than two distinct signatures: no pairs.
-    result_.join.banded = true;
-    result_.join.distinct = minhash_groups_;
   } else {
-    result_.join = simhash_.report;
+    result_.join = join_report_;
     const auto t = std::chrono::steady_clock::now();
-    NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinExact(simhash_, options, &group_pairs_,
-                                                             &result_.join.confirmed));
+    NEARDUP_RETURN_IF_ERROR(plan_->JoinAll(options, &group_pairs_, &result_.join.confirmed));
     result_.join.join_seconds = Since(t);
   }
   return WriteMarker(flags_.work_dir, "join");

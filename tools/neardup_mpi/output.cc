@@ -48,12 +48,13 @@ std::string EncodeU64s(const std::vector<uint64_t>& v) {
 Status Run::Cluster() {
   const DedupConfig& c = *config_;
   // The join's input (16 bytes per distinct fingerprint) is done with.
-  std::vector<std::pair<uint64_t, uint64_t>>().swap(simhash_.words);
+  if (plan_ != nullptr) plan_->ReleaseKeys();
   Collected collected;
   if (c.options.mode == DedupMode::kCluster) {
-    // The documents of clusters of two or more (and MinHash: their groups'
-    // signatures) to rank 0; the others are their own clusters, kept.
-    const size_t perm = c.minhash ? static_cast<size_t>(c.method.minhash.num_perm) : 0;
+    // The documents of clusters of two or more (and, when the method has
+    // signatures, their groups' signatures) to rank 0; the others are their
+    // own clusters, kept.
+    const size_t perm = SignatureWords(*c.job);
     Traffic traffic;
     const Status got =
         CollectClustered(w_, own_.docs, groups_, first_[w_.rank], group_pairs_, own_.signatures,
@@ -64,7 +65,7 @@ Status Run::Cluster() {
     nlohmann::ordered_json extra = {
         {"documents_clustered_on_rank_0", collected.clustered.positions.size()},
         {"rounds", traffic.rounds}};
-    if (c.minhash) extra["signatures_on_rank_0"] = collected.signature_groups.size();
+    if (perm > 0) extra["signatures_on_rank_0"] = collected.signature_groups.size();
     stages_.push_back({"cluster", 0, moved[0], extra});
     NEARDUP_RETURN_IF_ERROR(got);
   }
@@ -74,34 +75,21 @@ Status Run::Cluster() {
     ClusteredDocuments& sub = collected.clustered;
     // No pair sink: --pairs-out is written once the ids are here.
     const DedupJoinReport join = result_.join;
-    if (c.minhash) {
-      dedup_internal::MinHashPlan plan;
-      plan.groups = std::move(sub.groups);
-      plan.need = minhash_.need;
-      // Asked for the documents of clusters of two or more only: their
-      // groups' signatures were collected.
-      const auto perm = static_cast<size_t>(c.method.minhash.num_perm);
-      const std::vector<uint64_t>& with = collected.signature_groups;
-      const auto signature = [&](size_t i) {
-        const uint64_t g = sub.chosen[plan.groups.of[i]];
-        const auto k =
-            static_cast<size_t>(std::lower_bound(with.begin(), with.end(), g) - with.begin());
-        return std::span<const uint32_t>(collected.signatures).subspan(k * perm, perm);
-      };
-      dedup_internal::FinishMinHash(sub.docs, plan, signature, c.method.minhash, sub.pairs,
-                                    c.options, &result_);
-      clustered_groups_ = std::move(plan.groups);
-    } else {
-      dedup_internal::SimHashPlan plan;
-      plan.groups = std::move(sub.groups);
-      DedupOptions options = c.options;
-      options.sketches = collected.sketches;  // verified pairs, as neardup dedup's
-      // Verified here too: --pairs-out writes these pairs.
-      dedup_internal::VerifyGroupPairs(plan.groups, options, &sub.pairs);
-      dedup_internal::FinishSimHash(sub.docs, plan, sub.pairs, options, &result_);
-      clustered_sketches_ = std::move(collected.sketches);
-      clustered_groups_ = std::move(plan.groups);
-    }
+    // Asked for the groups of clusters of two or more only: their
+    // signatures were collected (signature_groups: the groups' numbers
+    // before the renumbering, increasing).
+    const size_t perm = SignatureWords(*c.job);
+    const std::vector<uint64_t>& with = collected.signature_groups;
+    const auto signature = [&](size_t g) {
+      const auto k = static_cast<size_t>(std::lower_bound(with.begin(), with.end(), sub.chosen[g]) -
+                                         with.begin());
+      return std::span<const uint32_t>(collected.signatures).subspan(k * perm, perm);
+    };
+    // Verified pairs are dropped from sub.pairs too: --pairs-out writes them.
+    plan_->Finish(sub.docs, &sub.groups, &sub.pairs, signature, collected.sketches, c.options,
+                  &result_);
+    clustered_sketches_ = std::move(collected.sketches);
+    clustered_groups_ = std::move(sub.groups);
     clustered_pairs_ = std::move(sub.pairs);
     positions_ = std::move(sub.positions);
     // The summary of every document.
@@ -314,7 +302,7 @@ Status Run::WriteOutputs() {
     } else {
       // Over the clustered documents (every document of a pair is one):
       // the same pairs in the same order, renumbered.
-      dedup_internal::EmitDocumentPairs(clustered_groups_, clustered_pairs_, sink);
+      EmitDocumentPairs(clustered_groups_, clustered_pairs_, sink);
     }
     NEARDUP_RETURN_IF_ERROR(out->Close());
   }

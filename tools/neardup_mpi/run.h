@@ -40,18 +40,16 @@
 #include "band_exchange.h"
 #include "boilerplate_exchange.h"
 #include "common.h"
-#include "dedup/cluster.h"
-#include "dedup/stages.h"
 #include "dedup_stages.h"
 #include "forest.h"
 #include "group.h"
 #include "inputs.h"
 #include "mpi_comm.h"
-#include "neardup/minhash_dedup.h"
+#include "neardup/dedup_groups.h"
+#include "neardup/dedup_over_ranks.h"
+#include "neardup/file.h"
 #include "output_files.h"
 #include "shard.h"
-#include "text/compression.h"
-#include "util/file.h"
 #include "watchdog.h"
 #include "work_dir.h"
 
@@ -157,7 +155,7 @@ class Run {
   Status Join();
   Status JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                         size_t* units);
-  Status JoinMinHashRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+  Status JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
   Status Cluster();
@@ -219,21 +217,16 @@ class Run {
   DedupCorpus all_;
   // Every rank, until the cluster stage: its documents' groups (group.h).
   DistributedGroups groups_;
-  // Every rank: the plan. SimHash: the distinct fingerprints and the join
-  // (groups empty: no rank holds them all); MinHash: `need`.
-  dedup_internal::SimHashPlan simhash_;
-  dedup_internal::MinHashPlan minhash_;
-  int bands_ = 0;  // 0: not split by band
-  // MinHash: the number of groups, `need`, and the groups whose first
-  // document is here (their signatures are own_.signatures).
-  size_t minhash_groups_ = 0;
-  size_t minhash_need_ = 0;
-  std::vector<MinHashRep> reps_;
+  // Every rank, cluster mode: the join's plan (the library's, by method:
+  // how the join is split, the distinct keys when it runs on them) and its
+  // report before the join (with the grouping's seconds).
+  std::unique_ptr<DedupJoinPlan> plan_;
+  DedupJoinReport join_report_;
   // Rank 0: the join's pairs (of groups); after the cluster stage the
   // clustered documents' groups and pairs (renumbered: indexes into
   // positions_), for --pairs-out.
   std::vector<IdPair> group_pairs_;
-  dedup_internal::Groups clustered_groups_;
+  DedupGroups clustered_groups_;
   std::vector<IdPair> clustered_pairs_;
   std::vector<JaccardSketch> clustered_sketches_;  // verified pairs: of the clustered documents
   // Rank 0: the result; the ids of the documents in clusters of two or more.

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "util/file.h"
+#include "neardup/file.h"
 
 namespace neardup::mpi {
 namespace {
@@ -200,34 +200,6 @@ Result<std::vector<IdPair>> DecodePairs(std::string_view bytes, const std::strin
     p.distance = c.Get<int32_t>();
   }
   return pairs;
-}
-
-std::string EncodeSimHashJoinPlan(const dedup_internal::SimHashPlan& plan) {
-  static_assert(std::is_trivially_copyable_v<DedupJoinReport>);
-  std::string out;
-  Put(plan.report, &out);
-  Put<int64_t>(plan.bits, &out);
-  for (const auto& [hi, lo] : plan.words) {
-    Put(hi, &out);
-    Put(lo, &out);
-  }
-  return out;
-}
-
-Result<dedup_internal::SimHashPlan> DecodeSimHashJoinPlan(std::string_view bytes) {
-  dedup_internal::SimHashPlan plan;
-  Cursor c(bytes);
-  plan.report = c.Get<DedupJoinReport>();
-  plan.bits = static_cast<int>(c.Get<int64_t>());
-  if (!c.ok() || (bytes.size() - sizeof plan.report - 8) % 16 != 0) {
-    return Status::Corruption("malformed join plan");
-  }
-  plan.words.resize((bytes.size() - sizeof plan.report - 8) / 16);
-  for (auto& [hi, lo] : plan.words) {
-    hi = c.Get<uint64_t>();
-    lo = c.Get<uint64_t>();
-  }
-  return plan;
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view payload) {

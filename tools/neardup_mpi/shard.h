@@ -28,8 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dedup/stages.h"
-#include "dedup_stages.h"
+#include "neardup/dedup_job.h"
 #include "neardup/index.h"
 #include "neardup/status.h"
 #include "neardup/text.h"
@@ -71,12 +70,6 @@ bool ReadStrings(std::string_view bytes, std::vector<std::string>* out);
 std::string EncodePairs(const std::vector<IdPair>& pairs);
 Result<std::vector<IdPair>> DecodePairs(std::string_view bytes, const std::string& name);
 
-// What the band join needs of a plan made on rank 0: the join report (band
-// layout), the width and the distinct fingerprints (16 bytes per group).
-// Only the benchmark's "root" layout broadcasts it now (neardup-mpi groups
-// over the ranks and plans on each, group.h).
-std::string EncodeSimHashJoinPlan(const dedup_internal::SimHashPlan& plan);
-Result<dedup_internal::SimHashPlan> DecodeSimHashJoinPlan(std::string_view bytes);
 // Writes `payload` + its checksum to path atomically (temporary file, fsync,
 // rename, fsync of the directory).
 Status WriteFileAtomically(const std::string& path, std::string_view payload);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "inputs.h"
+#include "neardup/file.h"
 #include "output_files.h"
-#include "util/file.h"
 
 namespace neardup::mpi {
 

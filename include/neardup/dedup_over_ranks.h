@@ -1,0 +1,163 @@
+// Copyright 2026 The neardup Authors.
+//
+// A dedup job's cluster mode (dedup_job.h) cut into the stages that a run
+// over several processes (neardup-mpi, doc/distributed.md) spreads over its
+// ranks, with one interface for every method: the library decides, by the
+// job's method, what a document's identity is, how the join is split and
+// how a pair is tested, so that the distributed program has no SimHash
+// versus MinHash branch of its own and gives what one process gives.
+//
+//   DocumentKey key = IdentityKeyOf(job, docs, signatures);   // group by it
+//   ... number the groups over the processes (GroupByKey's numbering) ...
+//   auto plan = DedupJoinPlan::Create(job, options, groups, keys, bits);
+//   switch (plan->split()) {
+//     kBandRanges: plan->JoinBands(options, begin, end, &pairs, &stats)
+//                  for band ranges spread over the processes;
+//     kBandKeys:   BandBucket of each group's signature, buckets exchanged,
+//                  VerifyBucket where a bucket lands;
+//     kNone:       JoinAll on one process.
+//   }
+//   MergePairs(&pairs);   ... gathered on one process ...
+//   plan->Finish(docs, &groups, &pairs, signature_of, sketches, options, &result);
+//
+// A band's pairs depend only on that band (band_join.h), so the merged pairs
+// of any partition of the bands equal those of one join over all bands.
+//
+// Thread safety: a plan is immutable after Create (but ReleaseKeys); the
+// free functions are pure.
+
+#ifndef NEARDUP_DEDUP_OVER_RANKS_H_
+#define NEARDUP_DEDUP_OVER_RANKS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "neardup/band_join.h"
+#include "neardup/dedup.h"
+#include "neardup/dedup_groups.h"
+#include "neardup/dedup_job.h"
+#include "neardup/index.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// A 128-bit identity key (hi, lo) of the non-empty document at a position:
+// documents with equal keys are identical for the job (one group).
+using DocumentKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)>;
+
+// What the job groups identical documents by (as `neardup dedup` does): the
+// fingerprint (SimHash) or the signature's identity (MinHash). docs and
+// signatures (SignatureWords(job) words per document) must outlive the key.
+DocumentKey IdentityKeyOf(const DedupJob& job, std::span<const DedupDocument> docs,
+                          std::span<const uint32_t> signatures);
+
+// The words of a document's signature that the join and the cluster stage
+// read (DedupCorpus::signatures); 0 when the job has none (SimHash).
+size_t SignatureWords(const DedupJob& job);
+
+// Whether DedupJoinPlan::Create needs every distinct key (the groups' keys,
+// in group order) on each process that plans (SimHash: the join runs on
+// them); else it needs their count only.
+bool PlanNeedsDistinctKeys(const DedupJob& job);
+
+// Pairs of several joins concatenated: sorted by (a, b), each once (a pair's
+// distance is the same wherever it was found).
+void MergePairs(std::vector<IdPair>* pairs);
+
+// The pairs (in their order) that join two components of the pairs before
+// them: a spanning forest, sorted by (a, b). Memory: O(pairs), not O(groups).
+std::vector<IdPair> SpanningForest(const std::vector<IdPair>& pairs);
+
+// Every document pair, in (i, j) order, from the groups and the pairs of
+// groups (each once): i's pairs are the later members of its own group
+// (distance 0) and the later members of every group paired with its own.
+void EmitDocumentPairs(const DedupGroups& groups, std::span<const IdPair> group_pairs,
+                       const std::function<void(const DedupPair&)>& sink);
+
+// True when only the connected components of the pairs are needed (no pair
+// output, the components rule): a join may then keep a spanning forest.
+bool ComponentsOnly(const DedupOptions& options);
+
+class DedupJoinPlan {
+ public:
+  // How the join is split over processes.
+  enum class Split {
+    kNone,        // not split: JoinAll on one process (or no pairs to find)
+    kBandRanges,  // every process holds the distinct keys: JoinBands on ranges of bands
+    kBandKeys,    // the signatures stay where they are: BandBucket / VerifyBucket
+  };
+
+  // The plan of `job`'s cluster-mode join over `groups` distinct documents:
+  // `keys` (when PlanNeedsDistinctKeys, else ignored) the distinct keys in
+  // group order; `bits` the fingerprints' width (0 when there is no
+  // non-empty document; anything but 0, 64 and 128: the documents mix
+  // widths). The options are checked as neardup dedup checks them, the same
+  // way on every process; called with no groups it only checks them.
+  // Deterministic: every process gets the same plan.
+  static Result<std::unique_ptr<DedupJoinPlan>> Create(
+      const DedupJob& job, const DedupOptions& options, uint64_t groups,
+      std::vector<std::pair<uint64_t, uint64_t>> keys, int bits);
+  ~DedupJoinPlan();
+  DedupJoinPlan(const DedupJoinPlan&) = delete;
+  DedupJoinPlan& operator=(const DedupJoinPlan&) = delete;
+
+  Split split() const;
+  // The bands of a split join (kBandRanges, kBandKeys); 0 for kNone.
+  int bands() const;
+  // The join's report before any pair is found (banded, the band layout, the
+  // distinct documents); the caller adds the counts and seconds.
+  DedupJoinReport report() const;
+
+  // kBandRanges: the pairs (of group numbers, a < b) confirmed in bands
+  // [begin, end), sorted by (a, b), each once.
+  Status JoinBands(const DedupOptions& options, int begin, int end, std::vector<IdPair>* pairs,
+                   BandJoinStats* stats) const;
+  // kNone: every pair of groups (components only: a spanning forest, and
+  // `confirmed`, when not null, counts every pair).
+  Status JoinAll(const DedupOptions& options, std::vector<IdPair>* pairs,
+                 size_t* confirmed = nullptr) const;
+
+  // kBandKeys: the bucket of band `band` of a group whose signature (first
+  // member's, SignatureWords words) is `signature`. Groups with equal
+  // buckets of a band are that band's candidates.
+  uint64_t BandBucket(std::span<const uint32_t> signature, int band) const;
+  // The pairs one bucket confirms (members: its groups, increasing;
+  // signature(g): group g's signature), as the single process's band join
+  // confirms them (VerifyBandBucket), appended to *pairs.
+  void VerifyBucket(std::span<const uint64_t> members,
+                    const std::function<std::span<const uint32_t>(uint64_t group)>& signature,
+                    const BandJoinOptions& options, std::vector<IdPair>* pairs,
+                    BandJoinStats* stats) const;
+
+  // Frees what only the join reads (the distinct keys).
+  void ReleaseKeys();
+
+  // The cluster stage on one process: clusters, keep policy, records,
+  // summary and (DedupOptions::pair_sink) document pairs of `docs`, grouped
+  // by *groups, from the merged pairs of groups (numbered as *groups).
+  // Verified pairs (SimHash with DedupOptions::verify_jaccard): `sketches`
+  // are docs' sketches, and the pairs that fail are dropped from
+  // *group_pairs. signature(g): group g's signature (SignatureWords words;
+  // asked for groups of clusters of two or more only; it must not read
+  // *groups, which the plan holds during the call). *groups is left as it
+  // was. result->join is left as the caller filled it.
+  using GroupSignature = std::function<std::span<const uint32_t>(size_t group)>;
+  void Finish(std::span<const DedupDocument> docs, DedupGroups* groups,
+              std::vector<IdPair>* group_pairs, const GroupSignature& signature,
+              std::span<const JaccardSketch> sketches, const DedupOptions& options,
+              DedupResult* result) const;
+
+ private:
+  struct Impl;
+  explicit DedupJoinPlan(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_DEDUP_OVER_RANKS_H_

@@ -1,0 +1,170 @@
+// Copyright 2026 The neardup Authors.
+
+#include "neardup/dedup_over_ranks.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "dedup/cluster.h"
+#include "dedup/stages.h"
+#include "neardup/band_bucket.h"
+#include "neardup/minhash.h"
+#include "neardup/minhash_dedup.h"
+#include "util/union_find.h"
+
+namespace neardup {
+
+DocumentKey IdentityKeyOf(const DedupJob& job, std::span<const DedupDocument> docs,
+                          std::span<const uint32_t> signatures) {
+  return dedup_internal::DocumentIdentity(docs, signatures, SignatureWords(job));
+}
+
+size_t SignatureWords(const DedupJob& job) {
+  return job.method().is_minhash() ? static_cast<size_t>(job.method().minhash.num_perm) : 0;
+}
+
+bool PlanNeedsDistinctKeys(const DedupJob& job) { return !job.method().is_minhash(); }
+
+void MergePairs(std::vector<IdPair>* pairs) { dedup_internal::MergePairs(pairs); }
+
+std::vector<IdPair> SpanningForest(const std::vector<IdPair>& pairs) {
+  // The groups the pairs touch, numbered densely.
+  std::vector<uint64_t> nodes;
+  nodes.reserve(2 * pairs.size());
+  for (const IdPair& p : pairs) {
+    nodes.push_back(p.a);
+    nodes.push_back(p.b);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  const auto dense = [&nodes](uint64_t g) {
+    return static_cast<size_t>(std::lower_bound(nodes.begin(), nodes.end(), g) - nodes.begin());
+  };
+  UnionFind uf(nodes.size());
+  std::vector<IdPair> forest;
+  for (const IdPair& p : pairs) {
+    if (uf.Union(dense(p.a), dense(p.b))) forest.push_back(p);
+  }
+  dedup_internal::MergePairs(&forest);
+  return forest;
+}
+
+void EmitDocumentPairs(const DedupGroups& groups, std::span<const IdPair> group_pairs,
+                       const std::function<void(const DedupPair&)>& sink) {
+  dedup_internal::EmitDocumentPairs(groups, group_pairs, sink);
+}
+
+bool ComponentsOnly(const DedupOptions& options) { return dedup_internal::ComponentsOnly(options); }
+
+// One of the two plans, by the job's method.
+struct DedupJoinPlan::Impl {
+  bool minhash = false;
+  MinHashOptions mh;
+  dedup_internal::SimHashPlan simhash;       // SimHash: groups empty (no process holds them all)
+  dedup_internal::MinHashPlan minhash_plan;  // MinHash: `need` (groups empty)
+  uint64_t groups = 0;
+  int bands = 0;  // 0: not split
+};
+
+DedupJoinPlan::DedupJoinPlan(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DedupJoinPlan::~DedupJoinPlan() = default;
+
+Result<std::unique_ptr<DedupJoinPlan>> DedupJoinPlan::Create(
+    const DedupJob& job, const DedupOptions& options, uint64_t groups,
+    std::vector<std::pair<uint64_t, uint64_t>> keys, int bits) {
+  auto impl = std::make_unique<Impl>();
+  impl->minhash = job.method().is_minhash();
+  impl->mh = job.method().minhash;
+  impl->groups = groups;
+  if (impl->minhash) {
+    NEARDUP_ASSIGN_OR_RETURN(impl->minhash_plan,
+                             dedup_internal::PlanMinHashByIdentity({}, {}, impl->mh, options));
+    impl->bands = groups >= 2 ? impl->mh.bands : 0;
+  } else {
+    NEARDUP_ASSIGN_OR_RETURN(impl->simhash,
+                             dedup_internal::PlanSimHashDistinct(std::move(keys), bits, options));
+    impl->bands = impl->simhash.report.banded ? impl->simhash.report.bands.bands : 0;
+  }
+  return std::unique_ptr<DedupJoinPlan>(new DedupJoinPlan(std::move(impl)));
+}
+
+DedupJoinPlan::Split DedupJoinPlan::split() const {
+  if (impl_->bands == 0) return Split::kNone;
+  return impl_->minhash ? Split::kBandKeys : Split::kBandRanges;
+}
+
+int DedupJoinPlan::bands() const { return impl_->bands; }
+
+DedupJoinReport DedupJoinPlan::report() const {
+  if (!impl_->minhash) return impl_->simhash.report;
+  DedupJoinReport report;
+  report.banded = true;
+  report.distinct = impl_->groups;
+  return report;
+}
+
+Status DedupJoinPlan::JoinBands(const DedupOptions& options, int begin, int end,
+                                std::vector<IdPair>* pairs, BandJoinStats* stats) const {
+  if (split() != Split::kBandRanges) {
+    return Status::InvalidArgument("JoinBands: the join is not split by band ranges");
+  }
+  return dedup_internal::SimHashJoinBands(impl_->simhash, options, begin, end, pairs, stats);
+}
+
+Status DedupJoinPlan::JoinAll(const DedupOptions& options, std::vector<IdPair>* pairs,
+                              size_t* confirmed) const {
+  if (split() != Split::kNone) {
+    return Status::InvalidArgument("JoinAll: the join is split over processes");
+  }
+  // MinHash with fewer than two distinct signatures: no pairs.
+  if (impl_->minhash) return Status::OK();
+  return dedup_internal::SimHashJoinExact(impl_->simhash, options, pairs, confirmed);
+}
+
+uint64_t DedupJoinPlan::BandBucket(std::span<const uint32_t> signature, int band) const {
+  return dedup_internal::MinHashBandBucket(MinHashBandKey(signature, band, impl_->mh.rows),
+                                           impl_->groups);
+}
+
+void DedupJoinPlan::VerifyBucket(
+    std::span<const uint64_t> members,
+    const std::function<std::span<const uint32_t>(uint64_t group)>& signature,
+    const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) const {
+  const size_t need = impl_->minhash_plan.need;
+  const auto perm = static_cast<double>(impl_->mh.num_perm);
+  const auto test = [&](size_t a, size_t b) {
+    const size_t equal = EqualComponents(signature(a), signature(b));
+    if (equal < need) return -1;
+    return MinHashDistance(static_cast<double>(equal) / perm);
+  };
+  VerifyBandBucket(members, test, options, pairs, stats);
+}
+
+void DedupJoinPlan::ReleaseKeys() {
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(impl_->simhash.words);
+}
+
+void DedupJoinPlan::Finish(std::span<const DedupDocument> docs, DedupGroups* groups,
+                           std::vector<IdPair>* group_pairs, const GroupSignature& signature,
+                           std::span<const JaccardSketch> sketches, const DedupOptions& options,
+                           DedupResult* result) const {
+  if (impl_->minhash) {
+    dedup_internal::MinHashPlan plan;
+    plan.groups = std::move(*groups);
+    plan.need = impl_->minhash_plan.need;
+    const auto of = [&](size_t i) { return signature(plan.groups.of[i]); };
+    dedup_internal::FinishMinHash(docs, plan, of, impl_->mh, *group_pairs, options, result);
+    *groups = std::move(plan.groups);
+    return;
+  }
+  dedup_internal::SimHashPlan plan;
+  plan.groups = std::move(*groups);
+  DedupOptions verified = options;
+  verified.sketches = sketches;  // verified pairs, as neardup dedup's
+  // Verified here too: the caller may write these pairs.
+  dedup_internal::VerifyGroupPairs(plan.groups, verified, group_pairs);
+  dedup_internal::FinishSimHash(docs, plan, *group_pairs, verified, result);
+  *groups = std::move(plan.groups);
+}
+
+}  // namespace neardup

@@ -1,0 +1,213 @@
+// Copyright 2026 The neardup Authors.
+//
+// neardup/dedup_over_ranks.h: a dedup job's join split into the pieces a run
+// over several processes spreads (band ranges, exchanged band buckets, one
+// process), run here in one process the way neardup-mpi runs them over its
+// ranks, gives the records of DedupJob::Join, for every method, through one
+// interface (the test has no SimHash-versus-MinHash branch either).
+
+#include "neardup/dedup_over_ranks.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "neardup/dedup_job.h"
+#include "neardup/document_pass.h"
+
+namespace neardup {
+namespace {
+
+// Near copies (a word changed), exact copies and empty documents among
+// unrelated ones.
+std::shared_ptr<const std::vector<Document>> Corpus() {
+  std::mt19937_64 rng(23);
+  const auto word = [&rng] {
+    std::string w;
+    for (int c = 0; c < 6; ++c) w += static_cast<char>('a' + rng() % 26);
+    return w;
+  };
+  auto docs = std::make_shared<std::vector<Document>>();
+  for (int i = 0; i < 240; ++i) {
+    Document d;
+    d.id = "d" + std::to_string(i);
+    if (i % 37 == 5) {
+      docs->push_back(d);  // empty
+      continue;
+    }
+    if (i >= 3 && i % 4 == 3) {
+      d.text = (*docs)[static_cast<size_t>(i - 3)].text;
+      if (i % 8 == 3 && !d.text.empty()) d.text.replace(0, 6, word());  // a near copy
+    } else {
+      for (int w = 0; w < 60; ++w) d.text += word() + " ";
+    }
+    docs->push_back(std::move(d));
+  }
+  return docs;
+}
+
+// What neardup-mpi makes of the documents over its ranks, in one process.
+DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
+                         DedupJoinPlan::Split* split) {
+  const std::vector<DedupDocument>& docs = corpus.docs;
+  // Identical documents grouped by the library's key, groups in key order.
+  const DocumentKey key = IdentityKeyOf(job, docs, corpus.signatures);
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<size_t>> by_key;
+  int bits = 0;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].empty) continue;
+    by_key[key(i)].push_back(i);
+    const int b = docs[i].fingerprint.bits();
+    bits = bits == 0 || bits == b ? b : 1;
+  }
+  DedupGroups groups;
+  groups.of.assign(docs.size(), SIZE_MAX);
+  std::vector<std::pair<uint64_t, uint64_t>> keys;
+  for (const auto& [k, members] : by_key) {
+    groups.begin.push_back(groups.members.size());
+    for (const size_t m : members) {
+      groups.of[m] = keys.size();
+      groups.members.push_back(m);
+    }
+    keys.push_back(k);
+  }
+  groups.begin.push_back(groups.members.size());
+
+  DedupOptions options = job.dedup_options();
+  options.collect_pairs = true;  // the default cluster rule (center) tests every pair
+  auto made = DedupJoinPlan::Create(job, options, groups.size(), keys, bits);
+  EXPECT_TRUE(made.ok()) << made.status().message();
+  if (!made.ok()) return {};
+  const DedupJoinPlan& plan = **made;
+  *split = plan.split();
+  const size_t words = SignatureWords(job);
+  // A group's signature is its first member's (Finish holds the groups while
+  // it asks: the callback reads its own table).
+  std::vector<size_t> first;
+  for (size_t g = 0; g < groups.size(); ++g) first.push_back(groups.Members(g)[0]);
+  const auto signature = [&](uint64_t g) {
+    return std::span<const uint32_t>(corpus.signatures).subspan(first[g] * words, words);
+  };
+  std::vector<IdPair> pairs;
+  BandJoinStats stats;
+  switch (plan.split()) {
+    case DedupJoinPlan::Split::kBandRanges: {
+      // Three ranges, as three ranks would join them.
+      const int b = plan.bands();
+      for (const auto& [begin, end] :
+           {std::pair(0, b / 3), std::pair(b / 3, 2 * b / 3), std::pair(2 * b / 3, b)}) {
+        std::vector<IdPair> range;
+        EXPECT_TRUE(plan.JoinBands(options, begin, end, &range, &stats).ok());
+        pairs.insert(pairs.end(), range.begin(), range.end());
+      }
+      break;
+    }
+    case DedupJoinPlan::Split::kBandKeys: {
+      // Each band's buckets, as the exchange forms them.
+      BandJoinOptions verify;
+      verify.components_only = ComponentsOnly(options);
+      for (int band = 0; band < plan.bands(); ++band) {
+        std::vector<std::pair<uint64_t, uint64_t>> entries;  // (bucket, group)
+        for (uint64_t g = 0; g < groups.size(); ++g) {
+          entries.emplace_back(plan.BandBucket(signature(g), band), g);
+        }
+        std::sort(entries.begin(), entries.end());
+        for (size_t s = 0; s < entries.size();) {
+          size_t e = s + 1;
+          while (e < entries.size() && entries[e].first == entries[s].first) ++e;
+          std::vector<uint64_t> members;
+          for (size_t i = s; i < e; ++i) members.push_back(entries[i].second);
+          if (members.size() >= 2) plan.VerifyBucket(members, signature, verify, &pairs, &stats);
+          s = e;
+        }
+      }
+      break;
+    }
+    case DedupJoinPlan::Split::kNone:
+      EXPECT_TRUE(plan.JoinAll(options, &pairs).ok());
+      break;
+  }
+  MergePairs(&pairs);
+  DedupResult result;
+  result.join = plan.report();
+  plan.Finish(docs, &groups, &pairs, signature, corpus.sketches, job.dedup_options(), &result);
+  EXPECT_EQ(groups.size(), keys.size()) << "Finish leaves the groups as they were";
+  return result;
+}
+
+struct Case {
+  const char* name;
+  DedupJobOptions options;
+  DedupJoinPlan::Split split;
+};
+
+TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
+  std::vector<Case> cases;
+  {
+    Case c{"simhash, banded", {}, DedupJoinPlan::Split::kBandRanges};
+    c.options.join = DedupJoin::kBanded;
+    cases.push_back(c);
+  }
+  {
+    Case c{"simhash, exact", {}, DedupJoinPlan::Split::kNone};
+    c.options.join = DedupJoin::kExact;
+    cases.push_back(c);
+  }
+  {
+    Case c{"minhash", {}, DedupJoinPlan::Split::kBandKeys};
+    auto method = Method::Parse("minhash");
+    ASSERT_TRUE(method.ok()) << method.status().message();
+    c.options.method = *method;
+    c.options.method_text = "minhash";
+    cases.push_back(c);
+  }
+  const auto docs = Corpus();
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    c.options.threads = 1;
+    auto job = DedupJob::Create(c.options);
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    DedupCorpus corpus;
+    ASSERT_TRUE((*job)->Fingerprint(DocumentsInput(docs), &corpus).ok());
+    auto want = (*job)->Join(corpus);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_GT(want->summary.duplicates, 10u) << "the corpus has near and exact copies";
+
+    DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
+    const DedupResult got = JoinInPieces(**job, corpus, &split);
+    EXPECT_EQ(split, c.split);
+    ASSERT_EQ(got.records.size(), want->records.size());
+    for (size_t i = 0; i < got.records.size(); ++i) {
+      const DedupRecord& g = got.records[i];
+      const DedupRecord& w = want->records[i];
+      EXPECT_EQ(g.cluster, w.cluster) << "document " << i;
+      EXPECT_EQ(g.empty, w.empty) << "document " << i;
+      EXPECT_EQ(g.duplicate, w.duplicate) << "document " << i;
+      EXPECT_EQ(g.nearest, w.nearest) << "document " << i;
+      EXPECT_EQ(g.distance, w.distance) << "document " << i;
+      EXPECT_EQ(g.jaccard, w.jaccard) << "document " << i;
+    }
+    EXPECT_EQ(got.summary.duplicates, want->summary.duplicates);
+    EXPECT_EQ(got.summary.clusters, want->summary.clusters);
+    EXPECT_EQ(got.summary.empty, want->summary.empty);
+  }
+}
+
+TEST(DedupOverRanksTest, SpanningForestConnectsWhatThePairsConnect) {
+  const std::vector<IdPair> pairs = {{5, 9, 1}, {1, 2, 0}, {2, 3, 1}, {1, 3, 2}, {9, 12, 0}};
+  const std::vector<IdPair> want = {{1, 2, 0}, {2, 3, 1}, {5, 9, 1}, {9, 12, 0}};
+  EXPECT_EQ(SpanningForest(pairs), want);
+  std::vector<IdPair> merged = {{2, 3, 1}, {1, 2, 0}, {2, 3, 1}};
+  MergePairs(&merged);
+  EXPECT_EQ(merged, (std::vector<IdPair>{{1, 2, 0}, {2, 3, 1}}));
+}
+
+}  // namespace
+}  // namespace neardup
