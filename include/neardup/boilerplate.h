@@ -119,6 +119,21 @@ class LineStats {
   // keeps these with its commit).
   LineStats AtLeast(uint32_t min_count) const;
 
+  // The lines split by key into `parts` ranges (part p: the keys of
+  // KeyPart(key, parts) == p), each part with the same documents(): what
+  // processes that each own a key range count (neardup-mpi), so that no one
+  // holds every line.
+  std::vector<LineStats> SplitByKey(size_t parts) const;
+  // The key range of a line among `parts`: key / (2^64 / parts), rounded up
+  // divisor, so the parts are contiguous key ranges of about equal size
+  // (keys are hashes); 0 when parts <= 1.
+  static size_t KeyPart(uint64_t key, size_t parts);
+  // The lines of `parts`, which count the same documents and hold disjoint
+  // keys (SplitByKey's parts, each perhaps cut with AtLeast), as one:
+  // Union(x.SplitByKey(n)) is x. InvalidArgument when the parts' documents()
+  // differ or a key is in two of them.
+  static Result<LineStats> Union(const std::vector<LineStats>& parts);
+
   // A small binary file: magic, documents, the entries (key, documents, the
   // group tags while fewer than kGroupCap) sorted by key, and an XXH3-64
   // checksum of all that, so that counts made apart merge exactly. Load()
@@ -137,6 +152,8 @@ class LineStats {
   // the line already counts documents) to the line `key`.
   void Add(uint64_t key, uint32_t docs, const uint32_t* tags, size_t tag_count);
   void Grow();
+  // Copies line slot `i` of *this (counts, documents and tags) into *out.
+  void CopyLineTo(size_t i, LineStats* out) const;
 
   // Open addressing, linear probing; a slot with key 0 is free (real keys
   // are never 0: see DocumentLineKeys). counts_ is Count(), docs_ the

@@ -10,6 +10,7 @@
 
 #include "neardup/band_join.h"
 #include "neardup/index.h"
+#include "neardup/parallel.h"
 #include "util/random.h"
 
 namespace neardup::index_internal {
@@ -229,20 +230,13 @@ std::vector<OwnedTable> BuildTables(std::span<const TableMask> masks, int dir_bi
       table.keys[pos] = static_cast<uint16_t>(keys[i]);
     }
   };
-  unsigned workers = threads > 0 ? static_cast<unsigned>(threads)
-                                 : std::max(1u, std::thread::hardware_concurrency());
-  workers = std::min<unsigned>(workers, static_cast<unsigned>(masks.size()));
-  if (workers <= 1 || n < 4096) {
+  if (n < 4096) {
     for (size_t t = 0; t < masks.size(); ++t) build(t);
     return tables;
   }
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      for (size_t t = w; t < masks.size(); t += workers) build(t);
-    });
-  }
-  for (auto& th : pool) th.join();
+  // On the library's pool: a failed allocation on a worker (std::bad_alloc)
+  // reaches the caller (threads of its own ended the process: std::terminate).
+  ParallelFor(masks.size(), threads, [&](size_t t, int) { build(t); });
   return tables;
 }
 

@@ -221,18 +221,59 @@ size_t LineStats::LinesAtLeast(uint32_t min_docs) const {
   return n;
 }
 
+void LineStats::CopyLineTo(size_t i, LineStats* out) const {
+  const size_t j = out->Insert(keys_[i]);
+  out->counts_[j] = counts_[i];
+  out->docs_[j] = docs_[i];
+  out->tag0_[j] = tag0_[i];
+  out->saturated_[j] = saturated_[i];
+  if (auto it = more_tags_.find(keys_[i]); it != more_tags_.end()) {
+    out->more_tags_.emplace(keys_[i], it->second);
+  }
+}
+
 LineStats LineStats::AtLeast(uint32_t min_count) const {
   LineStats out;
   out.documents_ = documents_;
   for (size_t i = 0; i < keys_.size(); ++i) {
     if (keys_[i] == 0 || counts_[i] < min_count) continue;
-    const size_t j = out.Insert(keys_[i]);
-    out.counts_[j] = counts_[i];
-    out.docs_[j] = docs_[i];
-    out.tag0_[j] = tag0_[i];
-    out.saturated_[j] = saturated_[i];
-    if (auto it = more_tags_.find(keys_[i]); it != more_tags_.end()) {
-      out.more_tags_.emplace(keys_[i], it->second);
+    CopyLineTo(i, &out);
+  }
+  return out;
+}
+
+size_t LineStats::KeyPart(uint64_t key, size_t parts) {
+  // Ranges of (2^64 - 1) / parts + 1 keys: the last may be shorter.
+  return parts <= 1 ? 0 : static_cast<size_t>(key / (UINT64_MAX / parts + 1));
+}
+
+std::vector<LineStats> LineStats::SplitByKey(size_t parts) const {
+  std::vector<LineStats> out(std::max<size_t>(parts, 1));
+  for (LineStats& part : out) part.documents_ = documents_;
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    if (keys_[i] != 0) CopyLineTo(i, &out[KeyPart(keys_[i], out.size())]);
+  }
+  return out;
+}
+
+Result<LineStats> LineStats::Union(const std::vector<LineStats>& parts) {
+  LineStats out;
+  if (parts.empty()) return out;
+  out.documents_ = parts[0].documents_;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const LineStats& part = parts[p];
+    if (part.documents_ != out.documents_) {
+      return Status::InvalidArgument("line counts of part " + std::to_string(p) + " count " +
+                                     std::to_string(part.documents_) + " documents, part 0 " +
+                                     std::to_string(out.documents_));
+    }
+    for (size_t i = 0; i < part.keys_.size(); ++i) {
+      if (part.keys_[i] == 0) continue;
+      if (out.Find(part.keys_[i]) != out.keys_.size()) {
+        return Status::InvalidArgument("line counts of part " + std::to_string(p) +
+                                       " repeat a line of an earlier part");
+      }
+      part.CopyLineTo(i, &out);
     }
   }
   return out;

@@ -540,5 +540,56 @@ TEST(BoilerplateTest, GroupOfNearCopiesKeepsItsPairs) {
   EXPECT_GE(pairs_off, 290);  // of 4 * (10 + 15 + 21 + 28) = 296: nearly all are near copies
 }
 
+// neardup-mpi's reduction by key range: counts split by key, each range
+// merged apart (as the rank owning it does), cut with AtLeast and joined
+// again give the one counter's lines at >= min_docs, and Union of the whole
+// split gives back every count.
+TEST(LineStatsTest, SplitByKeyMergedPerRangeAndUnitedIsTheWholeCount) {
+  std::mt19937_64 rng(30);
+  std::vector<std::string> corpus;
+  for (int d = 0; d < 400; ++d) {
+    std::string text;
+    for (int l = 0; l < 12; ++l) text += "line " + std::to_string(rng() % 300) + "\n";
+    if (d % 3 == 0) text += "shared footer\n";
+    corpus.push_back(text);
+  }
+  LineCounter one, a, b;
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    one.Add(corpus[i]);
+    (i % 3 == 0 ? a : b).Add(corpus[i]);
+  }
+  const LineStats& whole = one.stats();
+  for (size_t parts : {1u, 2u, 3u, 7u}) {
+    const std::vector<LineStats> from_a = a.stats().SplitByKey(parts);
+    const std::vector<LineStats> from_b = b.stats().SplitByKey(parts);
+    ASSERT_EQ(from_a.size(), parts);
+    std::vector<LineStats> kept, ranges;
+    size_t lines = 0;
+    for (size_t p = 0; p < parts; ++p) {
+      EXPECT_EQ(from_a[p].documents(), a.stats().documents());
+      LineCounter range;
+      range.Merge(from_a[p]);
+      range.Merge(from_b[p]);
+      ranges.push_back(range.stats());
+      kept.push_back(range.stats().AtLeast(5));
+      lines += range.stats().distinct_lines();
+    }
+    EXPECT_EQ(lines, whole.distinct_lines()) << parts;
+    auto joined = LineStats::Union(kept);
+    ASSERT_TRUE(joined.ok()) << joined.status().message();
+    EXPECT_EQ(joined->Serialize(), whole.AtLeast(5).Serialize()) << parts;
+    auto all = LineStats::Union(ranges);
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(all->Serialize(), whole.Serialize()) << parts;
+  }
+  EXPECT_GT(whole.LinesAtLeast(5), 0u);
+  EXPECT_EQ(LineStats::KeyPart(0, 4), 0u);
+  EXPECT_EQ(LineStats::KeyPart(UINT64_MAX, 4), 3u);
+  EXPECT_EQ(LineStats::KeyPart(UINT64_MAX, 1), 0u);
+  // Parts that count other documents, or repeat a line, are refused.
+  EXPECT_TRUE(LineStats::Union({a.stats(), b.stats()}).status().IsInvalidArgument());
+  EXPECT_TRUE(LineStats::Union({whole, whole}).status().IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace neardup

@@ -361,13 +361,100 @@ TEST_F(MpiDedupTest, MinHashBandKeysExchangedInRoundsAndResumedAfterAKill) {
   EXPECT_GE(skipped, 1u);
 }
 
-TEST_F(MpiDedupTest, StreamModeRunsOnRankZeroWithTheSameOutputs) {
-  // Stream mode is sequential: rank 0 runs it on the gathered fingerprints.
-  const std::string single = Single("stream_single", {"--mode", "stream"});
-  const CommandResult r = Mpi("stream", 3, {"--mode", "stream"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectSameOutputs(single, "stream");
-  EXPECT_FALSE(testing::ReadFile(single + "/pairs.jsonl").empty());
+// Stream mode (sequential) and --exact (one index of every fingerprint) are
+// not split over the ranks: at P = 1 they give neardup dedup's outputs; at
+// P > 1 they are refused in the setup stage (exit 2, naming the option and
+// what to use instead), where rank 0 ran them alone before.
+TEST_F(MpiDedupTest, StreamModeAndExactJoinRunAtOneRankAndAreRefusedAtMore) {
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"--mode", "stream"}, std::vector<std::string>{"--exact"}}) {
+    const std::string tag = options[0] == "--exact" ? "exact" : "stream";
+    const std::string single = Single(tag + "_single", options);
+    const CommandResult one = Mpi(tag + "_np1", 1, options);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    ExpectSameOutputs(single, tag + "_np1");
+    EXPECT_FALSE(testing::ReadFile(single + "/pairs.jsonl").empty());
+    const CommandResult three = Mpi(tag + "_np3", 3, options);
+    EXPECT_EQ(three.exit_code, 2) << three.err;
+    EXPECT_NE(three.err.find("error in stage setup: " + options[0] +
+                             (tag == "exact" ? " is not distributed" : " stream is sequential")),
+              std::string::npos)
+        << three.err;
+    EXPECT_NE(three.err.find(tag == "exact" ? "--banded" : "--mode cluster"), std::string::npos)
+        << three.err;
+    EXPECT_FALSE(fs::exists(dir_ + "/" + tag + "_np3/records.jsonl"));
+  }
+}
+
+// Boilerplate lines counted over the ranks: each rank owns a key range of
+// the line counts, and only the lines in >= --boilerplate-min-docs groups go
+// back to every rank (boilerplate_exchange.h). Two more inputs of pages that
+// share a header and a footer (and near copies that differ in them): the
+// outputs and the --boilerplate-stats-out file are neardup dedup's at every
+// P, and no rank received the others' whole counts.
+TEST_F(MpiDedupTest, BoilerplateLineCountsReducedByKeyRangeAreByteIdentical) {
+  NEARDUP_REQUIRE_SHARED_DATA(news, "zh_thucnews1000.jsonl");
+  std::ifstream in(news);
+  std::string line;
+  for (int i = 0; i < 400 && std::getline(in, line); ++i) {
+  }  // past the fixture's articles
+  std::mt19937_64 rng(30);
+  std::string pages[2];
+  for (int i = 0; i < 80 && std::getline(in, line); ++i) {
+    const std::string text = nlohmann::json::parse(line)["text"];
+    const std::string header = "新闻中心 首页 > 财经 > 正文\n本站记者 报道\n";
+    const std::string footer = "\n版权所有 新闻网 保留一切权利\n本文来源：新闻网 责任编辑：王\n";
+    const std::string id = "b" + std::to_string(i);
+    pages[i % 2] += nlohmann::json({{"id", id}, {"text", header + text + footer}}).dump() + "\n";
+    if (i % 5 == 0) {
+      // A near copy with another header line: the same page once the
+      // boilerplate is left out.
+      std::string copy = "财经频道\n" + text + footer;
+      pages[(i + 1) % 2] += nlohmann::json({{"id", id + "c"}, {"text", copy}}).dump() + "\n";
+    }
+  }
+  ASSERT_FALSE(pages[1].empty());
+  for (int f = 0; f < 2; ++f) {
+    const std::string path = dir_ + "/pages" + std::to_string(f) + ".jsonl";
+    testing::WriteFile(path, pages[f]);
+    inputs_.push_back(path);
+  }
+  const std::vector<std::string> options = {"--boilerplate-min-docs", "3"};
+  const auto with_stats = [&](const std::string& name) {
+    std::vector<std::string> o = options;
+    o.insert(o.end(), {"--boilerplate-stats-out", dir_ + "/" + name + "/lines.bin"});
+    return o;
+  };
+  const std::string single = Single("lines_single", with_stats("lines_single"));
+  const std::string counts = testing::ReadFile(single + "/lines.bin");
+  ASSERT_FALSE(counts.empty());
+  for (const int ranks : {1, 2, 3, 4}) {
+    const std::string name = "lines_np" + std::to_string(ranks);
+    const CommandResult r = Mpi(name, ranks, with_stats(name));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, name);
+    EXPECT_EQ(testing::ReadFile(dir_ + "/" + name + "/lines.bin"), counts) << name;
+    const auto report =
+        nlohmann::json::parse(testing::ReadFile(dir_ + "/" + name + "/work/report.json"));
+    bool found = false;
+    for (const auto& s : report["stages"]) {
+      if (s["stage"] != "boilerplate") continue;
+      found = true;
+      const uint64_t distinct = s["distinct_lines"], kept = s["kept_lines"];
+      const uint64_t moved = s["bytes_moved"], count_bytes = s["count_bytes"];
+      const uint64_t kept_bytes = s["kept_bytes"], range = s["most_lines_in_a_range"];
+      // The header's and footer's lines, and not the articles' own.
+      EXPECT_GE(kept, 4u) << name;
+      EXPECT_LT(kept * 20, distinct) << name;
+      // Each rank's counts went once, to the owners of their keys (and once
+      // more to rank 0 for --boilerplate-stats-out); the kept lines to every
+      // rank. The all-gather sent every rank's counts to P - 1 ranks.
+      EXPECT_LE(moved, 2 * count_bytes + static_cast<uint64_t>(ranks) * kept_bytes) << name;
+      // No rank held much more than its share of the distinct lines.
+      EXPECT_LE(range * static_cast<uint64_t>(ranks), distinct + distinct / 2) << name;
+    }
+    EXPECT_TRUE(found) << name;
+  }
 }
 
 TEST_F(MpiDedupTest, SmallExchangeChunksGiveTheSameOutputs) {
@@ -629,6 +716,14 @@ TEST_F(MpiDedupTest, TerminationAndOutOfMemoryEndTheJobWithNoOutput) {
   EXPECT_NE(oom.err.find("neardup-mpi: rank 1: out of memory in stage join"), std::string::npos)
       << oom.err;
   EXPECT_EQ(no_outputs(dir_ + "/oom"), std::vector<std::string>{});
+  // The same thrown on a worker thread of the library's pool: the pool hands
+  // it to the rank's thread, whose stage reports it.
+  const CommandResult worker =
+      Mpi("oom_worker", 3, {"--banded"}, {"NEARDUP_MPI_FAIL_AT=alloc-worker:2"});
+  EXPECT_EQ(worker.exit_code, 1) << worker.err;
+  EXPECT_NE(worker.err.find("neardup-mpi: rank 2: out of memory in stage join"), std::string::npos)
+      << worker.err;
+  EXPECT_EQ(no_outputs(dir_ + "/oom_worker"), std::vector<std::string>{});
 }
 
 // A stopped rank (SIGSTOP at the start of its join) left the others waiting
@@ -976,7 +1071,7 @@ TEST_F(MpiDedupTest, UsageErrors) {
   EXPECT_NE(r.err.find("standard input"), std::string::npos) << r.err;
   // --resume of a work directory made by another command line.
   ASSERT_EQ(Mpi("other", 2, {"--banded"}).exit_code, 0);
-  r = Mpi("other", 2, {"--exact", "--resume"});
+  r = Mpi("other", 2, {"--banded", "--keep", "longest", "--resume"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("another command line"), std::string::npos) << r.err;
   // The short-document rule is refused, not ignored.

@@ -90,25 +90,25 @@ Status Run::CountBoilerplate(bool needed) {
       counted = got.status();
     }
   }
-  const LineStats counts = std::move(counter).Finish();
-  // Collective whatever happened here: the other ranks are in it.
-  std::string mine;
-  AppendStrings({counts.Serialize()}, &mine);
-  Traffic traffic;
-  const std::string all = AllGatherBytes(w_, mine, &traffic);
-  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  // Reduced by key range: only the boilerplate lines come back
+  // (boilerplate_exchange.h).
+  const bool stats_out = !config_->flags.boilerplate.stats_out.empty();
+  auto reduced = ReduceLineCounts(w_, std::move(counter).Finish(), counted,
+                                  static_cast<uint32_t>(config_->boilerplate.min_docs), stats_out);
+  std::vector<uint64_t> moved = {reduced.ok() ? reduced->traffic.bytes_sent : 0};
   AllReduceSum(w_, &moved);
-  stages_.push_back({"boilerplate", 0, moved[0], {}});
-  NEARDUP_RETURN_IF_ERROR(counted);
-  NEARDUP_ASSIGN_OR_RETURN(auto blobs, Strings(all));
-  LineCounter merged;
-  for (size_t r = 0; r < blobs.size(); ++r) {
-    NEARDUP_ASSIGN_OR_RETURN(auto s, LineStats::Deserialize(blobs[r], "rank " + std::to_string(r)));
-    merged.Merge(s);
-  }
-  NEARDUP_RETURN_IF_ERROR(config_->job->UseLineStats(std::move(merged).Finish()));
-  if (w_.rank == 0 && !config_->flags.boilerplate.stats_out.empty()) {
-    NEARDUP_RETURN_IF_ERROR(config_->job->line_stats().Save(config_->flags.boilerplate.stats_out));
+  NEARDUP_RETURN_IF_ERROR(reduced.status());
+  stages_.push_back({"boilerplate",
+                     0,
+                     moved[0],
+                     {{"distinct_lines", reduced->distinct_lines},
+                      {"most_lines_in_a_range", reduced->range_lines},
+                      {"count_bytes", reduced->count_bytes},
+                      {"kept_lines", reduced->kept.distinct_lines()},
+                      {"kept_bytes", reduced->kept_bytes}}});
+  NEARDUP_RETURN_IF_ERROR(config_->job->UseLineStats(std::move(reduced->kept)));
+  if (w_.rank == 0 && stats_out) {
+    NEARDUP_RETURN_IF_ERROR(reduced->all.Save(config_->flags.boilerplate.stats_out));
   }
   return Status::OK();
 }

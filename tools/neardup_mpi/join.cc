@@ -2,9 +2,34 @@
 //
 // neardup-mpi dedup's plan and join stages (run.h).
 
+#include <atomic>
+#include <thread>
+
+#include "neardup/parallel.h"
 #include "run.h"
 
 namespace neardup::mpi {
+namespace {
+
+// Fault `alloc-worker`: std::bad_alloc thrown on a worker thread of the
+// library's pool (not this one), as a failed allocation in a parallel
+// stage of the library would be; the pool hands it to this thread.
+void FailAllocationOnAWorker() {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> thrown{false};
+  ParallelFor(2, 2, [&](size_t, int) {
+    if (std::this_thread::get_id() != caller) {
+      thrown = true;
+      throw std::bad_alloc();
+    }
+    // The caller waits for the worker's task (10 s at most).
+    for (int i = 0; i < 10000 && !thrown; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+}
+
+}  // namespace
 
 Status Run::Plan() {
   const DedupConfig& c = *config_;
@@ -175,6 +200,7 @@ Status Run::JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
 
 Status Run::Join() {
   if (FailAt(w_, "alloc")) throw std::bad_alloc();
+  if (FailAt(w_, "alloc-worker")) FailAllocationOnAWorker();
   if (FailAt(w_, "stop")) std::raise(SIGSTOP);
   if (plan_ == nullptr || plan_->split() == DedupJoinPlan::Split::kNone) return JoinOnRankZero();
   // This rank's pairs: band ranges (every rank holds the distinct keys) or

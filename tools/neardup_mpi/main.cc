@@ -15,7 +15,8 @@
 //                rank 0 records the inputs (sizes, times, digests) in
 //                WORK/inputs.id (a --resume with changed inputs is refused)
 //   fingerprint  (each rank counts boilerplate lines of its units, the
-//                counts all-gathered, then fingerprints its contiguous share
+//                counts reduced by key range, boilerplate_exchange.h, then
+//                fingerprints its contiguous share
 //                of the units, cut by size, one shard per unit) ->
 //                WORK/shards/. A unit is an INPUT, or a byte range of a large
 //                plain JSONL file cut at line starts (its first line number
@@ -37,8 +38,9 @@
 //                reduced to spanning forests, the forests merged in a tree
 //                to rank 0 (all pairs gathered there instead when
 //                --pairs-out or --cluster center needs them). Joins that
-//                cannot be split by band (SimHash's exact join, stream mode)
-//                run on rank 0.
+//                cannot be split by band (SimHash's exact join when the
+//                automatic choice takes it) run on rank 0; --exact and
+//                --mode stream are refused at P > 1 (setup.cc).
 //   cluster      (each rank sends rank 0 its documents of clusters of two
 //                or more, and minhash: their groups' signatures) rank 0:
 //                union-find, keep policy (the library's code) over them

@@ -38,6 +38,7 @@
 #include <tuple>
 
 #include "band_exchange.h"
+#include "boilerplate_exchange.h"
 #include "common.h"
 #include "dedup_stages.h"
 #include "forest.h"
@@ -78,6 +79,7 @@ struct MpiFlags {
 // copying rank 0's part into --output). `term`: rank 0 gets SIGTERM at the
 // output point instead (an interrupt while writing); `alloc`: the rank's
 // join stage throws std::bad_alloc (a failed allocation) at its start;
+// `alloc-worker`: the same on a worker thread of the library's pool;
 // `stop`: the rank stops itself (SIGSTOP) there.
 bool FailAt(const World& w, const char* stage);
 

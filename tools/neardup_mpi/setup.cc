@@ -19,6 +19,20 @@ Status Run::Setup() {
         "neardup-mpi does not support minhash's exact verification (feature sets are not "
         "exchanged between ranks); use the estimate (the default)");
   }
+  // Neither is split over the ranks: at P > 1 rank 0 would run it alone
+  // while the others wait (doc/distributed.md, "What runs where").
+  if (w_.size > 1 && config_->options.mode == DedupMode::kStream) {
+    return Status::InvalidArgument(
+        "--mode stream is sequential and is not distributed: run it with one rank (mpirun -np "
+        "1) or with neardup dedup --mode stream, or use --mode cluster (the default) over the "
+        "ranks");
+  }
+  if (w_.size > 1 && f.exact) {
+    return Status::InvalidArgument(
+        "--exact is not distributed (the exact join's index holds every fingerprint and runs on "
+        "one rank): run it with one rank (mpirun -np 1) or with neardup dedup --exact, or use "
+        "--banded (split over the ranks by band range)");
+  }
   std::error_code ec;
   for (const char* sub : {"/shards", "/join", "/parts", "/probe"}) {
     if (!ec) fs::create_directories(flags_.work_dir + sub, ec);
