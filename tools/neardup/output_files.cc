@@ -191,6 +191,8 @@ int FinishOutputs(int exit_code) {
   return exit_code;
 }
 
+void DiscardOutputs() { RemovePending(); }
+
 void MarkRunFailed() { run_failed = true; }
 
 void SetProgressShown(bool shown) { progress_shown.store(shown); }

@@ -44,6 +44,11 @@ Result<std::string> BeginOutputFile(const std::string& path);
 // every pending file is removed.
 int FinishOutputs(int exit_code);
 
+// Removes every pending temporary file now (none is put in place); outputs
+// begun later are registered as usual. For a command that opens its outputs
+// early only to fail fast on a path it cannot write, and writes them later.
+void DiscardOutputs();
+
 // The run failed though its exit status may be 3 (--strict): its outputs
 // are not put in place.
 void MarkRunFailed();

@@ -262,6 +262,7 @@ Status Run::WriteOutputs() {
   const auto t = std::chrono::steady_clock::now();
   const DedupConfig& c = *config_;
   const DedupFlags& f = c.flags;
+  NEARDUP_ASSIGN_OR_RETURN(out_, cli::Output::Open(f.input.output, f.input.inputs));
   std::vector<std::string> parts;
   for (int r = 0; r < w_.size; ++r) {
     parts.push_back(PartPath(flags_.work_dir, r, "done"));

@@ -193,7 +193,7 @@ class Run {
   World w_;
   MpiFlags flags_;
   std::unique_ptr<DedupConfig> config_;
-  std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened in setup
+  std::unique_ptr<cli::Output> out_;  // rank 0: --output, opened by WriteOutputs
   std::unique_ptr<Log> log_;
   // Rank 0, --resume: the earlier run's WORK/inputs.id (none: it stopped
   // before its inputs were checked).

@@ -44,8 +44,16 @@ Status Run::Setup() {
   NEARDUP_RETURN_IF_ERROR(
       cli::CheckInputsAndOutputs(f.input.inputs, {f.input.output, f.unique_out, f.duplicates_out,
                                                   f.pairs_out, f.clusters_out, f.summary_json}));
-  // Created before the input is read, as neardup dedup does.
-  NEARDUP_ASSIGN_OR_RETURN(out_, cli::Output::Open(f.input.output, f.input.inputs));
+  // Created before the input is read, as neardup dedup does, so that a path
+  // that cannot be written fails now; then removed: the output stage creates
+  // it again. A rank that fails or runs out of memory in between aborts the
+  // job, and Open MPI may SIGKILL rank 0 before its SIGTERM handler removes
+  // a temporary file: none is left while the ranks compute. A path that is
+  // not a regular file (a FIFO, /dev/null) is opened only once, when written.
+  if (struct stat st; ::stat(f.input.output.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    NEARDUP_RETURN_IF_ERROR(cli::Output::Open(f.input.output, f.input.inputs).status());
+    cli::DiscardOutputs();
+  }
   const std::string id_path = flags_.work_dir + "/run.id";
   const std::string inputs_path = flags_.work_dir + "/inputs.id";
   if (flags_.resume) {
