@@ -87,8 +87,9 @@ std::vector<neardup::Fingerprint> RandomFingerprints(int bits, int n, uint64_t s
   return fps;
 }
 
-// A DocumentIndex committed as version `version` (2 or 3; the cost model
-// picks exact tables at this size), with its ids file.
+// A DocumentIndex committed as version `version` (2 or 3) with exact tables
+// (tables_only: at this size the cost model would pick the scan, which has
+// no tables to damage), with its ids file.
 Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed, int version) {
   Fixture f;
   f.fps = RandomFingerprints(bits, 40, seed);
@@ -98,6 +99,7 @@ Fixture MakeDocumentIndexFixture(int bits, int max_k, uint64_t seed, int version
   neardup::DocumentIndexHeader h;
   h.pipeline_json = bits == 64 ? R"({"bits":64})" : R"({"bits":128})";
   h.tables.file_version = version;
+  h.tables.tables_only = true;
   neardup::PermutedTableOptions o;
   o.bits = bits;
   o.max_k = max_k;
@@ -119,6 +121,7 @@ Fixture MakeBandsFixture(int bits, int max_k, uint64_t seed, uint32_t version) {
   f.fps = RandomFingerprints(bits, 40, seed);
   ix::IndexFileV2Meta meta;
   meta.version = version;
+  meta.policy.tables_only = true;  // not the scan, which the model picks at 128 bits
   meta.spec = ix::ChooseTables(1000000, bits, max_k, meta.policy);
   FUZZ_FAIL_IF(meta.spec.kind != ix::TablesKind::kBands);
   meta.spec.dir_bits = ix::DirBitsFor(f.fps.size());
