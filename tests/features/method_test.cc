@@ -177,8 +177,8 @@ TEST(MethodTest, ResolveDropsDataFilesTheFeaturesDoNotUse) {
 // An IDF table for weights that use none is refused, not dropped: every
 // front end (--idf, Python's idf=) parses it here.
 TEST(MethodTest, IdfForWeightsWithoutIdfIsRefused) {
-  for (const char* text : {"chars5u,idf=/x/idf.txt", "tfidf,weights=tf,idf=/x/idf.txt",
-                           "minhash,idf=/x/idf.txt"}) {
+  for (const char* text :
+       {"chars5u,idf=/x/idf.txt", "tfidf,weights=tf,idf=/x/idf.txt", "minhash,idf=/x/idf.txt"}) {
     auto m = Method::Parse(text);
     ASSERT_FALSE(m.ok()) << text;
     EXPECT_TRUE(m.status().IsInvalidArgument()) << text;
