@@ -24,9 +24,10 @@ TEST(IdsFileMessageTest, MissingIdsFileGivesTheReason) {
   o.bits = 64;
   o.max_k = 3;
   o.build_threads = 1;
+  const std::vector<std::string> ids = {"a", "b"};
+  const std::vector<Fingerprint> fps = {Fingerprint::From64(1), Fingerprint::From64(2)};
   {
-    auto index = DocumentIndex::Build(path, h, o, {"a", "b"},
-                                      {Fingerprint::From64(1), Fingerprint::From64(2)});
+    auto index = DocumentIndex::Build(path, h, o, ids, fps);
     ASSERT_TRUE(index.ok()) << index.status().ToString();
     ASSERT_TRUE((*index)->Commit().ok());
   }
