@@ -34,7 +34,7 @@ TEST(IdsFileMessageTest, MissingIdsFileGivesTheReason) {
   ASSERT_TRUE(std::filesystem::remove(path + ".ids"));
   auto r = DocumentIndex::Open(path);
   ASSERT_FALSE(r.ok());
-  const std::string& m = r.status().message();
+  const std::string m = r.status().message();
   EXPECT_TRUE(r.status().IsNotFound()) << m;
   EXPECT_NE(m.find(path + ".ids: cannot open the ids file beside the index: no such file"),
             std::string::npos)
