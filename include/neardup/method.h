@@ -24,6 +24,8 @@
 //   entropy_threshold  W_t > 0                                the preset's (2)
 //   hmm                1 | 0                                  1
 //   idf                an IDF file (jieba idf.txt format)     jieba's analyse/idf.txt
+//                      (tfidf, improved, entropy weights only: Parse refuses it
+//                      for a method whose weights use no IDF)
 //   user_dict          a jieba user dictionary (repeatable)   none
 //   marker_words       the improved weights' lexicon          data/marker_words.txt
 //   boilerplate        off | lines (boilerplate.h)              off

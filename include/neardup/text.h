@@ -79,6 +79,12 @@ enum class InputFormat {
 // Parses "auto", "jsonl", "text", "lines", "roff".
 Result<InputFormat> ParseInputFormat(std::string_view name);
 
+// OK when ReadOptions::encoding `name` can be read: empty, UTF-8, or a
+// converter ICU knows; else InvalidArgument naming it. The front ends check
+// their --encoding with it when they parse it (a reader given an unknown name
+// reports every file unreadable).
+Status CheckEncoding(const std::string& name);
+
 // Something wrong with the input. Reported, counted, never fatal to the reader.
 struct InputIssue {
   enum class Kind {
@@ -160,8 +166,8 @@ struct ReadOptions {
   // to UTF-8. Empty: UTF-8, read as is; a file that is not UTF-8 gets its
   // first invalid UTF-8 report completed with ICU's charset detector's guess
   // ("the file looks like GB18030 ...: --encoding GB18030 converts it").
-  // An unknown name makes every file unreadable (reported). Not with a byte
-  // range (range_begin/range_end).
+  // An unknown name makes every file unreadable (reported; the front ends
+  // refuse it first, CheckEncoding). Not with a byte range (range_begin/range_end).
   std::string encoding;
   std::string id_field = "id";
   std::string text_field = "text";

@@ -355,6 +355,15 @@ Result<Method> Method::Parse(std::string_view text,
     }
   }
   NEARDUP_RETURN_IF_ERROR(m.Validate());
+  // An IDF table given to a method whose weights use none would be dropped
+  // silently (Resolve): refused here, for every front end (--idf, idf=).
+  if (!m.pipeline.idf_path.empty() && !UsesIdf(m.pipeline.features.weights)) {
+    return Status::InvalidArgument(
+        "idf " + m.pipeline.idf_path + ": method '" + m.name + "' weighs its features '" +
+        std::string(WeightSchemeName(m.pipeline.features.weights)) +
+        "', which uses no IDF table (tfidf, improved and entropy weights do: e.g. --method "
+        "tfidf or --weights tfidf)");
+  }
   return m;
 }
 

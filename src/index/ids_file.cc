@@ -242,7 +242,13 @@ Result<RawPair> ReadCommittedPair(const std::string& path, bool preload) {
       }
       last = Status::Corruption(ids_path + ": replaced while being read");
     } else if (!ids_header) {
-      last = Status::NotFound(ids_path + ": cannot open the ids file beside the index");
+      // read_ids found no file (any other failure was returned above); the
+      // reason is its status's, after the path.
+      const std::string why = ids_text.status().message();
+      const std::string reason =
+          why.rfind(ids_path + ": ", 0) == 0 ? why.substr(ids_path.size() + 2) : why;
+      last = Status::NotFound(ids_path + ": cannot open the ids file beside the index: " + reason +
+                              " (nor is there " + pending + ", a commit's pending ids file)");
     } else {
       last = Status::Corruption(ids_path + ": written for another version of " + path +
                                 " (index_checksum " + Hex64(*ids_header->index_checksum) +

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "neardup/text.h"
 #include "text/compression.h"
 
 namespace neardup {
@@ -414,16 +415,36 @@ bool InputFile::FillConverted() {
   return buffer_.size() > old || !converted_eof_;
 }
 
+namespace {
+
+bool IsUtf8Name(const std::string& encoding) {
+  return encoding.empty() || strcasecmp(encoding.c_str(), "utf-8") == 0 ||
+         strcasecmp(encoding.c_str(), "utf8") == 0;
+}
+
+std::string UnknownEncoding(const std::string& encoding) {
+  return "unknown encoding '" + encoding +
+         "' (--encoding takes an ICU converter name: GB18030, GBK, Big5, Shift_JIS, ...)";
+}
+
+}  // namespace
+
+Status CheckEncoding(const std::string& name) {
+  if (IsUtf8Name(name)) return Status::OK();
+  UErrorCode status = U_ZERO_ERROR;
+  UConverter* converter = ucnv_open(name.c_str(), &status);
+  if (converter != nullptr) ucnv_close(converter);
+  if (U_FAILURE(status)) return Status::InvalidArgument(UnknownEncoding(name));
+  return Status::OK();
+}
+
 std::string InputFile::SetEncoding(const std::string& encoding) {
-  if (encoding.empty() || strcasecmp(encoding.c_str(), "utf-8") == 0 ||
-      strcasecmp(encoding.c_str(), "utf8") == 0) {
-    return "";
-  }
+  if (IsUtf8Name(encoding)) return "";
   UErrorCode status = U_ZERO_ERROR;
   from_ = ucnv_open(encoding.c_str(), &status);
   if (U_FAILURE(status)) {
     from_ = nullptr;
-    return "unknown encoding '" + encoding + "' (--encoding takes an ICU converter name)";
+    return UnknownEncoding(encoding);
   }
   to_utf8_ = ucnv_open("UTF-8", &status);
   pivot_source_ = pivot_target_ = pivot_;

@@ -165,13 +165,31 @@ TEST(MethodTest, ResolveMakesPathsAbsoluteAndRecordsDigests) {
 }
 
 TEST(MethodTest, ResolveDropsDataFilesTheFeaturesDoNotUse) {
-  auto m = Method::Parse("chars5u,idf=/nonexistent/idf.txt,user_dict=/nonexistent/u.txt");
+  auto m = Method::Parse("chars5u,user_dict=/nonexistent/u.txt");
   ASSERT_TRUE(m.ok());
   ASSERT_TRUE(m->Resolve().ok());
   EXPECT_TRUE(m->pipeline.idf_path.empty());
   EXPECT_TRUE(m->pipeline.segmenter.user_dicts.empty());
   EXPECT_TRUE(m->digests.empty());
   EXPECT_EQ(*m, Method::Default());
+}
+
+// An IDF table for weights that use none is refused, not dropped: every
+// front end (--idf, Python's idf=) parses it here.
+TEST(MethodTest, IdfForWeightsWithoutIdfIsRefused) {
+  for (const char* text :
+       {"chars5u,idf=/x/idf.txt", "tfidf,weights=tf,idf=/x/idf.txt", "minhash,idf=/x/idf.txt"}) {
+    auto m = Method::Parse(text);
+    ASSERT_FALSE(m.ok()) << text;
+    EXPECT_TRUE(m.status().IsInvalidArgument()) << text;
+    EXPECT_NE(m.status().message().find("idf /x/idf.txt: method"), std::string::npos)
+        << m.status().message();
+    EXPECT_NE(m.status().message().find("uses no IDF table"), std::string::npos)
+        << m.status().message();
+  }
+  auto m = Method::Parse("chars5u", {{"weights", "tfidf"}, {"idf", "/x/idf.txt"}});
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->pipeline.idf_path, "/x/idf.txt");
 }
 
 TEST(MethodTest, DifferenceNamesTheFirstDifferingSetting) {

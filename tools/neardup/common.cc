@@ -210,7 +210,11 @@ void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
   cmd->add_option("--encoding", flags->encoding,
                   "The inputs' character encoding, converted to UTF-8 with ICU (GB18030, GBK, "
                   "Big5, Shift_JIS, ...; default UTF-8). A file that is not UTF-8 is reported "
-                  "with ICU's guess of its encoding");
+                  "with ICU's guess of its encoding")
+      ->check([](const std::string& name) {
+        const Status s = CheckEncoding(name);
+        return s.ok() ? std::string() : s.message();
+      });
   cmd->add_option("--input-format", flags->format,
                   "auto|jsonl|text|lines|roff (auto: by extension and content; gzip, zstd, xz "
                   "and bzip2 content is decompressed in every format; zip, tar and 7z "
