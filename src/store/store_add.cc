@@ -132,6 +132,7 @@ Status Store::Impl::Add(std::string_view name, std::string_view content) {
     return row.status();
   }
   if (*row) {
+    NEARDUP_RETURN_IF_ERROR(CheckFoundName(name));
     const int64_t old_id = find_file_.ColumnInt(0);
     const std::string old_recipe(find_file_.ColumnBlob(3));
     find_file_.Reset();
@@ -187,6 +188,7 @@ Status Store::Impl::Remove(std::string_view name) {
     if (!row.ok()) return row.status();
     return Status::NotFound(path_ + ": no file named '" + std::string(name) + "'");
   }
+  NEARDUP_RETURN_IF_ERROR(CheckFoundName(name));
   const int64_t id = find_file_.ColumnInt(0);
   const std::string recipe(find_file_.ColumnBlob(3));
   find_file_.Reset();

@@ -78,6 +78,16 @@ Result<std::string> Store::Impl::Assemble(std::string_view name, int64_t size, s
   return out;
 }
 
+Status Store::Impl::CheckFoundName(std::string_view name) {
+  if (find_file_.ColumnText(5) == name) return Status::OK();
+  const std::string found(find_file_.ColumnText(5));
+  find_file_.Reset();
+  return Status::Corruption(path_ + ": looking up '" + std::string(name) + "' found the row of '" +
+                            found +
+                            "': the database's index of file names is damaged (neardup store "
+                            "verify reports it)");
+}
+
 Result<std::string> Store::Impl::Get(std::string_view name) {
   Txn txn(this);
   NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/false));
@@ -91,6 +101,7 @@ Result<std::string> Store::Impl::Get(std::string_view name) {
     find_file_.Reset();
     return Status::NotFound(path_ + ": no file named '" + std::string(name) + "'");
   }
+  NEARDUP_RETURN_IF_ERROR(CheckFoundName(name));
   const int64_t size = find_file_.ColumnInt(1);
   const std::string sha(find_file_.ColumnBlob(2));
   const std::string recipe(find_file_.ColumnBlob(3));
@@ -103,8 +114,10 @@ Result<std::string> Store::Impl::Get(std::string_view name) {
 }
 
 Result<std::vector<StoredFileInfo>> Store::Impl::List() {
-  Result<Stmt> s =
-      db_->Prepare("SELECT name, size, sha256, chunker, entries FROM files ORDER BY name");
+  // The rows themselves (NOT INDEXED: a name and its size from one row even
+  // when the name index is damaged), sorted by name.
+  Result<Stmt> s = db_->Prepare(
+      "SELECT name, size, sha256, chunker, entries FROM files NOT INDEXED ORDER BY name");
   if (!s.ok()) return s.status();
   std::vector<StoredFileInfo> out;
   for (;;) {
@@ -122,6 +135,10 @@ Result<std::vector<StoredFileInfo>> Store::Impl::List() {
     }
     info.chunker = s->ColumnText(3);
     info.entries = static_cast<uint64_t>(s->ColumnInt(4));
+    if (!out.empty() && out.back().name == info.name) {
+      return Status::Corruption(path_ + ": two files are named '" + info.name +
+                                "': the database is damaged (neardup store verify reports it)");
+    }
     out.push_back(std::move(info));
   }
   return out;
@@ -161,14 +178,16 @@ Result<std::vector<VerifyProblem>> Store::Impl::Verify() {
   Txn txn(this);
   NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/false));
 
-  Result<Stmt> check = db_->Prepare("PRAGMA quick_check");
+  // integrity_check, not quick_check: it also checks that every index
+  // matches its table (a damaged name index sends a lookup to another file).
+  Result<Stmt> check = db_->Prepare("PRAGMA integrity_check");
   if (!check.ok()) return check.status();
   for (;;) {
     Result<bool> row = check->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
     if (check->ColumnText(0) != "ok") {
-      problems.push_back({"", "sqlite quick_check: " + std::string(check->ColumnText(0))});
+      problems.push_back({"", "sqlite integrity_check: " + std::string(check->ColumnText(0))});
     }
   }
 

@@ -153,7 +153,7 @@ Status Store::Impl::Prepare() {
       {&add_refs_, "UPDATE chunks SET refs = refs + ?2 WHERE id = ?1"},
       {&delete_unreferenced_, "DELETE FROM chunks WHERE id = ?1 AND refs <= 0"},
       {&get_chunk_, "SELECT size, codec, data FROM chunks WHERE id = ?1"},
-      {&find_file_, "SELECT id, size, sha256, recipe, entries FROM files WHERE name = ?1"},
+      {&find_file_, "SELECT id, size, sha256, recipe, entries, name FROM files WHERE name = ?1"},
       {&insert_file_,
        "INSERT INTO files(name, size, sha256, chunker, entries, recipe) VALUES (?1, ?2, ?3, ?4, "
        "?5, ?6)"},
