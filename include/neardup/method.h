@@ -110,6 +110,8 @@ struct Method {
   std::map<std::string, std::string> digests;
 
   bool is_minhash() const { return kind == MethodKind::kMinHash; }
+  // Whether the method's weights use an IDF table (tfidf, improved, entropy).
+  bool uses_idf() const;
   // OK for a SimHash method; for minhash, which has no fingerprint,
   // NotSupported "WHAT: the minhash method is supported by dedup only (it has
   // no fingerprint; use a SimHash method such as chars5u)". Every front end

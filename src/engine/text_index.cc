@@ -34,7 +34,7 @@ Result<Method> MethodOfSettings(const Json& h) {
   more.emplace_back("normalize", normalize);
   if (const int bits = h.value("bits", 0); bits != 0)
     more.emplace_back("bits", std::to_string(bits));
-  for (const char* key : {"features", "weights", "hash", "idf"}) {
+  for (const char* key : {"features", "weights", "hash"}) {
     const std::string value = h.value(key, "");
     if (!value.empty()) more.emplace_back(key, value);
   }
@@ -45,6 +45,13 @@ Result<Method> MethodOfSettings(const Json& h) {
   for (const std::string& d : h.value("user_dicts", std::vector<std::string>{})) {
     more.emplace_back("user_dict", d);
   }
+  // Headers of this form recorded the command line's --idf whatever the
+  // weights; a method whose weights use no IDF ignored it when the index was
+  // written (Method::Parse now refuses it), so it is left out here.
+  Result<Method> method = Method::Parse("", more);
+  const std::string idf = h.value("idf", "");
+  if (idf.empty() || (method.ok() && !method->uses_idf())) return method;
+  more.emplace_back("idf", idf);
   return Method::Parse("", more);
 }
 

@@ -196,6 +196,8 @@ Result<Method> Method::FromPreset(std::string_view name) {
   return m;
 }
 
+bool Method::uses_idf() const { return UsesIdf(pipeline.features.weights); }
+
 Result<Method> Method::Parse(std::string_view text) { return Parse(text, {}); }
 
 Result<Method> Method::Parse(std::string_view text,

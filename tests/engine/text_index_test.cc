@@ -56,6 +56,25 @@ TEST(TextIndexTest, ReadsAHeaderWrittenBeforeTheMethodWasStored) {
             want->ToString());
 }
 
+// Headers of the settings form recorded the command line's --idf whatever
+// the weights. Method::Parse now refuses an IDF table for weights that use
+// none; such an index still opens, with the method it was built with (the
+// table was ignored then), and an IDF method keeps its table.
+TEST(TextIndexTest, OldHeaderWithAnIdfTheWeightsNeverUsedStillOpens) {
+  auto tf = TextIndex::MethodOfHeader(
+      R"({"normalize": "nfkc", "bits": 64, "weights": "tf", "idf": "/no/such.idf"})");
+  ASSERT_TRUE(tf.ok()) << tf.status().message();
+  auto want = Method::Parse("", {{"normalize", "nfkc"}, {"bits", "64"}, {"weights", "tf"}});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  EXPECT_EQ(*tf, *want);
+  EXPECT_TRUE(tf->pipeline.idf_path.empty());
+  auto tfidf = TextIndex::MethodOfHeader(
+      R"({"normalize": "nfkc", "bits": 64, "weights": "tfidf", "idf": "/no/such.idf"})");
+  ASSERT_TRUE(tfidf.ok()) << tfidf.status().message();
+  EXPECT_TRUE(tfidf->uses_idf());
+  EXPECT_EQ(tfidf->pipeline.idf_path, "/no/such.idf");
+}
+
 TEST(TextIndexTest, EmptyDocumentsAreNeverAddedAndChangeNothing) {
   const std::string dir = MakeTempDir("text_index_empty");
   auto method = Method::Parse("chars5,bits=64");
