@@ -6,12 +6,15 @@
 // were built on threads of their own, where the exception ended the process
 // (std::terminate, signal 6).
 //
-// This binary's operator new fails, while armed, every allocation of 1 MiB
-// or more made off the thread that armed it; unarmed it is malloc's.
+// This binary's operator new (every form of it, so that the whole index test
+// binary allocates through one pair, malloc and free, also under ASan)
+// fails, while armed, every allocation of 1 MiB or more made off the thread
+// that armed it; unarmed it is malloc's.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <random>
@@ -25,23 +28,64 @@ namespace {
 std::atomic<bool> g_armed{false};
 std::thread::id g_arming_thread;
 
-void* Allocate(std::size_t n) {
-  if (g_armed.load(std::memory_order_acquire) && n >= (std::size_t{1} << 20) &&
-      std::this_thread::get_id() != g_arming_thread) {
-    throw std::bad_alloc();
+bool FailNow(std::size_t n) {
+  return g_armed.load(std::memory_order_acquire) && n >= (std::size_t{1} << 20) &&
+         std::this_thread::get_id() != g_arming_thread;
+}
+
+// Every allocation form goes to malloc (or aligned_alloc) and every
+// deallocation to free: a form left to the runtime (std::stable_sort's
+// nothrow new, say) would allocate with the sanitizer's operator new and be
+// freed here by free(), which AddressSanitizer reports as an
+// alloc-dealloc mismatch.
+void* Allocate(std::size_t n, std::size_t align = 0) {
+  if (FailNow(n)) throw std::bad_alloc();
+  if (n == 0) n = 1;
+  void* p = align <= alignof(std::max_align_t)
+                ? std::malloc(n)
+                : std::aligned_alloc(align, (n + align - 1) / align * align);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void* AllocateOrNull(std::size_t n, std::size_t align = 0) noexcept {
+  try {
+    return Allocate(n, align);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
   }
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
 }
 
 }  // namespace
 
 void* operator new(std::size_t n) { return Allocate(n); }
 void* operator new[](std::size_t n) { return Allocate(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return AllocateOrNull(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return AllocateOrNull(n); }
+void* operator new(std::size_t n, std::align_val_t a) {
+  return Allocate(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  return Allocate(n, static_cast<std::size_t>(a));
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return AllocateOrNull(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return AllocateOrNull(n, static_cast<std::size_t>(a));
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace neardup::index_internal {
 namespace {
