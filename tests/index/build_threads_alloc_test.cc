@@ -58,6 +58,12 @@ void* AllocateOrNull(std::size_t n, std::size_t align = 0) noexcept {
 
 }  // namespace
 
+// GCC sees `new T` (this operator new) freed by an inlined free() below and
+// warns of a mismatch; here operator new is malloc, so the pair matches.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 void* operator new(std::size_t n) { return Allocate(n); }
 void* operator new[](std::size_t n) { return Allocate(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return AllocateOrNull(n); }
