@@ -93,8 +93,10 @@ TEST_P(TableBatchTest, SearchBatchEqualsSearchAndTheExactScan) {
     names.push_back("d" + std::to_string(i));
   }
   for (const auto& n : names) name_views.push_back(n);
-  const std::string path = ::testing::TempDir() + "/table_batch_" + std::to_string(c.bits) + "_" +
-                           std::to_string(c.k) + "_" + std::to_string(c.version) + ".ndx";
+  // A directory of this process's own: ctest runs the cases in parallel,
+  // and a case that rewrote another's mapped file would kill it (SIGBUS).
+  const std::string dir = testing::MakeTempDir("table_batch");
+  const std::string path = dir + "/index.ndx";
   uint64_t checksum = 0;
   ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
                                                1, &checksum)
@@ -195,7 +197,7 @@ TEST_P(TableBatchTest, SearchBatchEqualsSearchAndTheExactScan) {
   const std::vector<Fingerprint> bad = {RandomFingerprint(c.bits == 64 ? 128 : 64, rng)};
   EXPECT_FALSE(index->SearchBatch(bad, c.k, 1, &none).ok());
   EXPECT_FALSE(index->SearchBatch(queries, c.k + 1, 1, &none).ok());
-  std::filesystem::remove(path);
+  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
