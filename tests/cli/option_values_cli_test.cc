@@ -72,5 +72,25 @@ TEST_F(OptionValuesCliTest, IdfForAMethodWithoutIdfIsAUsageError) {
   EXPECT_NE(with.out, without.out);
 }
 
+// segment and idf build read no IDF table: they refuse --idf rather than
+// ignore it; keywords uses it.
+TEST_F(OptionValuesCliTest, IdfWhereNoTableIsReadIsAUsageError) {
+  const std::string idf = dir_ + "/small.idf";
+  {
+    const auto r = RunCli({"segment", "--idf", idf, dir_ + "/a.jsonl"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--idf"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  {
+    const auto r =
+        RunCli({"idf", "build", "--idf", idf, "-o", dir_ + "/out.idf", dir_ + "/a.jsonl"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/out.idf"));
+  }
+  const auto r = RunCli({"keywords", "--idf", idf, dir_ + "/a.jsonl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace neardup

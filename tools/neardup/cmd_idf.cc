@@ -84,7 +84,7 @@ void AddIdfCommand(CLI::App& app, ExitCode* exit_code) {
       "Terms: the jieba tokens extract_tags counts (>= 2 characters, not stop words) of the "
       "normalized text; df = documents containing the term; natural log.");
   AddInputOptions(cmd, &flags->input);
-  AddPipelineOptions(cmd, &flags->pipeline, "nfkc", false);
+  AddPipelineOptions(cmd, &flags->pipeline, "nfkc", false, /*with_idf=*/false);
   cmd->add_option("--formula", flags->formula,
                   "seed003: log(N / (df + 1)); seed000: log(N / df + 0.01)")
       ->capture_default_str();

@@ -50,7 +50,7 @@ void AddSegmentCommand(CLI::App& app, ExitCode* exit_code) {
       "Segment text into words exactly as jieba.lcut(text) does; one JSON line per document: "
       "{\"id\": ..., \"tokens\": [...]}. No normalization unless --normalize asks for it.");
   AddInputOptions(cmd, &flags->input);
-  AddPipelineOptions(cmd, &flags->pipeline, "none", false);
+  AddPipelineOptions(cmd, &flags->pipeline, "none", false, /*with_idf=*/false);
   cmd->add_flag("--pos", flags->pos, "Emit [word, tag] pairs with the dictionary's POS tags");
   cmd->callback([flags, exit_code] { exit_code->value = RunSegment(*flags); });
 }

@@ -239,7 +239,7 @@ void AddRecordOptions(CLI::App* cmd, InputFlags* flags) {
 }
 
 void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& normalize_default,
-                        bool with_fingerprint_options) {
+                        bool with_fingerprint_options, bool with_idf) {
   flags->normalize = normalize_default;
   cmd->add_option("--normalize", flags->normalize,
                   "Comma-separated: nfkc (NFKC + case folding), t2s|tw2s|tw2sp|tw2sp2|hk2s "
@@ -253,7 +253,7 @@ void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& 
                   "/usr/lib/python3/dist-packages/jieba)");
   cmd->add_option("--user-dict", flags->user_dicts, "jieba-format user dictionary (repeatable)")
       ->allow_extra_args(false);  // one value per --user-dict: what follows is an input
-  cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
+  if (with_idf) cmd->add_option("--idf", flags->idf, "IDF table in jieba's idf.txt format");
   cmd->add_flag("--no-hmm", flags->no_hmm, "Do not segment unknown words with the HMM");
   if (with_fingerprint_options) {
     cmd->add_option(

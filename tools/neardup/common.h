@@ -88,9 +88,11 @@ void AddInputOptions(CLI::App* cmd, InputFlags* flags, bool with_positional = tr
 // part of AddInputOptions, and all of it that compare and explain take.
 void AddRecordOptions(CLI::App* cmd, InputFlags* flags);
 // Registers the pipeline options; `normalize_default` is "none" for the
-// inspection commands and "nfkc" for everything that fingerprints.
+// inspection commands and "nfkc" for everything that fingerprints. `--idf`
+// only where an IDF table is read (the fingerprinting commands and
+// keywords), so that no command accepts an option it would ignore.
 void AddPipelineOptions(CLI::App* cmd, PipelineFlags* flags, const std::string& normalize_default,
-                        bool with_fingerprint_options);
+                        bool with_fingerprint_options, bool with_idf = true);
 
 Result<PipelineOptions> MakePipelineOptions(const PipelineFlags& flags);
 Result<NormalizeOptions> MakeNormalizeOptions(const PipelineFlags& flags);
