@@ -106,7 +106,8 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
 
   NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.shingle, options.t2s));
   const std::vector<std::vector<uint64_t>> sets = shingler.OfAll(texts, options.threads);
-  NEARDUP_ASSIGN_OR_RETURN(auto natural, JaccardJoin(sets, options.natural_jaccard));
+  NEARDUP_ASSIGN_OR_RETURN(auto natural,
+                           JaccardJoin(sets, options.natural_jaccard, options.threads));
   for (const JaccardPair& p : natural) {
     ++report.natural_pairs;
     if (p.jaccard >= options.truth_jaccard) ++report.truth_pairs;

@@ -81,6 +81,24 @@ TEST(JaccardJoinTest, MatchesBruteForce) {
   }
 }
 
+// The probes run in parallel over chunks of 512 sets: more sets than one
+// chunk, every thread count gives brute force's pairs.
+TEST(JaccardJoinTest, ThreadsGiveTheSamePairs) {
+  std::vector<std::vector<uint64_t>> sets;
+  for (uint64_t seed = 11; sets.size() < 1500; ++seed) {
+    const auto more = RandomSets(seed);
+    sets.insert(sets.end(), more.begin(), more.end());
+  }
+  const auto want = BruteForce(sets, 0.5);
+  ASSERT_GT(want.size(), 100u);
+  for (int threads : {1, 2, 3, 0}) {
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    auto got = JaccardJoin(sets, 0.5, threads);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, want);
+  }
+}
+
 TEST(JaccardJoinTest, RejectsBadThreshold) {
   const std::vector<std::vector<uint64_t>> sets = {{1, 2}, {1, 2}};
   EXPECT_FALSE(JaccardJoin(sets, 0).ok());
@@ -202,8 +220,7 @@ TEST(EvaluateNaturalTest, TruthLargestClusterOfATemplateFamily) {
     const std::string rate = std::to_string(5 + rng() % 3) + "-" + std::to_string(1 + rng() % 15);
     corpus.push_back(
         {"repo" + std::to_string(i),
-         "The Federal Reserve entered the U.S. government securities market to arrange " +
-             amount +
+         "The Federal Reserve entered the U.S. government securities market to arrange " + amount +
              " billion dlrs of customer repurchase agreements, a Fed spokesman said.\n"
              "Dealers said Federal funds were trading at " +
              rate +
