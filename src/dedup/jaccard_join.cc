@@ -22,16 +22,26 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
   // elements and inverted lists stay short. Every element with its set,
   // sorted by value: the runs are the distinct elements and their
   // frequencies; each set then gets its elements' ranks in one pass.
-  std::vector<std::pair<uint64_t, uint32_t>> all;  // (element, set)
+  // The sort is by the elements' top bits into buckets first (one pass),
+  // then the buckets in parallel: an element's copies share a bucket.
+  constexpr int kBucketBits = 10;
+  std::vector<size_t> bucket_begin((size_t{1} << kBucketBits) + 1, 0);
+  const auto bucket = [](uint64_t e) { return static_cast<size_t>(e >> (64 - kBucketBits)); };
+  for (const auto& s : sets) {
+    for (uint64_t e : s) ++bucket_begin[bucket(e) + 1];
+  }
+  for (size_t b = 0; b + 1 < bucket_begin.size(); ++b) bucket_begin[b + 1] += bucket_begin[b];
+  std::vector<std::pair<uint64_t, uint32_t>> all(bucket_begin.back());  // (element, set)
   {
-    size_t total = 0;
-    for (const auto& s : sets) total += s.size();
-    all.reserve(total);
+    std::vector<size_t> fill(bucket_begin.begin(), bucket_begin.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      for (uint64_t e : sets[i]) all[fill[bucket(e)]++] = {e, static_cast<uint32_t>(i)};
+    }
   }
-  for (size_t i = 0; i < n; ++i) {
-    for (uint64_t e : sets[i]) all.emplace_back(e, static_cast<uint32_t>(i));
-  }
-  std::sort(all.begin(), all.end());
+  ParallelFor(bucket_begin.size() - 1, threads, [&](size_t b, int) {
+    std::sort(all.begin() + static_cast<std::ptrdiff_t>(bucket_begin[b]),
+              all.begin() + static_cast<std::ptrdiff_t>(bucket_begin[b + 1]));
+  });
   std::vector<size_t> run_begin;                       // distinct element -> first in `all`
   std::vector<std::pair<uint32_t, uint32_t>> by_rank;  // (frequency, distinct element)
   for (size_t i = 0; i < all.size();) {
