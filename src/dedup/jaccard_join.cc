@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "neardup/dedup.h"
 #include "neardup/minhash.h"
@@ -18,6 +21,7 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
     return Status::InvalidArgument("Jaccard threshold must be in (0, 1]");
   }
   const size_t n = sets.size();
+  if (n > UINT32_MAX) return Status::InvalidArgument("too many sets for the Jaccard join");
   // Element ranks: rarest first (ties by value), so prefixes hold rare
   // elements and inverted lists stay short. Every element with its set,
   // sorted by value: the runs are the distinct elements and their
