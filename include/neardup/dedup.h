@@ -75,15 +75,20 @@ struct JaccardPair {
 // size s indexes its first s - ceil(t s) + 1 elements, and two sets at
 // Jaccard >= t share one of them, so no pair is missed; candidates pass a
 // size filter and are verified exactly. Empty sets pair with nothing.
-// InvalidArgument unless 0 < threshold <= 1.
+// InvalidArgument unless 0 < threshold <= 1. The probes run on `threads`
+// threads (0: all cores) over an index of every prefix built first; the
+// result does not depend on the threads. Memory: the sets' elements once
+// more while ranking (16 bytes each), then the ranked sets (4 bytes per
+// element) and the index (8 bytes per indexed prefix element).
 Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
-                                             double threshold);
+                                             double threshold, int threads = 1);
 
 // The short-document rule's pairs (DedupOptions::short_features): the pairs
 // of JaccardJoin(sets, jaccard) in which the smaller set has fewer than
 // `short_features` elements.
 Result<std::vector<JaccardPair>> ShortDocumentPairs(std::span<const std::vector<uint64_t>> sets,
-                                                    size_t short_features, double jaccard);
+                                                    size_t short_features, double jaccard,
+                                                    int threads = 1);
 
 // A document's Jaccard sketch: a one-permutation MinHash (Li, Owen and
 // Zhang 2012) of its feature set (the sorted distinct feature hashes,

@@ -397,6 +397,13 @@ struct NaturalEvalReport {
   size_t documents = 0;
   uint64_t truth_pairs = 0;    // Jaccard >= truth_jaccard
   uint64_t natural_pairs = 0;  // Jaccard >= natural_jaccard
+  // The largest cluster of the truth itself: the centre rule (documents in
+  // input order, each one not yet in a cluster takes every unclustered
+  // document with exact Jaccard >= truth_jaccard) over the true pairs; 1
+  // when there is none. What a row's largest_cluster is to be read against:
+  // the same order as --keep first, so a larger one puts in a cluster what
+  // is not a true near-duplicate of its kept document.
+  size_t truth_largest_cluster = 1;
   std::vector<NaturalEvalRow> rows;
   // The worst reported pairs of each row (lowest Jaccard, up to 5): row
   // index, ids, Jaccard, and what the method measured: the Hamming distance

@@ -112,7 +112,7 @@ Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::
                      DedupJoinReport* report) {
   NEARDUP_ASSIGN_OR_RETURN(
       std::vector<JaccardPair> pairs,
-      ShortDocumentPairs(opt.short_sets, opt.short_features, opt.short_jaccard));
+      ShortDocumentPairs(opt.short_sets, opt.short_features, opt.short_jaccard, opt.threads));
   const size_t before = group_pairs->size();
   for (const JaccardPair& p : pairs) {
     if (docs[p.a].empty || docs[p.b].empty) continue;

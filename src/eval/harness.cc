@@ -503,7 +503,8 @@ Result<DocsEvalReport> EvaluateDocs(const std::vector<EvalDocument>& corpus,
   {
     NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.natural_shingle));
     const std::vector<std::vector<uint64_t>> sets = shingler.OfAll(texts, options.threads);
-    NEARDUP_ASSIGN_OR_RETURN(auto natural, JaccardJoin(sets, options.natural_jaccard));
+    NEARDUP_ASSIGN_OR_RETURN(auto natural,
+                             JaccardJoin(sets, options.natural_jaccard, options.threads));
     for (const JaccardPair& p : natural) {
       groups.Union(p.a, p.b);
       report.natural_pairs.emplace_back(ids[p.a], ids[p.b]);

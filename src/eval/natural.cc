@@ -62,6 +62,32 @@ uint64_t PairKey(size_t a, size_t b) {
   return (static_cast<uint64_t>(std::min(a, b)) << 32) | static_cast<uint64_t>(std::max(a, b));
 }
 
+// NaturalEvalReport::truth_largest_cluster: the centre rule over the pairs
+// with Jaccard >= truth, documents in input order.
+size_t TruthLargestCluster(size_t n, const std::vector<JaccardPair>& pairs, double truth) {
+  std::vector<std::vector<size_t>> adjacent(n);
+  for (const JaccardPair& p : pairs) {
+    if (p.jaccard < truth) continue;
+    adjacent[p.a].push_back(p.b);
+    adjacent[p.b].push_back(p.a);
+  }
+  std::vector<char> assigned(n, 0);
+  size_t largest = 1;
+  for (size_t c = 0; c < n; ++c) {
+    if (assigned[c]) continue;
+    assigned[c] = 1;
+    size_t size = 1;
+    for (size_t x : adjacent[c]) {
+      if (!assigned[x]) {
+        assigned[x] = 1;
+        ++size;
+      }
+    }
+    largest = std::max(largest, size);
+  }
+  return largest;
+}
+
 }  // namespace
 
 Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpus,
@@ -80,11 +106,13 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
 
   NEARDUP_ASSIGN_OR_RETURN(auto shingler, ShingleSets::Create(options.shingle, options.t2s));
   const std::vector<std::vector<uint64_t>> sets = shingler.OfAll(texts, options.threads);
-  NEARDUP_ASSIGN_OR_RETURN(auto natural, JaccardJoin(sets, options.natural_jaccard));
+  NEARDUP_ASSIGN_OR_RETURN(auto natural,
+                           JaccardJoin(sets, options.natural_jaccard, options.threads));
   for (const JaccardPair& p : natural) {
     ++report.natural_pairs;
     if (p.jaccard >= options.truth_jaccard) ++report.truth_pairs;
   }
+  report.truth_largest_cluster = TruthLargestCluster(corpus.size(), natural, options.truth_jaccard);
   const auto jaccard = [&](size_t a, size_t b) { return ExactJaccard(sets[a], sets[b]); };
 
   std::vector<std::string> specs = options.methods;

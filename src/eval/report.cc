@@ -399,7 +399,8 @@ Result<ReportFiles> WriteNaturalReport(const NaturalEvalReport& report, const st
      << ", white space collapsed), exact Jaccard (prefix-filter join)\n";
   md << "- true pairs (Jaccard >= " << Num(o.truth_jaccard, 2) << "): " << report.truth_pairs
      << "; natural pairs (>= " << Num(o.natural_jaccard, 2) << "): " << report.natural_pairs
-     << "\n";
+     << "; largest cluster of the truth (centre rule over the true pairs, input order): "
+     << report.truth_largest_cluster << "\n";
   md << "- a reported pair is true at Jaccard >= " << Num(o.truth_jaccard, 2) << ", near in ["
      << Num(o.natural_jaccard, 2) << ", " << Num(o.truth_jaccard, 2)
      << ") (neither true nor false), false below; boilerplate "

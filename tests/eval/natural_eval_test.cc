@@ -81,6 +81,24 @@ TEST(JaccardJoinTest, MatchesBruteForce) {
   }
 }
 
+// The probes run in parallel over chunks of 512 sets: more sets than one
+// chunk, every thread count gives brute force's pairs.
+TEST(JaccardJoinTest, ThreadsGiveTheSamePairs) {
+  std::vector<std::vector<uint64_t>> sets;
+  for (uint64_t seed = 11; sets.size() < 1500; ++seed) {
+    const auto more = RandomSets(seed);
+    sets.insert(sets.end(), more.begin(), more.end());
+  }
+  const auto want = BruteForce(sets, 0.5);
+  ASSERT_GT(want.size(), 100u);
+  for (int threads : {1, 2, 3, 0}) {
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    auto got = JaccardJoin(sets, 0.5, threads);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, want);
+  }
+}
+
 TEST(JaccardJoinTest, RejectsBadThreshold) {
   const std::vector<std::vector<uint64_t>> sets = {{1, 2}, {1, 2}};
   EXPECT_FALSE(JaccardJoin(sets, 0).ok());
@@ -185,6 +203,56 @@ TEST(EvaluateNaturalTest, CountsMatchDirectComputation) {
   EXPECT_DOUBLE_EQ(zero.precision, 1.0);
   EXPECT_DOUBLE_EQ(zero.recall, 0.0);
   EXPECT_EQ(zero.largest_cluster, 0u);
+}
+
+// A family of one template whose items differ only in their numbers (the
+// templated set's central-bank notices): every item is a true near
+// duplicate (Jaccard >= 0.8) of every other, so the truth itself is one
+// cluster of all of them, and the default (centre clusters of verified
+// pairs) keeps them together: a largest cluster above any fixed size is
+// right there. Unrelated texts stay apart.
+TEST(EvaluateNaturalTest, TruthLargestClusterOfATemplateFamily) {
+  std::mt19937_64 rng(5);
+  std::vector<EvalDocument> corpus;
+  constexpr int kFamily = 15;
+  for (int i = 0; i < kFamily; ++i) {
+    const std::string amount = std::to_string(1 + rng() % 9) + "." + std::to_string(rng() % 10);
+    const std::string rate = std::to_string(5 + rng() % 3) + "-" + std::to_string(1 + rng() % 15);
+    corpus.push_back(
+        {"repo" + std::to_string(i),
+         "The Federal Reserve entered the U.S. government securities market to arrange " + amount +
+             " billion dlrs of customer repurchase agreements, a Fed spokesman said.\n"
+             "Dealers said Federal funds were trading at " +
+             rate +
+             "/16 pct when the Fed began its temporary and indirect supply of reserves to the "
+             "banking system."});
+    corpus.push_back({"other" + std::to_string(i), RandomText(rng, 200)});
+  }
+  NaturalEvalOptions options;
+  options.threads = 2;
+  auto report = EvaluateNatural(corpus, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->truth_pairs, static_cast<uint64_t>(kFamily * (kFamily - 1) / 2));
+  EXPECT_EQ(report->truth_largest_cluster, static_cast<size_t>(kFamily));
+  ASSERT_EQ(report->rows.size(), 1u);
+  const NaturalEvalRow& def = report->rows[0];
+  EXPECT_EQ(def.largest_cluster, report->truth_largest_cluster);
+  EXPECT_EQ(def.clusters, 1u);
+  EXPECT_DOUBLE_EQ(def.purity, 1.0);
+  EXPECT_EQ(def.counts.false_positives, 0u);
+}
+
+// No true pair: every document is its own cluster of the truth.
+TEST(EvaluateNaturalTest, TruthLargestClusterIsOneWithoutTruePairs) {
+  std::mt19937_64 rng(6);
+  std::vector<EvalDocument> corpus;
+  for (int i = 0; i < 10; ++i) corpus.push_back({"d" + std::to_string(i), RandomText(rng, 100)});
+  NaturalEvalOptions options;
+  options.threads = 2;
+  auto report = EvaluateNatural(corpus, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->truth_pairs, 0u);
+  EXPECT_EQ(report->truth_largest_cluster, 1u);
 }
 
 }  // namespace
