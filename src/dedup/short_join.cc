@@ -33,17 +33,22 @@ uint32_t PairKey(uint16_t r1, uint16_t r2) { return uint32_t{r1} << kTokenBits |
 uint64_t Mix(uint32_t key) { return (uint64_t{key} + 1) * 0x9e3779b97f4a7c15ULL; }
 
 // The token sets: per participating group its tokens as global ranks
-// (increasing) and alpha = max(1, ceil(t a)). A pair's alpha is the larger
-// of its two (the overlap (*) asks of it).
+// (increasing), alpha = the least overlap with any partner (PairOverlap::Any,
+// at least 1), and `own`: the least overlap with a partner at least as large
+// (PairOverlap::Longer). A pair's level alpha (where the bucket cutting
+// stops) is the larger of its two alphas; its real need is
+// PairOverlap::Need(a, b), at least that.
 struct TokenSets {
   std::vector<uint32_t> group;  // participating groups, increasing
   std::vector<size_t> begin;    // ranks of participant i: [begin[i], begin[i + 1])
   std::vector<uint16_t> rank;
   std::vector<uint8_t> alpha;
+  std::vector<uint8_t> own;
 
   std::span<const uint16_t> Of(size_t i) const {
     return std::span<const uint16_t>(rank).subspan(begin[i], begin[i + 1] - begin[i]);
   }
+  int Size(size_t i) const { return static_cast<int>(begin[i + 1] - begin[i]); }
   // The tokens a pair's first s common ones lie in: min(a, a - alpha + s).
   size_t Prefix(size_t i, int s) const {
     const size_t a = begin[i + 1] - begin[i];
@@ -69,7 +74,7 @@ void ForEachKey(const TokenSets& sets, size_t i, const F& f) {
 
 // True when the first s tokens common to x and y are path[0, s) (the
 // bucket of that path is where the pair is tested) and they share at least
-// `need` tokens (*): a pair that shares fewer cannot pass verification.
+// `need` tokens: a pair that shares fewer cannot pass verification.
 bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* path, int s,
                     int need) {
   const std::span<const uint16_t> a = sets.Of(x), b = sets.Of(y);
@@ -97,74 +102,121 @@ constexpr int kMaxLevel = 16;
 // One worker's bucket scan and its results.
 struct BucketJoin {
   const TokenSets* sets;
+  const PairOverlap* overlap;
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
   std::vector<IdPair> pairs;
   size_t candidates = 0, tested = 0, largest = 0;
-  std::vector<std::vector<uint64_t>> scratch;  // per level: (token << 32 | member)
 
-  // Tests the pairs of bucket `members` (participants, increasing) of level
-  // s (path[0, s): the tokens its members share) whose alpha is in
-  // [lo, hi], once per pair: in the bucket of their first s common tokens.
-  // The members' data is gathered first (one cache miss per member, not per
-  // pair), and a pair whose tokens after path[s - 1] are too few for its
-  // alpha is dropped before its distance (the positional filter).
+  // A member of a bucket of level s, gathered once (one cache miss per
+  // member, not per pair). pos: where path[s - 1] lies in its tokens.
+  // `lead`: path[s - 1] lies within its first size - own + s tokens, so it
+  // can be the shorter member (or one of two of equal size) of a pair
+  // tested here; a member that is not can only pair with a lead that is
+  // strictly shorter, and stays so in every finer bucket (its later common
+  // tokens lie further on).
   struct Member {
     uint64_t hi, lo;
-    int alpha, after;  // after: tokens of the member after path[s - 1]
+    uint32_t x;  // participant
+    int size, pos, alpha;
+    bool lead;
   };
-  std::vector<Member> local;
-  void Test(std::span<const uint32_t> members, const uint16_t* path, int s, int lo, int hi) {
-    const TokenSets& ts = *sets;
-    local.resize(members.size());
-    for (size_t u = 0; u < members.size(); ++u) {
-      const uint32_t x = members[u];
-      const std::span<const uint16_t> r = ts.Of(x);
-      const auto at = std::lower_bound(r.begin(), r.end(), path[s - 1]);
-      const auto& w = (*words)[ts.group[x]];
-      local[u] = {w.first, w.second, ts.alpha[x], static_cast<int>(r.end() - at) - 1};
-    }
-    for (size_t u = 0; u < members.size(); ++u) {
-      const Member& mx = local[u];
-      for (size_t v = u + 1; v < members.size(); ++v) {
-        const Member& my = local[v];
-        const int alpha = std::max(mx.alpha, my.alpha);
+  // Per level: the members, the (token << 32 | index) cut keys.
+  std::vector<std::vector<Member>> local;
+  std::vector<std::vector<uint64_t>> scratch;
+
+  // Tests the pairs of `ms` (leads first) of level s (path[0, s): the tokens
+  // they share) whose level alpha is in [lo, hi], once per pair: in the
+  // bucket of their first s common tokens. Before the distance: the prefix
+  // and positional filters with the pair's own need.
+  void Test(std::span<const Member> ms, size_t leads, const uint16_t* path, int s, int lo, int hi) {
+    for (size_t u = 0; u < leads; ++u) {
+      const Member& mx = ms[u];
+      for (size_t v = u + 1; v < ms.size(); ++v) {
+        const Member& my = ms[v];
         ++candidates;
-        if (alpha < lo || alpha > hi || s + std::min(mx.after, my.after) < alpha) continue;
+        const int alpha = std::max(mx.alpha, my.alpha);
+        if (alpha < lo || alpha > hi) continue;
+        if (!my.lead && my.size <= mx.size) continue;
+        const int need = overlap->Need(mx.size, my.size);
+        // path[s - 1] within each one's first size - need + s tokens, and
+        // enough tokens after it.
+        if (mx.pos >= mx.size - need + s || my.pos >= my.size - need + s) continue;
+        if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) continue;
         ++tested;
         const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
-        if (d > k || !FirstCommonAre(ts, members[u], members[v], path, s, alpha)) continue;
-        pairs.push_back({ts.group[members[u]], ts.group[members[v]], d});
+        if (d > k || !FirstCommonAre(*sets, mx.x, my.x, path, s, need)) continue;
+        const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
+        pairs.push_back({std::min(ga, gb), std::max(ga, gb), d});
       }
     }
   }
 
-  // A bucket of level s >= 1. Pairs whose alpha is below s were tested in
-  // an ancestor. A small bucket tests the rest; a large one tests those of
-  // alpha s and cuts the others by their (s + 1)-th common token, which lies
-  // after path[s - 1] in each member's first Prefix(x, s + 1) tokens.
+  // A bucket of level s >= 1 (members: participants). Pairs whose alpha is
+  // below s were tested in an ancestor. Members that can pair with none of
+  // the others here are dropped (above). A small bucket tests the rest; a
+  // large one tests those of alpha s and cuts the others by their (s + 1)-th
+  // common token, which lies after path[s - 1] in each member's first
+  // Prefix(x, s + 1) tokens.
   void Bucket(std::span<const uint32_t> members, uint16_t* path, int s) {
-    largest = std::max(largest, members.size());
-    if (members.size() <= kRefineAbove || s >= kMaxLevel || s < 2) {
-      Test(members, path, s, s, INT32_MAX);
+    const TokenSets& ts = *sets;
+    if (local.empty()) {
+      local.resize(kMaxLevel + 1);
+      scratch.resize(kMaxLevel + 1);
+    }
+    std::vector<Member>& ms = local[static_cast<size_t>(s)];
+    ms.clear();
+    int shortest_lead = INT32_MAX;
+    for (const uint32_t x : members) {
+      const std::span<const uint16_t> r = ts.Of(x);
+      const int size = static_cast<int>(r.size());
+      const int pos =
+          static_cast<int>(std::lower_bound(r.begin(), r.end(), path[s - 1]) - r.begin());
+      const bool lead = pos < size - ts.own[x] + s;
+      if (lead) shortest_lead = std::min(shortest_lead, size);
+      const auto& w = (*words)[ts.group[x]];
+      ms.push_back({w.first, w.second, x, size, pos, ts.alpha[x], lead});
+    }
+    // Leads first, then the others that are longer than some lead.
+    size_t leads = 0;
+    for (size_t i = 0; i < ms.size(); ++i) {
+      if (ms[i].lead) std::swap(ms[leads++], ms[i]);
+    }
+    size_t kept = leads;
+    for (size_t i = leads; i < ms.size(); ++i) {
+      if (ms[i].size > shortest_lead) ms[kept++] = ms[i];
+    }
+    ms.resize(kept);
+    if (leads == 0 || ms.size() < 2) return;
+    largest = std::max(largest, ms.size());
+    if (ms.size() <= kRefineAbove || s >= kMaxLevel || s < 2) {
+      Test(ms, leads, path, s, s, INT32_MAX);
       return;
     }
-    const TokenSets& ts = *sets;
-    std::vector<uint32_t> child;  // first the members of alpha <= s
-    for (const uint32_t x : members) {
-      if (ts.alpha[x] <= s) child.push_back(x);
+    // The pairs of level alpha s: among the members of alpha <= s (leads
+    // first still: the partition keeps the order within each part).
+    {
+      std::vector<Member>& low = local[0];  // level 0 is never a bucket's
+      low.clear();
+      size_t low_leads = 0;
+      for (size_t i = 0; i < ms.size(); ++i) {
+        if (ms[i].alpha <= s) {
+          low.push_back(ms[i]);
+          low_leads += i < leads;
+        }
+      }
+      Test(low, low_leads, path, s, s, s);
     }
-    Test(child, path, s, s, s);
-    // One array per level (the recursion goes only deeper), never moved.
-    if (scratch.empty()) scratch.resize(kMaxLevel + 1);
     std::vector<uint64_t>& sub = scratch[static_cast<size_t>(s)];
     sub.clear();
-    for (const uint32_t x : members) {
-      const std::span<const uint16_t> r = ts.Of(x).first(ts.Prefix(x, s + 1));
-      auto it = std::upper_bound(r.begin(), r.end(), path[s - 1]);
-      for (; it != r.end(); ++it) sub.push_back(uint64_t{*it} << 32 | x);
+    for (const Member& m : ms) {
+      const std::span<const uint16_t> r = ts.Of(m.x).first(ts.Prefix(m.x, s + 1));
+      for (size_t i = static_cast<size_t>(m.pos) + 1; i < r.size(); ++i) {
+        sub.push_back(uint64_t{r[i]} << 32 | m.x);
+      }
     }
     std::sort(sub.begin(), sub.end());
+    std::vector<uint32_t> child;
     for (size_t i = 0; i < sub.size();) {
       size_t j = i + 1;
       while (j < sub.size() && (sub[j] >> 32) == (sub[i] >> 32)) ++j;
@@ -180,6 +232,35 @@ struct BucketJoin {
 };
 
 }  // namespace
+
+PairOverlap::PairOverlap(double t, int max_size)
+    : n_(max_size + 1), need_(static_cast<size_t>(n_ * n_)), any_(n_), longer_(n_) {
+  constexpr double r = 1.0 / 256;
+  for (int a = 1; a < n_; ++a) {
+    for (int b = 1; b < n_; ++b) {
+      int m = 1;
+      const int lo = std::min(a, b);
+      for (; m <= lo; ++m) {
+        bool can = false;
+        for (int both = m; both <= std::min(lo, m + kSlotClashes) && !can; ++both) {
+          // The verifier's expression, with a margin for its rounding.
+          can = (m - r * both) / ((a + b - both) * (1 - r)) >= t - 1e-9;
+        }
+        if (can) break;
+      }
+      need_[static_cast<size_t>(a * n_ + b)] = static_cast<uint8_t>(m <= lo ? m : kNever);
+    }
+  }
+  for (int a = 1; a < n_; ++a) {
+    int any = kNever, longer = kNever;
+    for (int b = 1; b < n_; ++b) {
+      any = std::min(any, Need(a, b));
+      if (b >= a) longer = std::min(longer, Need(a, b));
+    }
+    any_[static_cast<size_t>(a)] = static_cast<uint8_t>(any);
+    longer_[static_cast<size_t>(a)] = static_cast<uint8_t>(longer);
+  }
+}
 
 double LowestVerifyThreshold(const DedupOptions& options) {
   if (!Verifying(options)) return 0;
@@ -245,10 +326,12 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     });
     for (size_t r = 0; r < kTokens; ++r) rank_of[order[r]] = static_cast<uint16_t>(r);
   }
-  // 2. The sets as increasing ranks, alpha = ceil(t a).
+  // 2. The sets as increasing ranks, their alphas (TokenSets).
   const size_t m = sets.group.size();
   sets.begin.assign(m + 1, 0);
   sets.alpha.assign(m, 0);
+  sets.own.assign(m, 0);
+  const PairOverlap overlap(t, medium);
   {
     std::vector<uint16_t> r;
     for (size_t i = 0; i < m; ++i) {
@@ -261,8 +344,10 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       }
       std::sort(r.begin(), r.end());
       const int a = static_cast<int>(r.size());
-      const int alpha = std::max(1, static_cast<int>(std::ceil(t * a - 1e-9)));
-      sets.alpha[i] = static_cast<uint8_t>(alpha);
+      // At most a: a set no partner can pass with keeps a valid (longer)
+      // prefix.
+      sets.alpha[i] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
+      sets.own[i] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
       sets.rank.insert(sets.rank.end(), r.begin(), r.end());
       sets.begin[i + 1] = sets.rank.size();
       st.keys += sets.Keys(i);
@@ -279,6 +364,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   std::vector<BucketJoin> outs(workers);
   for (BucketJoin& out : outs) {
     out.sets = &sets;
+    out.overlap = &overlap;
     out.words = &plan.words;
     out.k = opt.k;
   }
