@@ -3,6 +3,7 @@
 #include "dedup/short_join.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numeric>
@@ -61,14 +62,17 @@ struct TokenSets {
   }
 };
 
-// Calls f(key) for every key of participant i: the pairs of its first
-// Prefix(i, 2) tokens, and for a tiny set each token alone.
+// Calls f(key, lead) for every key of participant i: the pairs of its first
+// Prefix(i, 2) tokens, and for a tiny set each token alone. lead: the key's
+// last token lies within the first size - own + s (s: the key's tokens), so
+// that i is a lead of the key's bucket (BucketJoin::Member).
 template <class F>
 void ForEachKey(const TokenSets& sets, size_t i, const F& f) {
   const std::span<const uint16_t> r = sets.Of(i).first(sets.Prefix(i, 2));
+  const size_t lead_end = static_cast<size_t>(sets.Size(i) - sets.own[i]);  // + s
   for (size_t x = 0; x < r.size(); ++x) {
-    if (sets.Tiny(i)) f(kSingle | r[x]);
-    for (size_t y = x + 1; y < r.size(); ++y) f(PairKey(r[x], r[y]));
+    if (sets.Tiny(i)) f(kSingle | r[x], x < lead_end + 1);
+    for (size_t y = x + 1; y < r.size(); ++y) f(PairKey(r[x], r[y]), y < lead_end + 2);
   }
 }
 
@@ -93,6 +97,9 @@ bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* p
   }
   return found >= s && found >= need;
 }
+
+// The largest token set that takes part: kShortSlots / t at t >= 0.4.
+constexpr int kMaxSetSize = 40;
 
 // A bucket larger than this is cut by the next common token (below).
 constexpr size_t kRefineAbove = 48;
@@ -125,31 +132,37 @@ struct BucketJoin {
   std::vector<std::vector<Member>> local;
   std::vector<std::vector<uint64_t>> scratch;
 
-  // Tests the pairs of `ms` (leads first) of level s (path[0, s): the tokens
+  // Tests the pairs of `ms` (leads first, then the others by increasing
+  // size) of level s (path[0, s): the tokens
   // they share) whose level alpha is in [lo, hi], once per pair: in the
   // bucket of their first s common tokens. Before the distance: the prefix
   // and positional filters with the pair's own need.
   void Test(std::span<const Member> ms, size_t leads, const uint16_t* path, int s, int lo, int hi) {
+    // The non-leads, by increasing size: a lead's partners among them are
+    // those longer than it.
+    const std::span<const Member> others = ms.subspan(leads);
     for (size_t u = 0; u < leads; ++u) {
       const Member& mx = ms[u];
-      for (size_t v = u + 1; v < ms.size(); ++v) {
-        const Member& my = ms[v];
-        ++candidates;
-        const int alpha = std::max(mx.alpha, my.alpha);
-        if (alpha < lo || alpha > hi) continue;
-        if (!my.lead && my.size <= mx.size) continue;
-        const int need = overlap->Need(mx.size, my.size);
-        // path[s - 1] within each one's first size - need + s tokens, and
-        // enough tokens after it.
-        if (mx.pos >= mx.size - need + s || my.pos >= my.size - need + s) continue;
-        if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) continue;
-        ++tested;
-        const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
-        if (d > k || !FirstCommonAre(*sets, mx.x, my.x, path, s, need)) continue;
-        const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
-        pairs.push_back({std::min(ga, gb), std::max(ga, gb), d});
-      }
+      for (size_t v = u + 1; v < leads; ++v) TestPair(mx, ms[v], path, s, lo, hi);
+      const auto longer = std::partition_point(
+          others.begin(), others.end(), [&mx](const Member& m) { return m.size <= mx.size; });
+      for (auto v = longer; v != others.end(); ++v) TestPair(mx, *v, path, s, lo, hi);
     }
+  }
+  void TestPair(const Member& mx, const Member& my, const uint16_t* path, int s, int lo, int hi) {
+    ++candidates;
+    const int alpha = std::max(mx.alpha, my.alpha);
+    if (alpha < lo || alpha > hi) return;
+    const int need = overlap->Need(mx.size, my.size);
+    // path[s - 1] within each one's first size - need + s tokens, and
+    // enough tokens after it.
+    if (mx.pos >= mx.size - need + s || my.pos >= my.size - need + s) return;
+    if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) return;
+    ++tested;
+    const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
+    if (d > k || !FirstCommonAre(*sets, mx.x, my.x, path, s, need)) return;
+    const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
+    pairs.push_back({std::min(ga, gb), std::max(ga, gb), d});
   }
 
   // A bucket of level s >= 1 (members: participants). Pairs whose alpha is
@@ -166,35 +179,56 @@ struct BucketJoin {
     }
     std::vector<Member>& ms = local[static_cast<size_t>(s)];
     ms.clear();
+    // The smallest position of path[s - 1] among the leads of each size.
+    std::array<int8_t, kMaxSetSize + 1> lead_pos;
+    lead_pos.fill(INT8_MAX);
     int shortest_lead = INT32_MAX;
     for (const uint32_t x : members) {
       const std::span<const uint16_t> r = ts.Of(x);
       const int size = static_cast<int>(r.size());
-      const int pos =
-          static_cast<int>(std::lower_bound(r.begin(), r.end(), path[s - 1]) - r.begin());
+      // Where path[s - 1] lies: the tokens below it (branch-free: the sets
+      // are short, and a binary search mispredicts at every step).
+      int pos = 0;
+      for (const uint16_t t : r) pos += t < path[s - 1];
       const bool lead = pos < size - ts.own[x] + s;
-      if (lead) shortest_lead = std::min(shortest_lead, size);
+      if (lead) {
+        shortest_lead = std::min(shortest_lead, size);
+        int8_t& p = lead_pos[static_cast<size_t>(size)];
+        p = static_cast<int8_t>(std::min<int>(p, pos));
+      }
       const auto& w = (*words)[ts.group[x]];
       ms.push_back({w.first, w.second, x, size, pos, ts.alpha[x], lead});
     }
-    // Leads first, then the others that are longer than some lead.
+    // Leads first, then the others that can pair with a strictly shorter
+    // lead: path[s - 1] within both one's first size - need + s tokens.
     size_t leads = 0;
     for (size_t i = 0; i < ms.size(); ++i) {
       if (ms[i].lead) std::swap(ms[leads++], ms[i]);
     }
+    const auto viable = [&](const Member& m) {
+      for (int a = shortest_lead; a < m.size; ++a) {
+        const int need = overlap->Need(a, m.size);
+        if (m.pos < m.size - need + s && lead_pos[static_cast<size_t>(a)] < a - need + s) {
+          return true;
+        }
+      }
+      return false;
+    };
     size_t kept = leads;
     for (size_t i = leads; i < ms.size(); ++i) {
-      if (ms[i].size > shortest_lead) ms[kept++] = ms[i];
+      if (ms[i].size > shortest_lead && viable(ms[i])) ms[kept++] = ms[i];
     }
     ms.resize(kept);
+    std::sort(ms.begin() + static_cast<ptrdiff_t>(leads), ms.end(),
+              [](const Member& x, const Member& y) { return x.size < y.size; });
     if (leads == 0 || ms.size() < 2) return;
     largest = std::max(largest, ms.size());
     if (ms.size() <= kRefineAbove || s >= kMaxLevel || s < 2) {
       Test(ms, leads, path, s, s, INT32_MAX);
       return;
     }
-    // The pairs of level alpha s: among the members of alpha <= s (leads
-    // first still: the partition keeps the order within each part).
+    // The pairs of level alpha s: among the members of alpha <= s (the
+    // copy keeps the order: leads first, then the others by size).
     {
       std::vector<Member>& low = local[0];  // level 0 is never a bucket's
       low.clear();
@@ -295,27 +329,34 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     return opt.sketches[plan.groups.Members(g).front()];
   };
   // A set of more than this many tokens shares too few with a short one (*).
-  const int medium = static_cast<int>(std::floor(kShortSlots / t + 1e-9));
+  // (At most kMaxSetSize: RouteShortDocuments asks t >= 0.4.)
+  const int medium = std::min(kMaxSetSize, static_cast<int>(std::floor(kShortSlots / t + 1e-9)));
   ThreadPool pool(opt.threads);
   const size_t workers = static_cast<size_t>(pool.threads());
 
-  // 1. Who takes part, the tokens' frequencies and their global order.
-  std::vector<int> slots(n);
+  // 1. Who takes part, its tokens (one pass over the sketches: the set
+  // bits of the non-empty slots), the tokens' frequencies and their global
+  // order.
   std::vector<uint32_t> long_groups;
   TokenSets sets;
+  sets.begin.push_back(0);
   std::vector<uint32_t> freq(kTokens, 0);
   for (size_t g = 0; g < n; ++g) {
     const JaccardSketch& s = sketch(g);
-    const int a = slots[g] = NonEmptySlots(s);
+    const int a = NonEmptySlots(s);
     if (a > kShortSlots) long_groups.push_back(static_cast<uint32_t>(g));
     if (a < 1 || a > medium) continue;  // no features: nothing passes verification
     (a <= kShortSlots ? st.short_groups : st.medium_groups) += 1;
     sets.group.push_back(static_cast<uint32_t>(g));
-    for (int i = 0; i < kSketchSlots; ++i) {
-      if ((s.empty[static_cast<size_t>(i / 64)] >> (i % 64) & 1) == 0) {
-        ++freq[static_cast<size_t>(i) << 8 | s.slot[static_cast<size_t>(i)]];
+    for (size_t w = 0; w < s.empty.size(); ++w) {
+      for (uint64_t full = ~s.empty[w]; full != 0; full &= full - 1) {
+        const size_t i = w * 64 + static_cast<size_t>(std::countr_zero(full));
+        const auto token = static_cast<uint16_t>(i << 8 | s.slot[i]);
+        ++freq[token];
+        sets.rank.push_back(token);
       }
     }
+    sets.begin.push_back(sets.rank.size());
   }
   std::vector<uint16_t> rank_of(kTokens);
   {
@@ -328,30 +369,20 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   }
   // 2. The sets as increasing ranks, their alphas (TokenSets).
   const size_t m = sets.group.size();
-  sets.begin.assign(m + 1, 0);
   sets.alpha.assign(m, 0);
   sets.own.assign(m, 0);
   const PairOverlap overlap(t, medium);
-  {
-    std::vector<uint16_t> r;
-    for (size_t i = 0; i < m; ++i) {
-      const JaccardSketch& s = sketch(sets.group[i]);
-      r.clear();
-      for (int j = 0; j < kSketchSlots; ++j) {
-        if ((s.empty[static_cast<size_t>(j / 64)] >> (j % 64) & 1) == 0) {
-          r.push_back(rank_of[static_cast<size_t>(j) << 8 | s.slot[static_cast<size_t>(j)]]);
-        }
-      }
-      std::sort(r.begin(), r.end());
-      const int a = static_cast<int>(r.size());
-      // At most a: a set no partner can pass with keeps a valid (longer)
-      // prefix.
-      sets.alpha[i] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
-      sets.own[i] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
-      sets.rank.insert(sets.rank.end(), r.begin(), r.end());
-      sets.begin[i + 1] = sets.rank.size();
-      st.keys += sets.Keys(i);
-    }
+  for (size_t i = 0; i < m; ++i) {
+    const auto r =
+        std::span<uint16_t>(sets.rank).subspan(sets.begin[i], sets.begin[i + 1] - sets.begin[i]);
+    for (uint16_t& x : r) x = rank_of[x];
+    std::sort(r.begin(), r.end());
+    const int a = static_cast<int>(r.size());
+    // At most a: a set no partner can pass with keeps a valid (longer)
+    // prefix.
+    sets.alpha[i] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
+    sets.own[i] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
+    st.keys += sets.Keys(i);
   }
   // 3. Passes over the keys: a key's pass and sub-bucket come from its hash.
   const size_t passes = std::max<size_t>(1, (st.keys + kKeysPerPass - 1) / kKeysPerPass);
@@ -360,7 +391,8 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   const size_t chunks = std::min(std::max<size_t>(m, 1), workers * 4);
   std::vector<uint32_t> hist(chunks * kSubs);
   std::vector<size_t> sub_begin(kSubs + 1);
-  std::vector<uint64_t> word;  // key << 32 | participant
+  // key << 33 | lead << 32 | participant (ForEachKey)
+  std::vector<uint64_t> word;
   std::vector<BucketJoin> outs(workers);
   for (BucketJoin& out : outs) {
     out.sets = &sets;
@@ -380,7 +412,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       uint32_t* hc = hist.data() + c * kSubs;
       std::fill(hc, hc + kSubs, 0u);
       for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
-        ForEachKey(sets, i, [&](uint32_t key) {
+        ForEachKey(sets, i, [&](uint32_t key, bool) {
           size_t sub;
           if (place(key, &sub)) ++hc[sub];
         });
@@ -400,14 +432,15 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     pool.ParallelFor(chunks, [&](size_t c, int) {
       uint32_t* hc = hist.data() + c * kSubs;
       for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
-        ForEachKey(sets, i, [&](uint32_t key) {
+        ForEachKey(sets, i, [&](uint32_t key, bool lead) {
           size_t sub;
-          if (place(key, &sub)) word[hc[sub]++] = uint64_t{key} << 32 | i;
+          if (place(key, &sub)) word[hc[sub]++] = uint64_t{key} << 33 | uint64_t{lead} << 32 | i;
         });
       }
     });
-    // Sort each sub-bucket (participants increase within a key) and join
-    // every run of equal keys.
+    // Sort each sub-bucket and join every run of equal keys that has a
+    // lead: without one, no pair of the run can be tested in its bucket
+    // (nor in a finer one), and its members are not looked at.
     pool.ParallelFor(kSubs, [&](size_t s, int worker) {
       BucketJoin& out = outs[static_cast<size_t>(worker)];
       uint64_t* b = word.data() + sub_begin[s];
@@ -417,11 +450,12 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       uint16_t path[kMaxLevel + 1];
       for (uint64_t* x = b; x < e;) {
         uint64_t* y = x + 1;
-        while (y < e && (*y >> 32) == (*x >> 32)) ++y;
-        if (y - x >= 2) {
+        bool lead = false;
+        for (; y < e && (*y >> 33) == (*x >> 33); ++y) lead |= (*y >> 32 & 1) != 0;
+        if (y - x >= 2 && (lead || (*x >> 32 & 1) != 0)) {
           members.clear();
           for (uint64_t* u = x; u < y; ++u) members.push_back(static_cast<uint32_t>(*u));
-          const auto key = static_cast<uint32_t>(*x >> 32);
+          const auto key = static_cast<uint32_t>(*x >> 33);
           if (key & kSingle) {
             path[0] = static_cast<uint16_t>(key);
             out.Bucket(members, path, 1);
