@@ -76,11 +76,12 @@ void ForEachKey(const TokenSets& sets, size_t i, const F& f) {
   }
 }
 
-// True when the first s tokens common to x and y are path[0, s) (the
-// bucket of that path is where the pair is tested) and they share at least
-// `need` tokens: a pair that shares fewer cannot pass verification.
-bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* path, int s,
-                    int need) {
+// The tokens x and y share when their first s common ones are path[0, s)
+// (the bucket of that path is where the pair is tested) and they share at
+// least `need` (a pair that shares fewer cannot pass verification); -1
+// otherwise.
+int FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* path, int s,
+                   int need) {
   const std::span<const uint16_t> a = sets.Of(x), b = sets.Of(y);
   int found = 0;
   for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
@@ -89,13 +90,13 @@ bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* p
     } else if (b[j] < a[i]) {
       ++j;
     } else {
-      if (found < s && a[i] != path[found]) return false;
+      if (found < s && a[i] != path[found]) return -1;
       ++found;
       ++i;
       ++j;
     }
   }
-  return found >= s && found >= need;
+  return found >= s && found >= need ? found : -1;
 }
 
 // The largest token set that takes part: kShortSlots / t at t >= 0.4.
@@ -110,10 +111,13 @@ constexpr int kMaxLevel = 16;
 struct BucketJoin {
   const TokenSets* sets;
   const PairOverlap* overlap;
+  const SimHashPlan* plan;
+  std::span<const JaccardSketch> sketches;                  // per document
+  double t = 0;                                             // the lowest verification threshold
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
   std::vector<IdPair> pairs;
-  size_t candidates = 0, tested = 0, largest = 0;
+  size_t candidates = 0, tested = 0, rejected = 0, largest = 0;
 
   // A member of a bucket of level s, gathered once (one cache miss per
   // member, not per pair). pos: where path[s - 1] lies in its tokens.
@@ -160,8 +164,25 @@ struct BucketJoin {
     if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) return;
     ++tested;
     const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
-    if (d > k || !FirstCommonAre(*sets, mx.x, my.x, path, s, need)) return;
+    if (d > k) return;
+    const int matches = FirstCommonAre(*sets, mx.x, my.x, path, s, need);
+    if (matches < 0) return;
     const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
+    // The verifier's estimate from the matches and the two occupancies (a
+    // margin for rounding): most pairs that reach here and fail
+    // verification stop here, before they are held and verified.
+    const JaccardSketch& sa = sketches[plan->groups.Members(ga).front()];
+    const JaccardSketch& sb = sketches[plan->groups.Members(gb).front()];
+    int slots = 0, both = 0;
+    for (size_t w = 0; w < sa.empty.size(); ++w) {
+      slots += std::popcount(~(sa.empty[w] & sb.empty[w]));
+      both += std::popcount(~sa.empty[w] & ~sb.empty[w]);
+    }
+    constexpr double r = 1.0 / 256;
+    if ((matches - r * both) / (slots * (1 - r)) < t - 1e-9) {
+      ++rejected;
+      return;
+    }
     pairs.push_back({std::min(ga, gb), std::max(ga, gb), d});
   }
 
@@ -397,6 +418,9 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   for (BucketJoin& out : outs) {
     out.sets = &sets;
     out.overlap = &overlap;
+    out.plan = &plan;
+    out.sketches = opt.sketches;
+    out.t = t;
     out.words = &plan.words;
     out.k = opt.k;
   }
@@ -474,6 +498,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   for (BucketJoin& out : outs) {
     st.candidates += out.candidates;
     st.tested += out.tested;
+    st.rejected += out.rejected;
     st.largest_bucket = std::max(st.largest_bucket, out.largest);
     pairs->insert(pairs->end(), out.pairs.begin(), out.pairs.end());
     std::vector<IdPair>().swap(out.pairs);

@@ -44,9 +44,10 @@
 // A pair is tested in one bucket only, that of its first s common tokens at
 // the level s where its alpha (the larger of the two) stops the cutting (or
 // the last level): the prefix and positional filters with its own need, its
-// Hamming distance (<= k) and the need on the whole token sets, a necessary
-// condition of verification that drops most pairs that would fail it. Tiny
-// sets (alpha = 1) also emit one key per token.
+// Hamming distance (<= k), the need on the whole token sets, and then the
+// verifier's estimate from the shared tokens and the two occupancy masks at
+// the lowest threshold t: only pairs that can pass verification are held.
+// Tiny sets (alpha = 1) also emit one key per token.
 //
 // Hence: every pair of groups with at least one short member that is within
 // k and can pass verification (with at most kSlotClashes clashing slots) is
@@ -88,7 +89,8 @@ struct ShortJoinStats {
   size_t keys = 0;           // (token pair, group) keys
   size_t candidates = 0;     // pairs of a bucket looked at (once per bucket)
   size_t tested = 0;         // Hamming tests (a pair once per bucket it is tested in)
-  size_t confirmed = 0;      // pairs within k that can pass verification (*)
+  size_t confirmed = 0;      // pairs within k whose estimate passes t
+  size_t rejected = 0;       // pairs within k sharing enough tokens whose estimate fails t
   size_t largest_bucket = 0;
   size_t passes = 0;  // passes over the prefixes (the keys of one pass are held at once)
 };

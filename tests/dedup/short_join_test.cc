@@ -153,6 +153,12 @@ TEST(ShortJoinTest, SevenDigitRecordsCostFollowThePairs) {
   ASSERT_TRUE(exact.ok());
   ASSERT_GT(exact->summary.duplicates, 5000u);
   ExpectSameResult(*routed, *exact);
+  // One threshold: the sketch join holds only the pairs whose estimate
+  // passes it, the exact join's verified pairs (with (*) alone, about twice
+  // as many), and counts the others as rejected.
+  EXPECT_EQ(routed->join.short_join.confirmed, exact->join.confirmed - exact->join.rejected);
+  EXPECT_GT(routed->join.short_join.confirmed, 5000u);
+  EXPECT_GT(routed->join.rejected, 0u);
   // With (*) alone: about 170 pairs looked at and 140 tested per record.
   EXPECT_LT(routed->join.short_join.candidates, 100 * texts.size());
   EXPECT_LT(routed->join.short_join.tested, 50 * texts.size());
