@@ -204,7 +204,19 @@ struct BucketJoin {
     std::array<int8_t, kMaxSetSize + 1> lead_pos;
     lead_pos.fill(INT8_MAX);
     int shortest_lead = INT32_MAX;
-    for (const uint32_t x : members) {
+    // Members are scattered: their offsets and groups are prefetched 8
+    // ahead, their tokens and fingerprints 4 ahead.
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (i + 8 < members.size()) {
+        __builtin_prefetch(&ts.begin[members[i + 8]]);
+        __builtin_prefetch(&ts.group[members[i + 8]]);
+      }
+      if (i + 4 < members.size()) {
+        const uint32_t y = members[i + 4];
+        __builtin_prefetch(&ts.rank[ts.begin[y]]);
+        __builtin_prefetch(&(*words)[ts.group[y]]);
+      }
+      const uint32_t x = members[i];
       const std::span<const uint16_t> r = ts.Of(x);
       const int size = static_cast<int>(r.size());
       // Where path[s - 1] lies: the tokens below it (branch-free: the sets
