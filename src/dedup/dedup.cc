@@ -144,6 +144,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
         dedup_internal::SimHashJoinRouted(plan, opt, &group_pairs, &stats, &sj));
     dedup_internal::AddBandStats(stats, &r->join);
     r->join.confirmed = group_pairs.size();  // both joins, each pair once
+    r->join.rejected += sj.rejected;         // dropped in the sketch join already
     r->join.short_join = {true,          sj.short_groups, sj.medium_groups, sj.keys,
                           sj.candidates, sj.tested,       sj.confirmed,     sj.largest_bucket};
   } else if (plan.report.banded) {

@@ -3,6 +3,7 @@
 #include "dedup/short_join.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numeric>
@@ -33,17 +34,22 @@ uint32_t PairKey(uint16_t r1, uint16_t r2) { return uint32_t{r1} << kTokenBits |
 uint64_t Mix(uint32_t key) { return (uint64_t{key} + 1) * 0x9e3779b97f4a7c15ULL; }
 
 // The token sets: per participating group its tokens as global ranks
-// (increasing) and alpha = max(1, ceil(t a)). A pair's alpha is the larger
-// of its two (the overlap (*) asks of it).
+// (increasing), alpha = the least overlap with any partner (PairOverlap::Any,
+// at least 1), and `own`: the least overlap with a partner at least as large
+// (PairOverlap::Longer). A pair's level alpha (where the bucket cutting
+// stops) is the larger of its two alphas; its real need is
+// PairOverlap::Need(a, b), at least that.
 struct TokenSets {
   std::vector<uint32_t> group;  // participating groups, increasing
   std::vector<size_t> begin;    // ranks of participant i: [begin[i], begin[i + 1])
   std::vector<uint16_t> rank;
   std::vector<uint8_t> alpha;
+  std::vector<uint8_t> own;
 
   std::span<const uint16_t> Of(size_t i) const {
     return std::span<const uint16_t>(rank).subspan(begin[i], begin[i + 1] - begin[i]);
   }
+  int Size(size_t i) const { return static_cast<int>(begin[i + 1] - begin[i]); }
   // The tokens a pair's first s common ones lie in: min(a, a - alpha + s).
   size_t Prefix(size_t i, int s) const {
     const size_t a = begin[i + 1] - begin[i];
@@ -56,22 +62,26 @@ struct TokenSets {
   }
 };
 
-// Calls f(key) for every key of participant i: the pairs of its first
-// Prefix(i, 2) tokens, and for a tiny set each token alone.
+// Calls f(key, lead) for every key of participant i: the pairs of its first
+// Prefix(i, 2) tokens, and for a tiny set each token alone. lead: the key's
+// last token lies within the first size - own + s (s: the key's tokens), so
+// that i is a lead of the key's bucket (BucketJoin::Member).
 template <class F>
 void ForEachKey(const TokenSets& sets, size_t i, const F& f) {
   const std::span<const uint16_t> r = sets.Of(i).first(sets.Prefix(i, 2));
+  const size_t lead_end = static_cast<size_t>(sets.Size(i) - sets.own[i]);  // + s
   for (size_t x = 0; x < r.size(); ++x) {
-    if (sets.Tiny(i)) f(kSingle | r[x]);
-    for (size_t y = x + 1; y < r.size(); ++y) f(PairKey(r[x], r[y]));
+    if (sets.Tiny(i)) f(kSingle | r[x], x < lead_end + 1);
+    for (size_t y = x + 1; y < r.size(); ++y) f(PairKey(r[x], r[y]), y < lead_end + 2);
   }
 }
 
-// True when the first s tokens common to x and y are path[0, s) (the
-// bucket of that path is where the pair is tested) and they share at least
-// `need` tokens (*): a pair that shares fewer cannot pass verification.
-bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* path, int s,
-                    int need) {
+// The tokens x and y share when their first s common ones are path[0, s)
+// (the bucket of that path is where the pair is tested) and they share at
+// least `need` (a pair that shares fewer cannot pass verification); -1
+// otherwise.
+int FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* path, int s,
+                   int need) {
   const std::span<const uint16_t> a = sets.Of(x), b = sets.Of(y);
   int found = 0;
   for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
@@ -80,14 +90,17 @@ bool FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* p
     } else if (b[j] < a[i]) {
       ++j;
     } else {
-      if (found < s && a[i] != path[found]) return false;
+      if (found < s && a[i] != path[found]) return -1;
       ++found;
       ++i;
       ++j;
     }
   }
-  return found >= s && found >= need;
+  return found >= s && found >= need ? found : -1;
 }
+
+// The largest token set that takes part: kShortSlots / t at t >= 0.4.
+constexpr int kMaxSetSize = 40;
 
 // A bucket larger than this is cut by the next common token (below).
 constexpr size_t kRefineAbove = 48;
@@ -97,74 +110,180 @@ constexpr int kMaxLevel = 16;
 // One worker's bucket scan and its results.
 struct BucketJoin {
   const TokenSets* sets;
+  const PairOverlap* overlap;
+  const SimHashPlan* plan;
+  std::span<const JaccardSketch> sketches;                  // per document
+  double t = 0;                                             // the lowest verification threshold
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
   std::vector<IdPair> pairs;
-  size_t candidates = 0, tested = 0, largest = 0;
-  std::vector<std::vector<uint64_t>> scratch;  // per level: (token << 32 | member)
+  size_t candidates = 0, tested = 0, rejected = 0, largest = 0;
 
-  // Tests the pairs of bucket `members` (participants, increasing) of level
-  // s (path[0, s): the tokens its members share) whose alpha is in
-  // [lo, hi], once per pair: in the bucket of their first s common tokens.
-  // The members' data is gathered first (one cache miss per member, not per
-  // pair), and a pair whose tokens after path[s - 1] are too few for its
-  // alpha is dropped before its distance (the positional filter).
+  // A member of a bucket of level s, gathered once (one cache miss per
+  // member, not per pair). pos: where path[s - 1] lies in its tokens.
+  // `lead`: path[s - 1] lies within its first size - own + s tokens, so it
+  // can be the shorter member (or one of two of equal size) of a pair
+  // tested here; a member that is not can only pair with a lead that is
+  // strictly shorter, and stays so in every finer bucket (its later common
+  // tokens lie further on).
   struct Member {
     uint64_t hi, lo;
-    int alpha, after;  // after: tokens of the member after path[s - 1]
+    uint32_t x;  // participant
+    int size, pos, alpha;
+    bool lead;
   };
-  std::vector<Member> local;
-  void Test(std::span<const uint32_t> members, const uint16_t* path, int s, int lo, int hi) {
-    const TokenSets& ts = *sets;
-    local.resize(members.size());
-    for (size_t u = 0; u < members.size(); ++u) {
-      const uint32_t x = members[u];
-      const std::span<const uint16_t> r = ts.Of(x);
-      const auto at = std::lower_bound(r.begin(), r.end(), path[s - 1]);
-      const auto& w = (*words)[ts.group[x]];
-      local[u] = {w.first, w.second, ts.alpha[x], static_cast<int>(r.end() - at) - 1};
-    }
-    for (size_t u = 0; u < members.size(); ++u) {
-      const Member& mx = local[u];
-      for (size_t v = u + 1; v < members.size(); ++v) {
-        const Member& my = local[v];
-        const int alpha = std::max(mx.alpha, my.alpha);
-        ++candidates;
-        if (alpha < lo || alpha > hi || s + std::min(mx.after, my.after) < alpha) continue;
-        ++tested;
-        const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
-        if (d > k || !FirstCommonAre(ts, members[u], members[v], path, s, alpha)) continue;
-        pairs.push_back({ts.group[members[u]], ts.group[members[v]], d});
-      }
+  // Per level: the members, the (token << 32 | index) cut keys.
+  std::vector<std::vector<Member>> local;
+  std::vector<std::vector<uint64_t>> scratch;
+
+  // Tests the pairs of `ms` (leads first, then the others by increasing
+  // size) of level s (path[0, s): the tokens
+  // they share) whose level alpha is in [lo, hi], once per pair: in the
+  // bucket of their first s common tokens. Before the distance: the prefix
+  // and positional filters with the pair's own need.
+  void Test(std::span<const Member> ms, size_t leads, const uint16_t* path, int s, int lo, int hi) {
+    // The non-leads, by increasing size: a lead's partners among them are
+    // those longer than it.
+    const std::span<const Member> others = ms.subspan(leads);
+    for (size_t u = 0; u < leads; ++u) {
+      const Member& mx = ms[u];
+      for (size_t v = u + 1; v < leads; ++v) TestPair(mx, ms[v], path, s, lo, hi);
+      const auto longer = std::partition_point(
+          others.begin(), others.end(), [&mx](const Member& m) { return m.size <= mx.size; });
+      for (auto v = longer; v != others.end(); ++v) TestPair(mx, *v, path, s, lo, hi);
     }
   }
-
-  // A bucket of level s >= 1. Pairs whose alpha is below s were tested in
-  // an ancestor. A small bucket tests the rest; a large one tests those of
-  // alpha s and cuts the others by their (s + 1)-th common token, which lies
-  // after path[s - 1] in each member's first Prefix(x, s + 1) tokens.
-  void Bucket(std::span<const uint32_t> members, uint16_t* path, int s) {
-    largest = std::max(largest, members.size());
-    if (members.size() <= kRefineAbove || s >= kMaxLevel || s < 2) {
-      Test(members, path, s, s, INT32_MAX);
+  void TestPair(const Member& mx, const Member& my, const uint16_t* path, int s, int lo, int hi) {
+    ++candidates;
+    const int alpha = std::max(mx.alpha, my.alpha);
+    if (alpha < lo || alpha > hi) return;
+    const int need = overlap->Need(mx.size, my.size);
+    // path[s - 1] within each one's first size - need + s tokens, and
+    // enough tokens after it.
+    if (mx.pos >= mx.size - need + s || my.pos >= my.size - need + s) return;
+    if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) return;
+    ++tested;
+    const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
+    if (d > k) return;
+    const int matches = FirstCommonAre(*sets, mx.x, my.x, path, s, need);
+    if (matches < 0) return;
+    const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
+    // The verifier's estimate from the matches and the two occupancies (a
+    // margin for rounding): most pairs that reach here and fail
+    // verification stop here, before they are held and verified.
+    const JaccardSketch& sa = sketches[plan->groups.Members(ga).front()];
+    const JaccardSketch& sb = sketches[plan->groups.Members(gb).front()];
+    int slots = 0, both = 0;
+    for (size_t w = 0; w < sa.empty.size(); ++w) {
+      slots += std::popcount(~(sa.empty[w] & sb.empty[w]));
+      both += std::popcount(~sa.empty[w] & ~sb.empty[w]);
+    }
+    constexpr double r = 1.0 / 256;
+    if ((matches - r * both) / (slots * (1 - r)) < t - 1e-9) {
+      ++rejected;
       return;
     }
+    pairs.push_back({std::min(ga, gb), std::max(ga, gb), d});
+  }
+
+  // A bucket of level s >= 1 (members: participants). Pairs whose alpha is
+  // below s were tested in an ancestor. Members that can pair with none of
+  // the others here are dropped (above). A small bucket tests the rest; a
+  // large one tests those of alpha s and cuts the others by their (s + 1)-th
+  // common token, which lies after path[s - 1] in each member's first
+  // Prefix(x, s + 1) tokens.
+  void Bucket(std::span<const uint32_t> members, uint16_t* path, int s) {
     const TokenSets& ts = *sets;
-    std::vector<uint32_t> child;  // first the members of alpha <= s
-    for (const uint32_t x : members) {
-      if (ts.alpha[x] <= s) child.push_back(x);
+    if (local.empty()) {
+      local.resize(kMaxLevel + 1);
+      scratch.resize(kMaxLevel + 1);
     }
-    Test(child, path, s, s, s);
-    // One array per level (the recursion goes only deeper), never moved.
-    if (scratch.empty()) scratch.resize(kMaxLevel + 1);
+    std::vector<Member>& ms = local[static_cast<size_t>(s)];
+    ms.clear();
+    // The smallest position of path[s - 1] among the leads of each size.
+    std::array<int8_t, kMaxSetSize + 1> lead_pos;
+    lead_pos.fill(INT8_MAX);
+    int shortest_lead = INT32_MAX;
+    // Members are scattered: their offsets and groups are prefetched 8
+    // ahead, their tokens and fingerprints 4 ahead.
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (i + 8 < members.size()) {
+        __builtin_prefetch(&ts.begin[members[i + 8]]);
+        __builtin_prefetch(&ts.group[members[i + 8]]);
+      }
+      if (i + 4 < members.size()) {
+        const uint32_t y = members[i + 4];
+        __builtin_prefetch(&ts.rank[ts.begin[y]]);
+        __builtin_prefetch(&(*words)[ts.group[y]]);
+      }
+      const uint32_t x = members[i];
+      const std::span<const uint16_t> r = ts.Of(x);
+      const int size = static_cast<int>(r.size());
+      // Where path[s - 1] lies: the tokens below it (branch-free: the sets
+      // are short, and a binary search mispredicts at every step).
+      int pos = 0;
+      for (const uint16_t t : r) pos += t < path[s - 1];
+      const bool lead = pos < size - ts.own[x] + s;
+      if (lead) {
+        shortest_lead = std::min(shortest_lead, size);
+        int8_t& p = lead_pos[static_cast<size_t>(size)];
+        p = static_cast<int8_t>(std::min<int>(p, pos));
+      }
+      const auto& w = (*words)[ts.group[x]];
+      ms.push_back({w.first, w.second, x, size, pos, ts.alpha[x], lead});
+    }
+    // Leads first, then the others that can pair with a strictly shorter
+    // lead: path[s - 1] within both one's first size - need + s tokens.
+    size_t leads = 0;
+    for (size_t i = 0; i < ms.size(); ++i) {
+      if (ms[i].lead) std::swap(ms[leads++], ms[i]);
+    }
+    const auto viable = [&](const Member& m) {
+      for (int a = shortest_lead; a < m.size; ++a) {
+        const int need = overlap->Need(a, m.size);
+        if (m.pos < m.size - need + s && lead_pos[static_cast<size_t>(a)] < a - need + s) {
+          return true;
+        }
+      }
+      return false;
+    };
+    size_t kept = leads;
+    for (size_t i = leads; i < ms.size(); ++i) {
+      if (ms[i].size > shortest_lead && viable(ms[i])) ms[kept++] = ms[i];
+    }
+    ms.resize(kept);
+    std::sort(ms.begin() + static_cast<ptrdiff_t>(leads), ms.end(),
+              [](const Member& x, const Member& y) { return x.size < y.size; });
+    if (leads == 0 || ms.size() < 2) return;
+    largest = std::max(largest, ms.size());
+    if (ms.size() <= kRefineAbove || s >= kMaxLevel || s < 2) {
+      Test(ms, leads, path, s, s, INT32_MAX);
+      return;
+    }
+    // The pairs of level alpha s: among the members of alpha <= s (the
+    // copy keeps the order: leads first, then the others by size).
+    {
+      std::vector<Member>& low = local[0];  // level 0 is never a bucket's
+      low.clear();
+      size_t low_leads = 0;
+      for (size_t i = 0; i < ms.size(); ++i) {
+        if (ms[i].alpha <= s) {
+          low.push_back(ms[i]);
+          low_leads += i < leads;
+        }
+      }
+      Test(low, low_leads, path, s, s, s);
+    }
     std::vector<uint64_t>& sub = scratch[static_cast<size_t>(s)];
     sub.clear();
-    for (const uint32_t x : members) {
-      const std::span<const uint16_t> r = ts.Of(x).first(ts.Prefix(x, s + 1));
-      auto it = std::upper_bound(r.begin(), r.end(), path[s - 1]);
-      for (; it != r.end(); ++it) sub.push_back(uint64_t{*it} << 32 | x);
+    for (const Member& m : ms) {
+      const std::span<const uint16_t> r = ts.Of(m.x).first(ts.Prefix(m.x, s + 1));
+      for (size_t i = static_cast<size_t>(m.pos) + 1; i < r.size(); ++i) {
+        sub.push_back(uint64_t{r[i]} << 32 | m.x);
+      }
     }
     std::sort(sub.begin(), sub.end());
+    std::vector<uint32_t> child;
     for (size_t i = 0; i < sub.size();) {
       size_t j = i + 1;
       while (j < sub.size() && (sub[j] >> 32) == (sub[i] >> 32)) ++j;
@@ -180,6 +299,35 @@ struct BucketJoin {
 };
 
 }  // namespace
+
+PairOverlap::PairOverlap(double t, int max_size)
+    : n_(max_size + 1), need_(static_cast<size_t>(n_ * n_)), any_(n_), longer_(n_) {
+  constexpr double r = 1.0 / 256;
+  for (int a = 1; a < n_; ++a) {
+    for (int b = 1; b < n_; ++b) {
+      int m = 1;
+      const int lo = std::min(a, b);
+      for (; m <= lo; ++m) {
+        bool can = false;
+        for (int both = m; both <= std::min(lo, m + kSlotClashes) && !can; ++both) {
+          // The verifier's expression, with a margin for its rounding.
+          can = (m - r * both) / ((a + b - both) * (1 - r)) >= t - 1e-9;
+        }
+        if (can) break;
+      }
+      need_[static_cast<size_t>(a * n_ + b)] = static_cast<uint8_t>(m <= lo ? m : kNever);
+    }
+  }
+  for (int a = 1; a < n_; ++a) {
+    int any = kNever, longer = kNever;
+    for (int b = 1; b < n_; ++b) {
+      any = std::min(any, Need(a, b));
+      if (b >= a) longer = std::min(longer, Need(a, b));
+    }
+    any_[static_cast<size_t>(a)] = static_cast<uint8_t>(any);
+    longer_[static_cast<size_t>(a)] = static_cast<uint8_t>(longer);
+  }
+}
 
 double LowestVerifyThreshold(const DedupOptions& options) {
   if (!Verifying(options)) return 0;
@@ -214,27 +362,34 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     return opt.sketches[plan.groups.Members(g).front()];
   };
   // A set of more than this many tokens shares too few with a short one (*).
-  const int medium = static_cast<int>(std::floor(kShortSlots / t + 1e-9));
+  // (At most kMaxSetSize: RouteShortDocuments asks t >= 0.4.)
+  const int medium = std::min(kMaxSetSize, static_cast<int>(std::floor(kShortSlots / t + 1e-9)));
   ThreadPool pool(opt.threads);
   const size_t workers = static_cast<size_t>(pool.threads());
 
-  // 1. Who takes part, the tokens' frequencies and their global order.
-  std::vector<int> slots(n);
+  // 1. Who takes part, its tokens (one pass over the sketches: the set
+  // bits of the non-empty slots), the tokens' frequencies and their global
+  // order.
   std::vector<uint32_t> long_groups;
   TokenSets sets;
+  sets.begin.push_back(0);
   std::vector<uint32_t> freq(kTokens, 0);
   for (size_t g = 0; g < n; ++g) {
     const JaccardSketch& s = sketch(g);
-    const int a = slots[g] = NonEmptySlots(s);
+    const int a = NonEmptySlots(s);
     if (a > kShortSlots) long_groups.push_back(static_cast<uint32_t>(g));
     if (a < 1 || a > medium) continue;  // no features: nothing passes verification
     (a <= kShortSlots ? st.short_groups : st.medium_groups) += 1;
     sets.group.push_back(static_cast<uint32_t>(g));
-    for (int i = 0; i < kSketchSlots; ++i) {
-      if ((s.empty[static_cast<size_t>(i / 64)] >> (i % 64) & 1) == 0) {
-        ++freq[static_cast<size_t>(i) << 8 | s.slot[static_cast<size_t>(i)]];
+    for (size_t w = 0; w < s.empty.size(); ++w) {
+      for (uint64_t full = ~s.empty[w]; full != 0; full &= full - 1) {
+        const size_t i = w * 64 + static_cast<size_t>(std::countr_zero(full));
+        const auto token = static_cast<uint16_t>(i << 8 | s.slot[i]);
+        ++freq[token];
+        sets.rank.push_back(token);
       }
     }
+    sets.begin.push_back(sets.rank.size());
   }
   std::vector<uint16_t> rank_of(kTokens);
   {
@@ -245,28 +400,22 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     });
     for (size_t r = 0; r < kTokens; ++r) rank_of[order[r]] = static_cast<uint16_t>(r);
   }
-  // 2. The sets as increasing ranks, alpha = ceil(t a).
+  // 2. The sets as increasing ranks, their alphas (TokenSets).
   const size_t m = sets.group.size();
-  sets.begin.assign(m + 1, 0);
   sets.alpha.assign(m, 0);
-  {
-    std::vector<uint16_t> r;
-    for (size_t i = 0; i < m; ++i) {
-      const JaccardSketch& s = sketch(sets.group[i]);
-      r.clear();
-      for (int j = 0; j < kSketchSlots; ++j) {
-        if ((s.empty[static_cast<size_t>(j / 64)] >> (j % 64) & 1) == 0) {
-          r.push_back(rank_of[static_cast<size_t>(j) << 8 | s.slot[static_cast<size_t>(j)]]);
-        }
-      }
-      std::sort(r.begin(), r.end());
-      const int a = static_cast<int>(r.size());
-      const int alpha = std::max(1, static_cast<int>(std::ceil(t * a - 1e-9)));
-      sets.alpha[i] = static_cast<uint8_t>(alpha);
-      sets.rank.insert(sets.rank.end(), r.begin(), r.end());
-      sets.begin[i + 1] = sets.rank.size();
-      st.keys += sets.Keys(i);
-    }
+  sets.own.assign(m, 0);
+  const PairOverlap overlap(t, medium);
+  for (size_t i = 0; i < m; ++i) {
+    const auto r =
+        std::span<uint16_t>(sets.rank).subspan(sets.begin[i], sets.begin[i + 1] - sets.begin[i]);
+    for (uint16_t& x : r) x = rank_of[x];
+    std::sort(r.begin(), r.end());
+    const int a = static_cast<int>(r.size());
+    // At most a: a set no partner can pass with keeps a valid (longer)
+    // prefix.
+    sets.alpha[i] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
+    sets.own[i] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
+    st.keys += sets.Keys(i);
   }
   // 3. Passes over the keys: a key's pass and sub-bucket come from its hash.
   const size_t passes = std::max<size_t>(1, (st.keys + kKeysPerPass - 1) / kKeysPerPass);
@@ -275,10 +424,15 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   const size_t chunks = std::min(std::max<size_t>(m, 1), workers * 4);
   std::vector<uint32_t> hist(chunks * kSubs);
   std::vector<size_t> sub_begin(kSubs + 1);
-  std::vector<uint64_t> word;  // key << 32 | participant
+  // key << 33 | lead << 32 | participant (ForEachKey)
+  std::vector<uint64_t> word;
   std::vector<BucketJoin> outs(workers);
   for (BucketJoin& out : outs) {
     out.sets = &sets;
+    out.overlap = &overlap;
+    out.plan = &plan;
+    out.sketches = opt.sketches;
+    out.t = t;
     out.words = &plan.words;
     out.k = opt.k;
   }
@@ -294,7 +448,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       uint32_t* hc = hist.data() + c * kSubs;
       std::fill(hc, hc + kSubs, 0u);
       for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
-        ForEachKey(sets, i, [&](uint32_t key) {
+        ForEachKey(sets, i, [&](uint32_t key, bool) {
           size_t sub;
           if (place(key, &sub)) ++hc[sub];
         });
@@ -314,14 +468,15 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     pool.ParallelFor(chunks, [&](size_t c, int) {
       uint32_t* hc = hist.data() + c * kSubs;
       for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
-        ForEachKey(sets, i, [&](uint32_t key) {
+        ForEachKey(sets, i, [&](uint32_t key, bool lead) {
           size_t sub;
-          if (place(key, &sub)) word[hc[sub]++] = uint64_t{key} << 32 | i;
+          if (place(key, &sub)) word[hc[sub]++] = uint64_t{key} << 33 | uint64_t{lead} << 32 | i;
         });
       }
     });
-    // Sort each sub-bucket (participants increase within a key) and join
-    // every run of equal keys.
+    // Sort each sub-bucket and join every run of equal keys that has a
+    // lead: without one, no pair of the run can be tested in its bucket
+    // (nor in a finer one), and its members are not looked at.
     pool.ParallelFor(kSubs, [&](size_t s, int worker) {
       BucketJoin& out = outs[static_cast<size_t>(worker)];
       uint64_t* b = word.data() + sub_begin[s];
@@ -331,11 +486,12 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       uint16_t path[kMaxLevel + 1];
       for (uint64_t* x = b; x < e;) {
         uint64_t* y = x + 1;
-        while (y < e && (*y >> 32) == (*x >> 32)) ++y;
-        if (y - x >= 2) {
+        bool lead = false;
+        for (; y < e && (*y >> 33) == (*x >> 33); ++y) lead |= (*y >> 32 & 1) != 0;
+        if (y - x >= 2 && (lead || (*x >> 32 & 1) != 0)) {
           members.clear();
           for (uint64_t* u = x; u < y; ++u) members.push_back(static_cast<uint32_t>(*u));
-          const auto key = static_cast<uint32_t>(*x >> 32);
+          const auto key = static_cast<uint32_t>(*x >> 33);
           if (key & kSingle) {
             path[0] = static_cast<uint16_t>(key);
             out.Bucket(members, path, 1);
@@ -354,6 +510,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   for (BucketJoin& out : outs) {
     st.candidates += out.candidates;
     st.tested += out.tested;
+    st.rejected += out.rejected;
     st.largest_bucket = std::max(st.largest_bucket, out.largest);
     pairs->insert(pairs->end(), out.pairs.begin(), out.pairs.end());
     std::vector<IdPair>().swap(out.pairs);

@@ -19,28 +19,44 @@
 //
 // So a sketch is a set of 15-bit tokens (slot << 8 | value, one per
 // non-empty slot) and a pair that can pass shares at least
-// alpha = ceil(t max(a, b)) of them. With every token set ordered by one
-// global order (rarest first), two sets that share alpha >= s tokens have
-// their first s common ones within their first |x| - alpha + s tokens (the
+// Need(a, b) >= ceil(t max(a, b)) of them (PairOverlap below: the exact
+// least overlap for the two sizes, with at most kSlotClashes slots
+// non-empty in both but different). With every token set ordered by one
+// global order (rarest first), two sets that share need >= s tokens have
+// their first s common ones within their first |x| - need + s tokens (the
 // prefix filter with s tokens). The join: each short or medium group emits a
-// key per pair of tokens of its first a - alpha + 2 (30 bits, exact: no
-// hash); groups with equal keys are candidates. A bucket of more than 48
-// groups is cut by the next common token (level s + 1: each member's tokens
-// after the bucket's last one, within its first a - alpha + s + 1), down to
-// 16 levels, so that a bucket of two common tokens does not cost its square.
+// key per pair of tokens of its first a - alpha + 2, alpha = Any(a) (the
+// least need over every partner size; 30 bits, exact: no hash); groups with
+// equal keys are candidates. A bucket of more than 48 groups is cut by the
+// next common token (level s + 1: each member's tokens after the bucket's
+// last one, within its first a - alpha + s + 1), down to 16 levels, so that
+// a bucket of two common tokens does not cost its square.
+//
+// The shorter member of a pair (both, at equal sizes) needs Longer(a) >=
+// alpha tokens: its s-th common token lies within its first a - Longer(a) + s
+// (a `lead` of the bucket). A member that is not a lead pairs only with a
+// strictly shorter lead, and is no lead in any finer bucket: a bucket keeps
+// its leads and the non-leads longer than its shortest lead, and looks at
+// the pairs of a lead with a later member only. The records that share the
+// words and the leading digits of issue 27's benchmark (sets of equal size,
+// half their tokens in common) thus meet in no bucket.
+//
 // A pair is tested in one bucket only, that of its first s common tokens at
-// the level s where its alpha stops the cutting (or the last level): its
-// Hamming distance (<= k) and (*) on the whole token sets, a necessary
-// condition of verification that drops most pairs that would fail it. Tiny
-// sets (alpha = 1: t a <= 1) also emit one key per token.
+// the level s where its alpha (the larger of the two) stops the cutting (or
+// the last level): the prefix and positional filters with its own need, its
+// Hamming distance (<= k), the need on the whole token sets, and then the
+// verifier's estimate from the shared tokens and the two occupancy masks at
+// the lowest threshold t: only pairs that can pass verification are held.
+// Tiny sets (alpha = 1) also emit one key per token.
 //
 // Hence: every pair of groups with at least one short member that is within
-// k and can pass verification is found; the join is exact for them (the
-// banded join finds recall(d) of them). Pairs of two long groups (more than
-// kShortSlots non-empty slots) come from the banded join over the long groups
-// alone, as before. Pairs are then verified as every join's are
-// (VerifyGroupPairs), so the result equals the exact join's pairs for the
-// short documents and the banded join's for the long ones.
+// k and can pass verification (with at most kSlotClashes clashing slots) is
+// found; the join is exact for them (the banded join finds recall(d) of
+// them). Pairs of two long groups (more than kShortSlots non-empty slots)
+// come from the banded join over the long groups alone, as before. Pairs are
+// then verified as every join's are (VerifyGroupPairs), so the result equals
+// the exact join's pairs for the short documents and the banded join's for
+// the long ones.
 //
 // Cost: the keys of a group are C(p, 2) with p = a - alpha + 2 tokens (28 for
 // a 13-token record at t = 0.5); tests follow the buckets after cutting;
@@ -53,6 +69,7 @@
 #define NEARDUP_DEDUP_SHORT_JOIN_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "dedup/stages.h"
@@ -72,9 +89,48 @@ struct ShortJoinStats {
   size_t keys = 0;           // (token pair, group) keys
   size_t candidates = 0;     // pairs of a bucket looked at (once per bucket)
   size_t tested = 0;         // Hamming tests (a pair once per bucket it is tested in)
-  size_t confirmed = 0;      // pairs within k that can pass verification (*)
+  size_t confirmed = 0;      // pairs within k whose estimate passes t
+  size_t rejected = 0;       // pairs within k sharing enough tokens whose estimate fails t
   size_t largest_bucket = 0;
   size_t passes = 0;  // passes over the prefixes (the keys of one pass are held at once)
+};
+
+// The overlap a pair of token sets (sketches) of sizes a and b needs to
+// pass verification at t: the least m (equal non-empty slots) for which
+// some `both` (slots non-empty in both, m <= both <= min(a, b)) gives
+// SketchJaccard = (m - both / 256) / ((a + b - both) (1 - 1 / 256)) >= t.
+// Tighter than (*), which takes both = m in the numerator but
+// slots = max(a, b) in the denominator: at t = 0.5, a = b = 6 needs 4, not
+// 3. kNever: no pair of these sizes can pass (too far apart in size).
+//
+// both - m (slots non-empty in both whose values differ: two different
+// features in one slot) is taken to be at most kSlotClashes: a pair with
+// more has at least four of its differing features landing in the slots of
+// the other's differing features, and the bound is not guaranteed for it
+// (the join may miss it). With kSlotClashes = 3, a = b = 9 (a seven-digit
+// record of the short-record benchmark) needs 6 equal slots, not 5: the
+// buckets of records that share the words and the leading digits stop
+// growing quadratically. Measured against the exact join in
+// doc/benchmarks.md, "Short records".
+inline constexpr int kSlotClashes = 3;
+
+class PairOverlap {
+ public:
+  static constexpr int kNever = 255;
+  // Sizes 1..max_size.
+  PairOverlap(double t, int max_size);
+  int Need(int a, int b) const { return need_[static_cast<size_t>(a * n_ + b)]; }
+  // The least need over every partner size: what the prefix a set emits
+  // keys from must allow.
+  int Any(int a) const { return any_[static_cast<size_t>(a)]; }
+  // The least need over partners at least as large: a pair's shorter
+  // member (or both, at equal sizes) has its s-th common token within its
+  // first a - Longer(a) + s tokens.
+  int Longer(int a) const { return longer_[static_cast<size_t>(a)]; }
+
+ private:
+  int n_;
+  std::vector<uint8_t> need_, any_, longer_;
 };
 
 // The lowest verification threshold a pair can get (DedupOptions); 0 when

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "neardup/dedup.h"
@@ -122,6 +124,46 @@ TEST(ShortJoinTest, RoutedJoinEqualsTheExactJoinOnShortRecords) {
   }
 }
 
+// Issue 27's benchmark records with seven-digit numbers (as at 10M): most
+// pairs of records that share the words and the leading digits share about
+// half their sketch tokens, pass the bound (*) and fail verification. The
+// pair overlap (PairOverlap) keeps them out of the buckets' tests: far fewer
+// pairs looked at, the same result as the exact join.
+TEST(ShortJoinTest, SevenDigitRecordsCostFollowThePairs) {
+  const std::vector<std::string> words = {"市场", "经济", "北京", "中国",   "发展", "公司",
+                                          "the",  "of",   "and",  "market", "news", "data"};
+  std::mt19937_64 rng(5);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 20000; ++i) {
+    texts.push_back(words[rng() % words.size()] + " " + words[rng() % words.size()] + " " +
+                    std::to_string(1000000 + i));
+  }
+  const Corpus c = Fingerprint(texts);
+  DedupOptions opt;
+  opt.sketches = c.sketches;
+  opt.verify_jaccard = 0.5;
+  opt.collect_pairs = true;
+  opt.threads = 2;
+  opt.join = DedupJoin::kBanded;
+  auto routed = Dedup(c.docs, opt);
+  ASSERT_TRUE(routed.ok()) << routed.status().ToString();
+  ASSERT_TRUE(routed->join.short_join.used);
+  opt.join = DedupJoin::kExact;
+  auto exact = Dedup(c.docs, opt);
+  ASSERT_TRUE(exact.ok());
+  ASSERT_GT(exact->summary.duplicates, 5000u);
+  ExpectSameResult(*routed, *exact);
+  // One threshold: the sketch join holds only the pairs whose estimate
+  // passes it, the exact join's verified pairs (with (*) alone, about twice
+  // as many), and counts the others as rejected.
+  EXPECT_EQ(routed->join.short_join.confirmed, exact->join.confirmed - exact->join.rejected);
+  EXPECT_GT(routed->join.short_join.confirmed, 5000u);
+  EXPECT_GT(routed->join.rejected, 0u);
+  // With (*) alone: about 170 pairs looked at and 140 tested per record.
+  EXPECT_LT(routed->join.short_join.candidates, 100 * texts.size());
+  EXPECT_LT(routed->join.short_join.tested, 50 * texts.size());
+}
+
 TEST(ShortJoinTest, NotRoutedWithoutVerification) {
   const Corpus c = Fingerprint(ShortRecords(3, 500));
   DedupOptions opt;
@@ -166,6 +208,57 @@ TEST(ShortJoinTest, VerifiedPairsShareEnoughSketchTokens) {
     }
   }
   EXPECT_GT(passing, 1000u);
+}
+
+// PairOverlap: a pair that passes verification with at most kSlotClashes
+// slots non-empty in both but different has at least Need(a, b) equal
+// slots; the need is never below (*) and is tighter where the sizes allow.
+TEST(ShortJoinTest, PairOverlapIsABoundAndTighterThanStar) {
+  using dedup_internal::kSlotClashes;
+  using dedup_internal::PairOverlap;
+  const PairOverlap p05(0.5, 40), p04(0.4, 40);
+  EXPECT_EQ(p05.Need(6, 6), 4);  // (*): 3
+  EXPECT_EQ(p05.Need(9, 9), 6);  // (*): 5
+  EXPECT_EQ(p05.Need(2, 9), PairOverlap::kNever);
+  for (int a = 1; a <= 40; ++a) {
+    for (int b = 1; b <= 40; ++b) {
+      EXPECT_GE(p05.Need(a, b), static_cast<int>(std::ceil(0.5 * std::max(a, b) - 1e-9)));
+      EXPECT_GE(p04.Need(a, b), static_cast<int>(std::ceil(0.4 * std::max(a, b) - 1e-9)));
+      EXPECT_EQ(p05.Need(a, b), p05.Need(b, a));
+    }
+    EXPECT_LE(p05.Any(a), p05.Longer(a));
+  }
+  std::mt19937_64 rng(12);
+  size_t passing = 0, clashing = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<uint64_t> x, y;
+    const size_t shared = rng() % 20, only_x = rng() % 8, only_y = rng() % 8;
+    for (size_t i = 0; i < shared; ++i) {
+      x.push_back(rng());
+      y.push_back(x.back());
+    }
+    for (size_t i = 0; i < only_x; ++i) x.push_back(rng());
+    for (size_t i = 0; i < only_y; ++i) y.push_back(rng());
+    const JaccardSketch a = MakeJaccardSketch(x), b = MakeJaccardSketch(y);
+    int na = 0, nb = 0, both = 0, matches = 0;
+    for (int s = 0; s < kSketchSlots; ++s) {
+      const bool ea = (a.empty[s / 64] >> (s % 64)) & 1, eb = (b.empty[s / 64] >> (s % 64)) & 1;
+      na += !ea;
+      nb += !eb;
+      both += !ea && !eb;
+      matches += !ea && !eb && a.slot[s] == b.slot[s];
+    }
+    if (na == 0 || nb == 0 || na > 40 || nb > 40) continue;
+    clashing += both > matches;
+    if (both - matches > kSlotClashes) continue;
+    for (const auto& [t, p] : {std::pair{0.5, &p05}, std::pair{0.4, &p04}}) {
+      if (SketchJaccard(a, b) < t) continue;
+      ++passing;
+      EXPECT_GE(matches, p->Need(na, nb)) << trial;
+    }
+  }
+  EXPECT_GT(passing, 1000u);
+  EXPECT_GT(clashing, 1000u);
 }
 
 }  // namespace
