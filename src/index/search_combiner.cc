@@ -3,6 +3,7 @@
 #include "index/search_combiner.h"
 
 #include <algorithm>
+#include <exception>
 #include <thread>
 #include <utility>
 
@@ -45,12 +46,26 @@ void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerp
     batch.swap(pending_);
     ++counts_.batches;
     lock.unlock();
-    if (on_lead_) on_lead_();
-    Run(batch);
+    // An exception (out of memory) must not leave the batch's callers
+    // waiting and the leader's place taken: each caller rethrows it.
+    std::exception_ptr error;
+    try {
+      if (on_lead_) on_lead_();
+      Run(batch);
+    } catch (...) {
+      error = std::current_exception();
+    }
     lock.lock();
-    for (Request* r : batch) r->done = true;
+    for (Request* r : batch) {
+      r->error = error;
+      r->done = true;
+    }
     --leaders_;
     done_.notify_all();
+  }
+  if (request.error) {
+    lock.unlock();
+    std::rethrow_exception(request.error);
   }
 }
 

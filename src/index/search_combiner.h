@@ -26,6 +26,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <span>
@@ -49,8 +50,10 @@ class FileSearchCombiner {
   // Appends to (*out)[j] every row of `file` within distance k of
   // queries[j] (numeric ids, rows removed since included), as
   // TableIndex::SearchFileBatchChunked(file, nullptr, queries, k, out).
-  // REQUIRES: out->size() >= queries.size(); k and the widths valid; `file`
-  // outlives the call.
+  // An exception thrown by the search of a batch (std::bad_alloc) is
+  // rethrown in each of its callers (their rows then incomplete); the
+  // combiner goes on serving others. REQUIRES: out->size() >=
+  // queries.size(); k and the widths valid; `file` outlives the call.
   void Search(const IndexFileV2& file, std::span<const Fingerprint> queries, int k,
               std::vector<std::vector<Neighbor>>* out);
 
@@ -65,7 +68,7 @@ class FileSearchCombiner {
 
   // Tests: called by each leader after it took its batch, before the
   // search, without the lock (a test holds the first leader there until
-  // other calls are queued). Set before any Search.
+  // other calls are queued, or throws). Set before any Search.
   void SetOnLeadForTesting(std::function<void()> fn) { on_lead_ = std::move(fn); }
 
  private:
@@ -74,7 +77,8 @@ class FileSearchCombiner {
     std::span<const Fingerprint> queries;
     int k;
     std::vector<std::vector<Neighbor>>* out;
-    bool done = false;  // guarded by mu_
+    bool done = false;         // guarded by mu_
+    std::exception_ptr error;  // the batch's search threw; guarded by mu_
   };
   // Searches `batch`, one pipeline per (file, k). Called without mu_.
   static void Run(std::span<Request* const> batch);

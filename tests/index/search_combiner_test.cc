@@ -6,7 +6,8 @@
 // their own queries, in the order SearchFile gives them; and under that
 // load the calls are combined (fewer batches than calls). The file holds
 // the scan (128 bits, k = 28: the default method's choice) or exact tables
-// (64 bits, k = 3).
+// (64 bits, k = 3). A batch whose search throws throws in each of its
+// callers.
 
 #include "index/search_combiner.h"
 
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <thread>
@@ -158,6 +160,86 @@ TEST_P(SearchCombinerTest, ConcurrentCallersGetTheExactScansRows) {
   const FileSearchCombiner::Counts counts = combiner.counts();
   EXPECT_EQ(counts.calls, static_cast<uint64_t>(kThreads * kCalls));
   EXPECT_LE(counts.batches, counts.calls - (kThreads - 2));
+  std::filesystem::remove_all(dir);
+}
+
+// A batch whose search throws (out of memory, here from the test hook)
+// throws in each of its callers, not only in the leader: none waits
+// forever, and the next calls are searched as usual.
+TEST(SearchCombinerFailureTest, AThrowingBatchThrowsInEachCallerAndTheNextCallsWork) {
+  std::mt19937_64 rng(7);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_failure");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  constexpr int kThreads = 4;
+  FileSearchCombiner combiner(1);
+  // The first leader (its batch: its own call) waits until every thread
+  // has called; the second batch, the three calls queued meanwhile, throws.
+  std::atomic<int> leads{0};
+  combiner.SetOnLeadForTesting([&] {
+    const int lead = leads++;
+    if (lead == 0) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    } else if (lead == 1) {
+      throw std::bad_alloc();
+    }
+  });
+  const Fingerprint query = FlipBits(entries[5].fingerprint, 3, rng);
+  std::atomic<int> threw{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      std::vector<std::vector<Neighbor>> out(1);
+      try {
+        combiner.Search(*file, std::span<const Fingerprint>(&query, 1), 28, &out);
+      } catch (const std::bad_alloc&) {
+        ++threw;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(combiner.counts().batches, 2u);
+  EXPECT_EQ(threw.load(), kThreads - 1);
+  // The combiner goes on: a later call gets the oracle's rows.
+  std::vector<std::vector<Neighbor>> out(1);
+  combiner.Search(*file, std::span<const Fingerprint>(&query, 1), 28, &out);
+  std::sort(out[0].begin(), out[0].end(), [](const Neighbor& a, const Neighbor& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+  });
+  EXPECT_EQ(out[0], OracleSearch(entries, query, 28));
+  EXPECT_FALSE(out[0].empty());
   std::filesystem::remove_all(dir);
 }
 
