@@ -31,6 +31,17 @@ FileSearchCombiner::Counts FileSearchCombiner::counts() const {
 void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerprint> queries,
                                 int k, std::vector<std::vector<Neighbor>>* out) {
   if (queries.empty()) return;
+  if (queries.size() >= kSearchAloneQueries) {
+    // A batch already: searched at once, on this thread (two large calls
+    // use two cores, not one after the other).
+    {
+      std::lock_guard lock(mu_);
+      ++counts_.calls;
+      ++counts_.batches;
+    }
+    TableIndex::SearchFileBatchChunked(file, nullptr, queries, k, out);
+    return;
+  }
   Request request{&file, queries, k, out};
   std::unique_lock lock(mu_);
   ++counts_.calls;

@@ -15,7 +15,9 @@
 // and searches them as one batch per (file, k), then hands each caller its
 // rows. Other callers wait; when a leader is done, a waiting caller whose
 // request was not taken leads the next batch. A caller alone (no load)
-// leads at once with its own queries: no added wait.
+// leads at once with its own queries: no added wait. A call of
+// kSearchAloneQueries queries or more is a batch already: it is searched at
+// once on its own thread, never queued.
 //
 // Thread-safe. The answers are those of TableIndex::SearchFileBatchChunked
 // for each caller's queries alone (the batch pipeline answers each query
@@ -37,6 +39,10 @@
 #include "neardup/index.h"
 
 namespace neardup::index_internal {
+
+// Calls with at least this many queries are not combined (the tiled scan's
+// batch, kMinTiledBatch).
+inline constexpr size_t kSearchAloneQueries = 64;
 
 class FileSearchCombiner {
  public:

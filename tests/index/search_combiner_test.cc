@@ -7,7 +7,7 @@
 // load the calls are combined (fewer batches than calls). The file holds
 // the scan (128 bits, k = 28: the default method's choice) or exact tables
 // (64 bits, k = 3). A batch whose search throws throws in each of its
-// callers.
+// callers; a large call never waits behind a leader.
 
 #include "index/search_combiner.h"
 
@@ -240,6 +240,80 @@ TEST(SearchCombinerFailureTest, AThrowingBatchThrowsInEachCallerAndTheNextCallsW
   });
   EXPECT_EQ(out[0], OracleSearch(entries, query, 28));
   EXPECT_FALSE(out[0].empty());
+  std::filesystem::remove_all(dir);
+}
+
+// A call of kSearchAloneQueries queries or more is searched at once, even
+// while a leader holds the combiner: it never waits for other calls.
+TEST(SearchCombinerLargeCallTest, ALargeCallIsNotQueuedBehindALeader) {
+  std::mt19937_64 rng(11);
+  constexpr size_t kRows = 3000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_large");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  FileSearchCombiner combiner(1);
+  // The leader of the small call below stays in its batch until the large
+  // call is done (or 10 s: the large call waited for it).
+  std::atomic<bool> large_done{false}, released_by_timeout{false};
+  combiner.SetOnLeadForTesting([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!large_done.load()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        released_by_timeout = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const Fingerprint small_query = FlipBits(entries[1].fingerprint, 4, rng);
+  std::thread small([&] {
+    std::vector<std::vector<Neighbor>> out(1);
+    combiner.Search(*file, std::span<const Fingerprint>(&small_query, 1), 28, &out);
+  });
+  while (combiner.counts().batches == 0) std::this_thread::yield();  // the leader holds it
+  std::vector<Fingerprint> queries;
+  for (size_t i = 0; i < index_internal::kSearchAloneQueries; ++i) {
+    queries.push_back(FlipBits(entries[rng() % kRows].fingerprint, static_cast<int>(i % 29), rng));
+  }
+  std::vector<std::vector<Neighbor>> out(queries.size());
+  combiner.Search(*file, queries, 28, &out);
+  large_done = true;
+  small.join();
+  EXPECT_FALSE(released_by_timeout.load());
+  for (size_t q = 0; q < queries.size(); ++q) {
+    std::sort(out[q].begin(), out[q].end(), [](const Neighbor& a, const Neighbor& b) {
+      return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+    });
+    EXPECT_EQ(out[q], OracleSearch(entries, queries[q], 28)) << "query " << q;
+  }
+  EXPECT_EQ(combiner.counts().calls, 2u);
   std::filesystem::remove_all(dir);
 }
 
