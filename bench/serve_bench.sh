@@ -12,6 +12,8 @@
 #
 # SERVE_FLAGS (environment): more flags for `neardup serve`, e.g. --preload.
 #
+# CONCURRENCY (environment, default "1 8 64"): the client counts of each mode.
+#
 # WORK_DIR (optional) keeps the generated index between runs (built when
 # WORK_DIR/i.idx is missing; each run's checks add to it).
 #
@@ -105,7 +107,7 @@ for mode in "${modes[@]}"; do
   bodies=$WORK/fp_bodies.jsonl
   [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
   [ "$1" = fpbatch ] && bodies=$WORK/fp_batch$BATCH.jsonl
-  for c in 1 8 64; do
+  for c in ${CONCURRENCY:-1 8 64}; do
     # The server's CPU time (utime + stime, clock ticks) around the run: CPU
     # per request, which the machine's other load does not inflate as much
     # as it does the throughput; and the load average at the end.

@@ -30,6 +30,7 @@
 #include "index/ids_file.h"
 #include "index/index_file.h"
 #include "index/index_file_v2.h"
+#include "index/search_combiner.h"
 #include "index/table_index.h"
 #include "neardup/document_index.h"
 #include "util/file.h"
@@ -94,6 +95,9 @@ struct DocumentIndex::Rep {
   // Shared by Query, Contains, Stats and the queries of Check; exclusive for
   // every change.
   mutable RwMutex mu;
+  // Check's searches of the index file, combined across the threads
+  // checking at once (search_combiner.h); needs no lock.
+  FileSearchCombiner combiner;
   // Incremented whenever `index` and `names` are replaced by a newly
   // committed file (the delta's positions start again); guarded by mu.
   uint64_t epoch = 0;

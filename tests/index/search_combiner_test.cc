@@ -1,0 +1,327 @@
+// Copyright 2026 The neardup Authors.
+//
+// FileSearchCombiner (the searches of concurrent checks combined into
+// batches, issue 26): threads searching one index file at once, with two
+// values of k, each get exactly the rows of the exact scan (the oracle) for
+// their own queries, in the order SearchFile gives them; and under that
+// load the calls are combined (fewer batches than calls). The file holds
+// the scan (128 bits, k = 28: the default method's choice) or exact tables
+// (64 bits, k = 3). A batch whose search throws throws in each of its
+// callers; a large call never waits behind a leader.
+
+#include "index/search_combiner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "index/index_file_v2.h"
+#include "index/mask_tables.h"
+#include "index/table_index.h"
+#include "tests/testing/hamming_oracle.h"
+#include "tests/testing/test_util.h"
+
+namespace neardup {
+namespace {
+
+using index_internal::ChooseTables;
+using index_internal::FileSearchCombiner;
+using index_internal::IndexFileV2;
+using index_internal::IndexFileV2Meta;
+using index_internal::IndexFileV2Rows;
+using index_internal::MappedFile;
+using index_internal::TableIndex;
+using index_internal::TablesPolicy;
+using testing::FlipBits;
+using testing::OracleSearch;
+using testing::RandomFingerprint;
+
+struct Case {
+  int bits;
+  int k;
+};
+
+class SearchCombinerTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SearchCombinerTest, ConcurrentCallersGetTheExactScansRows) {
+  const Case c = GetParam();
+  std::mt19937_64 rng(static_cast<uint64_t>(c.bits + c.k));
+  constexpr size_t kRows = 20000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp =
+        i % 3 == 1 ? FlipBits(entries[i - 1].fingerprint, static_cast<int>(rng() % (c.k + 2)), rng)
+                   : RandomFingerprint(c.bits, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    if (c.bits == 128) hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, c.bits, c.k, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  // Queries near stored rows (0..k+1 bits away) and random ones; each
+  // thread's calls hold 1 to 3 of them, at k or at k - 1.
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 20;
+  std::vector<std::vector<std::vector<Fingerprint>>> queries(kThreads);
+  for (auto& calls : queries) {
+    for (int i = 0; i < kCalls; ++i) {
+      std::vector<Fingerprint> call;
+      for (size_t j = 0, n = 1 + rng() % 3; j < n; ++j) {
+        call.push_back(rng() % 5 == 0 ? RandomFingerprint(c.bits, rng)
+                                      : FlipBits(entries[rng() % kRows].fingerprint,
+                                                 static_cast<int>(rng() % (c.k + 2)), rng));
+      }
+      calls.push_back(call);
+    }
+  }
+  FileSearchCombiner combiner(1);
+  // The first leader waits (up to 10 s) until every thread has called:
+  // the other threads' first calls are then searched as one batch.
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<std::vector<std::vector<std::vector<Neighbor>>>> got(kThreads);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ++ready;
+      while (ready.load() < kThreads) std::this_thread::yield();
+      for (int i = 0; i < kCalls; ++i) {
+        const int k = i % 2 == 0 ? c.k : c.k - 1;
+        std::vector<std::vector<Neighbor>> out(queries[t][i].size());
+        combiner.Search(*file, queries[t][i], k, &out);
+        got[t].push_back(std::move(out));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+
+  size_t matches = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kCalls; ++i) {
+      const int k = i % 2 == 0 ? c.k : c.k - 1;
+      ASSERT_EQ(got[t][i].size(), queries[t][i].size());
+      for (size_t j = 0; j < queries[t][i].size(); ++j) {
+        // SearchFile's rows, in its order (the call alone).
+        std::vector<Neighbor> alone;
+        TableIndex::SearchFile(*file, nullptr, queries[t][i][j], k, &alone);
+        EXPECT_EQ(got[t][i][j], alone) << "thread " << t << " call " << i << " query " << j;
+        // The exact scan's rows (the file holds the scan or exact tables).
+        std::vector<Neighbor> sorted = got[t][i][j];
+        std::sort(sorted.begin(), sorted.end(), [](const Neighbor& a, const Neighbor& b) {
+          return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+        });
+        EXPECT_EQ(sorted, OracleSearch(entries, queries[t][i][j], k))
+            << "thread " << t << " call " << i << " query " << j;
+        matches += sorted.size();
+      }
+    }
+  }
+  EXPECT_GT(matches, static_cast<size_t>(kThreads * kCalls));
+  // One leader at a time: the seven first calls that queued while the
+  // first leader waited were searched as one batch (at least).
+  const FileSearchCombiner::Counts counts = combiner.counts();
+  EXPECT_EQ(counts.calls, static_cast<uint64_t>(kThreads * kCalls));
+  EXPECT_LE(counts.batches, counts.calls - (kThreads - 2));
+  std::filesystem::remove_all(dir);
+}
+
+// A batch whose search throws (out of memory, here from the test hook)
+// throws in each of its callers, not only in the leader: none waits
+// forever, and the next calls are searched as usual.
+TEST(SearchCombinerFailureTest, AThrowingBatchThrowsInEachCallerAndTheNextCallsWork) {
+  std::mt19937_64 rng(7);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_failure");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  constexpr int kThreads = 4;
+  FileSearchCombiner combiner(1);
+  // The first leader (its batch: its own call) waits until every thread
+  // has called; the second batch, the three calls queued meanwhile, throws.
+  std::atomic<int> leads{0};
+  combiner.SetOnLeadForTesting([&] {
+    const int lead = leads++;
+    if (lead == 0) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    } else if (lead == 1) {
+      throw std::bad_alloc();
+    }
+  });
+  const Fingerprint query = FlipBits(entries[5].fingerprint, 3, rng);
+  std::atomic<int> threw{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      std::vector<std::vector<Neighbor>> out(1);
+      try {
+        combiner.Search(*file, std::span<const Fingerprint>(&query, 1), 28, &out);
+      } catch (const std::bad_alloc&) {
+        ++threw;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(combiner.counts().batches, 2u);
+  EXPECT_EQ(threw.load(), kThreads - 1);
+  // The combiner goes on: a later call gets the oracle's rows.
+  std::vector<std::vector<Neighbor>> out(1);
+  combiner.Search(*file, std::span<const Fingerprint>(&query, 1), 28, &out);
+  std::sort(out[0].begin(), out[0].end(), [](const Neighbor& a, const Neighbor& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+  });
+  EXPECT_EQ(out[0], OracleSearch(entries, query, 28));
+  EXPECT_FALSE(out[0].empty());
+  std::filesystem::remove_all(dir);
+}
+
+// A call of kSearchAloneQueries queries or more is searched at once, even
+// while a leader holds the combiner: it never waits for other calls.
+TEST(SearchCombinerLargeCallTest, ALargeCallIsNotQueuedBehindALeader) {
+  std::mt19937_64 rng(11);
+  constexpr size_t kRows = 3000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_large");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  FileSearchCombiner combiner(1);
+  // The leader of the small call below stays in its batch until the large
+  // call is done (or 10 s: the large call waited for it).
+  std::atomic<bool> large_done{false}, released_by_timeout{false};
+  combiner.SetOnLeadForTesting([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!large_done.load()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        released_by_timeout = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const Fingerprint small_query = FlipBits(entries[1].fingerprint, 4, rng);
+  std::thread small([&] {
+    std::vector<std::vector<Neighbor>> out(1);
+    combiner.Search(*file, std::span<const Fingerprint>(&small_query, 1), 28, &out);
+  });
+  while (combiner.counts().batches == 0) std::this_thread::yield();  // the leader holds it
+  std::vector<Fingerprint> queries;
+  for (size_t i = 0; i < index_internal::kSearchAloneQueries; ++i) {
+    queries.push_back(FlipBits(entries[rng() % kRows].fingerprint, static_cast<int>(i % 29), rng));
+  }
+  std::vector<std::vector<Neighbor>> out(queries.size());
+  combiner.Search(*file, queries, 28, &out);
+  large_done = true;
+  small.join();
+  EXPECT_FALSE(released_by_timeout.load());
+  for (size_t q = 0; q < queries.size(); ++q) {
+    std::sort(out[q].begin(), out[q].end(), [](const Neighbor& a, const Neighbor& b) {
+      return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+    });
+    EXPECT_EQ(out[q], OracleSearch(entries, queries[q], 28)) << "query " << q;
+  }
+  EXPECT_EQ(combiner.counts().calls, 2u);
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, SearchCombinerTest, ::testing::Values(Case{128, 28}, Case{64, 3}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::to_string(info.param.bits) + "bits_k" +
+                                  std::to_string(info.param.k);
+                         });
+
+}  // namespace
+}  // namespace neardup
