@@ -74,8 +74,8 @@ struct MpiFlags {
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
 // RANK (SIGKILL, as an out-of-memory killer would) right after it finished
-// its first unit of STAGE (fingerprint: a shard; band: a band range, or
-// MinHash's second band-key round; write: its parts; output: rank 0, after
+// its first unit of STAGE (fingerprint: a shard; band: its second band-key
+// round; write: its parts; output: rank 0, after
 // copying rank 0's part into --output). `term`: rank 0 gets SIGTERM at the
 // output point instead (an interrupt while writing); `alloc`: the rank's
 // join stage throws std::bad_alloc (a failed allocation) at its start;
@@ -153,8 +153,6 @@ class Run {
   Status Gather();
   Status Plan();
   Status Join();
-  Status JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
-                        size_t* units);
   Status JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
