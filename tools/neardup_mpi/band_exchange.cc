@@ -94,8 +94,10 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
                                         size_t my_reps) {
   uint64_t most = 0;
   for (const uint64_t r : AllGatherU64(world, my_reps)) most = std::max(most, r);
-  const uint64_t per_band = std::max<uint64_t>(most, 1) * sizeof(Entry);
-  const uint64_t budget = std::max<uint64_t>(options.round_bytes, sizeof(Entry));
+  const uint64_t entry =
+      options.signature_words <= kInlineWords ? sizeof(InlineEntry) : sizeof(Entry);
+  const uint64_t per_band = std::max<uint64_t>(most, 1) * entry;
+  const uint64_t budget = std::max<uint64_t>(options.round_bytes, entry);
   std::vector<ExchangeRound> rounds;
   if (per_band <= budget) {
     // Bands per round: as many as the budget holds, and few enough for
@@ -159,9 +161,10 @@ void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOpti
         AppendPod(x, &to[h % p]);
       }
     }
-    std::vector<InlineEntry> got =
-        DecodePods<InlineEntry>(AllToAllBytes(world, to, &traffic->keys));
-    std::vector<std::string>().swap(to);
+    std::string bytes = AllToAllBytes(world, to, &traffic->keys);
+    std::vector<std::string>().swap(to);  // before the copy: two copies at most
+    std::vector<InlineEntry> got = DecodePods<InlineEntry>(bytes);
+    std::string().swap(bytes);
     std::sort(got.begin(), got.end(), [](const InlineEntry& x, const InlineEntry& y) {
       return EntryLess(x.entry, y.entry);
     });
