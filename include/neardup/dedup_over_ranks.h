@@ -9,10 +9,11 @@
 //
 //   DocumentKey key = IdentityKeyOf(job, docs, signatures);   // group by it
 //   ... number the groups over the processes (GroupByKey's numbering) ...
-//   auto plan = DedupJoinPlan::Create(job, options, groups, keys, bits);
+//   auto plan = DedupJoinPlan::CreateSampled(job, options, groups, sample, bits);
 //   switch (plan->split()) {
 //     kBandRanges: plan->JoinBands(options, begin, end, &pairs, &stats)
-//                  for band ranges spread over the processes;
+//                  for band ranges spread over the processes (Create: every
+//                  key on every process);
 //     kBandKeys:   BandBucket of each group's signature, buckets exchanged,
 //                  VerifyBucket where a bucket lands;
 //     kNone:       JoinAll on one process.

@@ -242,9 +242,10 @@ int main(int argc, char** argv) {
       "neardup dedup's outputs, byte for byte, computed by every rank of the job: fingerprints "
       "by input share, the band join by band key; stages kept under --work-dir");
   neardup::cli::AddDedupOptions(cmd, &flags.dedup);
-  cmd->add_option("--work-dir", flags.work_dir,
-                  "Directory for the stages' files (shards, band-range pairs, markers, logs); on "
-                  "a cluster a file system every rank sees")
+  cmd->add_option(
+         "--work-dir", flags.work_dir,
+         "Directory for the stages' files (shards, band-key rounds' pairs, markers, logs); on "
+         "a cluster a file system every rank sees")
       ->required();
   cmd->add_option("--stall-timeout", flags.stall_timeout,
                   "Seconds without a heartbeat from a rank (each rank's watchdog thread writes "
