@@ -278,6 +278,35 @@ TEST_F(MpiDedupTest, SimHashBandedJoinSplitByBandKeyIsByteIdentical) {
   CompareForRanks("banded", {"--banded", "--keep", "longest"});
 }
 
+// SimHash's join split by band keys or by band ranges (--band-join; auto:
+// ranges at one rank, keys at more) gives neardup dedup's outputs, and
+// report.json names the split that ran.
+TEST_F(MpiDedupTest, SimHashBandJoinByKeysOrRangesIsByteIdentical) {
+  const std::string single = Single("bj_single", {"--banded"});
+  struct Case {
+    std::string tag;
+    int ranks;
+    std::string mode;
+    std::string unit;  // the join stage's count in report.json
+  };
+  for (const Case& c : {Case{"bj_keys_np1", 1, "keys", "band_key_rounds"},
+                        Case{"bj_ranges_np3", 3, "ranges", "band_ranges"},
+                        Case{"bj_auto_np1", 1, "auto", "band_ranges"},
+                        Case{"bj_auto_np2", 2, "auto", "band_key_rounds"}}) {
+    SCOPED_TRACE(c.tag);
+    const CommandResult r = Mpi(c.tag, c.ranks, {"--banded", "--band-join", c.mode});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, c.tag);
+    const auto report =
+        nlohmann::json::parse(testing::ReadFile(dir_ + "/" + c.tag + "/work/report.json"));
+    bool found = false;
+    for (const auto& s : report["stages"]) {
+      if (s["stage"] == "join") found = s.contains(c.unit) && s[c.unit].get<size_t>() > 0;
+    }
+    EXPECT_TRUE(found) << report.dump();
+  }
+}
+
 TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
   CompareForRanks("minhash", {"--method", "minhash"});
   // At the default budget the band-key exchange was one round (a kill redid

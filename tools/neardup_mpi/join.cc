@@ -67,7 +67,31 @@ Status Run::Plan() {
   // 24 bytes each. No rank holds the other distinct keys.
   std::vector<std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample;
   const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
-  if (PlanNeedsDistinctKeys(job)) {
+  if (PlanNeedsDistinctKeys(job) && BandRanges()) {
+    // --band-join ranges: every distinct key on every rank, in group order
+    // (each rank's range, all-gathered in rank order; 16 bytes each), and
+    // the plan made from them all (Split::kBandRanges).
+    std::string all = AllGatherBytes(w_,
+                                     std::string_view(reinterpret_cast<const char*>(owned.data()),
+                                                      owned.size() * sizeof(owned[0])),
+                                     &traffic);
+    std::vector<std::pair<uint64_t, uint64_t>> keys(all.size() / sizeof(owned[0]));
+    if (!keys.empty()) std::memcpy(static_cast<void*>(keys.data()), all.data(), all.size());
+    std::string().swap(all);
+    if (status.ok() && keys.size() != groups_.groups) {
+      status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
+    }
+    if (status.ok()) {
+      auto plan = DedupJoinPlan::Create(job, c.options, groups_.groups, std::move(keys), bits);
+      if (plan.ok()) {
+        plan_ = std::move(*plan);
+        join_report_ = plan_->report();
+        join_report_.group_seconds = Since(t);
+      } else {
+        status = plan.status();
+      }
+    }
+  } else if (PlanNeedsDistinctKeys(job)) {
     std::string mine;
     const uint64_t first = groups_.first_owned;
     for (const uint64_t g : PlanSampleGroups(job, groups_.groups)) {
@@ -80,7 +104,7 @@ Status Run::Plan() {
       sample.push_back({k.group, {k.hi, k.lo}});
     }
   }
-  if (status.ok()) {
+  if (status.ok() && plan_ == nullptr) {
     auto plan = DedupJoinPlan::CreateSampled(job, c.options, groups_.groups, sample, bits);
     if (plan.ok()) {
       plan_ = std::move(*plan);
@@ -93,7 +117,7 @@ Status Run::Plan() {
   // A join on one process (SimHash's exact join): every distinct key to rank
   // 0, in group order (16 bytes each).
   const bool on_rank_0 = plan_ != nullptr && plan_->split() == DedupJoinPlan::Split::kNone &&
-                         PlanNeedsDistinctKeys(job) && groups_.groups >= 2;
+                         PlanNeedsDistinctKeys(job) && !BandRanges() && groups_.groups >= 2;
   if (AllRanksOk(w_, status) && on_rank_0) {
     std::string all = GatherBytes(w_,
                                   std::string_view(reinterpret_cast<const char*>(owned.data()),
@@ -119,6 +143,45 @@ Status Run::Plan() {
   stages_.push_back(
       {"plan", 0, moved[0], {{"groups", groups_.groups}, {"rounds", traffic.rounds}}});
   return status;
+}
+
+Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+                           size_t* units) {
+  const DedupOptions options = JoinOptions();
+  const auto bands = static_cast<size_t>(plan_->bands());
+  const size_t ranges = std::min<size_t>(bands, 4 * static_cast<size_t>(w_.size));
+  *units = ranges;
+  std::vector<IdPair> range_pairs;
+  for (size_t j = static_cast<size_t>(w_.rank); j < ranges; j += static_cast<size_t>(w_.size)) {
+    const int begin = static_cast<int>(j * bands / ranges);
+    const int end = static_cast<int>((j + 1) * bands / ranges);
+    const std::string path = RangePath(flags_.work_dir, j, ranges);
+    const std::string what = "join: band range " + std::to_string(j) + " of " +
+                             std::to_string(ranges) + " (bands " + std::to_string(begin) + ".." +
+                             std::to_string(end - 1) + ")";
+    if (flags_.resume) {
+      auto bytes = ReadChecked(path);
+      if (bytes.ok()) {
+        auto got = DecodePairs(*bytes, path);
+        if (got.ok()) {
+          pairs->insert(pairs->end(), got->begin(), got->end());
+          (*log_)(what + ": done in an earlier run, skipped");
+          continue;
+        }
+      }
+    }
+    BandJoinStats stats;
+    NEARDUP_RETURN_IF_ERROR(plan_->JoinBands(options, begin, end, &range_pairs, &stats));
+    total->candidates += stats.candidates;
+    total->tested += stats.tested;
+    total->large_buckets += stats.large_buckets;
+    NEARDUP_RETURN_IF_ERROR(WriteFileAtomically(path, EncodePairs(range_pairs)));
+    (*log_)(what + ": " + std::to_string(range_pairs.size()) + " pairs");
+    pairs->insert(pairs->end(), range_pairs.begin(), range_pairs.end());
+    ++*computed;
+    if (FailAt(w_, "band")) std::raise(SIGKILL);
+  }
+  return Status::OK();
 }
 
 Status Run::JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
@@ -221,16 +284,19 @@ Status Run::Join() {
   if (FailAt(w_, "alloc-worker")) FailAllocationOnAWorker();
   if (FailAt(w_, "stop")) std::raise(SIGSTOP);
   if (plan_ == nullptr || plan_->split() == DedupJoinPlan::Split::kNone) return JoinOnRankZero();
-  // This rank's pairs: band-key rounds (every method's split join: the keys
-  // or signatures stay on their ranks).
+  // This rank's pairs: band-key rounds (the keys or signatures stay on
+  // their ranks) or, --band-join ranges, band ranges (every rank holds the
+  // distinct keys).
+  const bool ranges = plan_->split() == DedupJoinPlan::Split::kBandRanges;
   std::vector<IdPair> pairs;
   BandJoinStats total;
   size_t computed = 0, units = 0;
   ExchangeTraffic exchange;
-  const Status joined = JoinBandKeyRounds(&pairs, &total, &computed, &units, &exchange);
+  const Status joined = ranges ? JoinBandRanges(&pairs, &total, &computed, &units)
+                               : JoinBandKeyRounds(&pairs, &total, &computed, &units, &exchange);
   MergePairs(&pairs);
   // Each pair to the rank of its first group, where the copies that two
-  // rounds found become one (their number is the join's count).
+  // ranges or buckets found become one (their number is the join's count).
   Traffic traffic;
   const std::vector<IdPair> owned = RoutePairs(w_, pairs, &traffic);
   std::vector<IdPair>().swap(pairs);
@@ -251,15 +317,20 @@ Status Run::Join() {
   std::vector<uint64_t> moved = {traffic.bytes_sent, exchange.keys.bytes_sent,
                                  exchange.signatures.bytes_sent};
   AllReduceSum(w_, &moved);
-  // This rank's count of rounds computed (every rank takes part in every
-  // round).
+  // Band ranges: the ranges every rank computed; band-key rounds: this
+  // rank's count (every rank takes part in every round).
   nlohmann::ordered_json extra = {
-      {"band_key_rounds", units},   {"rounds_computed", computed},
-      {"pairs", sums[5]},           {"pairs_on_rank_0", group_pairs_.size()},
-      {"band_key_bytes", moved[1]}, {"signature_bytes", moved[2]}};
+      {ranges ? "band_ranges" : "band_key_rounds", units},
+      {ranges ? "ranges_computed" : "rounds_computed", ranges ? sums[3] : computed},
+      {"pairs", sums[5]},
+      {"pairs_on_rank_0", group_pairs_.size()}};
+  if (!ranges) {
+    extra["band_key_bytes"] = moved[1];
+    extra["signature_bytes"] = moved[2];
+  }
   stages_.push_back({"join", 0, moved[0] + moved[1] + moved[2], extra});
   NEARDUP_RETURN_IF_ERROR(joined);
-  // Rank 0 goes on only when every rank joined its rounds (EndStage names
+  // Rank 0 goes on only when every rank joined its part (EndStage names
   // the ranks that did not).
   if (sums[4] > 0 || w_.rank != 0) return Status::OK();
   result_.join = join_report_;

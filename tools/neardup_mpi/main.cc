@@ -254,6 +254,13 @@ int main(int argc, char** argv) {
                   "stopped or hung rank, a lost node. 0: wait forever")
       ->check(CLI::NonNegativeNumber)
       ->default_val(600);
+  cmd->add_option("--band-join", flags.band_join,
+                  "SimHash's band join over the ranks: keys (band keys exchanged in rounds; no "
+                  "rank holds the corpus's fingerprints), ranges (every rank holds the distinct "
+                  "fingerprints and joins ranges of bands: several times less CPU, memory that "
+                  "grows with the whole corpus), auto (ranges at one rank, keys at more)")
+      ->check(CLI::IsMember({"auto", "keys", "ranges"}))
+      ->default_val("auto");
   cmd->add_flag("--resume", flags.resume,
                 "Reuse what an earlier run of the same command line over the same inputs "
                 "(checked: sizes and digests; a changed input is refused, named) finished under "

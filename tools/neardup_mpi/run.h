@@ -69,7 +69,11 @@ struct MpiFlags {
   std::string work_dir;
   bool resume = false;
   double stall_timeout = 600;  // seconds; 0: no watchdog (watchdog.h)
-  std::string identity;        // the command line without --resume and --stall-timeout, and P
+  // SimHash's band join: "keys" (exchanged band keys), "ranges" (every rank
+  // holds the distinct fingerprints and joins ranges of bands), "auto"
+  // (ranges at P = 1, keys at P > 1).
+  std::string band_join = "auto";
+  std::string identity;  // the command line without --resume and --stall-timeout, and P
 };
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
@@ -153,9 +157,15 @@ class Run {
   Status Gather();
   Status Plan();
   Status Join();
+  Status JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
+                        size_t* units);
   Status JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
+  // Whether SimHash's join runs on band ranges (--band-join).
+  bool BandRanges() const {
+    return flags_.band_join == "ranges" || (flags_.band_join == "auto" && w_.size == 1);
+  }
   Status Cluster();
   Status Assign();
   Status WriteParts();

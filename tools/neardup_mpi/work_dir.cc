@@ -30,6 +30,12 @@ std::string ShardPath(const std::string& dir, const Unit& unit) {
   return dir + name;
 }
 
+std::string RangePath(const std::string& dir, size_t range, size_t ranges) {
+  char name[64];
+  std::snprintf(name, sizeof name, "/join/range-%04zu-of-%04zu.pairs", range, ranges);
+  return dir + name;
+}
+
 Status WriteMarker(const std::string& dir, const std::string& stage) {
   return WriteFileAtomically(dir + "/" + stage + ".done", stage);
 }

@@ -19,6 +19,8 @@ namespace neardup::mpi {
 
 std::string ShardPath(const std::string& dir, const Unit& unit);
 
+std::string RangePath(const std::string& dir, size_t range, size_t ranges);
+
 Status WriteMarker(const std::string& dir, const std::string& stage);
 
 // Splits "a b c" strings back (ids or records of several ranks).
