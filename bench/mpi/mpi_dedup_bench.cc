@@ -23,6 +23,12 @@
 //        their first group, reduced to spanning forests, merged in a tree to
 //        rank 0, which clusters (union-find, keep policy) the documents of
 //        clusters of two or more only (SelectClustered).
+//   bandkeys (neardup-mpi's since issue 30): grouped as sorted, but only
+//        the keys of the groups the band layout's cost model samples are
+//        all-gathered (DedupJoinPlan::CreateSampled); each rank keeps the
+//        fingerprints of its key range, and the join exchanges band buckets
+//        in rounds (band_exchange.h, the round budget of join.cc); then as
+//        sorted.
 //   dense: root, but rank 0 clusters every document (the layout before).
 //   allgather (the layout before that): documents all-gathered, the plan
 //        repeated on every rank, every pair gathered on rank 0, every
@@ -44,11 +50,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "band_exchange.h"
 #include "dedup/stages.h"
 #include "forest.h"
 #include "group.h"
 #include "mpi_comm.h"
 #include "neardup/dedup.h"
+#include "neardup/dedup_job.h"
 #include "neardup/dedup_over_ranks.h"
 #include "shard.h"
 #include "util/random.h"
@@ -132,9 +140,10 @@ int Main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &w.size);
   if (argc < 2) {
     if (w.rank == 0)
-      std::fprintf(stderr,
-                   "usage: %s N [k] [bits] [threads per rank] [sorted|root|dense|allgather]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s N [k] [bits] [threads per rank] [sorted|bandkeys|root|dense|allgather]\n",
+          argv[0]);
     return 2;
   }
   const uint64_t n = std::strtoull(argv[1], nullptr, 10);
@@ -143,7 +152,8 @@ int Main(int argc, char** argv) {
   const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
   const std::string layout = argc > 5 ? argv[5] : "sorted";
   const bool allgather = layout == "allgather";
-  const bool sorted = layout == "sorted";
+  const bool bandkeys = layout == "bandkeys";
+  const bool sorted = layout == "sorted" || bandkeys;
   // Rank 0 clusters every document (dense: before) or only those of clusters
   // of two or more (neardup-mpi's).
   const bool dense = allgather || layout == "dense";
@@ -151,6 +161,9 @@ int Main(int argc, char** argv) {
     if (w.rank == 0) std::fprintf(stderr, "unknown layout %s\n", layout.c_str());
     return 2;
   }
+  // bandkeys: the library's plan (by method: a default job, SimHash).
+  auto job = DedupJob::Create(DedupJobOptions{});
+  if (!job.ok()) return 1;
   DedupOptions options;
   options.k = k;
   options.threads = threads;
@@ -210,6 +223,20 @@ int Main(int argc, char** argv) {
         },
         lo, &groups, &traffic);
     if (!grouped.ok()) return 1;
+  }
+  std::vector<std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample;
+  if (bandkeys) {
+    std::string mine;
+    for (const uint64_t g : PlanSampleGroups(**job, groups.groups)) {
+      if (g >= groups.first_owned && g - groups.first_owned < groups.owned_keys.size()) {
+        const auto key = groups.owned_keys[g - groups.first_owned];
+        for (const uint64_t x : {g, key.first, key.second}) AppendPod(x, &mine);
+      }
+    }
+    const std::vector<uint64_t> got = DecodePods<uint64_t>(AllGatherBytes(w, mine, &traffic));
+    for (size_t i = 0; i + 2 < got.size(); i += 3)
+      sample.push_back({got[i], {got[i + 1], got[i + 2]}});
+  } else if (sorted) {
     const auto& keys = groups.owned_keys;
     const std::string all = AllGatherBytes(
         w, std::string_view(reinterpret_cast<const char*>(keys.data()), keys.size() * 16),
@@ -238,7 +265,13 @@ int Main(int argc, char** argv) {
   begin();
   Traffic plan_traffic;
   dedup_internal::SimHashPlan plan;
-  if (sorted || allgather || w.rank == 0) {
+  std::unique_ptr<DedupJoinPlan> sampled;
+  if (bandkeys) {
+    auto made = DedupJoinPlan::CreateSampled(**job, options, groups.groups, sample, bits);
+    if (!made.ok()) return 1;
+    sampled = std::move(*made);
+    plan.report = sampled->report();
+  } else if (sorted || allgather || w.rank == 0) {
     auto planned = sorted ? dedup_internal::PlanSimHashDistinct(std::move(words), bits, options)
                           : dedup_internal::PlanSimHash(docs, options);
     if (!planned.ok()) {
@@ -253,7 +286,8 @@ int Main(int argc, char** argv) {
     if (w.rank != 0) plan = DecodeSimHashJoinPlan(blob);
   }
   const int bands = plan.report.bands.bands;
-  end(sorted      ? "plan (every rank, distinct)"
+  end(bandkeys    ? "plan (every rank, sampled keys)"
+      : sorted    ? "plan (every rank, distinct)"
       : allgather ? "plan (every rank)"
                   : "plan (rank 0) + broadcast",
       plan_traffic.bytes_sent);
@@ -264,7 +298,43 @@ int Main(int argc, char** argv) {
       std::min<size_t>(static_cast<size_t>(bands), 4 * static_cast<size_t>(w.size));
   std::vector<IdPair> pairs, range_pairs;
   uint64_t tested = 0;
-  for (size_t j = static_cast<size_t>(w.rank); j < ranges; j += static_cast<size_t>(w.size)) {
+  uint64_t exchanged = 0;
+  size_t rounds = 0;
+  if (bandkeys) {
+    // As join.cc: the groups of this rank's key range, their fingerprints as
+    // signatures; a round's entries at most what the groups take.
+    std::vector<GroupRep> reps;
+    std::vector<uint32_t> signatures;
+    for (size_t g = 0; g < groups.owned_keys.size(); ++g) {
+      reps.push_back({groups.first_owned + g, g});
+      AppendKeySignature(groups.owned_keys[g], &signatures);
+    }
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(groups.owned_keys);
+    ExchangeOptions o;
+    o.signature_words = JoinSignatureWords(**job);
+    o.bands = bands;
+    o.components_only = ComponentsOnly(options);
+    uint64_t most = 0;
+    for (const uint64_t r : AllGatherU64(w, reps.size())) most = std::max(most, r);
+    o.round_bytes = std::min<uint64_t>(
+        o.round_bytes, std::max<uint64_t>(most * (o.signature_words * 4 + 16), uint64_t{1} << 20));
+    const std::vector<ExchangeRound> plan_rounds = PlanExchange(w, o, reps.size());
+    rounds = plan_rounds.size();
+    ExchangeTraffic traffic_x;
+    BandBuckets buckets;
+    for (const ExchangeRound& round : plan_rounds) {
+      range_pairs.clear();
+      BandJoinStats stats;
+      JoinRound(w, *sampled, o, round, reps, signatures, &range_pairs, &stats, &traffic_x,
+                &buckets);
+      tested += stats.tested;
+      dedup_internal::MergePairs(&range_pairs);
+      pairs.insert(pairs.end(), range_pairs.begin(), range_pairs.end());
+    }
+    exchanged = traffic_x.keys.bytes_sent + traffic_x.signatures.bytes_sent;
+  }
+  for (size_t j = static_cast<size_t>(w.rank); j < ranges && !bandkeys;
+       j += static_cast<size_t>(w.size)) {
     BandJoinStats stats;
     const Status s = dedup_internal::SimHashJoinBands(
         plan, options, static_cast<int>(j * static_cast<size_t>(bands) / ranges),
@@ -274,7 +344,7 @@ int Main(int argc, char** argv) {
     pairs.insert(pairs.end(), range_pairs.begin(), range_pairs.end());
   }
   dedup_internal::MergePairs(&pairs);
-  end("band join", 0);
+  end(bandkeys ? "band join (band-key rounds)" : "band join", exchanged);
 
   // 5. Pairs to rank 0 (every pair, or forests merged in a tree), clusters
   // and keep policy there.
@@ -346,11 +416,12 @@ int Main(int argc, char** argv) {
     }
     std::printf(
         "N = %llu, %d bits, k = %d, P = %d ranks x %d threads: r = %d, L = %d bands in %zu "
-        "ranges (layout %s); %llu candidate tests, %llu distinct pairs (%zu on rank 0); planted "
+        "ranges or %zu rounds (layout %s); %llu candidate tests, %llu distinct pairs (%zu on rank "
+        "0); planted "
         "pairs clustered %zu of %zu (%.4f; computed recall at k %.4f); peak RSS rank 0 %.0f MB, "
         "largest rank %.0f MB\n",
         static_cast<unsigned long long>(n), bits, k, w.size, threads, plan.report.bands.band_bits,
-        bands, ranges, layout.c_str(), static_cast<unsigned long long>(sums[0]),
+        bands, ranges, rounds, layout.c_str(), static_cast<unsigned long long>(sums[0]),
         static_cast<unsigned long long>(distinct), pairs_on_rank_0, found, planted,
         planted ? static_cast<double>(found) / static_cast<double>(planted) : 1.0,
         plan.report.bands.recall_at_k, static_cast<double>(rss[0]) / 1024,

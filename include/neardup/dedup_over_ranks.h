@@ -9,10 +9,11 @@
 //
 //   DocumentKey key = IdentityKeyOf(job, docs, signatures);   // group by it
 //   ... number the groups over the processes (GroupByKey's numbering) ...
-//   auto plan = DedupJoinPlan::Create(job, options, groups, keys, bits);
+//   auto plan = DedupJoinPlan::CreateSampled(job, options, groups, sample, bits);
 //   switch (plan->split()) {
 //     kBandRanges: plan->JoinBands(options, begin, end, &pairs, &stats)
-//                  for band ranges spread over the processes;
+//                  for band ranges spread over the processes (Create: every
+//                  key on every process);
 //     kBandKeys:   BandBucket of each group's signature, buckets exchanged,
 //                  VerifyBucket where a bucket lands;
 //     kNone:       JoinAll on one process.
@@ -60,10 +61,25 @@ DocumentKey IdentityKeyOf(const DedupJob& job, std::span<const DedupDocument> do
 // read (DedupCorpus::signatures); 0 when the job has none (SimHash).
 size_t SignatureWords(const DedupJob& job);
 
-// Whether DedupJoinPlan::Create needs every distinct key (the groups' keys,
-// in group order) on each process that plans (SimHash: the join runs on
-// them); else it needs their count only.
+// Whether the join reads the groups' identity keys (SimHash: the keys are
+// the fingerprints the join compares); else it needs their count only
+// (MinHash: the join reads the signatures).
 bool PlanNeedsDistinctKeys(const DedupJob& job);
+
+// The groups (of `groups`, increasing, each once) whose keys
+// DedupJoinPlan::CreateSampled reads when PlanNeedsDistinctKeys: those whose
+// distances the band layout's cost model samples (at most 8,192); none
+// otherwise.
+std::vector<uint64_t> PlanSampleGroups(const DedupJob& job, uint64_t groups);
+
+// The words of a group's signature in the band-key join (BandBucket,
+// VerifyBucket): SignatureWords(job) when the method has signatures, else 4
+// (the group's identity key as AppendKeySignature writes it).
+size_t JoinSignatureWords(const DedupJob& job);
+// A group's identity key (hi, lo) as its join signature (4 words), appended
+// to *out: the signature when SignatureWords(job) is 0 (SimHash: the key is
+// the fingerprint).
+void AppendKeySignature(std::pair<uint64_t, uint64_t> key, std::vector<uint32_t>* out);
 
 // Pairs of several joins concatenated: sorted by (a, b), each once (a pair's
 // distance is the same wherever it was found).
@@ -89,7 +105,7 @@ class DedupJoinPlan {
   enum class Split {
     kNone,        // not split: JoinAll on one process (or no pairs to find)
     kBandRanges,  // every process holds the distinct keys: JoinBands on ranges of bands
-    kBandKeys,    // the signatures stay where they are: BandBucket / VerifyBucket
+    kBandKeys,    // the keys or signatures stay where they are: BandBucket / VerifyBucket
   };
 
   // The plan of `job`'s cluster-mode join over `groups` distinct documents:
@@ -102,6 +118,18 @@ class DedupJoinPlan {
   static Result<std::unique_ptr<DedupJoinPlan>> Create(
       const DedupJob& job, const DedupOptions& options, uint64_t groups,
       std::vector<std::pair<uint64_t, uint64_t>> keys, int bits);
+  // The same plan where no process holds every key: `sample` the keys
+  // (group, key) of at least PlanSampleGroups(job, groups), increasing
+  // group. A banded join is then split by band keys (kBandKeys, every
+  // method: the groups' keys or signatures stay where they are); kNone when
+  // the method's choice is one process's join (SimHash's exact join, which
+  // needs SetDistinctKeys on the process that runs JoinAll).
+  static Result<std::unique_ptr<DedupJoinPlan>> CreateSampled(
+      const DedupJob& job, const DedupOptions& options, uint64_t groups,
+      std::span<const std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample, int bits);
+  // kNone after CreateSampled, PlanNeedsDistinctKeys: every distinct key,
+  // in group order, for JoinAll on this process.
+  void SetDistinctKeys(std::vector<std::pair<uint64_t, uint64_t>> keys);
   ~DedupJoinPlan();
   DedupJoinPlan(const DedupJoinPlan&) = delete;
   DedupJoinPlan& operator=(const DedupJoinPlan&) = delete;
@@ -123,8 +151,11 @@ class DedupJoinPlan {
                  size_t* confirmed = nullptr) const;
 
   // kBandKeys: the bucket of band `band` of a group whose signature (first
-  // member's, SignatureWords words) is `signature`. Groups with equal
-  // buckets of a band are that band's candidates.
+  // member's, JoinSignatureWords words) is `signature`. Groups with equal
+  // buckets of a band are that band's candidates, as in the single
+  // process's band join (SimHash: the band's sampled bits when they are at
+  // most 32, else the top 32 + partition bits of their hash; MinHash: the
+  // top bits of the band key's hash).
   uint64_t BandBucket(std::span<const uint32_t> signature, int band) const;
   // The pairs one bucket confirms (members: its groups, increasing;
   // signature(g): group g's signature), as the single process's band join

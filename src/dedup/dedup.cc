@@ -85,18 +85,12 @@ Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, in
 }
 
 // Distances of up to 4,096 random pairs of the distinct fingerprints (a fixed
-// seed): the data's background for the band cost model.
-// fp(i) is fingerprint i of n.
+// seed, dedup_internal::SamplePairs): the data's background for the band
+// cost model. fp(i) is fingerprint i of n.
 std::vector<int> SampleDistances(size_t n, const std::function<Fingerprint(size_t)>& fp) {
   std::vector<int> d;
-  if (n < 2) return d;
-  uint64_t state = 0x73616d706c65ULL;
-  for (int s = 0; s < 4096; ++s) {
-    state = SplitMix64(state);
-    const size_t i = state % n;
-    state = SplitMix64(state);
-    const size_t j = state % n;
-    if (i != j) d.push_back(HammingDistance(fp(i), fp(j)));
+  for (const auto& [i, j] : dedup_internal::SamplePairs(n)) {
+    d.push_back(HammingDistance(fp(i), fp(j)));
   }
   return d;
 }
@@ -280,10 +274,10 @@ Fingerprint GroupFingerprint(const dedup_internal::SimHashPlan& plan, size_t g) 
                          : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
 }
 
-// The join for the plan's distinct fingerprints (report.banded, bands),
-// chosen as Dedup does.
-void ChooseJoin(const DedupOptions& opt, dedup_internal::SimHashPlan* plan) {
-  const size_t n = plan->words.size();
+// The join for n distinct fingerprints (report.banded, bands), chosen as
+// Dedup does; fp(g): group g's fingerprint (asked for SamplePairs(n) only).
+void ChooseJoin(const DedupOptions& opt, size_t n, const std::function<Fingerprint(size_t)>& fp,
+                dedup_internal::SimHashPlan* plan) {
   DedupJoinReport* rep = &plan->report;
   rep->distinct = n;
   if (n < 2) return;
@@ -293,10 +287,8 @@ void ChooseJoin(const DedupOptions& opt, dedup_internal::SimHashPlan* plan) {
     if (opt.bands > 0) {
       rep->bands = ForcedBands(opt, bits);
     } else {
-      rep->bands = ChooseSimHashBands(
-          n, bits, opt.k, opt.recall,
-          SampleDistances(n, [plan](size_t g) { return GroupFingerprint(*plan, g); }),
-          opt.band_seed);
+      rep->bands =
+          ChooseSimHashBands(n, bits, opt.k, opt.recall, SampleDistances(n, fp), opt.band_seed);
       rep->estimated_banded_seconds = rep->bands.estimated_seconds;
     }
     rep->estimated_exact_seconds = EstimateExactJoinSeconds(n, bits, opt.k);
@@ -373,7 +365,8 @@ Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const Dedup
     plan.words[g] = {fp.hi(), fp.lo()};
   }
   plan.report.group_seconds = SecondsSince(t);
-  ChooseJoin(opt, &plan);
+  ChooseJoin(
+      opt, n, [&plan](size_t g) { return GroupFingerprint(plan, g); }, &plan);
   return plan;
 }
 
@@ -389,7 +382,39 @@ Result<SimHashPlan> PlanSimHashDistinct(std::vector<std::pair<uint64_t, uint64_t
   plan.bits = bits;
   NEARDUP_RETURN_IF_ERROR(ValidateOptions(opt, bits, 0));
   plan.words = std::move(words);
-  ChooseJoin(opt, &plan);
+  ChooseJoin(
+      opt, plan.words.size(), [&plan](size_t g) { return GroupFingerprint(plan, g); }, &plan);
+  return plan;
+}
+
+std::vector<std::pair<size_t, size_t>> SamplePairs(size_t n) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  if (n < 2) return pairs;
+  uint64_t state = 0x73616d706c65ULL;
+  for (int s = 0; s < 4096; ++s) {
+    state = SplitMix64(state);
+    const size_t i = state % n;
+    state = SplitMix64(state);
+    const size_t j = state % n;
+    if (i != j) pairs.emplace_back(i, j);
+  }
+  return pairs;
+}
+
+Result<SimHashPlan> PlanSimHashSampled(
+    size_t n, std::span<const std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample, int bits,
+    const DedupOptions& opt) {
+  NEARDUP_ASSIGN_OR_RETURN(SimHashPlan plan, PlanSimHashDistinct({}, bits, opt));
+  const auto fp = [&sample, bits](size_t g) {
+    const auto it = std::lower_bound(sample.begin(), sample.end(), g,
+                                     [](const std::pair<uint64_t, std::pair<uint64_t, uint64_t>>& x,
+                                        size_t y) { return x.first < y; });
+    // Every group SamplePairs(n) names is in the sample (the caller's contract).
+    const std::pair<uint64_t, uint64_t> w =
+        it != sample.end() ? it->second : std::pair<uint64_t, uint64_t>{};
+    return bits == 64 ? Fingerprint::From64(w.second) : Fingerprint::From128(w.first, w.second);
+  };
+  ChooseJoin(opt, n, fp, &plan);
   return plan;
 }
 

@@ -62,6 +62,19 @@ Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const Dedup
 Result<SimHashPlan> PlanSimHashDistinct(std::vector<std::pair<uint64_t, uint64_t>> words, int bits,
                                         const DedupOptions& options);
 
+// The pairs (i, j), i != j, of the n distinct fingerprints whose distances
+// the band layout's cost model samples (a fixed seed: up to 4,096 pairs).
+std::vector<std::pair<size_t, size_t>> SamplePairs(size_t n);
+
+// The same plan from the count n of distinct fingerprints and the
+// fingerprints of the groups SamplePairs(n) names (sample: (group, (hi,
+// lo)), increasing group, each once; others may be there), where no process
+// holds them all (neardup-mpi's join split by band keys). The words are left
+// empty: SimHashJoinBands and SimHashJoinExact need them.
+Result<SimHashPlan> PlanSimHashSampled(
+    size_t n, std::span<const std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample, int bits,
+    const DedupOptions& options);
+
 // The pairs (of group numbers, a < b) confirmed in bands [begin, end),
 // sorted by (a, b), each once. REQUIRES: plan.report.banded,
 // 0 <= begin <= end <= plan.report.bands.bands.

@@ -3,6 +3,7 @@
 #include "neardup/dedup_over_ranks.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "dedup/cluster.h"
@@ -10,6 +11,7 @@
 #include "neardup/band_bucket.h"
 #include "neardup/minhash.h"
 #include "neardup/minhash_dedup.h"
+#include "util/random.h"
 #include "util/union_find.h"
 
 namespace neardup {
@@ -24,6 +26,48 @@ size_t SignatureWords(const DedupJob& job) {
 }
 
 bool PlanNeedsDistinctKeys(const DedupJob& job) { return !job.method().is_minhash(); }
+
+std::vector<uint64_t> PlanSampleGroups(const DedupJob& job, uint64_t groups) {
+  std::vector<uint64_t> out;
+  if (!PlanNeedsDistinctKeys(job)) return out;
+  for (const auto& [i, j] : dedup_internal::SamplePairs(static_cast<size_t>(groups))) {
+    out.insert(out.end(), {i, j});
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+size_t JoinSignatureWords(const DedupJob& job) {
+  const size_t words = SignatureWords(job);
+  return words > 0 ? words : 4;
+}
+
+void AppendKeySignature(std::pair<uint64_t, uint64_t> key, std::vector<uint32_t>* out) {
+  out->insert(out->end(),
+              {static_cast<uint32_t>(key.first >> 32), static_cast<uint32_t>(key.first),
+               static_cast<uint32_t>(key.second >> 32), static_cast<uint32_t>(key.second)});
+}
+
+namespace {
+
+// A join signature (AppendKeySignature) back as (hi, lo).
+std::pair<uint64_t, uint64_t> KeyOfSignature(std::span<const uint32_t> s) {
+  return {uint64_t{s[0]} << 32 | s[1], uint64_t{s[2]} << 32 | s[3]};
+}
+
+// The bits of `value` at the positions of `mask`, packed into the low bits
+// in order (pext).
+uint64_t PackBits(uint64_t value, uint64_t mask) {
+  uint64_t out = 0;
+  int at = 0;
+  for (; mask != 0; mask &= mask - 1) {
+    out |= ((value >> std::countr_zero(mask)) & 1) << at++;
+  }
+  return out;
+}
+
+}  // namespace
 
 void MergePairs(std::vector<IdPair>* pairs) { dedup_internal::MergePairs(pairs); }
 
@@ -64,6 +108,10 @@ struct DedupJoinPlan::Impl {
   dedup_internal::MinHashPlan minhash_plan;  // MinHash: `need` (groups empty)
   uint64_t groups = 0;
   int bands = 0;  // 0: not split
+  // SimHash split by band keys (CreateSampled): the bands' masks (hi, lo).
+  bool band_keys = false;
+  int simhash_k = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> masks;
 };
 
 DedupJoinPlan::DedupJoinPlan(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -88,9 +136,30 @@ Result<std::unique_ptr<DedupJoinPlan>> DedupJoinPlan::Create(
   return std::unique_ptr<DedupJoinPlan>(new DedupJoinPlan(std::move(impl)));
 }
 
+Result<std::unique_ptr<DedupJoinPlan>> DedupJoinPlan::CreateSampled(
+    const DedupJob& job, const DedupOptions& options, uint64_t groups,
+    std::span<const std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample, int bits) {
+  if (job.method().is_minhash()) return Create(job, options, groups, {}, bits);
+  auto impl = std::make_unique<Impl>();
+  impl->groups = groups;
+  NEARDUP_ASSIGN_OR_RETURN(impl->simhash, dedup_internal::PlanSimHashSampled(
+                                              static_cast<size_t>(groups), sample, bits, options));
+  if (impl->simhash.report.banded) {
+    impl->bands = impl->simhash.report.bands.bands;
+    impl->band_keys = true;
+    impl->simhash_k = options.k;
+    impl->masks = SimHashBandMasks(impl->simhash.report.bands);
+  }
+  return std::unique_ptr<DedupJoinPlan>(new DedupJoinPlan(std::move(impl)));
+}
+
+void DedupJoinPlan::SetDistinctKeys(std::vector<std::pair<uint64_t, uint64_t>> keys) {
+  impl_->simhash.words = std::move(keys);
+}
+
 DedupJoinPlan::Split DedupJoinPlan::split() const {
   if (impl_->bands == 0) return Split::kNone;
-  return impl_->minhash ? Split::kBandKeys : Split::kBandRanges;
+  return impl_->minhash || impl_->band_keys ? Split::kBandKeys : Split::kBandRanges;
 }
 
 int DedupJoinPlan::bands() const { return impl_->bands; }
@@ -122,14 +191,37 @@ Status DedupJoinPlan::JoinAll(const DedupOptions& options, std::vector<IdPair>* 
 }
 
 uint64_t DedupJoinPlan::BandBucket(std::span<const uint32_t> signature, int band) const {
-  return dedup_internal::MinHashBandBucket(MinHashBandKey(signature, band, impl_->mh.rows),
-                                           impl_->groups);
+  if (impl_->minhash) {
+    return dedup_internal::MinHashBandBucket(MinHashBandKey(signature, band, impl_->mh.rows),
+                                             impl_->groups);
+  }
+  // SimHashBandJoin's buckets: with at most 32 sampled bits, the packed bits
+  // themselves (buckets are exact keys); else its 64-bit key, whose bucket
+  // is BandJoin's for hashed keys (the same rule as MinHash's).
+  const auto [hi, lo] = KeyOfSignature(signature);
+  const auto [mhi, mlo] = impl_->masks[static_cast<size_t>(band)];
+  if (impl_->simhash.report.bands.band_bits <= 32) {
+    return PackBits(lo, mlo) | PackBits(hi, mhi) << std::popcount(mlo);
+  }
+  return dedup_internal::MinHashBandBucket((lo & mlo) ^ SplitMix64(hi & mhi), impl_->groups);
 }
 
 void DedupJoinPlan::VerifyBucket(
     std::span<const uint64_t> members,
     const std::function<std::span<const uint32_t>(uint64_t group)>& signature,
     const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) const {
+  if (!impl_->minhash) {
+    // SimHashBandJoin's test: the Hamming distance, within k.
+    const int k = impl_->simhash_k;
+    const auto test = [&](size_t a, size_t b) {
+      const auto [ahi, alo] = KeyOfSignature(signature(a));
+      const auto [bhi, blo] = KeyOfSignature(signature(b));
+      const int d = std::popcount(ahi ^ bhi) + std::popcount(alo ^ blo);
+      return d <= k ? d : -1;
+    };
+    VerifyBandBucket(members, test, options, pairs, stats);
+    return;
+  }
   const size_t need = impl_->minhash_plan.need;
   const auto perm = static_cast<double>(impl_->mh.num_perm);
   const auto test = [&](size_t a, size_t b) {

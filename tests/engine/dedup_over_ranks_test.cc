@@ -54,8 +54,13 @@ std::shared_ptr<const std::vector<Document>> Corpus() {
 }
 
 // What neardup-mpi makes of the documents over its ranks, in one process.
+// sampled: the plan made from the sampled groups' keys only (CreateSampled,
+// as neardup-mpi makes it); the pairs of groups found, in *found when not
+// null; `forced` (when not null) replaces the job's join options.
 DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
-                         DedupJoinPlan::Split* split) {
+                         DedupJoinPlan::Split* split, bool sampled = false,
+                         std::vector<IdPair>* found = nullptr,
+                         const DedupOptions* forced = nullptr) {
   const std::vector<DedupDocument>& docs = corpus.docs;
   // Identical documents grouped by the library's key, groups in key order.
   const DocumentKey key = IdentityKeyOf(job, docs, corpus.signatures);
@@ -80,20 +85,33 @@ DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
   }
   groups.begin.push_back(groups.members.size());
 
-  DedupOptions options = job.dedup_options();
+  DedupOptions options = forced != nullptr ? *forced : job.dedup_options();
   options.collect_pairs = true;  // the default cluster rule (center) tests every pair
-  auto made = DedupJoinPlan::Create(job, options, groups.size(), keys, bits);
+  std::vector<std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample;
+  for (const uint64_t g : PlanSampleGroups(job, groups.size())) sample.push_back({g, keys[g]});
+  auto made = sampled ? DedupJoinPlan::CreateSampled(job, options, groups.size(), sample, bits)
+                      : DedupJoinPlan::Create(job, options, groups.size(), keys, bits);
   EXPECT_TRUE(made.ok()) << made.status().message();
   if (!made.ok()) return {};
-  const DedupJoinPlan& plan = **made;
+  DedupJoinPlan& plan = **made;
   *split = plan.split();
+  if (sampled && plan.split() == DedupJoinPlan::Split::kNone) plan.SetDistinctKeys(keys);
   const size_t words = SignatureWords(job);
   // A group's signature is its first member's (Finish holds the groups while
-  // it asks: the callback reads its own table).
+  // it asks: the callback reads its own table); the band-key join's, its
+  // key's when the method has no signatures (JoinSignatureWords).
   std::vector<size_t> first;
-  for (size_t g = 0; g < groups.size(); ++g) first.push_back(groups.Members(g)[0]);
+  std::vector<uint32_t> key_signatures;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    first.push_back(groups.Members(g)[0]);
+    AppendKeySignature(keys[g], &key_signatures);
+  }
   const auto signature = [&](uint64_t g) {
     return std::span<const uint32_t>(corpus.signatures).subspan(first[g] * words, words);
+  };
+  const auto join_signature = [&](uint64_t g) {
+    if (words > 0) return signature(g);
+    return std::span<const uint32_t>(key_signatures).subspan(4 * g, 4);
   };
   std::vector<IdPair> pairs;
   BandJoinStats stats;
@@ -116,7 +134,7 @@ DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
       for (int band = 0; band < plan.bands(); ++band) {
         std::vector<std::pair<uint64_t, uint64_t>> entries;  // (bucket, group)
         for (uint64_t g = 0; g < groups.size(); ++g) {
-          entries.emplace_back(plan.BandBucket(signature(g), band), g);
+          entries.emplace_back(plan.BandBucket(join_signature(g), band), g);
         }
         std::sort(entries.begin(), entries.end());
         for (size_t s = 0; s < entries.size();) {
@@ -124,7 +142,9 @@ DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
           while (e < entries.size() && entries[e].first == entries[s].first) ++e;
           std::vector<uint64_t> members;
           for (size_t i = s; i < e; ++i) members.push_back(entries[i].second);
-          if (members.size() >= 2) plan.VerifyBucket(members, signature, verify, &pairs, &stats);
+          if (members.size() >= 2) {
+            plan.VerifyBucket(members, join_signature, verify, &pairs, &stats);
+          }
           s = e;
         }
       }
@@ -135,6 +155,7 @@ DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
       break;
   }
   MergePairs(&pairs);
+  if (found != nullptr) *found = pairs;
   DedupResult result;
   result.join = plan.report();
   plan.Finish(docs, &groups, &pairs, signature, corpus.sketches, job.dedup_options(), &result);
@@ -146,6 +167,7 @@ struct Case {
   const char* name;
   DedupJobOptions options;
   DedupJoinPlan::Split split;
+  bool sampled = false;  // CreateSampled, as neardup-mpi plans
 };
 
 TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
@@ -156,7 +178,17 @@ TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
     cases.push_back(c);
   }
   {
+    Case c{"simhash, banded, sampled", {}, DedupJoinPlan::Split::kBandKeys, true};
+    c.options.join = DedupJoin::kBanded;
+    cases.push_back(c);
+  }
+  {
     Case c{"simhash, exact", {}, DedupJoinPlan::Split::kNone};
+    c.options.join = DedupJoin::kExact;
+    cases.push_back(c);
+  }
+  {
+    Case c{"simhash, exact, sampled", {}, DedupJoinPlan::Split::kNone, true};
     c.options.join = DedupJoin::kExact;
     cases.push_back(c);
   }
@@ -181,7 +213,7 @@ TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
     ASSERT_GT(want->summary.duplicates, 10u) << "the corpus has near and exact copies";
 
     DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
-    const DedupResult got = JoinInPieces(**job, corpus, &split);
+    const DedupResult got = JoinInPieces(**job, corpus, &split, c.sampled);
     EXPECT_EQ(split, c.split);
     ASSERT_EQ(got.records.size(), want->records.size());
     for (size_t i = 0; i < got.records.size(); ++i) {
@@ -197,6 +229,43 @@ TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
     EXPECT_EQ(got.summary.duplicates, want->summary.duplicates);
     EXPECT_EQ(got.summary.clusters, want->summary.clusters);
     EXPECT_EQ(got.summary.empty, want->summary.empty);
+  }
+}
+
+// SimHash's join split by band keys (the plan from a sample of the keys,
+// BandBucket / VerifyBucket) finds the pairs of SimHashBandJoin over all
+// bands (the band-range join, every key in one process): with packed keys
+// (at most 32 sampled bits: exact buckets) and hashed ones (more: the top
+// bits of the key's hash, BandJoin's buckets), 64- and 128-bit fingerprints.
+TEST(DedupOverRanksTest, SimHashBandKeysFindTheBandJoinsPairs) {
+  const auto docs = Corpus();
+  for (const char* method : {"chars5", "tfidf,bits=64"}) {
+    DedupJobOptions o;
+    auto m = Method::Parse(method);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    o.method = *m;
+    o.method_text = method;
+    o.threads = 1;
+    auto job = DedupJob::Create(o);
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    DedupCorpus corpus;
+    ASSERT_TRUE((*job)->Fingerprint(DocumentsInput(docs), &corpus).ok());
+    const int bits = corpus.docs[0].fingerprint.bits();
+    for (const int band_bits : {10, 36}) {
+      SCOPED_TRACE(std::string(method) + ", band bits " + std::to_string(band_bits));
+      DedupOptions forced = (*job)->dedup_options();
+      forced.k = bits / 4;
+      forced.band_bits = band_bits;
+      forced.bands = bits == 64 && band_bits > 32 ? 160 : 24;
+      DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
+      std::vector<IdPair> want, got;
+      JoinInPieces(**job, corpus, &split, false, &want, &forced);
+      EXPECT_EQ(split, DedupJoinPlan::Split::kBandRanges);
+      JoinInPieces(**job, corpus, &split, true, &got, &forced);
+      EXPECT_EQ(split, DedupJoinPlan::Split::kBandKeys);
+      EXPECT_GE(want.size(), 5u) << "the near copies are found";
+      EXPECT_EQ(got, want);
+    }
   }
 }
 

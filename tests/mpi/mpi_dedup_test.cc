@@ -274,8 +274,37 @@ TEST_F(MpiDedupTest, SimHashAutoJoinIsByteIdenticalForOneTwoFourRanks) {
   CompareForRanks("auto", {});
 }
 
-TEST_F(MpiDedupTest, SimHashBandedJoinSplitByBandRangeIsByteIdentical) {
+TEST_F(MpiDedupTest, SimHashBandedJoinSplitByBandKeyIsByteIdentical) {
   CompareForRanks("banded", {"--banded", "--keep", "longest"});
+}
+
+// SimHash's join split by band keys or by band ranges (--band-join; auto:
+// ranges at one rank, keys at more) gives neardup dedup's outputs, and
+// report.json names the split that ran.
+TEST_F(MpiDedupTest, SimHashBandJoinByKeysOrRangesIsByteIdentical) {
+  const std::string single = Single("bj_single", {"--banded"});
+  struct Case {
+    std::string tag;
+    int ranks;
+    std::string mode;
+    std::string unit;  // the join stage's count in report.json
+  };
+  for (const Case& c : {Case{"bj_keys_np1", 1, "keys", "band_key_rounds"},
+                        Case{"bj_ranges_np3", 3, "ranges", "band_ranges"},
+                        Case{"bj_auto_np1", 1, "auto", "band_ranges"},
+                        Case{"bj_auto_np2", 2, "auto", "band_key_rounds"}}) {
+    SCOPED_TRACE(c.tag);
+    const CommandResult r = Mpi(c.tag, c.ranks, {"--banded", "--band-join", c.mode});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, c.tag);
+    const auto report =
+        nlohmann::json::parse(testing::ReadFile(dir_ + "/" + c.tag + "/work/report.json"));
+    bool found = false;
+    for (const auto& s : report["stages"]) {
+      if (s["stage"] == "join") found = s.contains(c.unit) && s[c.unit].get<size_t>() > 0;
+    }
+    EXPECT_TRUE(found) << report.dump();
+  }
 }
 
 TEST_F(MpiDedupTest, MinHashIsByteIdenticalForOneTwoFourRanks) {
@@ -612,7 +641,7 @@ TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   ExpectSameOutputs(single, "write_fault");
   EXPECT_TRUE(fs::exists(work + "/write.done"));
-  EXPECT_EQ(CountLines(resumed.err, "band range"),
+  EXPECT_EQ(CountLines(resumed.err, "join: band-key round"),
             CountLines(resumed.err, "skipped") - inputs_.size() -
                 CountLines(resumed.err, "write: parts done in an earlier run, skipped"))
       << resumed.err;
@@ -790,8 +819,8 @@ TEST_F(MpiDedupTest, RepeatedIdsOverTheRanksGiveNeardupDedupsWarning) {
 
 // --resume with another rank count (a job continued on fewer machines; it
 // was refused before): the shards (whole inputs) are reused, each rank's
-// parts and MinHash's band-key rounds (per rank) are computed again, and
-// the outputs are neardup dedup's. SimHash after a kill in the write stage
+// parts and band-key rounds (per rank) are computed again, and the outputs
+// are neardup dedup's. SimHash after a kill in the write stage
 // at P = 3, resumed at P = 2; MinHash after a kill between band-key rounds
 // at P = 3, resumed at P = 2.
 TEST_F(MpiDedupTest, ResumeWithAnotherRankCount) {
@@ -819,17 +848,20 @@ TEST_F(MpiDedupTest, ResumeWithAnotherRankCount) {
     EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
     for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
     EXPECT_EQ(CountLines(resumed.err, "write: parts done in an earlier run"), 0u) << resumed.err;
-    // MinHash's rounds of 3 ranks are not those of 2: every round computed.
+    // The rounds of 3 ranks are not those of 2: every round computed.
     const std::set<std::string> rounds = LinesWith(resumed.err, "join: band-key round");
-    EXPECT_EQ(rounds.empty(), c.tag != "p_minhash") << resumed.err;
+    EXPECT_FALSE(rounds.empty()) << resumed.err;
     for (const std::string& l : rounds) EXPECT_FALSE(l.ends_with("skipped")) << l;
   }
 }
 
+// SimHash's join split by band keys (as MinHash's): a rank killed after its
+// second band-key round fails the job; --resume skips the rounds every rank
+// finished and computes the others (each rank's log says which).
 TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   const std::vector<std::string> options = {"--banded"};
   const std::string single = Single("fault_single", options);
-  // Rank 1 dies (SIGKILL) after its first band range.
+  // Rank 1 dies (SIGKILL) after its second band-key round.
   const CommandResult failed = Mpi("fault", 4, options, {"NEARDUP_MPI_FAIL_AT=band:1"});
   EXPECT_NE(failed.exit_code, 0);
   EXPECT_NE(failed.err.find("rank 1"), std::string::npos) << failed.err;
@@ -837,12 +869,19 @@ TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   const std::string work = dir_ + "/fault/work";
   ASSERT_TRUE(fs::exists(work + "/fingerprint.done"));
   EXPECT_FALSE(fs::exists(work + "/join.done"));
-  size_t ranges_done = 0;
+  // round-TTTT-of-NNNN-rank-KKKK.pairs: the rounds every rank finished.
+  std::map<std::string, int> ranks_done;
+  size_t rounds = 0;
   for (const auto& e : fs::directory_iterator(work + "/join")) {
-    if (e.path().extension() == ".pairs") ++ranges_done;
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".pairs" || !name.starts_with("round-")) continue;
+    ranks_done[name.substr(0, 10)]++;
+    rounds = std::stoul(name.substr(14, 4));
   }
-  EXPECT_GE(ranges_done, 1u);
-  EXPECT_LT(ranges_done, 16u);  // 4 ranks x 4 ranges; rank 1 left 3 undone
+  size_t all_done = 0;
+  for (const auto& [round, ranks] : ranks_done) all_done += ranks == 4 ? 1 : 0;
+  EXPECT_GE(all_done, 1u);
+  EXPECT_LT(all_done, rounds);
   std::map<int, std::string> before;
   for (int r = 0; r < 4; ++r) {
     before[r] = testing::ReadFile(work + "/log-rank-" + std::to_string(r) + ".txt");
@@ -854,23 +893,22 @@ TEST_F(MpiDedupTest, KilledRankFailsTheJobAndResumeCompletesIt) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   ExpectSameOutputs(single, "fault");
   EXPECT_TRUE(fs::exists(work + "/join.done"));
-  // What the rerun did, from the ranks' logs: every shard and every finished
-  // range reused, only the missing ranges computed.
-  size_t skipped_shards = 0, skipped_ranges = 0, computed_ranges = 0, computed_shards = 0;
+  // What the rerun did, from the ranks' logs: every shard and every round
+  // all ranks finished reused, only the others computed.
   for (int r = 0; r < 4; ++r) {
+    size_t skipped_shards = 0, skipped_rounds = 0, computed_rounds = 0;
     const std::string log = testing::ReadFile(work + "/log-rank-" + std::to_string(r) + ".txt")
                                 .substr(before[r].size());
     std::istringstream lines(log);
     for (std::string l; std::getline(lines, l);) {
       const bool skipped = l.find("done in an earlier run, skipped") != std::string::npos;
-      if (l.starts_with("fingerprint: input")) (skipped ? skipped_shards : computed_shards)++;
-      if (l.starts_with("join: band range")) (skipped ? skipped_ranges : computed_ranges)++;
+      if (l.starts_with("fingerprint: input") && skipped) ++skipped_shards;
+      if (l.starts_with("join: band-key round")) (skipped ? skipped_rounds : computed_rounds)++;
     }
+    EXPECT_EQ(skipped_shards, CountLines(log, "fingerprint: input")) << log;
+    EXPECT_EQ(skipped_rounds, all_done) << log;
+    EXPECT_EQ(computed_rounds, rounds - all_done) << log;
   }
-  EXPECT_EQ(skipped_shards, inputs_.size());
-  EXPECT_EQ(computed_shards, 0u);
-  EXPECT_EQ(skipped_ranges, ranges_done);
-  EXPECT_EQ(computed_ranges, 16u - ranges_done);
 }
 
 TEST_F(MpiDedupTest, HostileLinesAreReportedWithFileAndLineAndCountedOnce) {

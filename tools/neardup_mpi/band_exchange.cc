@@ -22,6 +22,40 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 24 && std::is_trivially_copyable_v<Entry>);
 
+// An entry with its group's signature, when signatures are small
+// (kInlineWords words at most: SimHash's fingerprint): no fetch.
+constexpr size_t kInlineWords = 4;
+struct InlineEntry {
+  Entry entry;
+  uint32_t signature[kInlineWords] = {};
+};
+static_assert(sizeof(InlineEntry) == 40 && std::is_trivially_copyable_v<InlineEntry>);
+
+bool EntryLess(const Entry& x, const Entry& y) {
+  if (x.band != y.band) return x.band < y.band;
+  if (x.bucket != y.bucket) return x.bucket < y.bucket;
+  return x.group < y.group;
+}
+bool SameBucket(const Entry& x, const Entry& y) { return x.band == y.band && x.bucket == y.bucket; }
+
+// Verifies the bucket of `m` groups members[0..m) (increasing) whose
+// signatures are sig(i), i < m: the test reads them by position in the
+// bucket (no lookup per test); the pairs of groups appended to *pairs.
+template <class Sig>
+void VerifyMembers(const DedupJoinPlan& plan, const BandJoinOptions& verify,
+                   std::span<const uint64_t> members, const Sig& sig, std::vector<uint64_t>* local,
+                   std::vector<IdPair>* scratch, std::vector<IdPair>* pairs, BandJoinStats* stats) {
+  local->resize(members.size());
+  std::iota(local->begin(), local->end(), uint64_t{0});
+  scratch->clear();
+  const auto signature = [&sig](uint64_t i) { return sig(static_cast<size_t>(i)); };
+  plan.VerifyBucket(*local, signature, verify, scratch, stats);
+  // Positions increase with the groups: the pairs keep their order.
+  for (const IdPair& q : *scratch) {
+    pairs->push_back({members[q.a], members[q.b], q.distance});
+  }
+}
+
 // The hash that spreads (band, bucket) over the ranks and parts (which rank
 // verifies a bucket: the pairs do not depend on it).
 uint64_t Spread(uint32_t band, uint64_t bucket) {
@@ -60,8 +94,10 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
                                         size_t my_reps) {
   uint64_t most = 0;
   for (const uint64_t r : AllGatherU64(world, my_reps)) most = std::max(most, r);
-  const uint64_t per_band = std::max<uint64_t>(most, 1) * sizeof(Entry);
-  const uint64_t budget = std::max<uint64_t>(options.round_bytes, sizeof(Entry));
+  const uint64_t entry =
+      options.signature_words <= kInlineWords ? sizeof(InlineEntry) : sizeof(Entry);
+  const uint64_t per_band = std::max<uint64_t>(most, 1) * entry;
+  const uint64_t budget = std::max<uint64_t>(options.round_bytes, entry);
   std::vector<ExchangeRound> rounds;
   if (per_band <= budget) {
     // Bands per round: as many as the budget holds, and few enough for
@@ -100,6 +136,53 @@ void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOpti
       cache->buckets[k] = bucket_of(reps[k], round.band_begin);
     cache->band = round.band_begin;
   }
+  BandJoinOptions verify;
+  verify.components_only = options.components_only;
+  verify.max_bucket = options.max_bucket;
+  verify.max_representatives = options.max_representatives;
+  std::vector<uint64_t> members, local;
+  std::vector<IdPair> scratch;
+  if (perm <= kInlineWords) {
+    // Small signatures travel with the entries (40 bytes each): each bucket
+    // is verified where it lands, with no fetch.
+    std::vector<std::string> to(p);
+    for (size_t k = 0; k < reps.size(); ++k) {
+      const GroupRep& r = reps[k];
+      for (int band = round.band_begin; band < round.band_end; ++band) {
+        InlineEntry x;
+        x.entry.bucket = cached ? cache->buckets[k] : bucket_of(r, band);
+        x.entry.group = r.group;
+        x.entry.band = static_cast<uint32_t>(band);
+        x.entry.owner = static_cast<uint32_t>(world.rank);
+        const uint64_t h = Spread(x.entry.band, x.entry.bucket);
+        if (round.parts > 1 && (h / p) % round.parts != round.part) continue;
+        const std::span<const uint32_t> sig = own(r.local);
+        std::copy(sig.begin(), sig.end(), x.signature);
+        AppendPod(x, &to[h % p]);
+      }
+    }
+    std::string bytes = AllToAllBytes(world, to, &traffic->keys);
+    std::vector<std::string>().swap(to);  // before the copy: two copies at most
+    std::vector<InlineEntry> got = DecodePods<InlineEntry>(bytes);
+    std::string().swap(bytes);
+    std::sort(got.begin(), got.end(), [](const InlineEntry& x, const InlineEntry& y) {
+      return EntryLess(x.entry, y.entry);
+    });
+    for (size_t s = 0; s < got.size();) {
+      size_t e = s + 1;
+      while (e < got.size() && SameBucket(got[s].entry, got[e].entry)) ++e;
+      if (e - s >= 2) {
+        members.clear();
+        for (size_t i = s; i < e; ++i) members.push_back(got[i].entry.group);
+        const auto sig = [&got, s, perm](size_t i) {
+          return std::span<const uint32_t>(got[s + i].signature, perm);
+        };
+        VerifyMembers(plan, verify, members, sig, &local, &scratch, pairs, stats);
+      }
+      s = e;
+    }
+    return;
+  }
   // 1. Each group's buckets of the round's bands, to the buckets' ranks.
   std::vector<Entry> entries;
   {
@@ -120,14 +203,8 @@ void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOpti
     entries = DecodePods<Entry>(AllToAllBytes(world, to, &traffic->keys));
   }
   // 2. Buckets: runs of equal (band, bucket), groups increasing.
-  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
-    if (x.band != y.band) return x.band < y.band;
-    if (x.bucket != y.bucket) return x.bucket < y.bucket;
-    return x.group < y.group;
-  });
-  const auto same = [](const Entry& x, const Entry& y) {
-    return x.band == y.band && x.bucket == y.bucket;
-  };
+  std::sort(entries.begin(), entries.end(), EntryLess);
+  const auto same = SameBucket;
   // 3. The buckets of two or more, in batches whose signatures take at most
   //    round_bytes (one bucket at least); every rank runs as many batches as
   //    the rank with the most (the exchanges are collective).
@@ -153,7 +230,7 @@ void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOpti
   uint64_t batches = 0;
   for (const uint64_t n : AllGatherU64(world, batch_begin.size() - 1))
     batches = std::max(batches, n);
-  std::vector<uint64_t> members;
+  std::vector<std::span<const uint32_t>> spans;
   for (uint64_t t = 0; t < batches; ++t) {
     const size_t first = t + 1 < batch_begin.size() ? batch_begin[t] : buckets.size();
     const size_t last = t + 1 < batch_begin.size() ? batch_begin[t + 1] : buckets.size();
@@ -194,18 +271,17 @@ void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOpti
         std::move(order), DecodePods<uint32_t>(AllToAllBytes(world, replies, &traffic->signatures)),
         perm);
     std::vector<std::string>().swap(replies);
-    // 4. Verify each bucket of the batch.
-    BandJoinOptions verify;
-    verify.components_only = options.components_only;
-    verify.max_bucket = options.max_bucket;
-    verify.max_representatives = options.max_representatives;
-    const auto signature = [&table](uint64_t group) { return table.Of(group); };
+    // 4. Verify each bucket of the batch (each member's signature looked
+    //    up once).
     for (size_t k = first; k < last; ++k) {
       members.clear();
+      spans.clear();
       for (size_t i = buckets[k].first; i < buckets[k].second; ++i) {
         members.push_back(entries[i].group);
+        spans.push_back(table.Of(entries[i].group));
       }
-      plan.VerifyBucket(members, signature, verify, pairs, stats);
+      const auto sig = [&spans](size_t i) { return spans[i]; };
+      VerifyMembers(plan, verify, members, sig, &local, &scratch, pairs, stats);
     }
   }
 }

@@ -24,7 +24,8 @@
 // takes several bands, or one band's buckets split into parts by hash), and
 // the signatures of the groups of shared buckets, signature_words x 4 bytes each,
 // fetched in batches of buckets of at most round_bytes (a batch holds one
-// bucket at least).
+// bucket at least). Signatures of at most 4 words (SimHash's fingerprint)
+// travel in the entries instead (40 bytes each), and nothing is fetched.
 //
 // Collective functions: every rank calls them in the same order.
 
@@ -57,8 +58,8 @@ struct ExchangeOptions {
   bool components_only = false;
   size_t max_bucket = BandJoinOptions().max_bucket;
   size_t max_representatives = BandJoinOptions().max_representatives;
-  // Entries (24 bytes each) a rank sends in one round, and signatures it
-  // fetches in one batch, at most.
+  // Entries (24 bytes each, 40 with a signature of at most 4 words) a rank
+  // sends in one round, and signatures it fetches in one batch, at most.
   uint64_t round_bytes = uint64_t{256} << 20;
   // At least this many rounds (when there are as many bands): a round is
   // what a killed job redoes on --resume, so a kill redoes at most about

@@ -1,9 +1,9 @@
 // Copyright 2026 The neardup Authors.
 //
 // The band join's pairs over the ranks of an MPI job, without gathering them
-// on one rank: each rank's pairs (of group numbers, from its band ranges) go
-// to the rank that owns their first group (a % P), which removes the pairs
-// two ranges both found; each rank reduces its share to a spanning forest
+// on one rank: each rank's pairs (of group numbers, from its band-key
+// rounds) go to the rank that owns their first group (a % P), which removes
+// the pairs two buckets both found; each rank reduces its share to a spanning forest
 // (the pairs that join two components), and the forests are merged in a
 // binary tree (log2 P rounds: in round s, rank r with r mod 2s == s sends its
 // forest to rank r - s, which unites it with its own) to rank 0. The

@@ -11,6 +11,13 @@
 namespace neardup::mpi {
 namespace {
 
+// A sampled group's key on its way to every rank (Plan).
+struct SampledKey {
+  uint64_t group = 0;
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+};
+
 // Fault `alloc-worker`: std::bad_alloc thrown on a worker thread of the
 // library's pool (not this one), as a failed allocation in a parallel
 // stage of the library would be; the pool hands it to this thread.
@@ -54,25 +61,51 @@ Status Run::Plan() {
   const DocumentKey key = IdentityKeyOf(job, own_.docs, own_.signatures);
   Traffic traffic;
   Status status = GroupOverRanks(w_, own_.docs, key, first_[w_.rank], &groups_, &traffic);
-  // The distinct keys, in group order, on every rank when the plan needs
-  // them (16 bytes each): each rank's range, all-gathered in rank (key)
-  // order.
-  std::vector<std::pair<uint64_t, uint64_t>> keys;
-  if (PlanNeedsDistinctKeys(job)) {
-    const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
+  // The plan needs the keys of a sample of the groups (SimHash: the band
+  // layout's cost model reads the distances of up to 4,096 pairs): each
+  // rank sends those of its key range, all-gathered in rank (group) order,
+  // 24 bytes each. No rank holds the other distinct keys.
+  std::vector<std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample;
+  const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
+  if (PlanNeedsDistinctKeys(job) && BandRanges()) {
+    // --band-join ranges: every distinct key on every rank, in group order
+    // (each rank's range, all-gathered in rank order; 16 bytes each), and
+    // the plan made from them all (Split::kBandRanges).
     std::string all = AllGatherBytes(w_,
                                      std::string_view(reinterpret_cast<const char*>(owned.data()),
                                                       owned.size() * sizeof(owned[0])),
                                      &traffic);
-    keys.resize(all.size() / sizeof(keys[0]));
+    std::vector<std::pair<uint64_t, uint64_t>> keys(all.size() / sizeof(owned[0]));
     if (!keys.empty()) std::memcpy(static_cast<void*>(keys.data()), all.data(), all.size());
+    std::string().swap(all);
     if (status.ok() && keys.size() != groups_.groups) {
       status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
     }
+    if (status.ok()) {
+      auto plan = DedupJoinPlan::Create(job, c.options, groups_.groups, std::move(keys), bits);
+      if (plan.ok()) {
+        plan_ = std::move(*plan);
+        join_report_ = plan_->report();
+        join_report_.group_seconds = Since(t);
+      } else {
+        status = plan.status();
+      }
+    }
+  } else if (PlanNeedsDistinctKeys(job)) {
+    std::string mine;
+    const uint64_t first = groups_.first_owned;
+    for (const uint64_t g : PlanSampleGroups(job, groups_.groups)) {
+      if (g >= first && g - first < owned.size()) {
+        const std::pair<uint64_t, uint64_t> key = owned[g - first];
+        AppendPod(SampledKey{g, key.first, key.second}, &mine);
+      }
+    }
+    for (const SampledKey& k : DecodePods<SampledKey>(AllGatherBytes(w_, mine, &traffic))) {
+      sample.push_back({k.group, {k.hi, k.lo}});
+    }
   }
-  std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
-  if (status.ok()) {
-    auto plan = DedupJoinPlan::Create(job, c.options, groups_.groups, std::move(keys), bits);
+  if (status.ok() && plan_ == nullptr) {
+    auto plan = DedupJoinPlan::CreateSampled(job, c.options, groups_.groups, sample, bits);
     if (plan.ok()) {
       plan_ = std::move(*plan);
       join_report_ = plan_->report();
@@ -80,6 +113,30 @@ Status Run::Plan() {
     } else {
       status = plan.status();
     }
+  }
+  // A join on one process (SimHash's exact join): every distinct key to rank
+  // 0, in group order (16 bytes each).
+  const bool on_rank_0 = plan_ != nullptr && plan_->split() == DedupJoinPlan::Split::kNone &&
+                         PlanNeedsDistinctKeys(job) && !BandRanges() && groups_.groups >= 2;
+  if (AllRanksOk(w_, status) && on_rank_0) {
+    std::string all = GatherBytes(w_,
+                                  std::string_view(reinterpret_cast<const char*>(owned.data()),
+                                                   owned.size() * sizeof(owned[0])),
+                                  0, &traffic);
+    if (w_.rank == 0) {
+      std::vector<std::pair<uint64_t, uint64_t>> keys(all.size() / sizeof(owned[0]));
+      if (!keys.empty()) std::memcpy(static_cast<void*>(keys.data()), all.data(), all.size());
+      if (keys.size() != groups_.groups) {
+        status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
+      }
+      plan_->SetDistinctKeys(std::move(keys));
+    }
+  }
+  // The band-key join takes the owned keys as its groups' signatures (Join);
+  // otherwise they are done with.
+  if (plan_ == nullptr || plan_->split() != DedupJoinPlan::Split::kBandKeys ||
+      !PlanNeedsDistinctKeys(job)) {
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
   }
   std::vector<uint64_t> moved = {traffic.bytes_sent};
   AllReduceSum(w_, &moved);
@@ -129,18 +186,42 @@ Status Run::JoinBandRanges(std::vector<IdPair>* pairs, BandJoinStats* total, siz
 
 Status Run::JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                               size_t* units, ExchangeTraffic* traffic) {
-  // The groups whose first document is here, by group: their signatures
-  // are own_.signatures.
+  // This rank's groups and their join signatures: when the method has
+  // signatures (MinHash), the groups whose first document is here, with
+  // their documents' signatures (own_.signatures); else the groups of this
+  // rank's key range (the grouping's), their keys as signatures (SimHash:
+  // the fingerprints, 16 bytes each).
   std::vector<GroupRep> reps;
-  for (size_t i = 0; i < own_.docs.size(); ++i) {
-    if ((groups_.flags[i] & DistributedGroups::kFirst) != 0) reps.push_back({groups_.group[i], i});
+  std::vector<uint32_t> key_signatures;
+  std::span<const uint32_t> signatures = own_.signatures;
+  if (SignatureWords(*config_->job) > 0) {
+    for (size_t i = 0; i < own_.docs.size(); ++i) {
+      if ((groups_.flags[i] & DistributedGroups::kFirst) != 0) {
+        reps.push_back({groups_.group[i], i});
+      }
+    }
+    std::sort(reps.begin(), reps.end(),
+              [](const GroupRep& a, const GroupRep& b) { return a.group < b.group; });
+  } else {
+    key_signatures.reserve(4 * groups_.owned_keys.size());
+    for (size_t k = 0; k < groups_.owned_keys.size(); ++k) {
+      reps.push_back({groups_.first_owned + k, k});
+      AppendKeySignature(groups_.owned_keys[k], &key_signatures);
+    }
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(groups_.owned_keys);
+    signatures = key_signatures;
   }
-  std::sort(reps.begin(), reps.end(),
-            [](const GroupRep& a, const GroupRep& b) { return a.group < b.group; });
   ExchangeOptions o;
-  o.signature_words = SignatureWords(*config_->job);
+  o.signature_words = JoinSignatureWords(*config_->job);
   o.bands = plan_->bands();
   o.components_only = ComponentsOnly(JoinOptions());
+  // A round's entries take at most what the rank's groups take (their
+  // signatures and 16 bytes each), and 256 MiB: the join adds no more than
+  // the rank holds anyway (SimHash: about one band a round).
+  uint64_t most = 0;
+  for (const uint64_t r : AllGatherU64(w_, reps.size())) most = std::max(most, r);
+  o.round_bytes = std::min<uint64_t>(
+      o.round_bytes, std::max<uint64_t>(most * (o.signature_words * 4 + 16), uint64_t{1} << 20));
   if (const char* env = std::getenv("NEARDUP_MPI_ROUND_BYTES")) {
     o.round_bytes = std::max<uint64_t>(std::strtoull(env, nullptr, 10), 1);
   }
@@ -182,7 +263,7 @@ Status Run::JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, 
     }
     round_pairs.clear();
     BandJoinStats stats;
-    JoinRound(w_, *plan_, o, round, reps, own_.signatures, &round_pairs, &stats, traffic, &buckets);
+    JoinRound(w_, *plan_, o, round, reps, signatures, &round_pairs, &stats, traffic, &buckets);
     MergePairs(&round_pairs);
     total->candidates += stats.candidates;
     total->tested += stats.tested;
@@ -203,9 +284,9 @@ Status Run::Join() {
   if (FailAt(w_, "alloc-worker")) FailAllocationOnAWorker();
   if (FailAt(w_, "stop")) std::raise(SIGSTOP);
   if (plan_ == nullptr || plan_->split() == DedupJoinPlan::Split::kNone) return JoinOnRankZero();
-  // This rank's pairs: band ranges (every rank holds the distinct keys) or
-  // band-key rounds (the signatures stay on their ranks), as the plan splits
-  // the join.
+  // This rank's pairs: band-key rounds (the keys or signatures stay on
+  // their ranks) or, --band-join ranges, band ranges (every rank holds the
+  // distinct keys).
   const bool ranges = plan_->split() == DedupJoinPlan::Split::kBandRanges;
   std::vector<IdPair> pairs;
   BandJoinStats total;
@@ -215,7 +296,7 @@ Status Run::Join() {
                                : JoinBandKeyRounds(&pairs, &total, &computed, &units, &exchange);
   MergePairs(&pairs);
   // Each pair to the rank of its first group, where the copies that two
-  // ranges found become one (their number is the join's count).
+  // ranges or buckets found become one (their number is the join's count).
   Traffic traffic;
   const std::vector<IdPair> owned = RoutePairs(w_, pairs, &traffic);
   std::vector<IdPair>().swap(pairs);
@@ -249,7 +330,7 @@ Status Run::Join() {
   }
   stages_.push_back({"join", 0, moved[0] + moved[1] + moved[2], extra});
   NEARDUP_RETURN_IF_ERROR(joined);
-  // Rank 0 goes on only when every rank joined its ranges (EndStage names
+  // Rank 0 goes on only when every rank joined its part (EndStage names
   // the ranks that did not).
   if (sums[4] > 0 || w_.rank != 0) return Status::OK();
   result_.join = join_report_;

@@ -27,13 +27,15 @@
 //                documents and MinHash signatures stay on their rank.
 //   plan         (identical fingerprints (minhash: signatures) grouped over
 //                the ranks by a sample sort, group.h: no rank holds every
-//                document) SimHash: the distinct fingerprints all-gathered
-//                (16 bytes each) and the join chosen from them on every
-//                rank; MinHash: each rank knows the groups whose first
+//                document) SimHash: the fingerprints of a sample of the
+//                groups all-gathered (the band layout's cost model reads
+//                their distances) and the join chosen from them on every
+//                rank; each rank holds the keys of its key range of the
+//                groups; MinHash: each rank knows the groups whose first
 //                document it holds
-//   join         (each rank joins its band ranges; minhash: band keys are
-//                exchanged by bucket in rounds, band_exchange.h, and each
-//                rank verifies its buckets) -> WORK/join/; the pairs
+//   join         (band keys are exchanged by bucket in rounds,
+//                band_exchange.h, and each rank verifies its buckets; the
+//                keys or signatures stay on their ranks) -> WORK/join/; the pairs
 //                routed to the rank of their first group (each once there),
 //                reduced to spanning forests, the forests merged in a tree
 //                to rank 0 (all pairs gathered there instead when
@@ -238,11 +240,12 @@ int main(int argc, char** argv) {
   CLI::App* cmd = app.add_subcommand(
       "dedup",
       "neardup dedup's outputs, byte for byte, computed by every rank of the job: fingerprints "
-      "by input share, the band join by band range; stages kept under --work-dir");
+      "by input share, the band join by band key; stages kept under --work-dir");
   neardup::cli::AddDedupOptions(cmd, &flags.dedup);
-  cmd->add_option("--work-dir", flags.work_dir,
-                  "Directory for the stages' files (shards, band-range pairs, markers, logs); on "
-                  "a cluster a file system every rank sees")
+  cmd->add_option(
+         "--work-dir", flags.work_dir,
+         "Directory for the stages' files (shards, band-key rounds' pairs, markers, logs); on "
+         "a cluster a file system every rank sees")
       ->required();
   cmd->add_option("--stall-timeout", flags.stall_timeout,
                   "Seconds without a heartbeat from a rank (each rank's watchdog thread writes "
@@ -251,6 +254,13 @@ int main(int argc, char** argv) {
                   "stopped or hung rank, a lost node. 0: wait forever")
       ->check(CLI::NonNegativeNumber)
       ->default_val(600);
+  cmd->add_option("--band-join", flags.band_join,
+                  "SimHash's band join over the ranks: keys (band keys exchanged in rounds; no "
+                  "rank holds the corpus's fingerprints), ranges (every rank holds the distinct "
+                  "fingerprints and joins ranges of bands: several times less CPU, memory that "
+                  "grows with the whole corpus), auto (ranges at one rank, keys at more)")
+      ->check(CLI::IsMember({"auto", "keys", "ranges"}))
+      ->default_val("auto");
   cmd->add_flag("--resume", flags.resume,
                 "Reuse what an earlier run of the same command line over the same inputs "
                 "(checked: sizes and digests; a changed input is refused, named) finished under "

@@ -69,13 +69,17 @@ struct MpiFlags {
   std::string work_dir;
   bool resume = false;
   double stall_timeout = 600;  // seconds; 0: no watchdog (watchdog.h)
-  std::string identity;        // the command line without --resume and --stall-timeout, and P
+  // SimHash's band join: "keys" (exchanged band keys), "ranges" (every rank
+  // holds the distinct fingerprints and joins ranges of bands), "auto"
+  // (ranges at P = 1, keys at P > 1).
+  std::string band_join = "auto";
+  std::string identity;  // the command line without --resume and --stall-timeout, and P
 };
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
 // RANK (SIGKILL, as an out-of-memory killer would) right after it finished
-// its first unit of STAGE (fingerprint: a shard; band: a band range, or
-// MinHash's second band-key round; write: its parts; output: rank 0, after
+// its first unit of STAGE (fingerprint: a shard; band: its second band-key
+// round; write: its parts; output: rank 0, after
 // copying rank 0's part into --output). `term`: rank 0 gets SIGTERM at the
 // output point instead (an interrupt while writing); `alloc`: the rank's
 // join stage throws std::bad_alloc (a failed allocation) at its start;
@@ -158,6 +162,10 @@ class Run {
   Status JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
+  // Whether SimHash's join runs on band ranges (--band-join).
+  bool BandRanges() const {
+    return flags_.band_join == "ranges" || (flags_.band_join == "auto" && w_.size == 1);
+  }
   Status Cluster();
   Status Assign();
   Status WriteParts();

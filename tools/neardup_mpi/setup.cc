@@ -31,7 +31,7 @@ Status Run::Setup() {
     return Status::InvalidArgument(
         "--exact is not distributed (the exact join's index holds every fingerprint and runs on "
         "one rank): run it with one rank (mpirun -np 1) or with neardup dedup --exact, or use "
-        "--banded (split over the ranks by band range)");
+        "--banded (split over the ranks by band key)");
   }
   std::error_code ec;
   for (const char* sub : {"/shards", "/join", "/parts", "/probe"}) {
@@ -70,9 +70,8 @@ Status Run::Setup() {
     }
     if (earlier.ok() && *earlier != flags_.identity) {
       // Another rank count: what does not depend on P is reused (the shards
-      // of whole inputs and of pieces cut alike, SimHash's band ranges when
-      // there are as many); each rank's parts and MinHash's band-key rounds
-      // (per rank) go.
+      // of whole inputs and of pieces cut alike); each rank's parts and
+      // band-key rounds (per rank) go.
       const std::string_view before = std::string_view(*earlier).substr(command(*earlier).size());
       (*log_)("setup: --resume with " + std::to_string(w_.size) + " ranks; the earlier run had " +
               std::string(before.substr(std::min<size_t>(6, before.size()),

@@ -8,11 +8,9 @@
 //
 //   shards/input-NNNNNN.shard  the fingerprint stage's result for INPUT
 //                              number NNNNNN (0-based, in command-line order)
-//   join/range-RRRR-of-TTTT.pairs
-//                              the group pairs confirmed in band range RRRR
 //   join/round-RRRR-of-TTTT-rank-KKKK.pairs
-//                              MinHash: the group pairs rank KKKK confirmed
-//                              in band-key round RRRR
+//                              the group pairs rank KKKK confirmed in
+//                              band-key round RRRR
 //   parts/rank-RRRR.done       the sizes and XXH3-64 of rank RRRR's output
 //                              parts (the parts themselves are plain lines)
 //   STAGE.done                 a stage's completion marker

@@ -1,7 +1,7 @@
 // Copyright 2026 The neardup Authors.
 //
 // neardup-mpi's work directory: the paths of the stages' files (shards,
-// band-range pairs, parts), the stage markers, and the parts' writer.
+// band-key rounds' pairs, parts), the stage markers, and the parts' writer.
 
 #ifndef NEARDUP_TOOLS_NEARDUP_MPI_WORK_DIR_H_
 #define NEARDUP_TOOLS_NEARDUP_MPI_WORK_DIR_H_
