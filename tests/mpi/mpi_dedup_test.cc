@@ -228,7 +228,17 @@ class MpiDedupTest : public ::testing::Test {
     const auto o = OutputFlags(out, pairs);
     argv.insert(argv.end(), o.begin(), o.end());
     argv.insert(argv.end(), {"--work-dir", out + "/work", "--threads", "1"});
-    return Spawn(argv, env, out);
+    // --band-join auto takes band ranges when the distinct fingerprints fit
+    // the node's memory, as they always do here: the tests say how much
+    // memory the node has (1 byte unless a test says otherwise), so that
+    // auto exercises the band-key rounds at P > 1.
+    std::vector<std::string> environment = env;
+    if (std::none_of(env.begin(), env.end(), [](const std::string& e) {
+          return e.starts_with("NEARDUP_MPI_NODE_MEMORY=");
+        })) {
+      environment.emplace_back("NEARDUP_MPI_NODE_MEMORY=1");
+    }
+    return Spawn(argv, environment, out);
   }
 
   void ExpectSameOutputs(const std::string& single, const std::string& name) {
@@ -279,22 +289,26 @@ TEST_F(MpiDedupTest, SimHashBandedJoinSplitByBandKeyIsByteIdentical) {
 }
 
 // SimHash's join split by band keys or by band ranges (--band-join; auto:
-// ranges at one rank, keys at more) gives neardup dedup's outputs, and
-// report.json names the split that ran.
+// ranges at one rank, and at more while the distinct fingerprints' copies
+// fit a quarter of each rank's share of the node's memory, keys beyond)
+// gives neardup dedup's outputs, and report.json names the split that ran.
 TEST_F(MpiDedupTest, SimHashBandJoinByKeysOrRangesIsByteIdentical) {
   const std::string single = Single("bj_single", {"--banded"});
   struct Case {
     std::string tag;
     int ranks;
     std::string mode;
-    std::string unit;  // the join stage's count in report.json
+    std::string node_memory;  // NEARDUP_MPI_NODE_MEMORY
+    std::string unit;         // the join stage's count in report.json
   };
-  for (const Case& c : {Case{"bj_keys_np1", 1, "keys", "band_key_rounds"},
-                        Case{"bj_ranges_np3", 3, "ranges", "band_ranges"},
-                        Case{"bj_auto_np1", 1, "auto", "band_ranges"},
-                        Case{"bj_auto_np2", 2, "auto", "band_key_rounds"}}) {
+  for (const Case& c : {Case{"bj_keys_np1", 1, "keys", "1000000000000", "band_key_rounds"},
+                        Case{"bj_ranges_np3", 3, "ranges", "1", "band_ranges"},
+                        Case{"bj_auto_np1", 1, "auto", "1", "band_ranges"},
+                        Case{"bj_auto_np2_small", 2, "auto", "1", "band_key_rounds"},
+                        Case{"bj_auto_np2_large", 2, "auto", "1000000000000", "band_ranges"}}) {
     SCOPED_TRACE(c.tag);
-    const CommandResult r = Mpi(c.tag, c.ranks, {"--banded", "--band-join", c.mode});
+    const CommandResult r = Mpi(c.tag, c.ranks, {"--banded", "--band-join", c.mode},
+                                {"NEARDUP_MPI_NODE_MEMORY=" + c.node_memory});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ExpectSameOutputs(single, c.tag);
     const auto report =

@@ -38,6 +38,28 @@ void FailAllocationOnAWorker() {
 
 }  // namespace
 
+// What a rank holds per distinct fingerprint of the whole corpus while a band
+// of the band-range join runs: the fingerprints all-gathered (16 B) and the
+// band engine's copies (24 + 16 + 16 B); doc/distributed.md, "Memory per
+// rank".
+constexpr uint64_t kBandRangeBytesPerGroup = 72;
+
+bool Run::ChooseBandRanges() {
+  if (flags_.band_join == "ranges") return true;
+  if (flags_.band_join == "keys") return false;
+  if (w_.size == 1) return true;
+  // auto at P > 1: band ranges (several times less CPU) while every rank's
+  // copies of the distinct fingerprints take at most a quarter of what its
+  // node offers each of its ranks; band keys (nothing of the whole corpus
+  // on a rank) beyond. Every rank's verdict is gathered, so the choice is
+  // the same on all of them.
+  const uint64_t budget = NodeMemoryBytes() / 4 / static_cast<uint64_t>(RanksOnThisNode(w_));
+  const bool fits = groups_.groups <= budget / kBandRangeBytesPerGroup;
+  bool all = true;
+  for (const uint64_t v : AllGatherU64(w_, fits ? 1 : 0)) all = all && v == 1;
+  return all;
+}
+
 Status Run::Plan() {
   const DedupConfig& c = *config_;
   const DedupJob& job = *c.job;
@@ -67,6 +89,7 @@ Status Run::Plan() {
   // 24 bytes each. No rank holds the other distinct keys.
   std::vector<std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample;
   const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
+  band_ranges_ = ChooseBandRanges();
   if (PlanNeedsDistinctKeys(job) && BandRanges()) {
     // --band-join ranges: every distinct key on every rank, in group order
     // (each rank's range, all-gathered in rank order; 16 bytes each), and

@@ -3,11 +3,13 @@
 #include "mpi_comm.h"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <utility>
 
 namespace neardup::mpi {
@@ -231,6 +233,37 @@ int BroadcastInt(const World& world, int value, int root) {
   (void)world;
   MPI_Bcast(&value, 1, MPI_INT, root, MPI_COMM_WORLD);
   return value;
+}
+
+int RanksOnThisNode(const World& world) {
+  if (world.size == 1) return 1;
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank, MPI_INFO_NULL, &node) !=
+          MPI_SUCCESS ||
+      node == MPI_COMM_NULL) {
+    return world.size;  // unknown: as if every rank shared this node
+  }
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return std::max(size, 1);
+}
+
+uint64_t NodeMemoryBytes() {
+  if (const char* env = std::getenv("NEARDUP_MPI_NODE_MEMORY")) {
+    return std::strtoull(env, nullptr, 10);
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  uint64_t bytes = pages > 0 && page > 0
+                       ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
+                       : uint64_t{0};
+  // A container's limit (cgroup v2), when it is lower: "max" or absent
+  // leave the physical memory.
+  std::ifstream limit("/sys/fs/cgroup/memory.max");
+  unsigned long long cgroup = 0;
+  if (limit >> cgroup && cgroup > 0 && (bytes == 0 || cgroup < bytes)) bytes = cgroup;
+  return bytes;
 }
 
 }  // namespace neardup::mpi

@@ -96,6 +96,15 @@ void BroadcastU64s(const World& world, std::vector<uint64_t>* values, int root);
 // Broadcasts root's int.
 int BroadcastInt(const World& world, int value, int root);
 
+// The ranks of the job that share this rank's node (MPI_COMM_TYPE_SHARED),
+// this one included.
+int RanksOnThisNode(const World& world);
+
+// The memory this node offers its ranks, in bytes: NEARDUP_MPI_NODE_MEMORY
+// when set (tests), else the smaller of the physical memory and the cgroup's
+// memory.max.
+uint64_t NodeMemoryBytes();
+
 }  // namespace neardup::mpi
 
 #endif  // NEARDUP_TOOLS_NEARDUP_MPI_MPI_COMM_H_

@@ -162,10 +162,11 @@ class Run {
   Status JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
   Status JoinOnRankZero();
-  // Whether SimHash's join runs on band ranges (--band-join).
-  bool BandRanges() const {
-    return flags_.band_join == "ranges" || (flags_.band_join == "auto" && w_.size == 1);
-  }
+  // Whether SimHash's join runs on band ranges (--band-join): chosen once,
+  // the same on every rank, by ChooseBandRanges when the plan knows the
+  // number of distinct fingerprints.
+  bool BandRanges() const { return band_ranges_; }
+  bool ChooseBandRanges();
   Status Cluster();
   Status Assign();
   Status WriteParts();
@@ -225,6 +226,7 @@ class Run {
   DedupCorpus all_;
   // Every rank, until the cluster stage: its documents' groups (group.h).
   DistributedGroups groups_;
+  bool band_ranges_ = false;
   // Every rank, cluster mode: the join's plan (the library's, by method:
   // how the join is split, the distinct keys when it runs on them) and its
   // report before the join (with the grouping's seconds).
