@@ -36,6 +36,21 @@ void FailAllocationOnAWorker() {
   });
 }
 
+// The bytes of the distinct keys a rank owns, as sent.
+std::string_view BytesOf(const std::vector<std::pair<uint64_t, uint64_t>>& keys) {
+  return {reinterpret_cast<const char*>(keys.data()), keys.size() * sizeof(keys[0])};
+}
+
+// The keys whose bytes `bytes` holds (std::pair is not trivially copyable
+// as DecodePods asks, but its two words are).
+std::vector<std::pair<uint64_t, uint64_t>> KeysOf(std::string_view bytes) {
+  std::vector<std::pair<uint64_t, uint64_t>> keys(bytes.size() / sizeof(keys[0]));
+  if (!keys.empty()) {
+    std::memcpy(static_cast<void*>(keys.data()), bytes.data(), keys.size() * sizeof(keys[0]));
+  }
+  return keys;
+}
+
 }  // namespace
 
 // What a rank holds per distinct fingerprint of the whole corpus while a band
@@ -43,6 +58,12 @@ void FailAllocationOnAWorker() {
 // band engine's copies (24 + 16 + 16 B); doc/distributed.md, "Memory per
 // rank".
 constexpr uint64_t kBandRangeBytesPerGroup = 72;
+
+Status Run::CheckAllKeys(const std::vector<std::pair<uint64_t, uint64_t>>& keys) const {
+  return keys.size() == groups_.groups
+             ? Status::OK()
+             : Status::Corruption("plan: distinct fingerprints lost in the exchange");
+}
 
 bool Run::ChooseBandRanges() {
   if (flags_.band_join == "ranges") return true;
@@ -90,29 +111,23 @@ Status Run::Plan() {
   std::vector<std::pair<uint64_t, std::pair<uint64_t, uint64_t>>> sample;
   const std::vector<std::pair<uint64_t, uint64_t>>& owned = groups_.owned_keys;
   band_ranges_ = ChooseBandRanges();
+  // The plan made, on this rank: kept with its report, or its error.
+  const auto adopt = [&](Result<std::unique_ptr<DedupJoinPlan>> plan) {
+    if (!plan.ok()) return plan.status();
+    plan_ = std::move(*plan);
+    join_report_ = plan_->report();
+    join_report_.group_seconds = Since(t);
+    return Status::OK();
+  };
   if (PlanNeedsDistinctKeys(job) && BandRanges()) {
     // --band-join ranges: every distinct key on every rank, in group order
     // (each rank's range, all-gathered in rank order; 16 bytes each), and
     // the plan made from them all (Split::kBandRanges).
-    std::string all = AllGatherBytes(w_,
-                                     std::string_view(reinterpret_cast<const char*>(owned.data()),
-                                                      owned.size() * sizeof(owned[0])),
-                                     &traffic);
-    std::vector<std::pair<uint64_t, uint64_t>> keys(all.size() / sizeof(owned[0]));
-    if (!keys.empty()) std::memcpy(static_cast<void*>(keys.data()), all.data(), all.size());
-    std::string().swap(all);
-    if (status.ok() && keys.size() != groups_.groups) {
-      status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
-    }
+    std::vector<std::pair<uint64_t, uint64_t>> keys =
+        KeysOf(AllGatherBytes(w_, BytesOf(owned), &traffic));
+    if (status.ok()) status = CheckAllKeys(keys);
     if (status.ok()) {
-      auto plan = DedupJoinPlan::Create(job, c.options, groups_.groups, std::move(keys), bits);
-      if (plan.ok()) {
-        plan_ = std::move(*plan);
-        join_report_ = plan_->report();
-        join_report_.group_seconds = Since(t);
-      } else {
-        status = plan.status();
-      }
+      status = adopt(DedupJoinPlan::Create(job, c.options, groups_.groups, std::move(keys), bits));
     }
   } else if (PlanNeedsDistinctKeys(job)) {
     std::string mine;
@@ -128,30 +143,17 @@ Status Run::Plan() {
     }
   }
   if (status.ok() && plan_ == nullptr) {
-    auto plan = DedupJoinPlan::CreateSampled(job, c.options, groups_.groups, sample, bits);
-    if (plan.ok()) {
-      plan_ = std::move(*plan);
-      join_report_ = plan_->report();
-      join_report_.group_seconds = Since(t);
-    } else {
-      status = plan.status();
-    }
+    status = adopt(DedupJoinPlan::CreateSampled(job, c.options, groups_.groups, sample, bits));
   }
   // A join on one process (SimHash's exact join): every distinct key to rank
   // 0, in group order (16 bytes each).
   const bool on_rank_0 = plan_ != nullptr && plan_->split() == DedupJoinPlan::Split::kNone &&
                          PlanNeedsDistinctKeys(job) && !BandRanges() && groups_.groups >= 2;
   if (AllRanksOk(w_, status) && on_rank_0) {
-    std::string all = GatherBytes(w_,
-                                  std::string_view(reinterpret_cast<const char*>(owned.data()),
-                                                   owned.size() * sizeof(owned[0])),
-                                  0, &traffic);
+    std::string all = GatherBytes(w_, BytesOf(owned), 0, &traffic);
     if (w_.rank == 0) {
-      std::vector<std::pair<uint64_t, uint64_t>> keys(all.size() / sizeof(owned[0]));
-      if (!keys.empty()) std::memcpy(static_cast<void*>(keys.data()), all.data(), all.size());
-      if (keys.size() != groups_.groups) {
-        status = Status::Corruption("plan: distinct fingerprints lost in the exchange");
-      }
+      std::vector<std::pair<uint64_t, uint64_t>> keys = KeysOf(all);
+      status = CheckAllKeys(keys);
       plan_->SetDistinctKeys(std::move(keys));
     }
   }

@@ -167,6 +167,8 @@ class Run {
   // number of distinct fingerprints.
   bool BandRanges() const { return band_ranges_; }
   bool ChooseBandRanges();
+  // OK when `keys` (gathered from every rank) are all the distinct keys.
+  Status CheckAllKeys(const std::vector<std::pair<uint64_t, uint64_t>>& keys) const;
   Status Cluster();
   Status Assign();
   Status WriteParts();
