@@ -290,10 +290,10 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         const bool short_doc = dedup_.short_features > 0 && !f.fp.empty() &&
                                static_cast<double>(f.fp.features) < short_limit;
         if (short_doc) {
-          // FeatureSet's set: sorted, each element once.
+          // FeatureSet's set: sorted, each element once; kept at its size
+          // (the pass's vector has room for repeats).
           std::sort(set.begin(), set.end());
-          set.erase(std::unique(set.begin(), set.end()), set.end());
-          f.short_set = std::move(set);
+          f.short_set.assign(set.begin(), std::unique(set.begin(), set.end()));
         }
         return f;
       },
