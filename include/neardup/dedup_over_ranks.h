@@ -19,6 +19,7 @@
 //     kNone:       JoinAll on one process.
 //   }
 //   MergePairs(&pairs);   ... gathered on one process ...
+//   AddShortRulePairs(options, sets, groups, fingerprints, &pairs);  // --short-features
 //   plan->Finish(docs, &groups, &pairs, signature_of, sketches, options, &result);
 //
 // A band's pairs depend only on that band (band_join.h), so the merged pairs
@@ -98,6 +99,24 @@ void EmitDocumentPairs(const DedupGroups& groups, std::span<const IdPair> group_
 // True when only the connected components of the pairs are needed (no pair
 // output, the components rule): a join may then keep a spanning forest.
 bool ComponentsOnly(const DedupOptions& options);
+
+// The short-document rule (DedupOptions::short_features) where the
+// documents are spread over processes: its exact Jaccard join runs on one
+// process, over the documents that may take part (those with a non-empty
+// DedupCorpus::short_sets entry: fewer than short_features / short_jaccard
+// features), gathered there in any order: entry e's set sets[e], its group
+// groups[e] (numbered as the join's; UINT64_MAX: an empty document) and
+// fingerprints[e]. Adds the rule's pairs of groups (in different groups,
+// more than k apart, with their distance) to *group_pairs, the join's
+// merged pairs (or spanning forest), and merges them; returns how many were
+// added (DedupJoinReport::short_pairs). The pairs are those neardup dedup's
+// one process adds. Memory: the sets (8 bytes an element) and the join's
+// (JaccardJoin: 16 bytes an element while ranking).
+Result<size_t> AddShortRulePairs(const DedupOptions& options,
+                                 std::span<const std::vector<uint64_t>> sets,
+                                 std::span<const uint64_t> groups,
+                                 std::span<const Fingerprint> fingerprints,
+                                 std::vector<IdPair>* group_pairs);
 
 class DedupJoinPlan {
  public:

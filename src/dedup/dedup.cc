@@ -105,20 +105,11 @@ Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::
                      const DedupOptions& opt, std::vector<IdPair>* group_pairs,
                      DedupJoinReport* report) {
   NEARDUP_ASSIGN_OR_RETURN(
-      std::vector<JaccardPair> pairs,
-      ShortDocumentPairs(opt.short_sets, opt.short_features, opt.short_jaccard, opt.threads));
-  const size_t before = group_pairs->size();
-  for (const JaccardPair& p : pairs) {
-    if (docs[p.a].empty || docs[p.b].empty) continue;
-    const size_t ga = plan.groups.of[p.a], gb = plan.groups.of[p.b];
-    if (ga == gb) continue;
-    const int d = HammingDistance(docs[p.a].fingerprint, docs[p.b].fingerprint);
-    if (d <= opt.k) continue;  // within k: the join has it (or its forest joins it)
-    group_pairs->push_back({std::min(ga, gb), std::max(ga, gb), d});
-  }
-  if (group_pairs->size() == before) return Status::OK();
-  dedup_internal::MergePairs(group_pairs);
-  report->short_pairs = group_pairs->size() - before;
+      report->short_pairs,
+      dedup_internal::AddShortRulePairs(
+          opt.short_sets,
+          [&](size_t i) { return docs[i].empty ? UINT64_MAX : uint64_t{plan.groups.of[i]}; },
+          [&](size_t i) { return docs[i].fingerprint; }, opt, group_pairs));
   return Status::OK();
 }
 

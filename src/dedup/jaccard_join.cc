@@ -1,7 +1,8 @@
 // Copyright 2026 The neardup Authors.
 //
 // The exact Jaccard join of sets (JaccardJoin) and the short-document rule
-// built on it (ShortDocumentPairs), both declared in dedup.h.
+// built on it (ShortDocumentPairs, declared in dedup.h; its pairs of groups,
+// AddShortRulePairs, in dedup/stages.h).
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "dedup/stages.h"
 #include "neardup/dedup.h"
+#include "neardup/fingerprint.h"
 #include "neardup/minhash.h"
 #include "neardup/parallel.h"
 
@@ -226,5 +229,29 @@ Result<std::vector<JaccardPair>> ShortDocumentPairs(std::span<const std::vector<
   });
   return pairs;
 }
+
+namespace dedup_internal {
+
+Result<size_t> AddShortRulePairs(std::span<const std::vector<uint64_t>> sets,
+                                 const std::function<uint64_t(size_t)>& group,
+                                 const std::function<Fingerprint(size_t)>& fingerprint,
+                                 const DedupOptions& options, std::vector<IdPair>* group_pairs) {
+  NEARDUP_ASSIGN_OR_RETURN(
+      std::vector<JaccardPair> pairs,
+      ShortDocumentPairs(sets, options.short_features, options.short_jaccard, options.threads));
+  const size_t before = group_pairs->size();
+  for (const JaccardPair& p : pairs) {
+    const uint64_t ga = group(p.a), gb = group(p.b);
+    if (ga == UINT64_MAX || gb == UINT64_MAX || ga == gb) continue;
+    const int d = HammingDistance(fingerprint(p.a), fingerprint(p.b));
+    if (d <= options.k) continue;  // within k: the join has it (or its forest joins it)
+    group_pairs->push_back({std::min(ga, gb), std::max(ga, gb), d});
+  }
+  if (group_pairs->size() == before) return size_t{0};
+  MergePairs(group_pairs);
+  return group_pairs->size() - before;
+}
+
+}  // namespace dedup_internal
 
 }  // namespace neardup

@@ -160,6 +160,20 @@ size_t VerifyGroupPairs(const Groups& groups, const DedupOptions& options,
 // output, components rule): the joins then keep a spanning forest.
 bool ComponentsOnly(const DedupOptions& options);
 
+// The short-document rule (DedupOptions::short_features) on groups: the
+// pairs of ShortDocumentPairs(sets, short_features, short_jaccard) whose two
+// documents (entries of `sets`) are in different groups and more than k apart
+// (within k the join has them), as pairs of groups with their Hamming
+// distance, added to *group_pairs and merged (MergePairs) when any was
+// added. group(e): entry e's group, UINT64_MAX for an empty document (never
+// paired); fingerprint(e): its fingerprint. Returns how many pairs of groups
+// were added (DedupJoinReport::short_pairs). Every process that passes the
+// same entries, in any order, adds the same pairs.
+Result<size_t> AddShortRulePairs(std::span<const std::vector<uint64_t>> sets,
+                                 const std::function<uint64_t(size_t)>& group,
+                                 const std::function<Fingerprint(size_t)>& fingerprint,
+                                 const DedupOptions& options, std::vector<IdPair>* group_pairs);
+
 // Adds the counts of `s` to *report (candidates, tested, large buckets).
 void AddBandStats(const BandJoinStats& s, DedupJoinReport* report);
 

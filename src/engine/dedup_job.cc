@@ -266,10 +266,12 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
     return reader.stats();
   }
   // The short-document rule: the feature sets of the documents that may take
-  // part; verified pairs: every document's Jaccard sketch (of the same set).
+  // part; verified pairs: every document's Jaccard sketch. Both from the
+  // elements the fingerprint's pass gives (one extraction).
   const double short_limit =
       static_cast<double>(dedup_.short_features) / std::max(dedup_.short_jaccard, 1e-9);
   const bool sketch = verifies();
+  const bool with_set = sketch || dedup_.short_features > 0;
   engine_internal::ReadPass<SketchedFingerprint>(
       &pool, reader, kPhase, progress,
       [&](const Document& doc) {
@@ -277,8 +279,8 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         const std::string stripped = strip ? Strip(doc.text) : "";
         const std::string_view text = strip ? std::string_view(stripped) : doc.text;
         std::vector<uint64_t> set;
-        f.fp = sketch ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
-                      : pipeline.Fingerprint(text, doc.title);
+        f.fp = with_set ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
+                        : pipeline.Fingerprint(text, doc.title);
         if (sketch) {
           // The hashes come unsorted, with repeats: the set's size is the
           // fingerprint's feature count.
@@ -287,7 +289,12 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         }
         const bool short_doc = dedup_.short_features > 0 && !f.fp.empty() &&
                                static_cast<double>(f.fp.features) < short_limit;
-        if (short_doc) pipeline.FeatureSet(text, doc.title, &f.short_set);
+        if (short_doc) {
+          // FeatureSet's set: sorted, each element once; kept at its size
+          // (the pass's vector has room for repeats).
+          std::sort(set.begin(), set.end());
+          f.short_set.assign(set.begin(), std::unique(set.begin(), set.end()));
+        }
         return f;
       },
       [&](Document& doc, SketchedFingerprint& f) {

@@ -67,6 +67,16 @@ uint64_t PackBits(uint64_t value, uint64_t mask) {
   return out;
 }
 
+// The options of the join proper: the short-document rule's pairs come
+// from its own join (AddShortRulePairs), over the documents that may take
+// part, not from the plan's groups.
+DedupOptions WithoutShortRule(const DedupOptions& options) {
+  DedupOptions o = options;
+  o.short_features = 0;
+  o.short_sets = {};
+  return o;
+}
+
 }  // namespace
 
 void MergePairs(std::vector<IdPair>* pairs) { dedup_internal::MergePairs(pairs); }
@@ -100,6 +110,19 @@ void EmitDocumentPairs(const DedupGroups& groups, std::span<const IdPair> group_
 
 bool ComponentsOnly(const DedupOptions& options) { return dedup_internal::ComponentsOnly(options); }
 
+Result<size_t> AddShortRulePairs(const DedupOptions& options,
+                                 std::span<const std::vector<uint64_t>> sets,
+                                 std::span<const uint64_t> groups,
+                                 std::span<const Fingerprint> fingerprints,
+                                 std::vector<IdPair>* group_pairs) {
+  if (groups.size() != sets.size() || fingerprints.size() != sets.size()) {
+    return Status::InvalidArgument("short-document rule: one group and fingerprint per set");
+  }
+  return dedup_internal::AddShortRulePairs(
+      sets, [groups](size_t e) { return groups[e]; },
+      [fingerprints](size_t e) { return fingerprints[e]; }, options, group_pairs);
+}
+
 // One of the two plans, by the job's method.
 struct DedupJoinPlan::Impl {
   bool minhash = false;
@@ -125,12 +148,12 @@ Result<std::unique_ptr<DedupJoinPlan>> DedupJoinPlan::Create(
   impl->mh = job.method().minhash;
   impl->groups = groups;
   if (impl->minhash) {
-    NEARDUP_ASSIGN_OR_RETURN(impl->minhash_plan,
-                             dedup_internal::PlanMinHashByIdentity({}, {}, impl->mh, options));
+    NEARDUP_ASSIGN_OR_RETURN(impl->minhash_plan, dedup_internal::PlanMinHashByIdentity(
+                                                     {}, {}, impl->mh, WithoutShortRule(options)));
     impl->bands = groups >= 2 ? impl->mh.bands : 0;
   } else {
-    NEARDUP_ASSIGN_OR_RETURN(impl->simhash,
-                             dedup_internal::PlanSimHashDistinct(std::move(keys), bits, options));
+    NEARDUP_ASSIGN_OR_RETURN(impl->simhash, dedup_internal::PlanSimHashDistinct(
+                                                std::move(keys), bits, WithoutShortRule(options)));
     impl->bands = impl->simhash.report.banded ? impl->simhash.report.bands.bands : 0;
   }
   return std::unique_ptr<DedupJoinPlan>(new DedupJoinPlan(std::move(impl)));
@@ -142,8 +165,9 @@ Result<std::unique_ptr<DedupJoinPlan>> DedupJoinPlan::CreateSampled(
   if (job.method().is_minhash()) return Create(job, options, groups, {}, bits);
   auto impl = std::make_unique<Impl>();
   impl->groups = groups;
-  NEARDUP_ASSIGN_OR_RETURN(impl->simhash, dedup_internal::PlanSimHashSampled(
-                                              static_cast<size_t>(groups), sample, bits, options));
+  NEARDUP_ASSIGN_OR_RETURN(
+      impl->simhash, dedup_internal::PlanSimHashSampled(static_cast<size_t>(groups), sample, bits,
+                                                        WithoutShortRule(options)));
   if (impl->simhash.report.banded) {
     impl->bands = impl->simhash.report.bands.bands;
     impl->band_keys = true;

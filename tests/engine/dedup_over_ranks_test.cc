@@ -21,6 +21,7 @@
 
 #include "neardup/dedup_job.h"
 #include "neardup/document_pass.h"
+#include "neardup/pipeline.h"
 
 namespace neardup {
 namespace {
@@ -155,9 +156,27 @@ DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
       break;
   }
   MergePairs(&pairs);
+  // The short-document rule: the documents that may take part, as ranks
+  // gather them (here in reverse order), with their groups and fingerprints.
+  size_t short_pairs = 0;
+  if (options.short_features > 0) {
+    std::vector<std::vector<uint64_t>> sets;
+    std::vector<uint64_t> set_groups;
+    std::vector<Fingerprint> fingerprints;
+    for (size_t i = docs.size(); i-- > 0;) {
+      if (corpus.short_sets[i].empty() || docs[i].empty) continue;
+      sets.push_back(corpus.short_sets[i]);
+      set_groups.push_back(groups.of[i]);
+      fingerprints.push_back(docs[i].fingerprint);
+    }
+    auto added = AddShortRulePairs(options, sets, set_groups, fingerprints, &pairs);
+    EXPECT_TRUE(added.ok()) << added.status().message();
+    if (added.ok()) short_pairs = *added;
+  }
   if (found != nullptr) *found = pairs;
   DedupResult result;
   result.join = plan.report();
+  result.join.short_pairs = short_pairs;
   plan.Finish(docs, &groups, &pairs, signature, corpus.sketches, job.dedup_options(), &result);
   EXPECT_EQ(groups.size(), keys.size()) << "Finish leaves the groups as they were";
   return result;
@@ -229,6 +248,96 @@ TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
     EXPECT_EQ(got.summary.duplicates, want->summary.duplicates);
     EXPECT_EQ(got.summary.clusters, want->summary.clusters);
     EXPECT_EQ(got.summary.empty, want->summary.empty);
+  }
+}
+
+// Short texts: 4 to 9 words (3 to 8 letters each), some with copies that
+// have a word changed (beyond k for the shortest), some exact copies.
+std::shared_ptr<const std::vector<Document>> ShortCorpus() {
+  std::mt19937_64 rng(29);
+  const auto word = [&rng] {
+    std::string w;
+    const size_t letters = 3 + rng() % 6;
+    for (size_t c = 0; c < letters; ++c) w += static_cast<char>('a' + rng() % 26);
+    return w;
+  };
+  auto docs = std::make_shared<std::vector<Document>>();
+  for (int i = 0; i < 300; ++i) {
+    std::vector<std::string> words(4 + rng() % 6);
+    for (std::string& w : words) w = word();
+    for (int copy = 0; copy < (i % 2 == 0 ? 2 : 1) + (i % 6 == 0 ? 1 : 0); ++copy) {
+      if (copy > 0 && i % 4 != 0) words[rng() % words.size()] = word();
+      Document d;
+      d.id = "s" + std::to_string(i) + "-" + std::to_string(copy);
+      for (const std::string& w : words) d.text += w + " ";
+      docs->push_back(std::move(d));
+    }
+  }
+  std::shuffle(docs->begin(), docs->end(), rng);
+  return docs;
+}
+
+// The short-document rule's join on one process over the short documents
+// gathered from the ranks (AddShortRulePairs, the entries in any order)
+// gives the job's records, with its banded and exact joins; and the job's
+// short sets (taken from the fingerprint's pass) are Pipeline::FeatureSet's
+// sets of the documents with fewer than short_features / short_jaccard
+// features.
+TEST(DedupOverRanksTest, ShortRuleOverRanksGivesTheJobsRecords) {
+  const auto docs = ShortCorpus();
+  for (const DedupJoin join : {DedupJoin::kBanded, DedupJoin::kExact}) {
+    for (const bool verify : {true, false}) {
+      SCOPED_TRACE(std::string(join == DedupJoin::kBanded ? "banded" : "exact") +
+                   (verify ? ", verified" : ""));
+      DedupJobOptions o;
+      o.join = join;
+      o.threads = 2;
+      o.short_features = 25;
+      o.boilerplate = BoilerplateMode::kOff;  // the texts as FeatureSet sees them
+      if (!verify) o.verify_jaccard = 0;
+      auto job = DedupJob::Create(o);
+      ASSERT_TRUE(job.ok()) << job.status().message();
+      DedupCorpus corpus;
+      ASSERT_TRUE((*job)->Fingerprint(DocumentsInput(docs), &corpus).ok());
+      auto pipeline = Pipeline::Create(o.method.pipeline);
+      ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+      ASSERT_EQ(corpus.short_sets.size(), docs->size());
+      size_t kept = 0;
+      for (size_t i = 0; i < docs->size(); ++i) {
+        std::vector<uint64_t> set;
+        (*pipeline)->FeatureSet((*docs)[i].text, "", &set);
+        if (static_cast<double>(set.size()) < 25 / o.short_jaccard) {
+          EXPECT_EQ(corpus.short_sets[i], set) << i;
+          ++kept;
+        } else {
+          EXPECT_TRUE(corpus.short_sets[i].empty()) << i;
+        }
+      }
+      EXPECT_GT(kept, 100u);
+      EXPECT_LT(kept, docs->size()) << "some documents are too long to take part";
+      auto want = (*job)->Join(corpus);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_GT(want->join.short_pairs, 5u) << "the rule adds pairs beyond k";
+
+      DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
+      std::vector<IdPair> found;
+      const DedupResult got = JoinInPieces(**job, corpus, &split, true, &found);
+      EXPECT_EQ(got.join.short_pairs, want->join.short_pairs);
+      EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const IdPair& p) {
+        return p.distance > (*job)->dedup_options().k;
+      }));
+      ASSERT_EQ(got.records.size(), want->records.size());
+      for (size_t i = 0; i < got.records.size(); ++i) {
+        const DedupRecord& g = got.records[i];
+        const DedupRecord& w = want->records[i];
+        EXPECT_EQ(g.cluster, w.cluster) << "document " << i;
+        EXPECT_EQ(g.duplicate, w.duplicate) << "document " << i;
+        EXPECT_EQ(g.nearest, w.nearest) << "document " << i;
+        EXPECT_EQ(g.distance, w.distance) << "document " << i;
+        EXPECT_EQ(g.jaccard, w.jaccard) << "document " << i;
+      }
+      EXPECT_EQ(got.summary.duplicates, want->summary.duplicates);
+    }
   }
 }
 

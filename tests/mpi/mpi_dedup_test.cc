@@ -1126,10 +1126,88 @@ TEST_F(MpiDedupTest, UsageErrors) {
   r = Mpi("other", 2, {"--banded", "--keep", "longest", "--resume"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("another command line"), std::string::npos) << r.err;
-  // The short-document rule is refused, not ignored.
-  r = Mpi("short", 2, {"--short-features", "200"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--short-features is not supported"), std::string::npos) << r.err;
+}
+
+// The short-document rule (--short-features) over the ranks: the documents
+// with few features go to rank 0 with their groups and fingerprints, where
+// the exact Jaccard join adds its pairs to the join's (the library's
+// AddShortRulePairs). Short texts (20 to 200 characters of the news) with
+// edited copies, many beyond k: neardup dedup's outputs at P = 1, 2 and 3,
+// with the join the plan chooses, the band join split by band keys and the
+// components rule's spanning forest; and after a rank was killed, resumed
+// at another rank count from the shards (which keep the short sets).
+TEST_F(MpiDedupTest, ShortDocumentRuleIsByteIdenticalForOneToThreeRanks) {
+  NEARDUP_REQUIRE_SHARED_DATA(news, "zh_thucnews1000.jsonl");
+  std::ifstream in(news);
+  std::mt19937_64 rng(31);
+  std::vector<std::string> lines;
+  std::string line;
+  for (int i = 0; i < 300 && std::getline(in, line); ++i) {
+    const std::u32string text = Utf32(nlohmann::json::parse(line)["text"].get<std::string>());
+    std::u32string cut = text.substr(0, std::min<size_t>(text.size(), 20 + rng() % 181));
+    const std::string id = "s" + std::to_string(i);
+    lines.push_back(nlohmann::json({{"id", id}, {"text", Utf8(cut)}}).dump());
+    if (i % 2 == 0) {
+      for (size_t k = 0; k < std::max<size_t>(1, cut.size() / 12); ++k)
+        cut[rng() % cut.size()] = U'字';
+      lines.push_back(nlohmann::json({{"id", id + "c"}, {"text", Utf8(cut)}}).dump());
+    }
+  }
+  std::shuffle(lines.begin(), lines.end(), rng);
+  inputs_.clear();
+  for (int f = 0; f < 6; ++f) {
+    std::string contents;
+    for (size_t i = static_cast<size_t>(f); i < lines.size(); i += 6) contents += lines[i] + "\n";
+    inputs_.push_back(dir_ + "/short" + std::to_string(f) + ".jsonl");
+    testing::WriteFile(inputs_.back(), contents);
+  }
+  const std::vector<std::string> rule = {"--short-features", "300"};
+  // The rule matters here: pairs beyond k = 28, and more duplicates than
+  // without it.
+  const std::string single = Single("short_single", rule);
+  size_t beyond_k = 0;
+  for (const auto& p : testing::ParseJsonLines(testing::ReadFile(single + "/pairs.jsonl"))) {
+    if (p["distance"].get<int>() > 28) ++beyond_k;
+  }
+  EXPECT_GE(beyond_k, 10u);
+  const std::string off = Single("short_off", {});
+  EXPECT_GT(CountLines(testing::ReadFile(single + "/duplicates.jsonl"), "\n"),
+            CountLines(testing::ReadFile(off + "/duplicates.jsonl"), "\n"));
+  for (const int ranks : {1, 2, 3}) {
+    const std::string name = "short_np" + std::to_string(ranks);
+    const CommandResult r = Mpi(name, ranks, rule);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, name);
+    const auto report =
+        nlohmann::json::parse(testing::ReadFile(dir_ + "/" + name + "/work/report.json"));
+    size_t added = 0;
+    for (const auto& s : report["stages"]) {
+      if (s["stage"] == "short_rule") added = s["pairs_added"];
+    }
+    EXPECT_GE(added, beyond_k / 2) << report.dump();
+  }
+  std::vector<std::string> banded = rule;
+  banded.push_back("--banded");
+  const std::string banded_single = Single("short_banded_single", banded);
+  ASSERT_EQ(Mpi("short_banded_np2", 2, banded).exit_code, 0);
+  ExpectSameOutputs(banded_single, "short_banded_np2");
+  std::vector<std::string> components = rule;
+  components.insert(components.end(), {"--cluster", "components", "--verify-jaccard", "0"});
+  const std::string forest_single = Single("short_forest_single", components, false);
+  ASSERT_EQ(Mpi("short_forest_np3", 3, components, {}, false).exit_code, 0);
+  ExpectSameOutputs(forest_single, "short_forest_np3");
+  // Killed after writing its parts, resumed with two ranks: the shards are
+  // read back, short sets included.
+  const CommandResult failed = Mpi("short_resume", 3, rule, {"NEARDUP_MPI_FAIL_AT=write:1"});
+  ASSERT_NE(failed.exit_code, 0) << failed.err;
+  std::vector<std::string> resume = rule;
+  resume.push_back("--resume");
+  const CommandResult resumed = Mpi("short_resume", 2, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "short_resume");
+  const std::set<std::string> shards = LinesWith(resumed.err, "fingerprint: input");
+  EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
+  for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
 }
 
 }  // namespace

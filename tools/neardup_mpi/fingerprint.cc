@@ -184,6 +184,8 @@ Status Run::Gather() {
     // My documents stay here: ids and records are written by this rank.
     own_.docs.insert(own_.docs.end(), s.corpus.docs.begin(), s.corpus.docs.end());
     own_.sketches.insert(own_.sketches.end(), s.corpus.sketches.begin(), s.corpus.sketches.end());
+    std::move(s.corpus.short_sets.begin(), s.corpus.short_sets.end(),
+              std::back_inserter(own_.short_sets));
     std::move(s.corpus.ids.begin(), s.corpus.ids.end(), std::back_inserter(own_.ids));
     std::move(s.corpus.records.begin(), s.corpus.records.end(), std::back_inserter(own_.records));
   }

@@ -308,7 +308,84 @@ Status Run::Join() {
   if (FailAt(w_, "alloc")) throw std::bad_alloc();
   if (FailAt(w_, "alloc-worker")) FailAllocationOnAWorker();
   if (FailAt(w_, "stop")) std::raise(SIGSTOP);
-  if (plan_ == nullptr || plan_->split() == DedupJoinPlan::Split::kNone) return JoinOnRankZero();
+  // Rank 0: whether every rank joined its part.
+  bool complete = false;
+  const Status joined = plan_ == nullptr || plan_->split() == DedupJoinPlan::Split::kNone
+                            ? JoinOnRankZero(&complete)
+                            : JoinOverRanks(&complete);
+  // The short-document rule: collective, whatever this rank's join gave.
+  const Status short_rule = JoinShortDocuments(joined.ok() && complete);
+  NEARDUP_RETURN_IF_ERROR(joined);
+  NEARDUP_RETURN_IF_ERROR(short_rule);
+  return complete ? WriteMarker(flags_.work_dir, "join") : Status::OK();
+}
+
+Status Run::JoinShortDocuments(bool use) {
+  const DedupOptions& options = config_->options;
+  // The same on every rank: the rule is off, or every rank takes part.
+  if (options.short_features == 0 || options.mode != DedupMode::kCluster) return Status::OK();
+  const auto t = std::chrono::steady_clock::now();
+  // The documents that may take part (fewer than short_features /
+  // short_jaccard features: few on a corpus of long texts) to rank 0, each
+  // with its group and fingerprint, 56 + 8 bytes an element; freed here.
+  struct Entry {
+    uint64_t group;
+    uint64_t elements;
+    PackedDocument doc;
+  };
+  std::string mine;
+  for (size_t i = 0; i < own_.short_sets.size(); ++i) {
+    const std::vector<uint64_t>& set = own_.short_sets[i];
+    if (set.empty() || groups_.group[i] == UINT64_MAX) continue;
+    AppendPod(Entry{groups_.group[i], set.size(), Pack(own_.docs[i])}, &mine);
+    mine.append(reinterpret_cast<const char*>(set.data()), set.size() * sizeof(uint64_t));
+  }
+  std::vector<std::vector<uint64_t>>().swap(own_.short_sets);
+  Traffic traffic;
+  std::string all = GatherBytes(w_, mine, 0, &traffic);
+  std::string().swap(mine);
+  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  AllReduceSum(w_, &moved);
+  Status status = Status::OK();
+  size_t documents = 0, added = 0;
+  if (w_.rank == 0 && use) {
+    std::vector<std::vector<uint64_t>> sets;
+    std::vector<uint64_t> groups;
+    std::vector<neardup::Fingerprint> fingerprints;  // (Run::Fingerprint is the stage)
+    std::string_view rest = all;
+    while (status.ok() && !rest.empty()) {
+      Entry e;
+      if (rest.size() < sizeof e) break;
+      std::memcpy(&e, rest.data(), sizeof e);
+      rest.remove_prefix(sizeof e);
+      if (e.elements > rest.size() / sizeof(uint64_t)) break;
+      std::vector<uint64_t>& set = sets.emplace_back(e.elements);
+      std::memcpy(set.data(), rest.data(), e.elements * sizeof(uint64_t));
+      rest.remove_prefix(e.elements * sizeof(uint64_t));
+      groups.push_back(e.group);
+      fingerprints.push_back(Unpack(e.doc).fingerprint);
+    }
+    if (!rest.empty()) status = Status::Corruption("join: short documents lost in the exchange");
+    std::string().swap(all);
+    documents = sets.size();
+    if (status.ok()) {
+      auto got = AddShortRulePairs(options, sets, groups, fingerprints, &group_pairs_);
+      if (got.ok()) {
+        added = *got;
+        result_.join.short_pairs = added;
+      } else {
+        status = got.status();
+      }
+    }
+  }
+  stages_.push_back({"short_rule",
+                     Since(t),
+                     moved[0],
+                     {{"documents_on_rank_0", documents}, {"pairs_added", added}}});
+  return status;
+}
+
+Status Run::JoinOverRanks(bool* complete) {
   // This rank's pairs: band-key rounds (the keys or signatures stay on
   // their ranks) or, --band-join ranges, band ranges (every rank holds the
   // distinct keys).
@@ -363,10 +440,11 @@ Status Run::Join() {
   result_.join.tested = sums[1];
   result_.join.large_buckets = sums[2];
   result_.join.confirmed = sums[5];
-  return WriteMarker(flags_.work_dir, "join");
+  *complete = true;
+  return Status::OK();
 }
 
-Status Run::JoinOnRankZero() {
+Status Run::JoinOnRankZero(bool* complete) {
   if (w_.rank != 0) return Status::OK();
   (*log_)("join: not banded; rank 0 joins everything");
   DedupOptions options = JoinOptions();
@@ -379,7 +457,8 @@ Status Run::JoinOnRankZero() {
     NEARDUP_RETURN_IF_ERROR(plan_->JoinAll(options, &group_pairs_, &result_.join.confirmed));
     result_.join.join_seconds = Since(t);
   }
-  return WriteMarker(flags_.work_dir, "join");
+  *complete = true;
+  return Status::OK();
 }
 
 }  // namespace neardup::mpi

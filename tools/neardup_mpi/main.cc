@@ -117,11 +117,6 @@ int EndStage(const World& w, const char* stage, const Status& status) {
 
 int Run::Main() {
   auto config = cli::ResolveDedupConfig(flags_.dedup);
-  // The short-document rule's exact Jaccard join is not distributed yet.
-  if (config.ok() && flags_.dedup.short_features > 0) {
-    config = Status::InvalidArgument(
-        "--short-features is not supported by neardup-mpi (run neardup dedup)");
-  }
   if (!config.ok()) {
     // The same on every rank: rank 0 says it.
     if (w_.rank == 0) return cli::Fail(config.status());

@@ -161,7 +161,12 @@ class Run {
                         size_t* units);
   Status JoinBandKeyRounds(std::vector<IdPair>* pairs, BandJoinStats* total, size_t* computed,
                            size_t* units, ExchangeTraffic* traffic);
-  Status JoinOnRankZero();
+  Status JoinOnRankZero(bool* complete);
+  Status JoinOverRanks(bool* complete);
+  // The short-document rule (--short-features): the documents that may take
+  // part gathered on rank 0, their pairs added to group_pairs_ there (when
+  // `use`: its join is complete). Collective.
+  Status JoinShortDocuments(bool use);
   // Whether SimHash's join runs on band ranges (--band-join): chosen once,
   // the same on every rank, by ChooseBandRanges when the plan knows the
   // number of distinct fingerprints.

@@ -124,6 +124,11 @@ std::string EncodeShard(const Shard& shard, bool with_records) {
   Put<uint64_t>(c.sketches.size(), &out);  // verified pairs: 0 or one per document
   out.append(reinterpret_cast<const char*>(c.sketches.data()),
              c.sketches.size() * sizeof(JaccardSketch));
+  Put<uint64_t>(c.short_sets.size(), &out);  // the short-document rule: 0 or one per document
+  for (const std::vector<uint64_t>& set : c.short_sets) {
+    Put<uint64_t>(set.size(), &out);
+    out.append(reinterpret_cast<const char*>(set.data()), set.size() * sizeof(uint64_t));
+  }
   std::string strings;
   AppendStrings(c.ids, &strings);
   if (with_records) AppendStrings(c.records, &strings);
@@ -163,6 +168,17 @@ Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_
   if (!c.ok()) return corrupt("sketches");
   shard.corpus.sketches.resize(sketches);
   if (!sk.empty()) std::memcpy(shard.corpus.sketches.data(), sk.data(), sk.size());
+  const auto short_sets = c.Get<uint64_t>();
+  if (!c.ok() || (short_sets != 0 && short_sets != n)) return corrupt("short sets");
+  shard.corpus.short_sets.resize(short_sets);
+  for (std::vector<uint64_t>& set : shard.corpus.short_sets) {
+    const auto size = c.Get<uint64_t>();
+    if (!c.ok() || size > bytes.size() / sizeof(uint64_t)) return corrupt("short sets");
+    const std::string_view elements = c.Take(size * sizeof(uint64_t));
+    if (!c.ok()) return corrupt("short sets");
+    set.resize(size);
+    if (size > 0) std::memcpy(set.data(), elements.data(), elements.size());
+  }
   const auto string_bytes = c.Get<uint64_t>();
   const std::string_view strings = c.Take(string_bytes);
   if (!c.ok() || !c.at_end()) return corrupt("size");

@@ -35,7 +35,9 @@ namespace neardup::mpi {
 
 // One input's documents and what reading it met.
 struct Shard {
-  DedupCorpus corpus;  // sets are never stored (minhash exact is refused)
+  // sets are never stored (minhash exact is refused); short_sets are
+  // (--short-features).
+  DedupCorpus corpus;
   InputStats stats;
   uint64_t boilerplate_dropped = 0;  // line occurrences left out
 };
