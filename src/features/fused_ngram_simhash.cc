@@ -186,7 +186,7 @@ struct FusedNgramSimHash::Tables {
   // under NFKC_Casefold).
   std::array<uint8_t, 128> ascii_flags{};
   std::array<uint8_t, 128> ascii_byte{};
-  // The pass may take eight ASCII bytes at a time (InRange): the tables
+  // The pass may take sixteen ASCII bytes at a time (InRange): the tables
   // say that every ASCII character has a normalization boundary before it,
   // that the digits and letters are kept (upper case as lower case) and the
   // rest skipped, and the machine is little-endian.
@@ -365,20 +365,27 @@ bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text, Docume
   while (i < n) {
     const uint8_t b = s[i];
     if (b < 0x80) {
-      uint64_t w;
-      if (t.ascii_words && n - i >= 8 &&
-          (std::memcpy(&w, s + i, 8), (w & 0x8080808080808080ull) == 0)) {
-        // Eight ASCII bytes: their digits and letters (lower-cased) kept,
+      uint64_t w[2];
+      if (t.ascii_words && n - i >= 16 &&
+          (std::memcpy(w, s + i, 16), ((w[0] | w[1]) & 0x8080808080808080ull) == 0)) {
+        // Sixteen ASCII bytes: their digits and letters (lower-cased) kept,
         // in order, the rest skipped, with no branch per byte.
-        const uint64_t upper = InRange(w, 'A', 'Z');
-        uint64_t keep = upper | InRange(w, 'a', 'z') | InRange(w, '0', '9');
-        const uint64_t lower = w | upper >> 2;  // 0x80 >> 2: the case bit
+        uint8_t lower[16];
+        uint32_t keep = 0;
+        for (int h = 0; h < 2; ++h) {
+          const uint64_t upper = InRange(w[h], 'A', 'Z');
+          const uint64_t k = upper | InRange(w[h], 'a', 'z') | InRange(w[h], '0', '9');
+          const uint64_t l = w[h] | upper >> 2;  // 0x80 >> 2: the case bit
+          std::memcpy(lower + 8 * h, &l, 8);
+          // Bit 7 of byte j to bit j.
+          keep |= static_cast<uint32_t>(((k >> 7) * 0x0102040810204080ull) >> 56) << (8 * h);
+        }
         for (; keep != 0; keep &= keep - 1) {
-          const auto c = static_cast<uint8_t>(lower >> (std::countr_zero(keep) & ~7));
+          const uint8_t c = lower[std::countr_zero(keep)];
           emit(c, c, 1);
         }
-        boundary = (t.ascii_flags[s[i + 7]] & kAfter) != 0;
-        i += 8;
+        boundary = (t.ascii_flags[s[i + 15]] & kAfter) != 0;
+        i += 16;
         continue;
       }
       const uint8_t f = t.ascii_flags[b];
