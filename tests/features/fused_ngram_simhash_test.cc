@@ -260,6 +260,56 @@ TEST(FusedNgramSimHashTest, RandomMixedTextMatchesGeneralPath) {
   }
 }
 
+TEST(FusedNgramSimHashTest, AsciiRunsMatchGeneralPath) {
+  // The fused pass takes eight ASCII bytes at a time where the tables allow
+  // (NFKC_Casefold on: digits and letters kept, upper case folded, the rest
+  // skipped): runs of every ASCII byte, of every length and alignment, cut
+  // by non-ASCII pieces, among them a combining mark right after an ASCII
+  // letter (a normalization piece of two code points: declined), a mark
+  // alone after a space, invalid UTF-8.
+  std::mt19937_64 rng(2027);
+  static const char* const kOther[] = {"近", "\u0301", "\u00e9", "\uff21", "\xff", "\u3000"};
+  struct Case {
+    int ngram;
+    int bits;
+    bool nfkc;
+    bool collapse;
+  };
+  for (const Case& c :
+       {Case{5, 128, true, false}, Case{5, 64, true, false}, Case{1, 128, true, false},
+        Case{3, 64, true, true}, Case{5, 128, false, false}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "n " << c.ngram << " bits " << c.bits << " nfkc " << c.nfkc);
+    PipelineOptions options;
+    options.features.ngram = c.ngram;
+    options.bits = c.bits;
+    options.normalize.nfkc_casefold = c.nfkc;
+    options.normalize.collapse_whitespace = c.collapse;
+    const Paths s = Make(options);
+    ASSERT_NE(s.fused, nullptr);
+    Tally tally;
+    for (int round = 0; round < 400; ++round) {
+      std::string text;
+      const size_t length = rng() % 160;
+      const bool letters = rng() % 2 == 0;                         // mostly letters, or any byte
+      const size_t other = rng() % 4 == 0 ? 0 : 20 + rng() % 200;  // 1 in `other` not ASCII
+      for (size_t i = 0; i < length; ++i) {
+        if (other != 0 && rng() % other == 0) {
+          text += kOther[rng() % (sizeof(kOther) / sizeof(kOther[0]))];
+        } else if (letters && rng() % 8 != 0) {
+          text += static_cast<char>((rng() % 2 == 0 ? 'a' : 'A') + rng() % 26);
+        } else {
+          text += static_cast<char>(rng() % 0x80);
+        }
+      }
+      ExpectSame(*s.pipeline, *s.extractor, s.fused.get(), text, &tally);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(tally.taken, 200);
+    EXPECT_GT(tally.declined, 10);
+  }
+}
+
 TEST(FusedNgramSimHashTest, LongDocumentsGrowTheTable) {
   // Long documents, then short ones (a large table reused, stale slots of
   // earlier documents read as empty), and documents of CJK compatibility
