@@ -187,6 +187,9 @@ Data& Get(int bits, int k) {
   };
   const auto describe = [](const index_internal::TablesSpec& spec) {
     if (spec.kind == index_internal::TablesKind::kScan) return std::string("scan, no tables");
+    if (spec.kind == index_internal::TablesKind::kFilter) {
+      return "filter (two-level scan), t = " + std::to_string(spec.radius) + ", no tables";
+    }
     return std::string(index_internal::TablesKindName(spec.kind)) + ", " +
            std::to_string(spec.masks.size()) + " tables" +
            (spec.kind == index_internal::TablesKind::kBands
@@ -425,6 +428,7 @@ void BM_ChosenEach(benchmark::State& state) {
   state.counters["model_us"] = index.spec().estimated_query_us;
   state.counters["recall"] = d.chosen_recall;
   state.counters["recall_at_k"] = d.chosen_recall_at_k;
+  state.counters["stated_recall_at_k"] = index.spec().recall_at_k;
   state.counters["table_bytes_per_fp"] = d.chosen ? 0.0 : d.table_bytes_per_fp;
   PerQuery(state, d.queries.size());
 }

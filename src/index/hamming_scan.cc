@@ -438,9 +438,67 @@ const char* ScanIsaName(ScanIsa isa) {
   return "scalar";
 }
 
+namespace {
+
+// ScanRows with rows.lo_filter = t < k (128 bits): the rows within t on
+// their lo words, then within k on both.
+void FilterScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const uint64_t> q_hi,
+                    std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
+  const int t = rows.lo_filter;
+  const size_t nq = q_lo.size();
+  if (rows.stride != 1) {
+    // (lo, hi) pairs: the full scan, then the rows beyond t on the lo words
+    // dropped (no saving; the same answers as the split layout's).
+    thread_local std::vector<size_t> before;
+    before.resize(nq);
+    for (size_t j = 0; j < nq; ++j) before[j] = out[j].size();
+    KernelFor(ActiveScanIsa(), LayoutOf(rows))(rows, begin, end, q_hi.data(), q_lo.data(), nq, k,
+                                               out);
+    for (size_t j = 0; j < nq; ++j) {
+      const auto from = out[j].begin() + static_cast<std::ptrdiff_t>(before[j]);
+      out[j].erase(std::remove_if(from, out[j].end(),
+                                  [&](const ScanHit& h) {
+                                    return std::popcount(rows.lo[h.row * rows.stride] ^ q_lo[j]) >
+                                           t;
+                                  }),
+                   out[j].end());
+    }
+    return;
+  }
+  // Split: the lo words alone, a block at a time, then each survivor's hi
+  // word while the block's hi words are in cache (a block of 8192 rows is
+  // 64 KiB of lo words and 64 KiB of hi words; the first level keeps a
+  // random row with probability P(Binomial(64, 1/2) <= t), 0.18 % at t = 20).
+  RowsView low;
+  low.bits = 64;
+  low.n = rows.n;
+  low.lo = rows.lo;
+  const Kernel kernel = KernelFor(ActiveScanIsa(), Layout::k64);
+  thread_local std::vector<std::vector<ScanHit>> first;
+  if (first.size() < nq) first.resize(nq);
+  for (size_t b = begin; b < end; b += kScanBlockRows) {
+    const size_t e = std::min(end, b + kScanBlockRows);
+    for (size_t j = 0; j < nq; ++j) first[j].clear();
+    kernel(low, b, e, nullptr, q_lo.data(), nq, t, first.data());
+    for (size_t j = 0; j < nq; ++j) {
+      const uint64_t qh = q_hi[j];
+      for (const ScanHit& h : first[j]) {
+        const uint32_t d = h.distance + static_cast<uint32_t>(std::popcount(rows.hi[h.row] ^ qh));
+        if (d <= static_cast<uint32_t>(k)) out[j].push_back(ScanHit{h.row, d});
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void ScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const uint64_t> q_hi,
               std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
   if (begin >= end || q_lo.empty()) return;
+  if (rows.bits == 128 && rows.lo_filter >= 0 && rows.lo_filter < k) {
+    FilterScanRows(rows, begin, end, q_hi, q_lo, k, out);
+    return;
+  }
   KernelFor(ActiveScanIsa(), LayoutOf(rows))(
       rows, begin, end, rows.bits == 128 ? q_hi.data() : nullptr, q_lo.data(), q_lo.size(), k, out);
 }
@@ -459,6 +517,14 @@ double TiledScanNsPerRow(int bits) {
       break;
   }
   return wide ? 0.665 : 0.379;
+}
+
+double FilterScanNsPerRow(double survivors) {
+  // The lo words' tiled scan (64 bits a row), plus each survivor's hi word
+  // read from a block in cache, its popcount and its hit: BM_Filter at 1M
+  // rows, 1,000 queries (bench/index_scan_bench.cc, doc/benchmarks.md).
+  constexpr double kSurvivorNs = 10.0;
+  return TiledScanNsPerRow(64) + survivors * kSurvivorNs;
 }
 
 void ScanRowsTiled(const RowsView& rows, std::span<const uint64_t> q_hi,

@@ -179,8 +179,9 @@ int RunBuild(IndexFlags flags) {
                  "neardup: indexed %zu documents (%zu empty documents not indexed) in %s: "
                  "%d bits, max k %d, %s, guaranteed recall %.6f at distance %d\n",
                  s.documents, empty, flags.index_path.c_str(), s.bits, s.max_k,
-                 s.tables.kind == "scan"
-                     ? "no tables (the exact scan)"
+                 s.tables.kind == "scan" ? "no tables (the exact scan)"
+                 : s.tables.kind == "filter"
+                     ? "no tables (the two-level scan)"
                      : (std::to_string(s.tables.tables) + " " + s.tables.kind + " tables").c_str(),
                  s.tables.recall_at_k, s.max_k);
   }
