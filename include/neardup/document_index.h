@@ -239,6 +239,11 @@ struct DocumentIndexStats {
   uint64_t compactions = 0;
   // Documents removed by Evict since this object was opened.
   uint64_t evicted = 0;
+  // Searches of the index file by Check and QueryBatch calls since this
+  // object was opened, and the batches they were searched in (fewer when
+  // concurrent calls were combined into one batch of the scan).
+  uint64_t file_search_calls = 0;
+  uint64_t file_search_batches = 0;
 };
 
 class DocumentIndex {
@@ -378,7 +383,9 @@ class DocumentIndex {
   // gives at the same moment (one step under the readers' lock), found
   // through the tables' batch pipeline (many probes in flight at once:
   // TableIndex::SearchFileBatch), or by the scan tiled over the batch where
-  // the index has no tables. Errors as Query's, for the whole batch.
+  // the index has no tables. The file's search is combined with those of
+  // the other QueryBatch and Check calls in flight (one batch of the scan,
+  // as Check's; the same rows). Errors as Query's, for the whole batch.
   Status QueryBatch(std::span<const Fingerprint> fps, int k,
                     std::vector<std::vector<DocumentMatch>>* out) const;
   // True when `id` is indexed.

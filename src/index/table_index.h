@@ -117,11 +117,11 @@ class TableIndex : public HammingIndex {
                         std::vector<Neighbor>* out) const;
   // True when base row `row` was removed.
   bool BaseRemoved(size_t row) const { return row < base_dead_.size() && base_dead_[row]; }
-
- private:
   // k within [0, max_k()] and every query as wide as the index, or the
   // error Search, SearchBatch and SearchEach answer with.
   Status CheckQueries(std::span<const Fingerprint> queries, int k) const;
+
+ private:
   // Tables over the delta entries [begin, end), with a view that reads
   // their fingerprints from position `begin` (rows are relative to it).
   struct DeltaLevel {
