@@ -23,8 +23,11 @@
 //                              with no tables) where it is cheaper, else
 //                              the tables above (the label tells;
 //                              NEARDUP_BENCH_SKIP_TABLES=1 builds only it)
-//   BM_HalfFilter/<t>          a two-level scan at 128 bits, k = 28 (not in
-//                              the library): the low 64 bits within t, then
+//   BM_Combined                the pick through a FileSearchCombiner, one
+//                              query a call (serve's /v1/check, /v1/query)
+//   BM_HalfFilter/<t>          a two-level scan at 128 bits, k = 28 written
+//                              here (the index's own is the kind "filter",
+//                              BM_Chosen*): the low 64 bits within t, then
 //                              the survivors' full distance; 1,000 queries
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
@@ -53,6 +56,7 @@
 #include "index/hamming_scan.h"
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
+#include "index/search_combiner.h"
 #include "index/table_index.h"
 #include "neardup/index.h"
 
@@ -187,6 +191,9 @@ Data& Get(int bits, int k) {
   };
   const auto describe = [](const index_internal::TablesSpec& spec) {
     if (spec.kind == index_internal::TablesKind::kScan) return std::string("scan, no tables");
+    if (spec.kind == index_internal::TablesKind::kFilter) {
+      return "filter (two-level scan), t = " + std::to_string(spec.radius) + ", no tables";
+    }
     return std::string(index_internal::TablesKindName(spec.kind)) + ", " +
            std::to_string(spec.masks.size()) + " tables" +
            (spec.kind == index_internal::TablesKind::kBands
@@ -425,8 +432,32 @@ void BM_ChosenEach(benchmark::State& state) {
   state.counters["model_us"] = index.spec().estimated_query_us;
   state.counters["recall"] = d.chosen_recall;
   state.counters["recall_at_k"] = d.chosen_recall_at_k;
+  state.counters["stated_recall_at_k"] = index.spec().recall_at_k;
   state.counters["table_bytes_per_fp"] = d.chosen ? 0.0 : d.table_bytes_per_fp;
   PerQuery(state, d.queries.size());
+}
+
+// What ChooseTables picks, searched as serve's checks and queries search
+// the index file: through a FileSearchCombiner (search_combiner.h), one
+// query a call from one thread (no other call to combine with: the call
+// leads at once with its own query).
+void BM_Combined(benchmark::State& state) {
+  const int bits = static_cast<int>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  Data& d = Get(bits, k);
+  const index_internal::TableIndex& index = d.chosen ? *d.chosen : *d.tables;
+  index_internal::FileSearchCombiner combiner;
+  std::vector<std::vector<Neighbor>> out(1);
+  size_t q = 0;
+  for (auto _ : state) {
+    out[0].clear();
+    combiner.Search(*index.base(), std::span<const Fingerprint>(&d.queries[q], 1), k, &out);
+    benchmark::DoNotOptimize(out[0].data());
+    q = (q + 1) % d.queries.size();
+  }
+  state.SetLabel(d.chosen_desc);
+  state.counters["model_us"] = index.spec().estimated_query_us;
+  PerQuery(state, 1);
 }
 
 #ifdef NEARDUP_HAVE_FAISS
@@ -473,6 +504,7 @@ BENCHMARK(BM_Tables)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicroseco
 BENCHMARK(BM_TablesEach)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Chosen)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ChosenEach)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Combined)->Args({128, 28})->Args({64, 3})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace neardup

@@ -82,8 +82,11 @@ struct IndexTablesOptions {
   // (band_join.h) that find a match at distance k with probability >=
   // `recall` (>= 1 - (1 - recall) / 100 at k - 4), or no tables at all (kind
   // "scan": every query is answered by the exact SIMD scan of the
-  // fingerprints, recall 1; e.g. the default method, 128 bits and k = 28, up
-  // to a few million documents; doc/index_format.md). Single queries and
+  // fingerprints, recall 1; kind "filter", 128 bits only: the two-level
+  // scan, the fingerprints' low 64 bits within a threshold first, stated
+  // recall by the same targets, where it costs at most 3/4 of the exact
+  // scan, e.g. the default method, 128 bits and k = 28, from 65,536
+  // documents; doc/index_format.md). Single queries and
   // batches take the same path, so they give the same answers;
   // DocumentIndexStats reports the guarantee.
   bool exact = false;
@@ -211,11 +214,11 @@ struct EvictionOptions {
 
 // The lookup tables of the committed index file and of the delta.
 struct IndexTablesStats {
-  std::string kind;        // "exact", "bands" or "scan" (no tables)
+  std::string kind;        // "exact", "bands", "scan" or "filter" (no tables)
   int tables = 0;          // L (bands) or C(b, k) (exact)
   int blocks = 0;          // exact: b
   int band_bits = 0;       // bands: r sampled bits per band
-  int probe_radius = 0;    // bands: key bits flipped per probe (multi-probe)
+  int probe_radius = 0;    // bands: key bits flipped per probe (multi-probe); filter: t
   uint64_t seed = 0;       // bands: the positions' seed (kDefaultBandSeed)
   double recall_at_k = 1;  // guaranteed recall at d = max_k (1 when exact)
   double recall_at_k_minus_4 = 1;
@@ -239,6 +242,11 @@ struct DocumentIndexStats {
   uint64_t compactions = 0;
   // Documents removed by Evict since this object was opened.
   uint64_t evicted = 0;
+  // Searches of the index file by Check and QueryBatch calls since this
+  // object was opened, and the batches they were searched in (fewer when
+  // concurrent calls were combined into one batch of the scan).
+  uint64_t file_search_calls = 0;
+  uint64_t file_search_batches = 0;
 };
 
 class DocumentIndex {
@@ -378,7 +386,9 @@ class DocumentIndex {
   // gives at the same moment (one step under the readers' lock), found
   // through the tables' batch pipeline (many probes in flight at once:
   // TableIndex::SearchFileBatch), or by the scan tiled over the batch where
-  // the index has no tables. Errors as Query's, for the whole batch.
+  // the index has no tables. The file's search is combined with those of
+  // the other QueryBatch and Check calls in flight (one batch of the scan,
+  // as Check's; the same rows). Errors as Query's, for the whole batch.
   Status QueryBatch(std::span<const Fingerprint> fps, int k,
                     std::vector<std::vector<DocumentMatch>>* out) const;
   // True when `id` is indexed.

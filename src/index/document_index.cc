@@ -607,12 +607,37 @@ Status DocumentIndex::Query(const Fingerprint& fp, int k, std::vector<DocumentMa
 
 Status DocumentIndex::QueryBatch(std::span<const Fingerprint> fps, int k,
                                  std::vector<std::vector<DocumentMatch>>* out) const {
-  std::shared_lock lock(rep_->mu);
-  std::vector<std::vector<Neighbor>> neighbors;
-  NEARDUP_RETURN_IF_ERROR(rep_->index->SearchEach(fps, k, &neighbors));
+  Rep& r = *rep_;
+  // As Check's readers' half: the index file without the lock, in one batch
+  // with the other searches in flight (search_combiner.h), then the delta
+  // under the shared lock; rows removed meanwhile are dropped by name.
+  std::shared_ptr<const index_internal::IndexFileV2> file;
+  uint64_t epoch = 0;
+  {
+    std::shared_lock lock(r.mu);
+    NEARDUP_RETURN_IF_ERROR(r.index->CheckQueries(fps, k));
+    epoch = r.epoch;
+    file = r.index->base_file();
+  }
+  std::vector<std::vector<Neighbor>> neighbors(fps.size());
+  if (file) r.combiner.Search(*file, fps, k, &neighbors);
+  std::shared_lock lock(r.mu);
+  if (r.epoch != epoch) {
+    // A compaction replaced the file in between: all of it again.
+    NEARDUP_RETURN_IF_ERROR(r.index->SearchEach(fps, k, &neighbors));
+  } else {
+    std::vector<std::vector<Neighbor>> delta(fps.size());
+    r.index->SearchDeltaBatchChunked(fps, k, &delta);
+    for (size_t j = 0; j < fps.size(); ++j) {
+      std::vector<Neighbor>& found = neighbors[j];
+      found.insert(found.end(), delta[j].begin(), delta[j].end());
+      std::erase_if(found, [&](const Neighbor& n) { return !r.names.Get(n.id); });
+      std::sort(found.begin(), found.end(), ByDistanceThenId);
+    }
+  }
   out->assign(fps.size(), {});
   for (size_t j = 0; j < fps.size(); ++j) {
-    NEARDUP_RETURN_IF_ERROR(rep_->Name(neighbors[j], &(*out)[j]));
+    NEARDUP_RETURN_IF_ERROR(r.Name(neighbors[j], &(*out)[j]));
   }
   return Status::OK();
 }
@@ -823,6 +848,9 @@ DocumentIndexStats DocumentIndex::Stats() const {
   s.log_records = rep_->log_records;
   s.compactions = rep_->compactions;
   s.evicted = rep_->evicted;
+  const index_internal::FileSearchCombiner::Counts searches = rep_->combiner.counts();
+  s.file_search_calls = searches.calls;
+  s.file_search_batches = searches.batches;
   const index_internal::TablesSpec& spec = rep_->index->spec();
   s.layout.bits = s.bits;
   s.layout.max_k = s.max_k;

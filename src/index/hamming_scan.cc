@@ -346,6 +346,54 @@ NEARDUP_AVX512 void ScanAvx512(const RowsView& rows, size_t begin, size_t end, c
   }
 }
 
+// The first level of the two-level filter (RowsView::lo_filter), at
+// AVX-512: for each query s of the tile, the rows of [begin, end) whose lo
+// word is within t of q[s], appended (row numbers alone, compressed in a
+// register and stored whole: no distance to store and reload, no loop over
+// the hit bits) at rows[s * stride + count[s]]. Each query's space holds
+// end - begin + 16 rows.
+template <size_t T>
+NEARDUP_AVX512 void CandidatesAvx512(const uint64_t* lo, size_t begin, size_t end,
+                                     const uint64_t* q, int t, uint32_t* rows, size_t stride,
+                                     size_t* count) {
+  const __m512i tv = _mm512_set1_epi64(t);
+  const __m512i step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+  __m512i qv[T];
+  for (size_t s = 0; s < T; ++s) qv[s] = _mm512_set1_epi64(static_cast<long long>(q[s]));
+  size_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    const __m512i x = _mm512_loadu_si512(lo + i);
+    for (size_t s = 0; s < T; ++s) {
+      const __mmask8 hit =
+          _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(x, qv[s])), tv);
+      if (hit != 0) {
+        const __m512i idx = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(i)), step);
+        uint32_t* to = rows + s * stride + count[s];
+        _mm512_storeu_si512(to, _mm512_maskz_compress_epi32(hit, idx));
+        count[s] += static_cast<size_t>(std::popcount(static_cast<unsigned>(hit)));
+      }
+    }
+  }
+  for (; i < end; ++i) {
+    for (size_t s = 0; s < T; ++s) {
+      if (std::popcount(lo[i] ^ q[s]) <= t)
+        rows[s * stride + count[s]++] = static_cast<uint32_t>(i);
+    }
+  }
+}
+
+NEARDUP_AVX512 void CandidatesAvx512Tiled(const uint64_t* lo, size_t begin, size_t end,
+                                          const uint64_t* q, size_t nq, int t, uint32_t* rows,
+                                          size_t stride, size_t* count) {
+  size_t j = 0;
+  for (; j + 4 <= nq; j += 4) {
+    CandidatesAvx512<4>(lo, begin, end, q + j, t, rows + j * stride, stride, count + j);
+  }
+  for (; j < nq; ++j) {
+    CandidatesAvx512<1>(lo, begin, end, q + j, t, rows + j * stride, stride, count + j);
+  }
+}
+
 #endif  // NEARDUP_SCAN_X86
 
 using Kernel = void (*)(const RowsView&, size_t, size_t, const uint64_t*, const uint64_t*, size_t,
@@ -438,9 +486,102 @@ const char* ScanIsaName(ScanIsa isa) {
   return "scalar";
 }
 
+namespace {
+
+// ScanRows with rows.lo_filter = t < k (128 bits): the rows within t on
+// their lo words, then within k on both.
+void FilterScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const uint64_t> q_hi,
+                    std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
+  const int t = rows.lo_filter;
+  const size_t nq = q_lo.size();
+  if (rows.stride != 1) {
+    // (lo, hi) pairs: the full scan, then the rows beyond t on the lo words
+    // dropped (no saving; the same answers as the split layout's).
+    thread_local std::vector<size_t> before;
+    before.resize(nq);
+    for (size_t j = 0; j < nq; ++j) before[j] = out[j].size();
+    KernelFor(ActiveScanIsa(), LayoutOf(rows))(rows, begin, end, q_hi.data(), q_lo.data(), nq, k,
+                                               out);
+    for (size_t j = 0; j < nq; ++j) {
+      const auto from = out[j].begin() + static_cast<std::ptrdiff_t>(before[j]);
+      out[j].erase(std::remove_if(from, out[j].end(),
+                                  [&](const ScanHit& h) {
+                                    return std::popcount(rows.lo[h.row * rows.stride] ^ q_lo[j]) >
+                                           t;
+                                  }),
+                   out[j].end());
+    }
+    return;
+  }
+  // Split: the lo words alone, a block at a time, then each survivor's hi
+  // word while the block's hi words are in cache (a block of 8192 rows is
+  // 64 KiB of lo words and 64 KiB of hi words; the first level keeps a
+  // random row with probability P(Binomial(64, 1/2) <= t), 0.18 % at t = 20).
+  RowsView low;
+  low.bits = 64;
+  low.n = rows.n;
+  low.lo = rows.lo;
+#ifdef NEARDUP_SCAN_X86
+  if (ActiveScanIsa() == ScanIsa::kAvx512) {
+    // Row numbers alone from the first level, then each survivor's full
+    // distance (its lo word still in cache), 1,024 rows at a time (8 KiB of
+    // lo words compared with every query while in L1; room for every row
+    // of them to survive: 4 KiB a query).
+    constexpr size_t kRows = 1024;
+    const size_t stride = kRows + 16;
+    thread_local std::vector<uint32_t> cand;
+    thread_local std::vector<size_t> count;
+    if (cand.size() < nq * stride) cand.resize(nq * stride);
+    count.resize(nq);
+    for (size_t b = begin; b < end; b += kRows) {
+      const size_t e = std::min(end, b + kRows);
+      std::fill(count.begin(), count.end(), 0);
+      for (size_t i = b; i < e; i += 8) __builtin_prefetch(rows.hi + i);
+      CandidatesAvx512Tiled(rows.lo, b, e, q_lo.data(), nq, t, cand.data(), stride, count.data());
+      for (size_t j = 0; j < nq; ++j) {
+        const uint64_t ql = q_lo[j], qh = q_hi[j];
+        const uint32_t* c = cand.data() + j * stride;
+        for (size_t x = 0; x < count[j]; ++x) {
+          const uint32_t row = c[x];
+          const auto d = static_cast<uint32_t>(std::popcount(rows.lo[row] ^ ql) +
+                                               std::popcount(rows.hi[row] ^ qh));
+          if (d <= static_cast<uint32_t>(k)) out[j].push_back(ScanHit{row, d});
+        }
+      }
+    }
+    return;
+  }
+#endif
+  const Kernel kernel = KernelFor(ActiveScanIsa(), Layout::k64);
+  thread_local std::vector<std::vector<ScanHit>> first;
+  if (first.size() < nq) first.resize(nq);
+  for (size_t b = begin; b < end; b += kScanBlockRows) {
+    const size_t e = std::min(end, b + kScanBlockRows);
+    for (size_t j = 0; j < nq; ++j) first[j].clear();
+    // The survivors of a batch touch most of the block's hi words, each
+    // first touch a cache miss in no order the hardware predicts: the
+    // block's hi words are read ahead, in order, while the first level runs.
+    for (size_t i = b; i < e; i += 8) __builtin_prefetch(rows.hi + i);
+    kernel(low, b, e, nullptr, q_lo.data(), nq, t, first.data());
+    for (size_t j = 0; j < nq; ++j) {
+      const uint64_t qh = q_hi[j];
+      for (const ScanHit& h : first[j]) {
+        const uint32_t d = h.distance + static_cast<uint32_t>(std::popcount(rows.hi[h.row] ^ qh));
+        if (d <= static_cast<uint32_t>(k)) out[j].push_back(ScanHit{h.row, d});
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void ScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const uint64_t> q_hi,
               std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
   if (begin >= end || q_lo.empty()) return;
+  if (rows.bits == 128 && rows.lo_filter >= 0 && rows.lo_filter < k) {
+    FilterScanRows(rows, begin, end, q_hi, q_lo, k, out);
+    return;
+  }
   KernelFor(ActiveScanIsa(), LayoutOf(rows))(
       rows, begin, end, rows.bits == 128 ? q_hi.data() : nullptr, q_lo.data(), q_lo.size(), k, out);
 }
@@ -459,6 +600,16 @@ double TiledScanNsPerRow(int bits) {
       break;
   }
   return wide ? 0.665 : 0.379;
+}
+
+double FilterScanNsPerRow(double survivors) {
+  // The lo words' tiled scan (64 bits a row), plus each survivor's cost
+  // (its hit's branch and store, its words' popcounts): BM_ChosenEach at 1M
+  // rows, 1,000 queries, AVX-512, 2026-11-27: 129 us a query with 1,873
+  // survivors against 97 for the 64-bit scan alone (bench/index_scan_bench.cc,
+  // doc/benchmarks.md), ~17 ns a survivor.
+  constexpr double kSurvivorNs = 17.0;
+  return TiledScanNsPerRow(64) + survivors * kSurvivorNs;
 }
 
 void ScanRowsTiled(const RowsView& rows, std::span<const uint64_t> q_hi,

@@ -52,6 +52,13 @@ struct RowsView {
   const uint64_t* lo = nullptr;  // lo word of row i at lo[i * stride]
   const uint64_t* hi = nullptr;  // 128 bits only: hi[i * stride]
   size_t stride = 1;             // 1, or 2 for 128-bit (lo, hi) pairs (hi == lo + 1)
+  // 128 bits only: when >= 0, a row is reported only if its lo words are
+  // also within this distance of the query's (the two-level filter of
+  // TablesKind::kFilter, mask_tables.h). With the rows in two arrays
+  // (stride 1) the scan then compares the lo words alone, 64 bits a row,
+  // and reads a survivor's hi word after; with pairs (stride 2) it scans
+  // the full rows and drops the others: the same rows either way.
+  int lo_filter = -1;
 };
 
 // One hit of a scan: row (relative to the view) and distance.
@@ -65,7 +72,8 @@ struct ScanHit {
 inline constexpr size_t kScanBlockRows = 8192;
 
 // For every query j (words q_lo[j], and q_hi[j] for 128 bits), appends to
-// out[j] every row of [begin, end) within distance k, in row order.
+// out[j] every row of [begin, end) within distance k (and, with
+// rows.lo_filter >= 0, whose lo words are within lo_filter), in row order.
 // REQUIRES: end <= rows.n < 2^32, out has q_lo.size() vectors, q_hi the size
 // of q_lo for 128 bits.
 void ScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const uint64_t> q_hi,
@@ -77,6 +85,10 @@ void ScanRows(const RowsView& rows, size_t begin, size_t end, std::span<const ui
 // rows; doc/benchmarks.md), for the cost model of ChooseTables (the scan
 // against the tables).
 double TiledScanNsPerRow(int bits);
+// The same for a view of 128-bit rows in two arrays with lo_filter = t
+// (the lo words' tiled scan, then the survivors' hi words), with a share
+// `survivors` of the rows passing the first level.
+double FilterScanNsPerRow(double survivors);
 inline constexpr size_t kMinTiledBatch = 64;
 
 // ScanRows over all rows, tiled: blocks of kScanBlockRows rows, each

@@ -218,7 +218,7 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
   };
   const bool packed = meta.version == kIndexVersion3;
   section(rows.ids.data(), n * 8);
-  if (packed) {
+  if (RowsPacked(meta.version, spec.kind)) {
     // Each row's words together: lo, then hi for 128 bits.
     std::vector<uint64_t> words;
     words.reserve(n + rows.hi.size());
@@ -361,16 +361,22 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   const uint32_t nsections = Get32(p + 96);
   // Reserved (0) before the scan kind: older files allow the scan.
   f->meta_.policy.tables_only = Get32(p + 100) == 1;
-  if (kind != 1 && kind != 2 && kind != 3) {
+  if (kind < 1 || kind > 4) {
     return Status::NotSupported(name + ": unknown table kind " + std::to_string(kind));
   }
   spec.kind = static_cast<TablesKind>(kind);
+  const bool no_tables = spec.kind == TablesKind::kScan || spec.kind == TablesKind::kFilter;
+  const bool rows_packed = RowsPacked(version, spec.kind);
   if (spec.bits != 64 && spec.bits != 128) return Bad(name, "bits must be 64 or 128");
   if (spec.max_k < 0 || spec.max_k >= spec.bits) return Bad(name, "max_k out of range");
   if (spec.dir_bits < 0 || spec.dir_bits > 24) return Bad(name, "directory bits out of range");
-  // The scan (kind 3) has no tables; the others at least one.
-  if (kind == 3 ? tables != 0 : (tables < 1 || tables > kMaxTables)) {
+  // The scans (kinds 3 and 4) have no tables; the others at least one.
+  if (no_tables ? tables != 0 : (tables < 1 || tables > kMaxTables)) {
     return Bad(name, "table count out of range");
+  }
+  if (spec.kind == TablesKind::kFilter &&
+      (spec.bits != 128 || spec.radius < 0 || spec.radius >= 64)) {
+    return Bad(name, "filter threshold out of range");
   }
   if (f->meta_.rows > 0xfffffffeu) return Bad(name, "too many rows");
   if (nsections != kFixedSections + per_table * tables) {
@@ -404,9 +410,9 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
     } else if (i == 0) {
       want = n * 8;
     } else if (i == 1) {
-      want = packed ? n * words * 8 : n * 8;  // version 3: each row's words together
+      want = rows_packed ? n * words * 8 : n * 8;  // version 3: each row's words together
     } else if (i == 2) {
-      want = !packed && spec.bits == 128 ? n * 8 : 0;
+      want = !rows_packed && spec.bits == 128 ? n * 8 : 0;
     } else if (i == 3) {
       want = (n + 1) * 8;
     } else if (i == 4) {
@@ -428,8 +434,9 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   v.bits = spec.bits;
   v.dir_bits = spec.dir_bits;
   v.n = static_cast<size_t>(n);
-  v.packed = packed;
-  if (packed) {
+  v.packed = rows_packed;
+  v.lo_filter = spec.kind == TablesKind::kFilter ? spec.radius : -1;
+  if (rows_packed) {
     v.words = As<uint64_t>(b, s[1].offset, s[1].length);
   } else {
     v.lo = As<uint64_t>(b, s[1].offset, s[1].length);

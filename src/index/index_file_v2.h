@@ -78,6 +78,14 @@ struct IndexFileV2Rows {
 Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
                         const IndexFileV2Rows& rows, int threads, uint64_t* checksum);
 
+// True when a file of `version` holding tables of `kind` stores each row's
+// words together: version 3, except the two-level filter's (kind kFilter),
+// which keeps the lo words in one array and the hi words in another, so
+// that its first level reads 8 bytes a row.
+inline bool RowsPacked(uint32_t version, TablesKind kind) {
+  return version == kIndexVersion3 && kind != TablesKind::kFilter;
+}
+
 // True for the versions IndexFileV2 reads (2 and 3).
 inline bool IsMappedVersion(uint32_t version) {
   return version == kIndexVersion2 || version == kIndexVersion3;

@@ -90,15 +90,62 @@ double ScanQueryUs(size_t n, int bits) {
   return static_cast<double>(n) * TiledScanNsPerRow(bits) * 1e-3;
 }
 
+double FilterCollision(int d, int t) {
+  // P(X = i) = C(d, i) C(128 - d, 64 - i) / C(128, 64), in logs.
+  const auto lc = [](int a, int b) {
+    return std::lgamma(a + 1.0) - std::lgamma(b + 1.0) - std::lgamma(a - b + 1.0);
+  };
+  double p = 0;
+  for (int i = std::max(0, d - 64); i <= std::min(d, t); ++i) {
+    p += std::exp(lc(d, i) + lc(128 - d, 64 - i) - lc(128, 64));
+  }
+  return std::min(p, 1.0);
+}
+
+TablesSpec ChooseFilter(size_t n, int k, double recall) {
+  TablesSpec spec;
+  spec.kind = TablesKind::kScan;
+  spec.bits = 128;
+  spec.max_k = k;
+  spec.estimated_query_us = ScanQueryUs(n, 128);
+  const double target = std::clamp(recall, 0.0, 1.0);
+  const double close_target = 1 - (1 - target) / 100;
+  const int close_d = std::max(k - 4, 0);
+  for (int t = 0; t < k; ++t) {
+    const double at_k = FilterCollision(k, t);
+    const double close = FilterCollision(close_d, t);
+    if (at_k < target || close < close_target) continue;
+    // A random row passes the first level with P(Binomial(64, 1/2) <= t).
+    double survivors = 0;
+    for (int i = 0; i <= t; ++i)
+      survivors += std::exp(std::lgamma(65.0) - std::lgamma(i + 1.0) - std::lgamma(65.0 - i) -
+                            64 * std::log(2.0));
+    spec.kind = TablesKind::kFilter;
+    spec.radius = t;
+    spec.recall_at_k = at_k;
+    spec.recall_at_k_minus_4 = close;
+    spec.estimated_query_us = static_cast<double>(n) * FilterScanNsPerRow(survivors) * 1e-3;
+    break;
+  }
+  return spec;
+}
+
 TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
   TablesSpec tables = ChooseLookupTables(n, bits, k, policy);
-  const double scan_us = ScanQueryUs(n, bits);
-  if (policy.exact || policy.tables_only || scan_us > tables.estimated_query_us) return tables;
+  if (policy.exact || policy.tables_only) return tables;
   TablesSpec scan;
   scan.kind = TablesKind::kScan;
   scan.bits = bits;
   scan.max_k = k;
-  scan.estimated_query_us = scan_us;
+  scan.estimated_query_us = ScanQueryUs(n, bits);
+  if (bits == 128 && n >= kMinFilterRows) {
+    TablesSpec filter = ChooseFilter(n, k, policy.recall);
+    if (filter.kind == TablesKind::kFilter &&
+        filter.estimated_query_us <= kFilterGain * scan.estimated_query_us) {
+      scan = std::move(filter);
+    }
+  }
+  if (scan.estimated_query_us > tables.estimated_query_us) return tables;
   return scan;
 }
 
@@ -202,6 +249,8 @@ const char* TablesKindName(TablesKind kind) {
       return "bands";
     case TablesKind::kScan:
       break;
+    case TablesKind::kFilter:
+      return "filter";
   }
   return "scan";
 }
@@ -423,7 +472,8 @@ void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
   if (view.n == 0 || q_lo.empty()) return;
   if (view.masks.empty()) {
     // Kind kScan: the exact scan of the rows that the arrays hold (a
-    // damaged file's short array is scanned as far as it goes).
+    // damaged file's short array is scanned as far as it goes); kind
+    // kFilter: the two-level scan of them (lo_filter).
     RowsView rows;
     rows.bits = view.bits;
     const size_t w = view.bits == 128 ? 2 : 1;
@@ -438,6 +488,7 @@ void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
       rows.lo = view.lo.data();
       rows.hi = w == 2 ? view.hi.data() : nullptr;
     }
+    rows.lo_filter = view.lo_filter;
     if (rows.n > 0) ScanRowsTiled(rows, q_hi, q_lo, k, out);
     return;
   }

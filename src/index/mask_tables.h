@@ -24,6 +24,16 @@
 //   scan   no tables at all: every query is answered by the exact SIMD scan
 //          of the rows' fingerprints (hamming_scan.h), one query at a time
 //          or tiled over a batch; recall 1, and no bytes beyond the rows.
+//   filter no tables either (128 bits only): the two-level scan, the rows'
+//          lo words (64 bits) within t of the query's first, then the
+//          survivors' full distance (RowsView::lo_filter). A row at
+//          distance d has at most t of its d differing bits among the 64 lo
+//          bits with probability P(X <= t), X ~ Hypergeometric(128, d, 64):
+//          t (the spec's radius) is the smallest that gives `recall` at d =
+//          k and 1 - (1 - recall) / 100 at k - 4, the bands' targets (at k
+//          = 28 and recall 0.99: t = 20, 0.9976 and 0.99997). The rows are
+//          stored in two arrays (lo words together), even in a version 3
+//          file, so that the first level reads 8 bytes a row.
 // ChooseTables picks among them by estimated query cost (the tables within a
 // memory budget); `exact` forces the first.
 //
@@ -45,7 +55,7 @@
 
 namespace neardup::index_internal {
 
-enum class TablesKind : uint32_t { kExact = 1, kBands = 2, kScan = 3 };
+enum class TablesKind : uint32_t { kExact = 1, kBands = 2, kScan = 3, kFilter = 4 };
 
 struct TableMask {
   uint64_t hi = 0;
@@ -69,7 +79,7 @@ struct TablesSpec {
   int dir_bits = 0;                  // t
   int blocks = 0;                    // exact: b
   int band_bits = 0;                 // bands: r
-  int radius = 0;                    // bands: probe radius
+  int radius = 0;                    // bands: probe radius; filter: t
   uint64_t seed = 0;                 // bands: the SimHashBandMasks seed
   double recall_at_k = 1;            // guaranteed recall at d = max_k
   double recall_at_k_minus_4 = 1;    // at d = max(max_k - 4, 0)
@@ -82,9 +92,12 @@ struct TablesSpec {
 int DirBitsFor(size_t n);
 
 // The table set for n fingerprints of `bits` bits queried up to distance k:
-// ChooseLookupTables's, or the scan (kind kScan, no masks) where the scan's
-// estimated cost, n x ScanNsPerRow(bits), is not above the tables'
-// estimate (never with policy.exact or policy.tables_only). The costs compared are those of a
+// ChooseLookupTables's, or a scan without tables where its estimated cost is
+// not above the tables' estimate (never with policy.exact or
+// policy.tables_only): the two-level filter (kind kFilter) where its
+// threshold is below k for policy.recall, the index has at least
+// kMinFilterRows rows and it costs at most kFilterGain of the exact scan,
+// else the exact scan (kind kScan; n x TiledScanNsPerRow(bits)). The costs compared are those of a
 // query in a batch (what DocumentIndex::Check and QueryBatch, and so the
 // CLI, serve and Python, run): the tiled scan's measured cost per row
 // against the tables' model, which is calibrated on their measured batch
@@ -92,6 +105,18 @@ int DirBitsFor(size_t n);
 // REQUIRES: bits in {64, 128}, 0 <= k <= bits / 4 (the exact layout's limit)
 // or, for bands, k < bits.
 TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy);
+// The filter is chosen only where it saves at least a quarter of the exact
+// scan's cost (recall 1 is worth a premium) and only from this many rows
+// (below, the exact scan costs a few microseconds a query).
+inline constexpr size_t kMinFilterRows = 65536;
+inline constexpr double kFilterGain = 0.75;
+// The two-level filter for 128 bits at k and `recall` (kind kFilter,
+// radius t, its recall and cost), or a spec of kind kScan when no t < k
+// meets the targets (recall 1, or k small).
+TablesSpec ChooseFilter(size_t n, int k, double recall);
+// P(X <= t), X ~ Hypergeometric(128, d, 64): the share of the pairs at
+// distance d that the filter with threshold t finds.
+double FilterCollision(int d, int t);
 // The cheapest lookup tables, exact or bands, never the scan (the
 // benchmarks measure them against it).
 TablesSpec ChooseLookupTables(size_t n, int bits, int k, const TablesPolicy& policy);
@@ -130,6 +155,7 @@ struct TablesView {
   std::span<const uint64_t> words;  // packed
   std::span<const TableMask> masks;
   std::vector<TableView> tables;
+  int lo_filter = -1;  // kind kFilter (no masks, split rows): t
 
   // The fingerprint of row `row` (hi is 0 for 64 bits); false when the row
   // is out of range of the arrays (a damaged file).
@@ -189,7 +215,7 @@ void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
 // The 32-bit key of (hi, lo) & mask.
 uint32_t TableKey(uint64_t hi, uint64_t lo, const TableMask& mask);
 
-// "exact" or "bands".
+// "exact", "bands", "scan" or "filter".
 const char* TablesKindName(TablesKind kind);
 
 }  // namespace neardup::index_internal

@@ -273,7 +273,8 @@ void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighb
 
 void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
                                   std::vector<Neighbor>* out) const {
-  // The exact SIMD scan (hamming_scan.h) first, the (bit-packed) removal
+  // The SIMD scan (hamming_scan.h; exact, or the two-level filter of a
+  // spec of kind kFilter, as the file's) first, the (bit-packed) removal
   // mark only for a hit.
   const size_t end = d_ids_.size();
   if (from >= end) return;
@@ -284,6 +285,7 @@ void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
   rows.n = end;
   rows.lo = d_lo_.data();
   rows.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+  rows.lo_filter = LoFilter();
   thread_local std::vector<ScanHit> hits;
   hits.clear();
   ScanRows(rows, from, end, std::span<const uint64_t>(&q_hi, 1),
@@ -364,6 +366,7 @@ void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
     rows.n = d_ids_.size();
     rows.lo = d_lo_.data();
     rows.hi = spec_.bits == 128 ? d_hi_.data() : nullptr;
+    rows.lo_filter = LoFilter();
     for (size_t b = d_built_; b < rows.n; b += kScanBlockRows) {
       ScanRows(rows, b, std::min(rows.n, b + kScanBlockRows), q_hi, q_lo, k, hits.data());
     }

@@ -62,7 +62,8 @@ class TableIndex : public HammingIndex {
   // answer to queries[j] is exactly Search(queries[j])'s. Where the spec is
   // the scan (kind kScan: ChooseTables found it cheaper than any tables),
   // Search scans the rows one query at a time and SearchBatch tiles the scan
-  // over each chunk of 256 queries: both exact, so again the same answers.
+  // over each chunk of 256 queries: both exact, so again the same answers
+  // (kind kFilter: both the two-level scan, the same rows too).
   Status SearchBatch(std::span<const Fingerprint> queries, int k, int threads,
                      SearchResults* out) const override;
   // SearchBatch on the calling thread, into one vector per query.
@@ -109,17 +110,18 @@ class TableIndex : public HammingIndex {
   void SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const;
   // Appends to *out every live delta entry at position >= `from` (in
   // insertion order: the entries added since delta_size() was `from`) within
-  // distance k of `query`, by a linear scan (exact). REQUIRES: k and the
+  // distance k of `query`, by a linear scan (exact; with a spec of kind
+  // kFilter, the two-level scan, as the file's rows). REQUIRES: k and the
   // query's width valid (as checked by Search).
   void SearchDeltaSince(size_t from, const Fingerprint& query, int k,
                         std::vector<Neighbor>* out) const;
   // True when base row `row` was removed.
   bool BaseRemoved(size_t row) const { return row < base_dead_.size() && base_dead_[row]; }
-
- private:
   // k within [0, max_k()] and every query as wide as the index, or the
   // error Search, SearchBatch and SearchEach answer with.
   Status CheckQueries(std::span<const Fingerprint> queries, int k) const;
+
+ private:
   // Tables over the delta entries [begin, end), with a view that reads
   // their fingerprints from position `begin` (rows are relative to it).
   struct DeltaLevel {
@@ -129,6 +131,9 @@ class TableIndex : public HammingIndex {
   };
 
   TableIndex() = default;
+  // The tail's RowsView::lo_filter: the spec's threshold for kind kFilter
+  // (so that the delta answers as the file written from it), else -1.
+  int LoFilter() const { return spec_.kind == TablesKind::kFilter ? spec_.radius : -1; }
   // Sets the tail's cap from spec_ (after spec_ is set).
   void SetTailCap();
   // Makes the tail a level and merges levels of like size.

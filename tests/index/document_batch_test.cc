@@ -10,9 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "neardup/document_index.h"
@@ -127,6 +129,29 @@ TEST_P(DocumentBatchTest, QueryBatchEqualsQueryAndTheExactScan) {
     // Bands: the stated recall (0.99 at k) with room for the sample.
     EXPECT_GE(static_cast<double>(found), 0.95 * static_cast<double>(truth)) << "k " << k;
   }
+  // The file is searched through the combiner (search_combiner.h): one
+  // search a call; concurrent calls get Query's answers.
+  const uint64_t calls = index_->Stats().file_search_calls;
+  std::vector<std::vector<DocumentMatch>> two;
+  ASSERT_TRUE(index_->QueryBatch(std::span(queries).first(2), c.max_k, &two).ok());
+  EXPECT_EQ(index_->Stats().file_search_calls, calls + 1);
+  std::vector<std::thread> threads;
+  std::atomic<int> differ{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t j = static_cast<size_t>(t); j < 80; j += 4) {
+        std::vector<std::vector<DocumentMatch>> got;
+        std::vector<DocumentMatch> one;
+        if (!index_->QueryBatch(std::span(queries).subspan(j, 1), c.max_k, &got).ok() ||
+            !index_->Query(queries[j], c.max_k, &one).ok() || got.size() != 1 || got[0] != one) {
+          ++differ;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(differ.load(), 0);
+  EXPECT_EQ(index_->Stats().file_search_calls, calls + 81);
   // Errors for the whole batch.
   std::vector<std::vector<DocumentMatch>> none;
   EXPECT_TRUE(index_->QueryBatch(queries, c.max_k + 1, &none).IsInvalidArgument());

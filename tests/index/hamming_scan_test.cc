@@ -155,6 +155,66 @@ TEST_P(HammingScanTest, EveryLayoutTileAndRangeMatchesTheOracle) {
   }
 }
 
+// The two-level filter (RowsView::lo_filter): exactly the rows within k
+// whose lo words are within t, for every kernel, both 128-bit layouts,
+// ranges across a block of kScanBlockRows and tiles of 1 to 9 queries.
+TEST_P(HammingScanTest, LoFilterMatchesTheOracle) {
+  ScanIsaGuard guard(GetParam());
+  if (!guard.ok()) GTEST_SKIP() << "this CPU has no " << ScanIsaName(GetParam());
+  std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) + 91);
+  constexpr int kK = 28;
+  const size_t nq = 9;
+  std::vector<uint64_t> q_hi(nq), q_lo(nq);
+  for (size_t q = 0; q < nq; ++q) {
+    q_lo[q] = rng();
+    q_hi[q] = rng();
+  }
+  const size_t n = kScanBlockRows + 811;
+  Rows r = MakeRows(128, n, q_hi, q_lo, kK, rng);
+  // More neighbours at k and below, whose lo halves differ by more or less.
+  for (size_t i = 0; i < 600; ++i) {
+    const size_t q = i % nq, at = (i * 7919) % n;
+    uint64_t hi = q_hi[q], lo = q_lo[q];
+    Plant(128, kK - static_cast<int>(i % 6), rng, &hi, &lo);
+    r.lo[at] = lo;
+    r.hi[at] = hi;
+    r.pairs[2 * at] = lo;
+    r.pairs[2 * at + 1] = hi;
+  }
+  for (int t : {0, 12, 19, 20, 27, 28}) {
+    RowsView split{128, n, r.lo.data(), r.hi.data(), 1, t};
+    RowsView pairs{128, n, r.pairs.data(), r.pairs.data() + 1, 2, t};
+    for (const RowsView& v : {split, pairs}) {
+      for (auto [begin, end] : std::vector<std::pair<size_t, size_t>>{
+               {0, n}, {3, n - 5}, {kScanBlockRows - 9, kScanBlockRows + 40}, {5, 12}}) {
+        for (size_t tile : {size_t{1}, size_t{4}, nq}) {
+          std::vector<std::vector<ScanHit>> got(tile);
+          ScanRows(v, begin, end, std::span<const uint64_t>(q_hi).first(tile),
+                   std::span<const uint64_t>(q_lo).first(tile), kK, got.data());
+          for (size_t q = 0; q < tile; ++q) {
+            std::vector<ScanHit> want;
+            for (const ScanHit& h : Oracle(r, begin, end, q_hi[q], q_lo[q], kK)) {
+              if (BitDistance(0, r.lo[h.row], 0, q_lo[q], 64) <= t) want.push_back(h);
+            }
+            EXPECT_EQ(got[q], want)
+                << ScanIsaName(GetParam()) << " t " << t << " stride " << v.stride << " rows ["
+                << begin << ", " << end << ") tile " << tile << " query " << q;
+          }
+        }
+      }
+      std::vector<std::vector<ScanHit>> tiled(nq);
+      ScanRowsTiled(v, q_hi, q_lo, kK, tiled.data());
+      for (size_t q = 0; q < nq; ++q) {
+        size_t want = 0;
+        for (const ScanHit& h : Oracle(r, 0, n, q_hi[q], q_lo[q], kK)) {
+          want += BitDistance(0, r.lo[h.row], 0, q_lo[q], 64) <= t ? 1 : 0;
+        }
+        EXPECT_EQ(tiled[q].size(), want) << "t " << t << " stride " << v.stride;
+      }
+    }
+  }
+}
+
 TEST_P(HammingScanTest, LinearScanIndexMatchesTheOracle) {
   ScanIsaGuard guard(GetParam());
   if (!guard.ok()) GTEST_SKIP() << "this CPU has no " << ScanIsaName(GetParam());

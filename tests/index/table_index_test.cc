@@ -93,11 +93,25 @@ TEST(ChooseTablesTest, TheScanWhereItIsCheaper) {
                                                                             {100000000, 64, 3}}) {
     const TablesSpec lookup = ChooseLookupTables(n, bits, k, TablesPolicy{});
     const TablesSpec s = ChooseTables(n, bits, k, TablesPolicy{});
-    const double scan_us = ScanQueryUs(n, bits);
+    // Without tables: the two-level filter where it is allowed and saves a
+    // quarter of the exact scan, else the exact scan.
+    double scan_us = ScanQueryUs(n, bits);
+    TablesKind scan_kind = TablesKind::kScan;
+    if (bits == 128 && n >= index_internal::kMinFilterRows) {
+      const TablesSpec filter = index_internal::ChooseFilter(n, k, TablesPolicy{}.recall);
+      if (filter.kind == TablesKind::kFilter &&
+          filter.estimated_query_us <= index_internal::kFilterGain * scan_us) {
+        scan_us = filter.estimated_query_us;
+        scan_kind = TablesKind::kFilter;
+      }
+    }
     if (scan_us <= lookup.estimated_query_us) {
-      EXPECT_EQ(s.kind, TablesKind::kScan) << n << " " << bits << " " << k;
+      EXPECT_EQ(s.kind, scan_kind) << n << " " << bits << " " << k;
       EXPECT_TRUE(s.masks.empty());
-      EXPECT_EQ(s.recall_at_k, 1.0);
+      if (scan_kind == TablesKind::kScan) {
+        EXPECT_EQ(s.recall_at_k, 1.0);
+      }
+      EXPECT_GE(s.recall_at_k, TablesPolicy{}.recall);
       EXPECT_EQ(s.bytes_per_fingerprint, 0.0);
       EXPECT_DOUBLE_EQ(s.estimated_query_us, scan_us);
     } else {
@@ -115,8 +129,16 @@ TEST(ChooseTablesTest, TheScanWhereItIsCheaper) {
   EXPECT_EQ(ChooseTables(1000, 128, 28, TablesPolicy{}).kind, TablesKind::kScan);
   EXPECT_NE(ChooseTables(1000000, 64, 3, TablesPolicy{}).kind, TablesKind::kScan);
   if (index_internal::ActiveScanIsa() != index_internal::ScanIsa::kScalar) {
-    EXPECT_EQ(ChooseTables(1000000, 128, 28, TablesPolicy{}).kind, TablesKind::kScan);
+    // The default method at 1M: the two-level filter (t = 20), not tables.
+    const TablesSpec s = ChooseTables(1000000, 128, 28, TablesPolicy{});
+    EXPECT_EQ(s.kind, TablesKind::kFilter);
+    EXPECT_EQ(s.radius, 20);
   }
+  // An exact scan where recall 1 is asked for.
+  TablesPolicy all;
+  all.recall = 1;
+  EXPECT_NE(ChooseTables(1000000, 128, 28, all).kind, TablesKind::kFilter);
+  EXPECT_EQ(index_internal::ChooseFilter(1000000, 28, 1.0).kind, TablesKind::kScan);
 }
 
 TEST(ChooseTablesTest, ExactWhenAskedOrCheaper) {

@@ -498,6 +498,20 @@ TEST_F(ServeTest, MetricsParseAndCountRequests) {
   EXPECT_EQ(after.Get("neardup_index_documents{}"), 103);
   EXPECT_GT(after.Get("neardup_index_log_bytes{}"), 0);
   EXPECT_EQ(after.Get("neardup_index_compactions_total{}"), 0);
+  // /v1/query searches the index file through the same combiner as
+  // /v1/check (one search each, one connection: one batch each).
+  EXPECT_EQ(after.Get("neardup_index_file_searches_total{}"), 3);
+  const Json q = Post(c, "/v1/query",
+                      R"({"fingerprints":[{"id":"q","fingerprint":")" + Hex(base_[7], 1) +
+                          R"("},{"fingerprint":")" + Hex(base_[8]) + R"("}]})",
+                      &status);
+  ASSERT_EQ(status, 200) << q;
+  EXPECT_EQ(q["results"][0]["matches"], Json::parse(R"([{"id":"base7","distance":1}])"));
+  EXPECT_EQ(q["results"][1]["matches"], Json::parse(R"([{"id":"base8","distance":0}])"));
+  const Exposition queried = GetMetrics(c);
+  ASSERT_EQ(queried.error, "");
+  EXPECT_EQ(queried.Get("neardup_index_file_searches_total{}"), 4);
+  EXPECT_EQ(queried.Get("neardup_index_file_search_batches_total{}"), 4);
   EXPECT_EQ(server.Signal(SIGTERM), 0);
 }
 

@@ -179,8 +179,9 @@ int RunBuild(IndexFlags flags) {
                  "neardup: indexed %zu documents (%zu empty documents not indexed) in %s: "
                  "%d bits, max k %d, %s, guaranteed recall %.6f at distance %d\n",
                  s.documents, empty, flags.index_path.c_str(), s.bits, s.max_k,
-                 s.tables.kind == "scan"
-                     ? "no tables (the exact scan)"
+                 s.tables.kind == "scan" ? "no tables (the exact scan)"
+                 : s.tables.kind == "filter"
+                     ? "no tables (the two-level scan)"
                      : (std::to_string(s.tables.tables) + " " + s.tables.kind + " tables").c_str(),
                  s.tables.recall_at_k, s.max_k);
   }
@@ -452,14 +453,15 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
       ->check(CLI::NonNegativeNumber);  // the upper bound is the method's: RunBuild
   b->add_flag("--exact", build->tables.exact,
               "Exact lookup tables (every match within k is found) whatever their cost; by "
-              "default the cheapest of the exact scan (no tables), exact tables and "
-              "bit-sampling bands with --recall");
-  b->add_flag("--tables", build->tables.tables_only,
-              "Lookup tables (exact or bands) even where the exact scan is cheaper, so that a "
-              "query's cost grows slower than the index");
+              "default the cheapest of the exact scan (no tables), exact tables and, with "
+              "--recall, the two-level scan (no tables, 128 bits) and bit-sampling bands");
+  b->add_flag(
+      "--tables", build->tables.tables_only,
+      "Lookup tables (exact or bands) even where a scan (exact or two-level) is cheaper, so that a "
+      "query's cost grows slower than the index");
   b->add_option("--recall", build->tables.recall,
-                "Bands: the guaranteed recall at distance max k (default 0.99; 1 - (1 - R) / 100 "
-                "at max k - 4)")
+                "Bands and the two-level scan: the guaranteed recall at distance max k (default "
+                "0.99; 1 - (1 - R) / 100 at max k - 4)")
       ->check(CLI::Range(1e-6, 0.999999999));
   b->add_option("--max-table-bytes", build->tables.max_bytes_per_fingerprint,
                 "Bands: bytes per fingerprint the tables may take (default 512)")

@@ -82,6 +82,18 @@ std::string Metrics::Render(const DocumentIndexStats& stats) const {
       "# TYPE neardup_index_evictions_total counter\n"
       "neardup_index_evictions_total %llu\n",
       static_cast<unsigned long long>(stats.evicted));
+  line(
+      "# HELP neardup_index_file_searches_total Searches of the index file by checks and "
+      "queries since the server started.\n"
+      "# TYPE neardup_index_file_searches_total counter\n"
+      "neardup_index_file_searches_total %llu\n",
+      static_cast<unsigned long long>(stats.file_search_calls));
+  line(
+      "# HELP neardup_index_file_search_batches_total Batches those searches ran in (fewer "
+      "when concurrent requests were combined into one batch of the scan).\n"
+      "# TYPE neardup_index_file_search_batches_total counter\n"
+      "neardup_index_file_search_batches_total %llu\n",
+      static_cast<unsigned long long>(stats.file_search_batches));
   return out;
 }
 
