@@ -7,17 +7,6 @@
 namespace neardup::mpi {
 namespace {
 
-// Read options for one unit: its byte range and first line.
-ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
-  ReadOptions options = base;
-  if (unit.pieces > 1) {
-    options.range_begin = unit.begin;
-    options.range_end = unit.end;
-    options.range_first_line = unit.first_line;
-  }
-  return options;
-}
-
 // The library's rule for repeated ids (FindRepeatedIds, neardup dedup's
 // warning) over the ranks: each id's XXH3-128 goes, with its document's
 // position, to the rank of its hash; there the repeats are counted, and
@@ -115,7 +104,6 @@ Status Run::CountBoilerplate(bool needed) {
 
 Status Run::Fingerprint(bool* any_needed_out) {
   const DedupFlags& f = config_->flags;
-  const bool records = config_->keep_records();
   const size_t num_perm = SignatureWords(*config_->job);
   const auto name = [&](const Unit& u) {
     std::string s = "input " + std::to_string(u.input) + " (" + f.input.inputs[u.input];
@@ -134,7 +122,7 @@ Status Run::Fingerprint(bool* any_needed_out) {
       const std::string path = ShardPath(flags_.work_dir, units_[u]);
       auto bytes = ReadChecked(path);
       if (bytes.ok()) {
-        auto shard = DecodeShard(*bytes, path, num_perm, records);
+        auto shard = DecodeShard(*bytes, path, num_perm);
         if (shard.ok()) {
           mine_.back() = std::move(*shard);
           (*log_)("fingerprint: " + name(units_[u]) + ": done in an earlier run, skipped");
@@ -164,7 +152,7 @@ Status Run::Fingerprint(bool* any_needed_out) {
                              cli::FingerprintInputs(*config_, input, &shard.corpus, &read_options));
     shard.boilerplate_dropped = config_->job->dropped_lines() - dropped_before;
     NEARDUP_RETURN_IF_ERROR(
-        WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard, records)));
+        WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard)));
     (*log_)("fingerprint: " + name(unit) + ": " + std::to_string(shard.corpus.docs.size()) +
             " documents");
     if (FailAt(w_, "fingerprint")) std::raise(SIGKILL);
@@ -181,11 +169,11 @@ Status Run::Gather() {
     for (size_t k = 0; k < kStatsWords; ++k) sums[k] += words[k];
     sums[kStatsWords] += s.corpus.bad_scores;
     sums[kStatsWords + 1] += s.boilerplate_dropped;
-    // My documents stay here: ids and records are written by this rank.
+    // My documents stay here: their lines are written by this rank (the
+    // input records read back from the inputs then: the shards hold none).
     own_.docs.insert(own_.docs.end(), s.corpus.docs.begin(), s.corpus.docs.end());
     own_.sketches.insert(own_.sketches.end(), s.corpus.sketches.begin(), s.corpus.sketches.end());
     std::move(s.corpus.ids.begin(), s.corpus.ids.end(), std::back_inserter(own_.ids));
-    std::move(s.corpus.records.begin(), s.corpus.records.end(), std::back_inserter(own_.records));
   }
   mine_.clear();
   AllReduceSum(w_, &sums);

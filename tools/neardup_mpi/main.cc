@@ -51,9 +51,12 @@
 //                --clusters-out) and sends each rank the records of its
 //                documents that are in a cluster of two or more
 //   write        (each rank writes the output lines of its own documents, in
-//                input order) -> WORK/parts/
-//   output       rank 0 copies the parts, in rank order, to the outputs and
-//                writes --pairs-out and --clusters-out
+//                input order; --unique-out and --duplicates-out: their
+//                records read back from its units, the shards hold none)
+//                -> WORK/parts/
+//   output       (each rank writes its part of every output at its offset
+//                into rank 0's temporary name, MPI-IO) rank 0 writes
+//                --pairs-out and --clusters-out
 // Every stage ends with all ranks agreeing on whether it succeeded; a failed
 // rank is named with its reason and the job exits non-zero.
 
@@ -116,7 +119,7 @@ int EndStage(const World& w, const char* stage, const Status& status) {
 }
 
 int Run::Main() {
-  auto config = cli::ResolveDedupConfig(flags_.dedup);
+  auto config = cli::ResolveDedupConfig(WithoutRecords(flags_.dedup));
   // The short-document rule's exact Jaccard join is not distributed yet.
   if (config.ok() && flags_.dedup.short_features > 0) {
     config = Status::InvalidArgument(
@@ -128,6 +131,7 @@ int Run::Main() {
     return config.status().IsInvalidArgument() ? cli::kExitUsage : cli::kExitError;
   }
   config_ = std::move(*config);
+  RestoreRecordOutputs(flags_.dedup, &config_->flags);
   const bool quiet = config_->flags.input.quiet;
   auto timed = [this](const char* name, auto&& body) {
     const auto t = std::chrono::steady_clock::now();
