@@ -156,6 +156,14 @@ int Run::Main() {
       }
     }
     if (!found) stages_.push_back({name, seconds, 0, {}});
+    // The peak RSS so far of rank 0 and of the largest rank (the memory
+    // benchmark reads which stage set it: bench/mpi/mpi_fit.sh).
+    const std::vector<uint64_t> peaks = AllGatherU64(w_, PeakRssKb());
+    for (size_t i = before; i < stages_.size(); ++i) {
+      if (stages_[i].name != name) continue;
+      stages_[i].extra["peak_rss_kb_rank_0"] = peaks[0];
+      stages_[i].extra["peak_rss_kb_largest"] = *std::max_element(peaks.begin(), peaks.end());
+    }
     if (code < 0 && w_.rank == 0 && log_) (*log_)(std::string("stage ") + name + " done");
     return code;
   };

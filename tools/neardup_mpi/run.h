@@ -8,6 +8,7 @@
 #ifndef NEARDUP_TOOLS_NEARDUP_MPI_RUN_H_
 #define NEARDUP_TOOLS_NEARDUP_MPI_RUN_H_
 
+#include <malloc.h>
 #include <mpi.h>
 #include <sys/stat.h>
 #include <xxhash.h>
@@ -75,6 +76,26 @@ struct MpiFlags {
   std::string band_join = "auto";
   std::string identity;  // the command line without --resume and --stall-timeout, and P
 };
+
+// This process's peak resident set (VmHWM in /proc/self/status), in KB; 0
+// where there is none.
+inline uint64_t PeakRssKb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmHWM:")) return std::strtoull(line.c_str() + 6, nullptr, 10);
+  }
+  return 0;
+}
+
+// Gives the allocator's free pages back to the system (glibc: malloc_trim;
+// elsewhere nothing): a large structure freed in pieces (a shard moved into
+// the rank's documents) otherwise stays in the resident set, as free heap
+// between live blocks, and the next stage's peak adds to it.
+inline void ReleaseFreeMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 // The fingerprint stage keeps no input record: --unique-out and
 // --duplicates-out read them back from the inputs in the write stage
