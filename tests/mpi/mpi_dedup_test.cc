@@ -697,6 +697,39 @@ TEST_F(MpiDedupTest, ShardsHoldNoRecordsAndEveryRankWritesItsPartOfTheOutputs) {
   EXPECT_EQ(testing::ReadFile(out + "/unique.jsonl"), testing::ReadFile(single + "/unique.jsonl"));
 }
 
+// An output on rank 0's own disk (a relative -o under two --wdir's: rank 1
+// does not see rank 0's temporary file): rank 0 writes it alone, as before
+// outputs were written by every rank, with neardup dedup's bytes.
+TEST_F(MpiDedupTest, OutputNotSeenByEveryRankIsWrittenByRankZero) {
+  const std::string single = Single("local_out_single", {"--banded"});
+  const std::string a = dir_ + "/local_a", b = dir_ + "/local_b";
+  for (const std::string& d : {a, b}) fs::create_directories(d);
+  std::vector<std::string> argv = {"/usr/bin/timeout", "120", NEARDUP_MPIEXEC,
+                                   "--allow-run-as-root", "--oversubscribe"};
+  std::vector<std::string> dedup = {NEARDUP_MPI_PATH, "dedup"};
+  dedup.insert(dedup.end(), inputs_.begin(), inputs_.end());
+  dedup.insert(dedup.end(), {"--banded", "--work-dir", dir_ + "/local_work", "--threads", "1", "-o",
+                             "records.jsonl", "--unique-out", "unique.jsonl"});
+  for (const std::string& wdir : {a, b}) {
+    if (argv.size() > 5) argv.push_back(":");
+    argv.insert(argv.end(), {"-np", "1", "--wdir", wdir});
+    argv.insert(argv.end(), dedup.begin(), dedup.end());
+  }
+  const CommandResult r = Spawn(argv, {"NEARDUP_MPI_NODE_MEMORY=1"}, a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("output: records.jsonl is not seen by rank 1 (host "), std::string::npos)
+      << r.err;
+  for (const char* f : {"records.jsonl", "unique.jsonl"}) {
+    EXPECT_EQ(testing::ReadFile(a + "/" + f), testing::ReadFile(single + "/" + f)) << f;
+    EXPECT_FALSE(fs::exists(b + "/" + f)) << f;
+  }
+  for (const std::string& d : {a, b}) {
+    for (const auto& e : fs::directory_iterator(d)) {
+      EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+    }
+  }
+}
+
 TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
   const std::vector<std::string> options = {"--banded", "--keep", "longest"};
   const std::string single = Single("write_fault_single", options);

@@ -366,17 +366,39 @@ Status Run::WriteOutput(const std::string& path, const char* what, std::vector<s
   if (!AllRanksOk(w_, status)) return status;
   BroadcastBytes(w_, &temp, 0, nullptr);
   const std::string part = PartPath(flags_.work_dir, w_.rank, what);
-  if (temp.empty()) {
+  // The output's directory must be seen by every rank (a shared file
+  // system); where a rank does not see rank 0's temporary file (an output
+  // on rank 0's local disk), rank 0 writes the output alone, as before.
+  struct stat seen;
+  const std::vector<uint64_t> sees =
+      AllGatherU64(w_, temp.empty() || stat(temp.c_str(), &seen) == 0 ? 1 : 0);
+  const auto blind = std::find(sees.begin(), sees.end(), 0);
+  if (temp.empty() || blind != sees.end()) {
     // Rank 0 copies every rank's part.
     if (w_.rank != 0) return Status::OK();
-    NEARDUP_ASSIGN_OR_RETURN(auto out, cli::Output::Open(path, f.input.inputs));
-    for (int r = 0; r < w_.size; ++r) {
+    std::unique_ptr<cli::Output> out;
+    std::FILE* file = nullptr;
+    if (temp.empty()) {
+      NEARDUP_ASSIGN_OR_RETURN(out, cli::Output::Open(path, f.input.inputs));
+    } else {
+      (*log_)("output: " + path + " is not seen by " +
+              Where(static_cast<int>(blind - sees.begin())) +
+              " (not on a file system every rank shares): rank 0 writes it alone");
+      file = std::fopen(temp.c_str(), "wb");
+      if (file == nullptr)
+        return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    for (int r = 0; status.ok() && r < w_.size; ++r) {
       parts->push_back(PartPath(flags_.work_dir, r, what));
-      NEARDUP_RETURN_IF_ERROR(CopyInto(parts->back(), out.get()));
+      status = out ? CopyInto(parts->back(), out.get()) : CopyInto(parts->back(), file, path);
       std::error_code ec;
       *copied_by_rank_0 += fs::file_size(parts->back(), ec);
     }
-    return out->Close();
+    if (out) return status.ok() ? out->Close() : status;
+    if (std::fclose(file) != 0 && status.ok()) {
+      status = Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    return status;
   }
   // Every rank writes its part at its offset: the sum of the lower ranks'
   // sizes.
