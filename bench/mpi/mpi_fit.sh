@@ -11,6 +11,12 @@
 #       24 words drawn from the BBC articles' words (a near copy, one word
 #       changed, of every tenth), 16 files under ${TMPDIR:-/tmp}/neardup_mpi_fit;
 #       -o only, -k 10, 1 thread per rank; the records compared with dedup's.
+#       OLD_MPI "-": the new build alone. MPI_FLAGS (environment): more
+#       neardup-mpi options for both builds, e.g. MPI_FLAGS="--band-join keys"
+#       (the default, auto, joins band ranges where the distinct fingerprints
+#       fit the node: every rank holds them all, a whole-corpus term by
+#       design). Each run also prints the stage where rank 0's peak was set
+#       (report.json's peak_rss_kb_rank_0, builds that have it).
 #
 # Run under nice on a shared machine; RSS is the figure (from the bench's
 # getrusage, or /usr/bin/time around each rank), CPU is rough.
@@ -31,7 +37,9 @@ join)
   done
   ;;
 text)
-  new=$(realpath "$2"); old=$(realpath "$3"); dedup=$(realpath "$4")
+  new=$(realpath "$2"); old=$3; [ "$old" = - ] || old=$(realpath "$old"); dedup=$(realpath "$4")
+  read -r -a extra <<< "${MPI_FLAGS:-}"
+  versions=(new); [ "$old" = - ] || versions+=(old)
   corpus=${TMPDIR:-/tmp}/neardup_mpi_fit
   mkdir -p "$corpus"
   for n in ${5:-1 2}; do
@@ -60,18 +68,24 @@ PY
     /usr/bin/time -f "dedup: peak RSS %M KB, user %U s, sys %S s" "$dedup" dedup "$corpus/m$n"-*.jsonl \
       -k 10 --threads 1 -q -o "$run/dedup.jsonl" 2>&1 | tail -1
     for p in 1 2 4; do
-      for v in new old; do
+      for v in "${versions[@]}"; do
         bin=$new; [ $v = old ] && bin=$old
         rm -rf "$run/work" "$run/mpi.jsonl"
         echo "=== N=${n}M P=$p $v load $(cut -d' ' -f1-3 /proc/loadavg)"
         "${mpirun[@]}" -np $p sh -c '/usr/bin/time -o "$0/rss.$OMPI_COMM_WORLD_RANK" -f "%M %U %S" "$@"' \
           "$run" "$bin" dedup "$corpus/m$n"-*.jsonl --work-dir "$run/work" -k 10 --threads 1 -q \
-          -o "$run/mpi.jsonl"
+          -o "$run/mpi.jsonl" ${extra[@]+"${extra[@]}"}
         for r in $(seq 0 $((p - 1))); do
           read -r kb u s < "$run/rss.$r"
           echo "rank $r: peak RSS $kb KB, user $u s, sys $s s"
         done
         cmp -s "$run/mpi.jsonl" "$run/dedup.jsonl" && echo "records identical to dedup" || echo "RECORDS DIFFER"
+        python3 -c 'import json, sys
+peaks = [(s["peak_rss_kb_rank_0"], s["stage"]) for s in json.load(open(sys.argv[1]))["stages"]
+         if "peak_rss_kb_rank_0" in s]
+# The first stage that reached the peak set it.
+if peaks: print("rank 0 peak set in stage", next(n for kb, n in peaks if kb == max(peaks)[0]))' \
+          "$run/work/report.json"
       done
     done
     rm -rf "$run"

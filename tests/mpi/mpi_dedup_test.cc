@@ -640,6 +640,96 @@ TEST_F(MpiDedupTest, RankZeroHoldsNeitherEveryIdNorEveryPair) {
   }
 }
 
+// No record copies in the shards: --unique-out and --duplicates-out read
+// the records back from the inputs in the write stage (the shards copied
+// every record before: as many bytes of shards as of input). And every rank
+// writes its part of each output at its offset into the final file's
+// temporary name (MPI-IO): rank 0 copies no rank's part (it copied them all
+// before). The outputs are neardup dedup's, byte for byte.
+TEST_F(MpiDedupTest, ShardsHoldNoRecordsAndEveryRankWritesItsPartOfTheOutputs) {
+  const std::vector<std::string> options = {"--banded"};
+  const std::string single = Single("no_records_single", options);
+  const CommandResult r = Mpi("no_records", 3, options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectSameOutputs(single, "no_records");
+  uint64_t input_bytes = 0, shard_bytes = 0;
+  for (const std::string& in : inputs_) input_bytes += fs::file_size(in);
+  const std::string work = dir_ + "/no_records/work";
+  for (const auto& e : fs::directory_iterator(work + "/shards")) {
+    shard_bytes += fs::file_size(e.path());
+    // Every record has a "text" field; no shard holds one.
+    EXPECT_EQ(testing::ReadFile(e.path().string()).find("\"text\""), std::string::npos) << e.path();
+  }
+  EXPECT_GT(shard_bytes, 0u);
+  EXPECT_LT(shard_bytes * 10, input_bytes) << shard_bytes << " bytes of shards";
+  const auto report = nlohmann::json::parse(testing::ReadFile(work + "/report.json"));
+  bool found = false;
+  for (const auto& s : report["stages"]) {
+    if (s["stage"] != "output") continue;
+    found = true;
+    EXPECT_EQ(s["part_bytes_copied_by_rank_0"].get<uint64_t>(), 0u) << s.dump();
+  }
+  EXPECT_TRUE(found) << report.dump();
+  EXPECT_TRUE(fs::is_empty(work + "/parts"));
+  // No temporary file is left beside the outputs.
+  for (const auto& e : fs::directory_iterator(dir_ + "/no_records")) {
+    EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+  }
+  // Standard output (no offsets there): rank 0 copies the parts, the same
+  // lines.
+  const std::string out = dir_ + "/to_stdout";
+  fs::create_directories(out);
+  std::vector<std::string> argv = {"/usr/bin/timeout",
+                                   "300",
+                                   NEARDUP_MPIEXEC,
+                                   "--allow-run-as-root",
+                                   "--oversubscribe",
+                                   "-np",
+                                   "2",
+                                   NEARDUP_MPI_PATH,
+                                   "dedup"};
+  argv.insert(argv.end(), inputs_.begin(), inputs_.end());
+  argv.insert(argv.end(), {"--banded", "--unique-out", out + "/unique.jsonl", "--work-dir",
+                           out + "/work", "--threads", "1", "--quiet"});
+  const CommandResult piped = Spawn(argv, {"NEARDUP_MPI_NODE_MEMORY=1"}, out);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out, testing::ReadFile(single + "/records.jsonl"));
+  EXPECT_EQ(testing::ReadFile(out + "/unique.jsonl"), testing::ReadFile(single + "/unique.jsonl"));
+}
+
+// An output on rank 0's own disk (a relative -o under two --wdir's: rank 1
+// does not see rank 0's temporary file): rank 0 writes it alone, as before
+// outputs were written by every rank, with neardup dedup's bytes.
+TEST_F(MpiDedupTest, OutputNotSeenByEveryRankIsWrittenByRankZero) {
+  const std::string single = Single("local_out_single", {"--banded"});
+  const std::string a = dir_ + "/local_a", b = dir_ + "/local_b";
+  for (const std::string& d : {a, b}) fs::create_directories(d);
+  std::vector<std::string> argv = {"/usr/bin/timeout", "120", NEARDUP_MPIEXEC,
+                                   "--allow-run-as-root", "--oversubscribe"};
+  std::vector<std::string> dedup = {NEARDUP_MPI_PATH, "dedup"};
+  dedup.insert(dedup.end(), inputs_.begin(), inputs_.end());
+  dedup.insert(dedup.end(), {"--banded", "--work-dir", dir_ + "/local_work", "--threads", "1", "-o",
+                             "records.jsonl", "--unique-out", "unique.jsonl"});
+  for (const std::string& wdir : {a, b}) {
+    if (argv.size() > 5) argv.push_back(":");
+    argv.insert(argv.end(), {"-np", "1", "--wdir", wdir});
+    argv.insert(argv.end(), dedup.begin(), dedup.end());
+  }
+  const CommandResult r = Spawn(argv, {"NEARDUP_MPI_NODE_MEMORY=1"}, a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("output: records.jsonl is not seen by rank 1 (host "), std::string::npos)
+      << r.err;
+  for (const char* f : {"records.jsonl", "unique.jsonl"}) {
+    EXPECT_EQ(testing::ReadFile(a + "/" + f), testing::ReadFile(single + "/" + f)) << f;
+    EXPECT_FALSE(fs::exists(b + "/" + f)) << f;
+  }
+  for (const std::string& d : {a, b}) {
+    for (const auto& e : fs::directory_iterator(d)) {
+      EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+    }
+  }
+}
+
 TEST_F(MpiDedupTest, RankKilledWhileWritingIsResumed) {
   const std::vector<std::string> options = {"--banded", "--keep", "longest"};
   const std::string single = Single("write_fault_single", options);

@@ -7,17 +7,6 @@
 namespace neardup::mpi {
 namespace {
 
-// Read options for one unit: its byte range and first line.
-ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
-  ReadOptions options = base;
-  if (unit.pieces > 1) {
-    options.range_begin = unit.begin;
-    options.range_end = unit.end;
-    options.range_first_line = unit.first_line;
-  }
-  return options;
-}
-
 // The library's rule for repeated ids (FindRepeatedIds, neardup dedup's
 // warning) over the ranks: each id's XXH3-128 goes, with its document's
 // position, to the rank of its hash; there the repeats are counted, and
@@ -31,12 +20,21 @@ RepeatedIds FindRepeatedIdsOverRanks(const World& w, const std::vector<std::stri
     uint64_t hi, lo, position;
   };
   std::vector<std::string> to(static_cast<size_t>(w.size));
+  // Room for an even share and some more (the hashes spread the ids evenly):
+  // no string doubles past it.
+  for (std::string& t : to) {
+    t.reserve((ids.size() / static_cast<size_t>(w.size) + ids.size() / 64 + 64) * sizeof(Entry));
+  }
   for (size_t i = 0; i < ids.size(); ++i) {
     const XXH128_hash_t h = XXH3_128bits(ids[i].data(), ids[i].size());
     AppendPod(Entry{h.high64, h.low64, first + i}, &to[h.low64 % static_cast<uint64_t>(w.size)]);
   }
-  std::vector<Entry> mine = DecodePods<Entry>(AllToAllBytes(w, to, traffic));
+  // One copy at a time: what is sent is freed before the received bytes
+  // are decoded, and those before the sort.
+  std::string received = AllToAllBytes(w, to, traffic);
   std::vector<std::string>().swap(to);
+  std::vector<Entry> mine = DecodePods<Entry>(received);
+  std::string().swap(received);
   std::sort(mine.begin(), mine.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.hi, a.lo, a.position) < std::tie(b.hi, b.lo, b.position);
   });
@@ -115,7 +113,6 @@ Status Run::CountBoilerplate(bool needed) {
 
 Status Run::Fingerprint(bool* any_needed_out) {
   const DedupFlags& f = config_->flags;
-  const bool records = config_->keep_records();
   const size_t num_perm = SignatureWords(*config_->job);
   const auto name = [&](const Unit& u) {
     std::string s = "input " + std::to_string(u.input) + " (" + f.input.inputs[u.input];
@@ -134,7 +131,7 @@ Status Run::Fingerprint(bool* any_needed_out) {
       const std::string path = ShardPath(flags_.work_dir, units_[u]);
       auto bytes = ReadChecked(path);
       if (bytes.ok()) {
-        auto shard = DecodeShard(*bytes, path, num_perm, records);
+        auto shard = DecodeShard(*bytes, path, num_perm);
         if (shard.ok()) {
           mine_.back() = std::move(*shard);
           (*log_)("fingerprint: " + name(units_[u]) + ": done in an earlier run, skipped");
@@ -152,6 +149,7 @@ Status Run::Fingerprint(bool* any_needed_out) {
   const bool count = need[0] > 0 && config_->boilerplate.mode != BoilerplateMode::kOff;
   const Status counted = CountBoilerplate(count);
   if (!counted.ok()) return counted;
+  ReleaseFreeMemory();  // the line counts, but the boilerplate lines
   for (size_t u : todo) {
     const Unit& unit = units_[u];
     cli::InputFlags input = f.input;
@@ -164,9 +162,12 @@ Status Run::Fingerprint(bool* any_needed_out) {
                              cli::FingerprintInputs(*config_, input, &shard.corpus, &read_options));
     shard.boilerplate_dropped = config_->job->dropped_lines() - dropped_before;
     NEARDUP_RETURN_IF_ERROR(
-        WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard, records)));
+        WriteFileAtomically(ShardPath(flags_.work_dir, unit), EncodeShard(shard)));
     (*log_)("fingerprint: " + name(unit) + ": " + std::to_string(shard.corpus.docs.size()) +
             " documents");
+    // The reader's and the shard's encoding's buffers, and what the
+    // corpus's vectors left growing.
+    ReleaseFreeMemory();
     if (FailAt(w_, "fingerprint")) std::raise(SIGKILL);
   }
   return Status::OK();
@@ -174,6 +175,18 @@ Status Run::Fingerprint(bool* any_needed_out) {
 
 Status Run::Gather() {
   std::vector<uint64_t> sums(kStatsWords + 2, 0);
+  // Each shard is freed once it is moved into own_ (reserved for all of
+  // them: no copy while a vector grows), so the documents are held once.
+  size_t own = 0, own_signatures = 0, own_sketches = 0;
+  for (const Shard& s : mine_) {
+    own += s.corpus.docs.size();
+    own_signatures += s.corpus.signatures.size();
+    own_sketches += s.corpus.sketches.size();
+  }
+  own_.docs.reserve(own);
+  own_.ids.reserve(own);
+  own_.signatures.reserve(own_signatures);
+  own_.sketches.reserve(own_sketches);
   for (Shard& s : mine_) {
     own_.signatures.insert(own_.signatures.end(), s.corpus.signatures.begin(),
                            s.corpus.signatures.end());
@@ -181,13 +194,15 @@ Status Run::Gather() {
     for (size_t k = 0; k < kStatsWords; ++k) sums[k] += words[k];
     sums[kStatsWords] += s.corpus.bad_scores;
     sums[kStatsWords + 1] += s.boilerplate_dropped;
-    // My documents stay here: ids and records are written by this rank.
+    // My documents stay here: their lines are written by this rank (the
+    // input records read back from the inputs then: the shards hold none).
     own_.docs.insert(own_.docs.end(), s.corpus.docs.begin(), s.corpus.docs.end());
     own_.sketches.insert(own_.sketches.end(), s.corpus.sketches.begin(), s.corpus.sketches.end());
     std::move(s.corpus.short_sets.begin(), s.corpus.short_sets.end(),
               std::back_inserter(own_.short_sets));
     std::move(s.corpus.ids.begin(), s.corpus.ids.end(), std::back_inserter(own_.ids));
-    std::move(s.corpus.records.begin(), s.corpus.records.end(), std::back_inserter(own_.records));
+    s.corpus = DedupCorpus();
+    ReleaseFreeMemory();
   }
   mine_.clear();
   AllReduceSum(w_, &sums);

@@ -362,4 +362,14 @@ std::vector<std::string> ChangedInputs(const nlohmann::json& earlier, const nloh
   return changed;
 }
 
+ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit) {
+  ReadOptions options = base;
+  if (unit.pieces > 1) {
+    options.range_begin = unit.begin;
+    options.range_end = unit.end;
+    options.range_first_line = unit.first_line;
+  }
+  return options;
+}
+
 }  // namespace neardup::mpi

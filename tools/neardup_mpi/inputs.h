@@ -49,6 +49,9 @@ InputStat StatInput(const std::string& path);
 void CutInputs(const World& w, const cli::InputFlags& input, const std::vector<uint64_t>& sizes,
                std::vector<Unit>* units, std::vector<uint64_t>* cut);
 
+// Read options for one unit: its byte range and first line.
+ReadOptions UnitReadOptions(const ReadOptions& base, const Unit& unit);
+
 // Ranks agree on what they read: every unit is digested by the rank that
 // reads it and once more by the rank before it (rank r checks rank r + 1's
 // units: every byte is read twice in all, not once per rank), and the two

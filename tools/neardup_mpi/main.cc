@@ -51,9 +51,12 @@
 //                --clusters-out) and sends each rank the records of its
 //                documents that are in a cluster of two or more
 //   write        (each rank writes the output lines of its own documents, in
-//                input order) -> WORK/parts/
-//   output       rank 0 copies the parts, in rank order, to the outputs and
-//                writes --pairs-out and --clusters-out
+//                input order; --unique-out and --duplicates-out: their
+//                records read back from its units, the shards hold none)
+//                -> WORK/parts/
+//   output       (each rank writes its part of every output at its offset
+//                into rank 0's temporary name, MPI-IO) rank 0 writes
+//                --pairs-out and --clusters-out
 // Every stage ends with all ranks agreeing on whether it succeeded; a failed
 // rank is named with its reason and the job exits non-zero.
 
@@ -116,13 +119,14 @@ int EndStage(const World& w, const char* stage, const Status& status) {
 }
 
 int Run::Main() {
-  auto config = cli::ResolveDedupConfig(flags_.dedup);
+  auto config = cli::ResolveDedupConfig(WithoutRecords(flags_.dedup));
   if (!config.ok()) {
     // The same on every rank: rank 0 says it.
     if (w_.rank == 0) return cli::Fail(config.status());
     return config.status().IsInvalidArgument() ? cli::kExitUsage : cli::kExitError;
   }
   config_ = std::move(*config);
+  RestoreRecordOutputs(flags_.dedup, &config_->flags);
   const bool quiet = config_->flags.input.quiet;
   auto timed = [this](const char* name, auto&& body) {
     const auto t = std::chrono::steady_clock::now();
@@ -147,6 +151,14 @@ int Run::Main() {
       }
     }
     if (!found) stages_.push_back({name, seconds, 0, {}});
+    // The peak RSS so far of rank 0 and of the largest rank (the memory
+    // benchmark reads which stage set it: bench/mpi/mpi_fit.sh).
+    const std::vector<uint64_t> peaks = AllGatherU64(w_, PeakRssKb());
+    for (size_t i = before; i < stages_.size(); ++i) {
+      if (stages_[i].name != name) continue;
+      stages_[i].extra["peak_rss_kb_rank_0"] = peaks[0];
+      stages_[i].extra["peak_rss_kb_largest"] = *std::max_element(peaks.begin(), peaks.end());
+    }
     if (code < 0 && w_.rank == 0 && log_) (*log_)(std::string("stage ") + name + " done");
     return code;
   };

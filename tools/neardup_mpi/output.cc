@@ -43,6 +43,76 @@ std::string EncodeU64s(const std::vector<uint64_t>& v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(uint64_t));
 }
 
+// This rank's input records, in input order, read back from its units for
+// --unique-out and --duplicates-out: the shards hold none (an input's text
+// is kept only in the input). The fingerprint stage's reader with the same
+// options, so the same documents in the same order; each document's id is
+// checked against the shard's (--resume's identity already refuses an input
+// changed since the run began; this catches one changed during it).
+class RecordsReadBack {
+ public:
+  RecordsReadBack(const std::vector<std::string>& inputs, const ReadOptions& base,
+                  const std::vector<Unit>& units, size_t begin, size_t end)
+      : inputs_(inputs), base_(base), units_(units), next_(begin), end_(end) {
+    base_.keep_records = true;
+    base_.on_issue = [](const InputIssue&) {};  // reported by the fingerprint stage
+  }
+
+  // Document `i`'s record (`id`: the shard's id of it).
+  Result<const std::string*> Next(uint64_t i, std::string_view id) {
+    NEARDUP_ASSIGN_OR_RETURN(const bool more, Advance());
+    if (!more) return Changed(i, "no document " + std::to_string(i + 1) + " any more");
+    if (doc_.id != id) {
+      return Changed(i, "document " + std::to_string(i + 1) + " is \"" + doc_.id + "\", it was \"" +
+                            std::string(id) + "\"");
+    }
+    return &doc_.record;
+  }
+  // After the last document: OK when the units hold no more.
+  Status Finish(uint64_t count) {
+    NEARDUP_ASSIGN_OR_RETURN(const bool more, Advance());
+    if (more) return Changed(count, "more than " + std::to_string(count) + " documents");
+    return Status::OK();
+  }
+
+ private:
+  Result<bool> Advance() {
+    while (true) {
+      if (reader_ == nullptr) {
+        if (next_ == end_) return false;
+        unit_ = next_++;
+        const Unit& u = units_[unit_];
+        NEARDUP_ASSIGN_OR_RETURN(
+            reader_, DocumentReader::Open({inputs_[u.input]}, UnitReadOptions(base_, u)));
+      }
+      if (reader_->Next(&doc_)) return true;
+      reader_.reset();
+    }
+  }
+  Status Changed(uint64_t, const std::string& what) const {
+    const Unit& u = units_[unit_];
+    return Status::IOError(inputs_[u.input] + ": the input records read back for the output " +
+                           "differ from the fingerprint stage's (" + what +
+                           "): the input changed during the run; rerun without --resume");
+  }
+
+  const std::vector<std::string>& inputs_;
+  ReadOptions base_;
+  const std::vector<Unit>& units_;
+  size_t next_, end_, unit_ = 0;
+  std::unique_ptr<DocumentReader> reader_;
+  Document doc_;
+};
+
+// `mpi_error` (an MPI-IO call's result) as a Status naming `path`.
+Status MpiIo(int mpi_error, const std::string& what, const std::string& path) {
+  if (mpi_error == MPI_SUCCESS) return Status::OK();
+  char text[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  MPI_Error_string(mpi_error, text, &n);
+  return Status::IOError("cannot write " + path + " (" + what + "): " + std::string(text, n));
+}
+
 }  // namespace
 
 Status Run::Cluster() {
@@ -224,6 +294,11 @@ Status Run::WriteParts() {
                              PartWriter::Create(PartPath(flags_.work_dir, w_.rank, "duplicates")));
   }
   const uint64_t first = first_[static_cast<size_t>(w_.rank)];
+  std::optional<RecordsReadBack> read_back;
+  if (kept || duplicates) {
+    read_back.emplace(f.input.inputs, config_->read_options, units_, cut_[w_.rank],
+                      cut_[w_.rank + 1]);
+  }
   size_t next = 0;
   for (size_t i = 0; i < own_.docs.size(); ++i) {
     DedupRecord r;
@@ -240,12 +315,15 @@ Status Run::WriteParts() {
     }
     NEARDUP_RETURN_IF_ERROR(
         records.Write(config_->job->RecordLine(own_.docs[i], r, own_.ids[i], nearest_id)));
+    if (!read_back) continue;
+    NEARDUP_ASSIGN_OR_RETURN(const std::string* record, read_back->Next(i, own_.ids[i]));
     std::optional<PartWriter>& to = r.duplicate ? duplicates : kept;
     if (to) {
-      NEARDUP_RETURN_IF_ERROR(to->Write(own_.records[i]));
+      NEARDUP_RETURN_IF_ERROR(to->Write(*record));
       NEARDUP_RETURN_IF_ERROR(to->Write("\n"));
     }
   }
+  if (read_back) NEARDUP_RETURN_IF_ERROR(read_back->Finish(own_.docs.size()));
   if (next != assigned_.size()) return Status::Corruption("write: an assignment of no document");
   NEARDUP_RETURN_IF_ERROR(records.Close());
   if (kept) NEARDUP_RETURN_IF_ERROR(kept->Close());
@@ -257,34 +335,136 @@ Status Run::WriteParts() {
   return Status::OK();
 }
 
+Status Run::WriteOutput(const std::string& path, const char* what, std::vector<std::string>* parts,
+                        uint64_t* copied_by_rank_0) {
+  const DedupFlags& f = config_->flags;
+  // Rank 0: where the ranks write (its temporary name for `path`), or ""
+  // when rank 0 copies the parts (standard output, a FIFO, a device: no
+  // offsets there).
+  std::string temp;
+  Status status = Status::OK();
+  if (w_.rank == 0) {
+    struct stat st;
+    const bool direct =
+        path.empty() || path == "-" || (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode));
+    if (!direct) {
+      auto begun = cli::BeginOutputFile(path);
+      if (begun.ok()) {
+        temp = *begun;
+        // Created (empty) by rank 0 first: a path rank 0 cannot write fails here.
+        std::FILE* created = std::fopen(temp.c_str(), "wb");
+        if (created == nullptr) {
+          status = Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+        } else {
+          std::fclose(created);
+        }
+      } else {
+        status = begun.status();
+      }
+    }
+  }
+  if (!AllRanksOk(w_, status)) return status;
+  BroadcastBytes(w_, &temp, 0, nullptr);
+  const std::string part = PartPath(flags_.work_dir, w_.rank, what);
+  // The output's directory must be seen by every rank (a shared file
+  // system); where a rank does not see rank 0's temporary file (an output
+  // on rank 0's local disk), rank 0 writes the output alone, as before.
+  struct stat seen;
+  const std::vector<uint64_t> sees =
+      AllGatherU64(w_, temp.empty() || stat(temp.c_str(), &seen) == 0 ? 1 : 0);
+  const auto blind = std::find(sees.begin(), sees.end(), 0);
+  if (temp.empty() || blind != sees.end()) {
+    // Rank 0 copies every rank's part.
+    if (w_.rank != 0) return Status::OK();
+    std::unique_ptr<cli::Output> out;
+    std::FILE* file = nullptr;
+    if (temp.empty()) {
+      NEARDUP_ASSIGN_OR_RETURN(out, cli::Output::Open(path, f.input.inputs));
+    } else {
+      (*log_)("output: " + path + " is not seen by " +
+              Where(static_cast<int>(blind - sees.begin())) +
+              " (not on a file system every rank shares): rank 0 writes it alone");
+      file = std::fopen(temp.c_str(), "wb");
+      if (file == nullptr)
+        return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    for (int r = 0; status.ok() && r < w_.size; ++r) {
+      parts->push_back(PartPath(flags_.work_dir, r, what));
+      status = out ? CopyInto(parts->back(), out.get()) : CopyInto(parts->back(), file, path);
+      std::error_code ec;
+      *copied_by_rank_0 += fs::file_size(parts->back(), ec);
+    }
+    if (out) return status.ok() ? out->Close() : status;
+    if (std::fclose(file) != 0 && status.ok()) {
+      status = Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    return status;
+  }
+  // Every rank writes its part at its offset: the sum of the lower ranks'
+  // sizes.
+  std::error_code size_error;
+  const uint64_t size = fs::file_size(part, size_error);
+  if (size_error) status = Status::IOError(part + ": " + size_error.message());
+  if (!AllRanksOk(w_, status)) return status;
+  const std::vector<uint64_t> sizes = AllGatherU64(w_, size);
+  uint64_t offset = 0;
+  for (int r = 0; r < w_.rank; ++r) offset += sizes[static_cast<size_t>(r)];
+  if (w_.rank == 0) {
+    for (int r = 0; r < w_.size; ++r) parts->push_back(PartPath(flags_.work_dir, r, what));
+  }
+  MPI_File fh;
+  // Collective; every rank goes on to the collective close and sync, or
+  // none does.
+  status = MpiIo(MPI_File_open(MPI_COMM_WORLD, temp.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
+                 "open", path);
+  if (!AllRanksOk(w_, status)) return status;
+  std::FILE* in = std::fopen(part.c_str(), "rb");
+  if (in == nullptr) status = Status::IOError(part + ": cannot open a part of the output");
+  std::string buffer(16u << 20, '\0');
+  uint64_t done = 0;
+  while (status.ok() && done < size) {
+    const size_t n = std::fread(buffer.data(), 1, buffer.size(), in);
+    if (n == 0) {
+      status = Status::IOError(part + ": read error or shorter than its size");
+      break;
+    }
+    MPI_Status written;
+    status = MpiIo(MPI_File_write_at(fh, static_cast<MPI_Offset>(offset + done), buffer.data(),
+                                     static_cast<int>(n), MPI_BYTE, &written),
+                   "write at an offset", path);
+    done += n;
+  }
+  if (in != nullptr) std::fclose(in);
+  if (w_.rank == 0 && std::string_view(what) == "records" && w_.size > 1) {
+    // Rank 0's part written, under the temporary name.
+    if (FailAt(w_, "output")) std::raise(SIGKILL);
+    if (FailAt(w_, "term")) std::raise(SIGTERM);
+  }
+  const Status synced = MpiIo(MPI_File_sync(fh), "sync", path);
+  if (status.ok()) status = synced;
+  const Status closed = MpiIo(MPI_File_close(&fh), "close", path);
+  if (status.ok()) status = closed;
+  return status;
+}
+
 Status Run::WriteOutputs() {
-  if (w_.rank != 0) return Status::OK();
   const auto t = std::chrono::steady_clock::now();
   const DedupConfig& c = *config_;
   const DedupFlags& f = c.flags;
-  NEARDUP_ASSIGN_OR_RETURN(out_, cli::Output::Open(f.input.output, f.input.inputs));
   std::vector<std::string> parts;
-  for (int r = 0; r < w_.size; ++r) {
-    parts.push_back(PartPath(flags_.work_dir, r, "done"));
-    parts.push_back(PartPath(flags_.work_dir, r, "records"));
-    NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out_.get()));
-    if (r == 0 && w_.size > 1) {
-      // The output half copied, under its temporary name.
-      if (FailAt(w_, "output")) std::raise(SIGKILL);
-      if (FailAt(w_, "term")) std::raise(SIGTERM);
-    }
+  uint64_t copied_by_rank_0 = 0;
+  // Each rank's marker before its parts: a marker never outlives them.
+  for (int r = 0; r < w_.size; ++r) parts.push_back(PartPath(flags_.work_dir, r, "done"));
+  const std::pair<const std::string*, const char*> outputs[] = {
+      {&f.input.output, "records"}, {&f.unique_out, "unique"}, {&f.duplicates_out, "duplicates"}};
+  for (const auto& [path, what] : outputs) {
+    if (path->empty() && std::string_view(what) != "records") continue;
+    // Every rank goes on to the next output's collectives, or none does.
+    const Status written = WriteOutput(*path, what, &parts, &copied_by_rank_0);
+    if (!AllRanksOk(w_, written)) return written;
   }
-  NEARDUP_RETURN_IF_ERROR(out_->Close());
-  for (const bool dups : {false, true}) {
-    const std::string& path = dups ? f.duplicates_out : f.unique_out;
-    if (path.empty()) continue;
-    NEARDUP_ASSIGN_OR_RETURN(auto out, cli::Output::Open(path, f.input.inputs));
-    for (int r = 0; r < w_.size; ++r) {
-      parts.push_back(PartPath(flags_.work_dir, r, dups ? "duplicates" : "unique"));
-      NEARDUP_RETURN_IF_ERROR(CopyInto(parts.back(), out.get()));
-    }
-    NEARDUP_RETURN_IF_ERROR(out->Close());
-  }
+  stages_.push_back({"output", 0, 0, {{"part_bytes_copied_by_rank_0", copied_by_rank_0}}});
+  if (w_.rank != 0) return Status::OK();
   if (!f.pairs_out.empty()) {
     NEARDUP_ASSIGN_OR_RETURN(auto out, cli::Output::Open(f.pairs_out, f.input.inputs));
     // Stream mode's pairs are of positions, cluster mode's of indexes into
@@ -309,7 +489,6 @@ Status Run::WriteOutputs() {
   }
   NEARDUP_RETURN_IF_ERROR(cli::WriteClusters(
       c, result_, [this](size_t i) { return Id(i); }, positions_));
-  // Each rank's marker before its parts: a marker never outlives them.
   for (const std::string& p : parts) NEARDUP_RETURN_IF_ERROR(file::RemoveFile(p));
   output_seconds_ = Since(t);
   return WriteMarker(flags_.work_dir, "write");

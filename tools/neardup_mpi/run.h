@@ -8,6 +8,7 @@
 #ifndef NEARDUP_TOOLS_NEARDUP_MPI_RUN_H_
 #define NEARDUP_TOOLS_NEARDUP_MPI_RUN_H_
 
+#include <malloc.h>
 #include <mpi.h>
 #include <sys/stat.h>
 #include <xxhash.h>
@@ -75,6 +76,41 @@ struct MpiFlags {
   std::string band_join = "auto";
   std::string identity;  // the command line without --resume and --stall-timeout, and P
 };
+
+// This process's peak resident set (VmHWM in /proc/self/status), in KB; 0
+// where there is none.
+inline uint64_t PeakRssKb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmHWM:")) return std::strtoull(line.c_str() + 6, nullptr, 10);
+  }
+  return 0;
+}
+
+// Gives the allocator's free pages back to the system (glibc: malloc_trim;
+// elsewhere nothing): a large structure freed in pieces (a shard moved into
+// the rank's documents) otherwise stays in the resident set, as free heap
+// between live blocks, and the next stage's peak adds to it.
+inline void ReleaseFreeMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+// The fingerprint stage keeps no input record: --unique-out and
+// --duplicates-out read them back from the inputs in the write stage
+// (output.cc), so the job is made from the flags without them
+// (WithoutRecords) and they are put back into its config's flags after
+// (RestoreRecordOutputs).
+inline DedupFlags WithoutRecords(DedupFlags flags) {
+  flags.unique_out.clear();
+  flags.duplicates_out.clear();
+  return flags;
+}
+inline void RestoreRecordOutputs(const DedupFlags& from, DedupFlags* to) {
+  to->unique_out = from.unique_out;
+  to->duplicates_out = from.duplicates_out;
+}
 
 // Fault injection for the tests: NEARDUP_MPI_FAIL_AT=STAGE:RANK kills rank
 // RANK (SIGKILL, as an out-of-memory killer would) right after it finished
@@ -178,6 +214,12 @@ class Run {
   Status Assign();
   Status WriteParts();
   Status WriteOutputs();
+  // Collective: the output `path` from every rank's part `what`, each rank
+  // writing its own at its offset (MPI-IO) into rank 0's temporary name,
+  // put in place when the job succeeded; standard output, a FIFO or a
+  // device: rank 0 copies the parts. `parts`: rank 0 adds the parts read.
+  Status WriteOutput(const std::string& path, const char* what, std::vector<std::string>* parts,
+                     uint64_t* copied_by_rank_0);
   void Report();
 
   // Who owns document `position` (a rank).
@@ -221,7 +263,8 @@ class Run {
   std::vector<Unit> units_;             // the fingerprint stage's units, in input order
   std::vector<uint64_t> cut_;           // rank r reads units [cut_[r], cut_[r + 1])
   std::vector<Shard> mine_;             // my inputs' shards, in input order
-  // After the gather: my documents (ids, records), at positions
+  // After the gather: my documents (ids; no records: output.cc reads them
+  // back from the inputs), at positions
   // first_[rank] ...; first_ has P + 1 entries.
   DedupCorpus own_;
   std::vector<uint64_t> first_;

@@ -12,7 +12,9 @@
 namespace neardup::mpi {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'M', 'P', 'I', 'S', 'H', '1'};
+// Version 2: no records, and the short-document sets (version 1 held the
+// records; its shards are computed again).
+constexpr char kMagic[8] = {'N', 'D', 'M', 'P', 'I', 'S', 'H', '2'};
 
 template <typename T>
 void Put(const T& v, std::string* out) {
@@ -110,7 +112,7 @@ bool ReadStrings(std::string_view bytes, std::vector<std::string>* out) {
   return true;
 }
 
-std::string EncodeShard(const Shard& shard, bool with_records) {
+std::string EncodeShard(const Shard& shard) {
   const DedupCorpus& c = shard.corpus;
   std::string out(kMagic, sizeof kMagic);
   Put<uint64_t>(c.docs.size(), &out);
@@ -131,14 +133,12 @@ std::string EncodeShard(const Shard& shard, bool with_records) {
   }
   std::string strings;
   AppendStrings(c.ids, &strings);
-  if (with_records) AppendStrings(c.records, &strings);
   Put<uint64_t>(strings.size(), &out);
   out += strings;
   return out;
 }
 
-Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_t num_perm,
-                          bool with_records) {
+Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_t num_perm) {
   const auto corrupt = [&name](const char* why) {
     return Status::Corruption(name + ": not a neardup-mpi shard of this run (" + why + ")");
   };
@@ -182,15 +182,8 @@ Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_
   const auto string_bytes = c.Get<uint64_t>();
   const std::string_view strings = c.Take(string_bytes);
   if (!c.ok() || !c.at_end()) return corrupt("size");
-  std::vector<std::string> all;
-  if (!ReadStrings(strings, &all) || all.size() != n * (with_records ? 2 : 1)) {
+  if (!ReadStrings(strings, &shard.corpus.ids) || shard.corpus.ids.size() != n) {
     return corrupt("ids");
-  }
-  shard.corpus.ids.assign(std::make_move_iterator(all.begin()),
-                          std::make_move_iterator(all.begin() + static_cast<ptrdiff_t>(n)));
-  if (with_records) {
-    shard.corpus.records.assign(std::make_move_iterator(all.begin() + static_cast<ptrdiff_t>(n)),
-                                std::make_move_iterator(all.end()));
   }
   return shard;
 }

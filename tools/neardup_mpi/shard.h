@@ -35,8 +35,8 @@ namespace neardup::mpi {
 
 // One input's documents and what reading it met.
 struct Shard {
-  // sets are never stored (minhash exact is refused); short_sets are
-  // (--short-features).
+  // sets and records are never stored (minhash exact is refused); short_sets
+  // are (--short-features).
   DedupCorpus corpus;
   InputStats stats;
   uint64_t boilerplate_dropped = 0;  // line occurrences left out
@@ -58,9 +58,11 @@ std::vector<uint64_t> StatsWords(const InputStats& s);
 InputStats StatsFromWords(const uint64_t* w);
 inline constexpr size_t kStatsWords = 9;
 
-std::string EncodeShard(const Shard& shard, bool with_records);
-Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_t num_perm,
-                          bool with_records);
+// A shard holds no input record (--unique-out and --duplicates-out read
+// them back from the inputs in the write stage): its documents' fixed-width
+// part, signatures, sketches and ids.
+std::string EncodeShard(const Shard& shard);
+Result<Shard> DecodeShard(std::string_view bytes, const std::string& name, size_t num_perm);
 
 // Strings as (u64 length, bytes)..., for ids and records.
 void AppendStrings(const std::vector<std::string>& strings, std::string* out);

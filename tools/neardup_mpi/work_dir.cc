@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include <cstdio>
+#include <functional>
 
 #include "mpi_comm.h"
 #include "shard.h"
@@ -76,18 +77,42 @@ Result<std::string> PartsDigest(const std::vector<std::string>& paths) {
   return digest;
 }
 
-Status CopyInto(const std::string& path, cli::Output* out) {
+namespace {
+
+// Reads the file at `path` in 1 MiB pieces into `write`.
+Status ReadPieces(const std::string& path, const std::function<bool(std::string_view)>& write) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status::IOError(path + ": cannot open a part of the output");
   std::string buffer(1u << 20, '\0');
   size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
-    out->Write(std::string_view(buffer.data(), n));
+  bool written = true;
+  while (written && (n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+    written = write(std::string_view(buffer.data(), n));
   }
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) return Status::IOError(path + ": read error");
+  if (!written) return Status::IOError(std::string("write error: ") + std::strerror(errno));
   return Status::OK();
+}
+
+}  // namespace
+
+Status CopyInto(const std::string& path, cli::Output* out) {
+  return ReadPieces(path, [out](std::string_view piece) {
+    out->Write(piece);  // its error is Close's
+    return true;
+  });
+}
+
+Status CopyInto(const std::string& path, std::FILE* out, const std::string& name) {
+  const Status s = ReadPieces(path, [out](std::string_view piece) {
+    return std::fwrite(piece.data(), 1, piece.size(), out) == piece.size();
+  });
+  if (!s.ok() && s.message().starts_with("write error")) {
+    return Status::IOError("cannot write " + name + ": " + s.message());
+  }
+  return s;
 }
 
 }  // namespace neardup::mpi

@@ -63,6 +63,8 @@ class PartWriter {
 
 // Copies the file at `path` to `out` in 1 MiB pieces.
 Status CopyInto(const std::string& path, cli::Output* out);
+// The same into an open file (`name`: its path, for the error).
+Status CopyInto(const std::string& path, std::FILE* out, const std::string& name);
 
 }  // namespace neardup::mpi
 
