@@ -143,8 +143,11 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
                                         size_t my_reps) {
   uint64_t most = 0;
   for (const uint64_t r : AllGatherU64(world, my_reps)) most = std::max(most, r);
+  // An inline entry counts twice: the received entries are held twice
+  // while sorted (SortByKey), so a round peaks at what it did with 40-byte
+  // entries held once.
   const uint64_t entry =
-      options.signature_words <= kInlineWords ? sizeof(InlineEntry) : sizeof(Entry);
+      options.signature_words <= kInlineWords ? 2 * sizeof(InlineEntry) : sizeof(Entry);
   const uint64_t per_band = std::max<uint64_t>(most, 1) * entry;
   const uint64_t budget = std::max<uint64_t>(options.round_bytes, entry);
   std::vector<ExchangeRound> rounds;
