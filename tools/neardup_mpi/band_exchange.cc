@@ -5,8 +5,10 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -23,13 +25,60 @@ struct Entry {
 static_assert(sizeof(Entry) == 24 && std::is_trivially_copyable_v<Entry>);
 
 // An entry with its group's signature, when signatures are small
-// (kInlineWords words at most: SimHash's fingerprint): no fetch.
+// (kInlineWords words at most: SimHash's fingerprint): no fetch, and no
+// owner (nothing is asked of it). The band (relative to the round's first)
+// and the bucket share one word, the sort key: (band, bucket) order is the
+// key's order, so the buckets are sorted by a radix sort of (key, position)
+// pairs instead of the 32-byte entries.
 constexpr size_t kInlineWords = 4;
+constexpr int kBucketBits = 48;  // BandBucket's: at most 32 bits, or 32 + 16 partition bits
+constexpr int kInlineBandsPerRound = 1 << (64 - kBucketBits);
 struct InlineEntry {
-  Entry entry;
+  uint64_t key = 0;  // (band - round.band_begin) << kBucketBits | bucket
+  uint64_t group = 0;
   uint32_t signature[kInlineWords] = {};
 };
-static_assert(sizeof(InlineEntry) == 40 && std::is_trivially_copyable_v<InlineEntry>);
+static_assert(sizeof(InlineEntry) == 32 && std::is_trivially_copyable_v<InlineEntry>);
+
+// The entries that `bytes` holds, sorted by key (stable: an LSD radix
+// sort over the bits that some key has, at most 11 a pass). Memory: the
+// bytes and one copy of the entries, then two copies of the entries.
+std::vector<InlineEntry> SortByKey(std::string bytes) {
+  const size_t n = bytes.size() / sizeof(InlineEntry);
+  const auto key_at = [&bytes](size_t i) {
+    uint64_t key;
+    std::memcpy(&key, bytes.data() + i * sizeof(InlineEntry), sizeof key);
+    return key;
+  };
+  uint64_t any = 0;
+  for (size_t i = 0; i < n; ++i) any |= key_at(i);
+  const int bits = std::bit_width(any);
+  if (bits == 0) return DecodePods<InlineEntry>(bytes);
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const uint64_t mask = (uint64_t{1} << digit) - 1;
+  std::vector<size_t> count(mask + 2);
+  const auto offsets = [&](int shift, const auto& key) {
+    std::fill(count.begin(), count.end(), 0);
+    for (size_t i = 0; i < n; ++i) ++count[((key(i) >> shift) & mask) + 1];
+    for (size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+  };
+  // The first pass reads the bytes, the others the last pass's entries.
+  std::vector<InlineEntry> sorted(n), spare;
+  offsets(0, key_at);
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(&sorted[count[key_at(i) & mask]++], bytes.data() + i * sizeof(InlineEntry),
+                sizeof(InlineEntry));
+  }
+  std::string().swap(bytes);
+  for (int shift = digit; shift < bits; shift += digit) {
+    spare.resize(n);
+    offsets(shift, [&sorted](size_t i) { return sorted[i].key; });
+    for (const InlineEntry& x : sorted) spare[count[(x.key >> shift) & mask]++] = x;
+    sorted.swap(spare);
+  }
+  return sorted;
+}
 
 bool EntryLess(const Entry& x, const Entry& y) {
   if (x.band != y.band) return x.band < y.band;
@@ -94,16 +143,21 @@ std::vector<ExchangeRound> PlanExchange(const World& world, const ExchangeOption
                                         size_t my_reps) {
   uint64_t most = 0;
   for (const uint64_t r : AllGatherU64(world, my_reps)) most = std::max(most, r);
+  // An inline entry counts twice: the received entries are held twice
+  // while sorted (SortByKey), so a round peaks at what it did with 40-byte
+  // entries held once.
   const uint64_t entry =
-      options.signature_words <= kInlineWords ? sizeof(InlineEntry) : sizeof(Entry);
+      options.signature_words <= kInlineWords ? 2 * sizeof(InlineEntry) : sizeof(Entry);
   const uint64_t per_band = std::max<uint64_t>(most, 1) * entry;
   const uint64_t budget = std::max<uint64_t>(options.round_bytes, entry);
   std::vector<ExchangeRound> rounds;
   if (per_band <= budget) {
     // Bands per round: as many as the budget holds, and few enough for
     // min_rounds rounds (a kill redoes one round).
-    const int bounded = std::max(
+    // An inline entry's key holds the band within the round in 16 bits.
+    int bounded = std::max(
         1, (options.bands + std::max(options.min_rounds, 1) - 1) / std::max(options.min_rounds, 1));
+    if (options.signature_words <= kInlineWords) bounded = std::min(bounded, kInlineBandsPerRound);
     const int step = static_cast<int>(
         std::min<uint64_t>(budget / per_band, static_cast<uint64_t>(std::max(bounded, 1))));
     for (int b = 0; b < options.bands; b += step) {
@@ -143,37 +197,46 @@ void JoinRound(const World& world, const DedupJoinPlan& plan, const ExchangeOpti
   std::vector<uint64_t> members, local;
   std::vector<IdPair> scratch;
   if (perm <= kInlineWords) {
-    // Small signatures travel with the entries (40 bytes each): each bucket
+    // Small signatures travel with the entries (32 bytes each): each bucket
     // is verified where it lands, with no fetch.
     std::vector<std::string> to(p);
+    const auto bands = static_cast<uint64_t>(round.band_end - round.band_begin);
+    const uint64_t expect = reps.size() * bands / round.parts / p * sizeof(InlineEntry);
+    for (std::string& t : to) t.reserve(expect + expect / 16 + 1024);
     for (size_t k = 0; k < reps.size(); ++k) {
       const GroupRep& r = reps[k];
+      const std::span<const uint32_t> sig = own(r.local);
       for (int band = round.band_begin; band < round.band_end; ++band) {
-        InlineEntry x;
-        x.entry.bucket = cached ? cache->buckets[k] : bucket_of(r, band);
-        x.entry.group = r.group;
-        x.entry.band = static_cast<uint32_t>(band);
-        x.entry.owner = static_cast<uint32_t>(world.rank);
-        const uint64_t h = Spread(x.entry.band, x.entry.bucket);
+        const uint64_t bucket = cached ? cache->buckets[k] : bucket_of(r, band);
+        if ((bucket >> kBucketBits) != 0) {
+          throw std::logic_error("band exchange: a bucket of more than 48 bits");
+        }
+        const uint64_t h = Spread(static_cast<uint32_t>(band), bucket);
         if (round.parts > 1 && (h / p) % round.parts != round.part) continue;
-        const std::span<const uint32_t> sig = own(r.local);
+        InlineEntry x;
+        x.key = static_cast<uint64_t>(band - round.band_begin) << kBucketBits | bucket;
+        x.group = r.group;
         std::copy(sig.begin(), sig.end(), x.signature);
         AppendPod(x, &to[h % p]);
       }
     }
     std::string bytes = AllToAllBytes(world, to, &traffic->keys);
-    std::vector<std::string>().swap(to);  // before the copy: two copies at most
-    std::vector<InlineEntry> got = DecodePods<InlineEntry>(bytes);
-    std::string().swap(bytes);
-    std::sort(got.begin(), got.end(), [](const InlineEntry& x, const InlineEntry& y) {
-      return EntryLess(x.entry, y.entry);
-    });
+    std::vector<std::string>().swap(to);
+    std::vector<InlineEntry> got = SortByKey(std::move(bytes));
     for (size_t s = 0; s < got.size();) {
       size_t e = s + 1;
-      while (e < got.size() && SameBucket(got[s].entry, got[e].entry)) ++e;
+      while (e < got.size() && got[e].key == got[s].key) ++e;
       if (e - s >= 2) {
+        const auto first = got.begin() + static_cast<std::ptrdiff_t>(s);
+        const auto last = got.begin() + static_cast<std::ptrdiff_t>(e);
+        const auto by_group = [](const InlineEntry& x, const InlineEntry& y) {
+          return x.group < y.group;
+        };
+        // Groups increasing: the ranks send theirs in increasing order and
+        // the sort is stable, so this sort is rarely needed.
+        if (!std::is_sorted(first, last, by_group)) std::sort(first, last, by_group);
         members.clear();
-        for (size_t i = s; i < e; ++i) members.push_back(got[i].entry.group);
+        for (size_t i = s; i < e; ++i) members.push_back(got[i].group);
         const auto sig = [&got, s, perm](size_t i) {
           return std::span<const uint32_t>(got[s + i].signature, perm);
         };

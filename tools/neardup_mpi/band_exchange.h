@@ -25,7 +25,11 @@
 // the signatures of the groups of shared buckets, signature_words x 4 bytes each,
 // fetched in batches of buckets of at most round_bytes (a batch holds one
 // bucket at least). Signatures of at most 4 words (SimHash's fingerprint)
-// travel in the entries instead (40 bytes each), and nothing is fetched.
+// travel in the entries instead (32 bytes each: band and bucket in one
+// word, group, signature; no owner), and nothing is fetched; the received
+// entries are put in bucket order by a radix sort on that word, which holds
+// them twice (64 bytes per entry received, as much as the budget allows);
+// at most 65,536 bands a round.
 //
 // Collective functions: every rank calls them in the same order.
 
@@ -58,8 +62,9 @@ struct ExchangeOptions {
   bool components_only = false;
   size_t max_bucket = BandJoinOptions().max_bucket;
   size_t max_representatives = BandJoinOptions().max_representatives;
-  // Entries (24 bytes each, 40 with a signature of at most 4 words) a rank
-  // sends in one round, and signatures it fetches in one batch, at most.
+  // Entries (24 bytes each; 32 with a signature of at most 4 words, counted
+  // twice for the sorted copy) a rank sends in one round, and signatures it
+  // fetches in one batch, at most.
   uint64_t round_bytes = uint64_t{256} << 20;
   // At least this many rounds (when there are as many bands): a round is
   // what a killed job redoes on --resume, so a kill redoes at most about
