@@ -1056,6 +1056,48 @@ TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
   }
 }
 
+// --resume with another rank count when a file was split: the earlier run's
+// pieces are not this run's, so they are read again to check them (they were
+// refused as "same size, other bytes" before). A byte changed in the file
+// (same size) is still refused, naming it.
+TEST_F(MpiDedupTest, ResumeWithAnotherRankCountChecksASplitFilesEarlierPieces) {
+  std::string all;
+  for (const std::string& in : inputs_) all += testing::ReadFile(in);
+  const std::string big = dir_ + "/big_resume.jsonl";
+  testing::WriteFile(big, all);
+  inputs_ = {big};
+  const std::vector<std::string> options = {"--banded"};
+  const std::string single = Single("split_resume_single", options);
+  for (const bool change : {false, true}) {
+    const std::string tag = change ? "split_resume_changed" : "split_resume";
+    const CommandResult failed = Mpi(tag, 3, options, {"NEARDUP_MPI_FAIL_AT=write:1"});
+    ASSERT_NE(failed.exit_code, 0) << failed.err;
+    if (change) {
+      std::string edited = all;
+      const size_t at = edited.find("\"id\":\"n") + 7;  // "n12" -> "nz2": same size
+      ASSERT_LT(at, edited.size());
+      edited[at] = 'z';
+      testing::WriteFile(big, edited);
+    }
+    std::vector<std::string> resume = options;
+    resume.push_back("--resume");
+    const CommandResult resumed = Mpi(tag, 2, resume);
+    EXPECT_NE(resumed.err.find("cut into other pieces by the earlier run"), std::string::npos)
+        << resumed.err;
+    if (change) {
+      EXPECT_NE(resumed.exit_code, 0) << resumed.err;
+      EXPECT_NE(resumed.err.find("the input changed since the run"), std::string::npos)
+          << resumed.err;
+      EXPECT_NE(resumed.err.find("big_resume.jsonl (same size, other bytes"), std::string::npos)
+          << resumed.err;
+      testing::WriteFile(big, all);
+    } else {
+      ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+      ExpectSameOutputs(single, tag);
+    }
+  }
+}
+
 // --help, --version and usage errors are answered before MPI starts: they
 // work where MPI cannot start (here: a transport that does not exist, which
 // makes MPI_Init fail) and without mpirun.

@@ -319,15 +319,18 @@ nlohmann::json InputsIdentity(const std::vector<std::string>& inputs,
   return out;
 }
 
+uint64_t RangeDigestOf(const std::string& path, uint64_t begin, uint64_t end) {
+  Unit x;
+  x.begin = begin;
+  x.end = end;
+  return UnitDigest(path, x);
+}
+
 std::vector<std::string> ChangedInputs(const nlohmann::json& earlier, const nlohmann::json& now,
+                                       const RangeDigest& digest_of,
                                        std::vector<std::string>* touched) {
   std::vector<std::string> changed;
   if (!earlier.is_array() || earlier.size() != now.size()) return {"the list of inputs"};
-  bool sizes_kept = true;
-  for (size_t i = 0; i < now.size(); ++i) {
-    sizes_kept = sizes_kept && earlier[i].value("size", uint64_t{0}) == now[i]["size"] &&
-                 earlier[i].value("files", uint64_t{0}) == now[i]["files"];
-  }
   for (size_t i = 0; i < now.size(); ++i) {
     const nlohmann::json& a = earlier[i];
     const nlohmann::json& b = now[i];
@@ -340,15 +343,25 @@ std::vector<std::string> ChangedInputs(const nlohmann::json& earlier, const nloh
     } else if (files_a != files_b) {
       why = std::to_string(files_a) + " files then, " + std::to_string(files_b) + " now";
     } else {
+      // Every unit of the earlier run, against the same range now or, where
+      // the pieces were cut otherwise (another rank count), read again.
       const nlohmann::json ua = a.value("units", nlohmann::json::array()), ub = b["units"];
-      bool differs = false;
-      if (ua.size() == ub.size()) {
-        for (size_t k = 0; k < ub.size(); ++k) {
-          const bool same_range = ua[k][0] == ub[k][0] && ua[k][1] == ub[k][1];
-          if (same_range ? ua[k][2] != ub[k][2] : sizes_kept) differs = true;
+      bool differs = ua.empty();
+      for (size_t k = 0; k < ua.size() && !differs; ++k) {
+        if (!ua[k].is_array() || ua[k].size() != 3) {
+          differs = true;
+          break;
         }
-      } else {
-        differs = sizes_kept;
+        const uint64_t begin = ua[k][0], end = ua[k][1], digest = ua[k][2];
+        bool found = false;
+        for (const nlohmann::json& u : ub) {
+          if (u[0] == begin && u[1] == end) {
+            found = true;
+            differs = u[2] != digest;
+            break;
+          }
+        }
+        if (!found) differs = digest_of(i, begin, end) != digest;
       }
       if (differs) why = "same size, other bytes";
     }

@@ -8,6 +8,7 @@
 #define NEARDUP_TOOLS_NEARDUP_MPI_INPUTS_H_
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -78,12 +79,21 @@ nlohmann::json InputsIdentity(const std::vector<std::string>& inputs,
                               const std::vector<uint64_t>& digests);
 
 // The inputs whose content differs between two InputsIdentity: their size or
-// file count, or the digest of a unit with the same byte range; a split
-// file cut at other line starts while every input kept its size (the cut
-// depends only on the sizes and line starts). Each with what changed.
-// `touched`: the inputs whose modification time alone changed.
+// file count, or the digest of one of the earlier run's units. A unit whose
+// byte range is one of `now`'s is compared with that digest; one that is not
+// (the earlier run had another rank count, so a split file was cut into
+// other pieces) is digested again by `digest_of(input, begin, end)` (0: it
+// cannot be read). Each with what changed. `touched`: the inputs whose
+// modification time alone changed.
+using RangeDigest = std::function<uint64_t(uint64_t input, uint64_t begin, uint64_t end)>;
 std::vector<std::string> ChangedInputs(const nlohmann::json& earlier, const nlohmann::json& now,
+                                       const RangeDigest& digest_of,
                                        std::vector<std::string>* touched);
+
+// The XXH3-64 of the bytes [begin, end) of `path` (end UINT64_MAX: to its
+// end; a directory: its regular files' relative names and bytes, in name
+// order): the digest AgreeOnInputs gives a unit; 0 when it cannot be read.
+uint64_t RangeDigestOf(const std::string& path, uint64_t begin, uint64_t end);
 
 }  // namespace neardup::mpi
 

@@ -3,6 +3,9 @@
 // neardup-mpi dedup's setup stage (run.h): inputs and outputs checked, the
 // run's identity, the work directory probed, the units cut.
 
+#include <set>
+#include <string>
+
 #include "run.h"
 
 namespace neardup::mpi {
@@ -120,7 +123,17 @@ Status Run::CheckInputsIdentity(const std::vector<InputStat>& stats,
   if (flags_.resume) {
     const nlohmann::json earlier = nlohmann::json::parse(*earlier_inputs_, nullptr, false);
     std::vector<std::string> touched;
-    const std::vector<std::string> changed = ChangedInputs(earlier, now, &touched);
+    const std::vector<std::string>& inputs = config_->flags.input.inputs;
+    std::set<uint64_t> reread;
+    const auto digest_of = [&](uint64_t input, uint64_t begin, uint64_t end) {
+      if (reread.insert(input).second) {
+        (*log_)("setup: --resume: " + inputs[input] +
+                " was cut into other pieces by the earlier run: its pieces are read again "
+                "to check them");
+      }
+      return RangeDigestOf(inputs[input], begin, end);
+    };
+    const std::vector<std::string> changed = ChangedInputs(earlier, now, digest_of, &touched);
     if (!changed.empty()) {
       std::string list;
       for (const std::string& c : changed) list += (list.empty() ? "" : ", ") + c;
