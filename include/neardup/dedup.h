@@ -227,6 +227,12 @@ struct DedupOptions {
   // verify_jaccard 0: off. Memory: the caller's 152 bytes per document.
   // The thresholds were measured (doc/evaluation.md, "Verified pairs").
   std::span<const JaccardSketch> sketches;
+  // When set, cluster mode (SimHash) calls it once when `sketches` will not
+  // be read again: after the pairs are verified, the duplicates' estimates
+  // taken and the pairs emitted, before the records are built, so that the
+  // sketches' owner may free them (their memory is then not held with the
+  // records'). Not called by stream mode or MinHashDedup. May be empty.
+  std::function<void()> release_sketches;
   double verify_jaccard = 0.5;
   // Documents with fewer than verify_short_features features use
   // verify_short_jaccard (0: the rule is off).

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <numeric>
 #include <string>
 
 #include "dedup/cluster.h"
@@ -99,6 +100,28 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
   return SampleDistances(fps.size(), [fps](size_t i) { return fps[i]; });
 }
 
+// A plan's group fingerprints, in group order.
+std::vector<Fingerprint> GroupFingerprints(const dedup_internal::SimHashPlan& plan) {
+  std::vector<Fingerprint> fps(plan.words.size());
+  for (size_t g = 0; g < fps.size(); ++g) {
+    const auto& [hi, lo] = plan.words[g];
+    fps[g] = plan.bits == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
+  }
+  return fps;
+}
+
+// The banded join of the plan's groups (fps: GroupFingerprints) in bands
+// [begin, end).
+Status JoinBands(std::span<const Fingerprint> fps, const dedup_internal::SimHashPlan& plan,
+                 const DedupOptions& opt, int begin, int end, std::vector<IdPair>* pairs,
+                 BandJoinStats* stats) {
+  BandJoinOptions bopt;
+  bopt.threads = opt.threads;
+  bopt.progress = opt.progress;
+  bopt.components_only = dedup_internal::ComponentsOnly(opt);
+  return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
+}
+
 // The short-document rule: its pairs, as pairs of fingerprint groups, added
 // to the join's (a pair the join found already is kept once).
 Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::SimHashPlan& plan,
@@ -143,8 +166,12 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
                           sj.candidates, sj.tested,       sj.confirmed,     sj.largest_bucket};
   } else if (plan.report.banded) {
     BandJoinStats stats;
-    NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinBands(plan, opt, 0, plan.report.bands.bands,
-                                                             &group_pairs, &stats));
+    // The join reads the fingerprints alone and the clusters the groups:
+    // the plan's words (16 bytes a group) are freed before the join.
+    const std::vector<Fingerprint> fps = GroupFingerprints(plan);
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(plan.words);
+    NEARDUP_RETURN_IF_ERROR(
+        JoinBands(fps, plan, opt, 0, plan.report.bands.bands, &group_pairs, &stats));
     dedup_internal::AddBandStats(stats, &r->join);
     r->join.confirmed = stats.confirmed;
   } else {
@@ -155,7 +182,9 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
-  dedup_internal::FinishSimHash(docs, plan, group_pairs, opt, r);
+  // The clusters need the groups alone, and the pairs are verified in place.
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(plan.words);
+  dedup_internal::FinishSimHash(docs, plan, &group_pairs, opt, r);
   return Status::OK();
 }
 
@@ -431,11 +460,8 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& opt,
   }
   report("index", 0, 1);
   std::vector<uint64_t> ids(n);
-  std::vector<Fingerprint> fps(n);
-  for (size_t g = 0; g < n; ++g) {
-    ids[g] = g;
-    fps[g] = GroupFingerprint(plan, g);
-  }
+  std::iota(ids.begin(), ids.end(), uint64_t{0});
+  const std::vector<Fingerprint> fps = GroupFingerprints(plan);
   PermutedTableOptions popt;
   popt.bits = plan.bits;
   popt.max_k = opt.k;
@@ -473,27 +499,15 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
                         std::vector<IdPair>* pairs, BandJoinStats* stats) {
   pairs->clear();
   if (begin >= end) return Status::OK();
-  std::vector<Fingerprint> fps(plan.words.size());
-  for (size_t g = 0; g < fps.size(); ++g) {
-    fps[g] = GroupFingerprint(plan, g);
-  }
-  BandJoinOptions bopt;
-  bopt.threads = opt.threads;
-  bopt.progress = opt.progress;
-  bopt.components_only = ComponentsOnly(opt);
-  return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
+  return JoinBands(GroupFingerprints(plan), plan, opt, begin, end, pairs, stats);
 }
 
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
-  const auto t = std::chrono::steady_clock::now();
-  // Verified pairs: only the pairs that pass make clusters and pairs.
-  std::vector<IdPair> verified;
-  if (Verifying(opt)) {
-    verified.assign(group_pairs.begin(), group_pairs.end());
-    r->join.rejected += VerifyGroupPairs(plan.groups, opt, &verified);
-    group_pairs = verified;
-  }
+namespace {
+
+// FinishSimHash on pairs verified already.
+void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                    std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r,
+                    std::chrono::steady_clock::time_point t) {
   AssembleOptions a;
   a.keep = opt.keep;
   a.rule = opt.cluster_rule;
@@ -505,12 +519,32 @@ void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
       return SketchJaccard(opt.sketches[i], opt.sketches[j]);
     };
   }
+  a.jaccard_done = opt.release_sketches;
   a.max_distance = opt.k;
   a.collect_pairs = opt.collect_pairs;
   a.pair_sink = opt.pair_sink;
   a.progress = opt.progress;
   AssembleClusters(docs, plan.groups, group_pairs, a, r);
   r->join.cluster_seconds = SecondsSince(t);
+}
+
+}  // namespace
+
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
+  const auto t = std::chrono::steady_clock::now();
+  if (!Verifying(opt)) return FinishVerified(docs, plan, group_pairs, opt, r, t);
+  // Verified pairs: only the pairs that pass make clusters and pairs.
+  std::vector<IdPair> verified(group_pairs.begin(), group_pairs.end());
+  r->join.rejected += VerifyGroupPairs(plan.groups, opt, &verified);
+  FinishVerified(docs, plan, verified, opt, r, t);
+}
+
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::vector<IdPair>* group_pairs, const DedupOptions& opt, DedupResult* r) {
+  const auto t = std::chrono::steady_clock::now();
+  r->join.rejected += VerifyGroupPairs(plan.groups, opt, group_pairs);
+  FinishVerified(docs, plan, *group_pairs, opt, r, t);
 }
 
 void MergePairs(std::vector<IdPair>* pairs) {

@@ -93,6 +93,11 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& options,
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                    std::span<const IdPair> group_pairs, const DedupOptions& options,
                    DedupResult* result);
+// The same, verifying *group_pairs in place (the span form verifies a copy):
+// on return they are the pairs that passed.
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::vector<IdPair>* group_pairs, const DedupOptions& options,
+                   DedupResult* result);
 
 // MinHash: documents with identical signatures (exact: sets) collapsed.
 struct MinHashPlan {

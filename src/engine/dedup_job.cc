@@ -316,7 +316,15 @@ Status DedupJob::CheckScoreField(const DedupCorpus& corpus, const InputStats& st
 Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
                                    std::function<void(const DedupPair&)> pair_sink,
                                    const DedupProgress& progress, int k) const {
+  return JoinWith(corpus, std::move(pair_sink), progress, k, {});
+}
+
+Result<DedupResult> DedupJob::JoinWith(const DedupCorpus& corpus,
+                                       std::function<void(const DedupPair&)> pair_sink,
+                                       const DedupProgress& progress, int k,
+                                       std::function<void()> release_sketches) const {
   DedupOptions options = dedup_;
+  options.release_sketches = std::move(release_sketches);
   if (k >= 0 && !options_.method.is_minhash()) options.k = k;
   options.pair_sink = std::move(pair_sink);
   options.short_sets = corpus.short_sets;
@@ -392,6 +400,11 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   if (outputs.unique || outputs.duplicates) options_.keep_records = true;
   DedupJobSummary summary;
   NEARDUP_RETURN_IF_ERROR(CountLines(input, progress));
+  if (strips() && !options_.keep_line_stats) {
+    // The filter reads the lines at min_docs and above alone.
+    NEARDUP_RETURN_IF_ERROR(UseLineStats(
+        line_stats_.AtLeast(static_cast<uint32_t>(std::max(boilerplate().min_docs, 1)))));
+  }
   DedupCorpus corpus;
   NEARDUP_ASSIGN_OR_RETURN(summary.input, Fingerprint(input, &corpus, progress));
   summary.seconds.fingerprint = Since(start);
@@ -408,7 +421,11 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
     };
   }
   const auto dedup_start = std::chrono::steady_clock::now();
-  NEARDUP_ASSIGN_OR_RETURN(summary.result, Join(corpus, std::move(pair_sink), progress));
+  // The sketches (152 bytes a document) are freed before the records are
+  // built.
+  NEARDUP_ASSIGN_OR_RETURN(
+      summary.result, JoinWith(corpus, std::move(pair_sink), progress, -1,
+                               [&corpus] { std::vector<JaccardSketch>().swap(corpus.sketches); }));
   summary.seconds.dedup = Since(dedup_start);
 
   const auto output_start = std::chrono::steady_clock::now();
