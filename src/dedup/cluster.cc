@@ -123,7 +123,6 @@ std::vector<size_t> AssignCenters(std::span<const DedupDocument> docs, const Gro
 Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   Groups g;
   const size_t n = docs.size();
-  g.of.assign(n, SIZE_MAX);
   struct Keyed {
     std::pair<uint64_t, uint64_t> key;
     size_t position;
@@ -135,13 +134,22 @@ Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     return a.key != b.key ? a.key < b.key : a.position < b.position;
   });
+  // The arrays sized once; `of` after the keys are freed (their peak is
+  // the sort's: 24 bytes a document).
+  size_t groups = 0;
+  for (size_t r = 0; r < keyed.size(); ++r) groups += r == 0 || keyed[r].key != keyed[r - 1].key;
+  g.begin.reserve(groups + 1);
   g.members.reserve(keyed.size());
   for (size_t r = 0; r < keyed.size(); ++r) {
     if (r == 0 || keyed[r].key != keyed[r - 1].key) g.begin.push_back(r);
     g.members.push_back(keyed[r].position);
-    g.of[keyed[r].position] = g.begin.size() - 1;
   }
   g.begin.push_back(g.members.size());
+  std::vector<Keyed>().swap(keyed);
+  g.of.assign(n, SIZE_MAX);
+  for (size_t group = 0; group + 1 < g.begin.size(); ++group) {
+    for (size_t r = g.begin[group]; r < g.begin[group + 1]; ++r) g.of[g.members[r]] = group;
+  }
   return g;
 }
 

@@ -100,28 +100,6 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
   return SampleDistances(fps.size(), [fps](size_t i) { return fps[i]; });
 }
 
-// A plan's group fingerprints, in group order.
-std::vector<Fingerprint> GroupFingerprints(const dedup_internal::SimHashPlan& plan) {
-  std::vector<Fingerprint> fps(plan.words.size());
-  for (size_t g = 0; g < fps.size(); ++g) {
-    const auto& [hi, lo] = plan.words[g];
-    fps[g] = plan.bits == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
-  }
-  return fps;
-}
-
-// The banded join of the plan's groups (fps: GroupFingerprints) in bands
-// [begin, end).
-Status JoinBands(std::span<const Fingerprint> fps, const dedup_internal::SimHashPlan& plan,
-                 const DedupOptions& opt, int begin, int end, std::vector<IdPair>* pairs,
-                 BandJoinStats* stats) {
-  BandJoinOptions bopt;
-  bopt.threads = opt.threads;
-  bopt.progress = opt.progress;
-  bopt.components_only = dedup_internal::ComponentsOnly(opt);
-  return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
-}
-
 // The short-document rule: its pairs, as pairs of fingerprint groups, added
 // to the join's (a pair the join found already is kept once).
 Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::SimHashPlan& plan,
@@ -166,12 +144,8 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
                           sj.candidates, sj.tested,       sj.confirmed,     sj.largest_bucket};
   } else if (plan.report.banded) {
     BandJoinStats stats;
-    // The join reads the fingerprints alone and the clusters the groups:
-    // the plan's words (16 bytes a group) are freed before the join.
-    const std::vector<Fingerprint> fps = GroupFingerprints(plan);
-    std::vector<std::pair<uint64_t, uint64_t>>().swap(plan.words);
-    NEARDUP_RETURN_IF_ERROR(
-        JoinBands(fps, plan, opt, 0, plan.report.bands.bands, &group_pairs, &stats));
+    NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinBands(plan, opt, 0, plan.report.bands.bands,
+                                                             &group_pairs, &stats));
     dedup_internal::AddBandStats(stats, &r->join);
     r->join.confirmed = stats.confirmed;
   } else {
@@ -301,6 +275,13 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
 Fingerprint GroupFingerprint(const dedup_internal::SimHashPlan& plan, size_t g) {
   return plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
                          : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+}
+
+// A plan's group fingerprints, in group order.
+std::vector<Fingerprint> GroupFingerprints(const dedup_internal::SimHashPlan& plan) {
+  std::vector<Fingerprint> fps(plan.words.size());
+  for (size_t g = 0; g < fps.size(); ++g) fps[g] = GroupFingerprint(plan, g);
+  return fps;
 }
 
 // The join for n distinct fingerprints (report.banded, bands), chosen as
@@ -499,7 +480,12 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
                         std::vector<IdPair>* pairs, BandJoinStats* stats) {
   pairs->clear();
   if (begin >= end) return Status::OK();
-  return JoinBands(GroupFingerprints(plan), plan, opt, begin, end, pairs, stats);
+  BandJoinOptions bopt;
+  bopt.threads = opt.threads;
+  bopt.progress = opt.progress;
+  bopt.components_only = ComponentsOnly(opt);
+  // The plan's words as they are: no copy of the fingerprints.
+  return SimHashBandJoinWords(plan.words, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
 }
 
 namespace {

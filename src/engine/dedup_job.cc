@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -406,8 +409,23 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
         line_stats_.AtLeast(static_cast<uint32_t>(std::max(boilerplate().min_docs, 1)))));
   }
   DedupCorpus corpus;
+  if (strips()) {
+    // The boilerplate pass counted the documents: the per-document arrays
+    // are sized once instead of doubling as they grow (a doubling holds the
+    // old and the new array at once).
+    const size_t n = line_stats_.documents();
+    corpus.docs.reserve(n);
+    corpus.ids.reserve(n);
+    if (verifies()) corpus.sketches.reserve(n);
+    if (options_.keep_records) corpus.records.reserve(n);
+  }
   NEARDUP_ASSIGN_OR_RETURN(summary.input, Fingerprint(input, &corpus, progress));
   summary.seconds.fingerprint = Since(start);
+#if defined(__GLIBC__)
+  // The reading pass's documents and buffers, freed in the worker threads'
+  // arenas, are handed back before the join.
+  malloc_trim(0);
+#endif
   NEARDUP_RETURN_IF_ERROR(CheckScoreField(corpus, summary.input));
   summary.bad_scores = corpus.bad_scores;
   summary.repeated_ids = FindRepeatedIds(corpus.ids);
