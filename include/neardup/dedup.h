@@ -224,7 +224,8 @@ struct DedupOptions {
   // (dividend notices of different companies, J ~ 0.3) fall within k.
   // Every pair, record and cluster then rests on verified pairs only
   // (records and pairs carry the estimate). Empty sketches or
-  // verify_jaccard 0: off. Memory: the caller's 152 bytes per document.
+  // verify_jaccard 0: off. Memory: the caller's 152 bytes per document
+  // (release_sketches: freed before the records are built).
   // The thresholds were measured (doc/evaluation.md, "Verified pairs").
   std::span<const JaccardSketch> sketches;
   // When set, cluster mode (SimHash) calls it once when `sketches` will not
