@@ -224,9 +224,16 @@ struct DedupOptions {
   // (dividend notices of different companies, J ~ 0.3) fall within k.
   // Every pair, record and cluster then rests on verified pairs only
   // (records and pairs carry the estimate). Empty sketches or
-  // verify_jaccard 0: off. Memory: the caller's 152 bytes per document.
+  // verify_jaccard 0: off. Memory: the caller's 152 bytes per document
+  // (release_sketches: freed before the records are built).
   // The thresholds were measured (doc/evaluation.md, "Verified pairs").
   std::span<const JaccardSketch> sketches;
+  // When set, cluster mode (SimHash) calls it once when `sketches` will not
+  // be read again: after the pairs are verified, the duplicates' estimates
+  // taken and the pairs emitted, before the records are built, so that the
+  // sketches' owner may free them (their memory is then not held with the
+  // records'). Not called by stream mode or MinHashDedup. May be empty.
+  std::function<void()> release_sketches;
   double verify_jaccard = 0.5;
   // Documents with fewer than verify_short_features features use
   // verify_short_jaccard (0: the rule is off).

@@ -83,6 +83,12 @@ struct DedupJobOptions {
   // Hold the input records (Document::record) for DedupJobOutputs::unique
   // and duplicates (Run sets it when either is given).
   bool keep_records = false;
+  // Run: keep the whole corpus's line counts for line_stats() after it
+  // (--boilerplate-stats-out saves them). Otherwise Run keeps, after its
+  // count, only the lines in at least min_docs documents (all that the
+  // boilerplate filter reads: LineStats::AtLeast, the same documents()), so
+  // that no count per distinct line is held through the join.
+  bool keep_line_stats = false;
   // Hold each document's text in DedupCorpus::texts while their total is at
   // most this many bytes (beyond it none is held); 0: never.
   uint64_t hold_text_bytes = 0;
@@ -237,6 +243,11 @@ class DedupJob {
 
  private:
   explicit DedupJob(DedupJobOptions options) : options_(std::move(options)) {}
+  // Join, with DedupOptions::release_sketches.
+  Result<DedupResult> JoinWith(const DedupCorpus& corpus,
+                               std::function<void(const DedupPair&)> pair_sink,
+                               const DedupProgress& progress, int k,
+                               std::function<void()> release_sketches) const;
   std::string Strip(const std::string& text) const;
 
   DedupJobOptions options_;

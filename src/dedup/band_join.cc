@@ -11,6 +11,7 @@
 
 #include "dedup/band_bucket.h"
 #include "dedup/band_keys.h"
+#include "dedup/stages.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
 #include "util/union_find.h"
@@ -330,11 +331,27 @@ Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBan
   if (first_band < 0 || first_band >= end_band || end_band > layout.bands) {
     return Status::InvalidArgument("SimHashBandJoin: band range outside [0, bands)");
   }
-  const size_t n = fps.size();
   // 16 bytes per fingerprint (a Fingerprint is 24): the tests load two at
   // random places, so fewer cache lines matter.
-  std::vector<std::pair<uint64_t, uint64_t>> words(n);
-  for (size_t i = 0; i < n; ++i) words[i] = {fps[i].hi(), fps[i].lo()};
+  std::vector<std::pair<uint64_t, uint64_t>> words(fps.size());
+  for (size_t i = 0; i < fps.size(); ++i) words[i] = {fps[i].hi(), fps[i].lo()};
+  return dedup_internal::SimHashBandJoinWords(words, k, layout, options, pairs, stats, first_band,
+                                              end_band);
+}
+
+Status dedup_internal::SimHashBandJoinWords(std::span<const std::pair<uint64_t, uint64_t>> words,
+                                            int k, const SimHashBands& layout,
+                                            const BandJoinOptions& options,
+                                            std::vector<IdPair>* pairs, BandJoinStats* stats,
+                                            int first_band, int end_band) {
+  if (layout.bands < 1 || layout.band_bits < 1 || layout.band_bits > layout.bits) {
+    return Status::InvalidArgument("SimHashBandJoin: bands >= 1 and 1 <= band_bits <= bits");
+  }
+  if (end_band < 0) end_band = layout.bands;
+  if (first_band < 0 || first_band >= end_band || end_band > layout.bands) {
+    return Status::InvalidArgument("SimHashBandJoin: band range outside [0, bands)");
+  }
+  const size_t n = words.size();
   auto masks = SimHashBandMasks(layout);
   masks.erase(masks.begin() + end_band, masks.end());
   masks.erase(masks.begin(), masks.begin() + first_band);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "util/union_find.h"
 
@@ -122,7 +123,6 @@ std::vector<size_t> AssignCenters(std::span<const DedupDocument> docs, const Gro
 Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   Groups g;
   const size_t n = docs.size();
-  g.of.assign(n, SIZE_MAX);
   struct Keyed {
     std::pair<uint64_t, uint64_t> key;
     size_t position;
@@ -134,13 +134,22 @@ Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     return a.key != b.key ? a.key < b.key : a.position < b.position;
   });
+  // The arrays sized once; `of` after the keys are freed (their peak is
+  // the sort's: 24 bytes a document).
+  size_t groups = 0;
+  for (size_t r = 0; r < keyed.size(); ++r) groups += r == 0 || keyed[r].key != keyed[r - 1].key;
+  g.begin.reserve(groups + 1);
   g.members.reserve(keyed.size());
   for (size_t r = 0; r < keyed.size(); ++r) {
     if (r == 0 || keyed[r].key != keyed[r - 1].key) g.begin.push_back(r);
     g.members.push_back(keyed[r].position);
-    g.of[keyed[r].position] = g.begin.size() - 1;
   }
   g.begin.push_back(g.members.size());
+  std::vector<Keyed>().swap(keyed);
+  g.of.assign(n, SIZE_MAX);
+  for (size_t group = 0; group + 1 < g.begin.size(); ++group) {
+    for (size_t r = g.begin[group]; r < g.begin[group + 1]; ++r) g.of[g.members[r]] = group;
+  }
   return g;
 }
 
@@ -166,21 +175,22 @@ void Summarize(DedupResult* r) {
   }
 }
 
-void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
-                      std::span<const IdPair> group_pairs, const AssembleOptions& opt,
-                      DedupResult* r) {
+namespace {
+
+// AssembleClusters with document positions as Index (uint32_t when they fit:
+// the per-document arrays are its largest state besides the records).
+template <typename Index>
+void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
+              std::span<const IdPair> group_pairs, const AssembleOptions& opt, DedupResult* r) {
   const size_t n = docs.size();
+  constexpr Index kNone = std::numeric_limits<Index>::max();
   // Per document: the root whose cluster it is in; per root: first member
   // (cluster id) and kept member.
-  std::vector<size_t> root(n);
-  std::vector<size_t> first(n, SIZE_MAX), kept(n, SIZE_MAX);
+  std::vector<Index> root(n);
   if (opt.rule == ClusterRule::kCenter) {
     const std::vector<size_t> center = AssignCenters(docs, groups, group_pairs, opt.keep);
-    for (size_t i = 0; i < n; ++i) {
-      root[i] = center[i] == SIZE_MAX ? i : center[i];
-      kept[root[i]] = root[i];
-      if (first[root[i]] == SIZE_MAX) first[root[i]] = i;
-    }
+    for (size_t i = 0; i < n; ++i)
+      root[i] = static_cast<Index>(center[i] == SIZE_MAX ? i : center[i]);
   } else {
     UnionFind uf(n);
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -190,17 +200,39 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
     for (const IdPair& p : group_pairs) {
       uf.Union(groups.Members(p.a).front(), groups.Members(p.b).front());
     }
-    for (size_t i = 0; i < n; ++i) {
-      root[i] = uf.Find(i);
-      const size_t r = root[i];
-      if (first[r] == SIZE_MAX) first[r] = i;
-      if (kept[r] == SIZE_MAX || Better(docs[i], i, docs[kept[r]], kept[r], opt.keep)) {
-        kept[r] = i;
-      }
+    for (size_t i = 0; i < n; ++i) root[i] = static_cast<Index>(uf.Find(i));
+  }
+  std::vector<Index> first(n, kNone), kept(n, kNone);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t c = root[i];
+    if (first[c] == kNone) first[c] = static_cast<Index>(i);
+    if (opt.rule == ClusterRule::kCenter) {
+      kept[c] = static_cast<Index>(c);
+    } else if (kept[c] == kNone || Better(docs[i], i, docs[kept[c]], kept[c], opt.keep)) {
+      kept[c] = static_cast<Index>(i);
     }
   }
   if (opt.progress) opt.progress("cluster", 0, n);
+  // The last reads of the sketches (through opt.jaccard): the duplicates'
+  // estimates, in document order, and the document pairs; then their owner
+  // may free them before the records are built.
+  std::vector<double> jaccards;
+  if (opt.jaccard) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t nearest = kept[root[i]];
+      if (nearest != i) jaccards.push_back(opt.jaccard(i, nearest));
+    }
+  }
+  if (opt.collect_pairs || opt.pair_sink) {
+    EmitDocumentPairs(groups, group_pairs, [&](DedupPair p) {
+      if (opt.jaccard) p.jaccard = opt.jaccard(p.i, p.j);
+      if (opt.collect_pairs) r->pairs.push_back(p);
+      if (opt.pair_sink) opt.pair_sink(p);
+    });
+  }
+  if (opt.jaccard_done) opt.jaccard_done();
   r->records.resize(n);
+  size_t next_jaccard = 0;
   for (size_t i = 0; i < n; ++i) {
     if (opt.progress && i > 0 && i % (size_t{1} << 18) == 0) opt.progress("cluster", i, n);
     DedupRecord& rec = r->records[i];
@@ -209,7 +241,7 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
     rec.nearest = kept[root[i]];
     rec.duplicate = rec.nearest != i;
     rec.distance = rec.duplicate ? opt.distance(i, rec.nearest) : 0;
-    if (rec.duplicate && opt.jaccard) rec.jaccard = opt.jaccard(i, rec.nearest);
+    if (rec.duplicate && opt.jaccard) rec.jaccard = jaccards[next_jaccard++];
     // Components: a kept document within the threshold of a duplicate is
     // joined to it by an edge, so it is in the same cluster: the cluster's
     // kept document is the only one that can be within it. Centres: the
@@ -221,12 +253,17 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
     }
   }
   if (opt.progress) opt.progress("cluster", n, n);
-  if (opt.collect_pairs || opt.pair_sink) {
-    EmitDocumentPairs(groups, group_pairs, [&](DedupPair p) {
-      if (opt.jaccard) p.jaccard = opt.jaccard(p.i, p.j);
-      if (opt.collect_pairs) r->pairs.push_back(p);
-      if (opt.pair_sink) opt.pair_sink(p);
-    });
+}
+
+}  // namespace
+
+void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
+                      std::span<const IdPair> group_pairs, const AssembleOptions& opt,
+                      DedupResult* r) {
+  if (docs.size() < std::numeric_limits<uint32_t>::max()) {
+    Assemble<uint32_t>(docs, groups, group_pairs, opt, r);
+  } else {
+    Assemble<size_t>(docs, groups, group_pairs, opt, r);
   }
   Summarize(r);
 }

@@ -59,6 +59,10 @@ struct AssembleOptions {
   // The estimated Jaccard of documents i and j (DedupRecord::jaccard and
   // DedupPair::jaccard); empty: none (-1).
   std::function<double(size_t i, size_t j)> jaccard;
+  // Called once when `jaccard` will not be called again (after the
+  // duplicates' estimates and the pairs, before the records are built); may
+  // be empty.
+  std::function<void()> jaccard_done;
   // DedupRecord::nearest_within_k is set when distance <= max_distance.
   int max_distance = 0;
   // As DedupOptions: the document pairs (the groups' members expanded).
@@ -69,7 +73,10 @@ struct AssembleOptions {
 };
 
 // Fills result->records (one per document of `docs`), result->pairs (when
-// collect_pairs) and result->summary. `group_pairs` hold group numbers (a <
+// collect_pairs) and result->summary. Memory besides the records: 4 bytes
+// per document for each of a root, first and kept member (8 bytes each from
+// 2^32 - 1 documents), and the union-find's 16 bytes per document before
+// those of first and kept. `group_pairs` hold group numbers (a <
 // b), each pair once; their distance is the pairs' emitted distance. Members
 // of a group are at distance 0 of each other.
 void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <numeric>
 #include <string>
 
 #include "dedup/cluster.h"
@@ -146,7 +147,9 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
-  dedup_internal::FinishSimHash(docs, plan, group_pairs, opt, r);
+  // The clusters need the groups alone, and the pairs are verified in place.
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(plan.words);
+  dedup_internal::FinishSimHash(docs, plan, &group_pairs, opt, r);
   return Status::OK();
 }
 
@@ -263,6 +266,13 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
 Fingerprint GroupFingerprint(const dedup_internal::SimHashPlan& plan, size_t g) {
   return plan.bits == 64 ? Fingerprint::From64(plan.words[g].second)
                          : Fingerprint::From128(plan.words[g].first, plan.words[g].second);
+}
+
+// A plan's group fingerprints, in group order.
+std::vector<Fingerprint> GroupFingerprints(const dedup_internal::SimHashPlan& plan) {
+  std::vector<Fingerprint> fps(plan.words.size());
+  for (size_t g = 0; g < fps.size(); ++g) fps[g] = GroupFingerprint(plan, g);
+  return fps;
 }
 
 // The join for n distinct fingerprints (report.banded, bands), chosen as
@@ -422,11 +432,8 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& opt,
   }
   report("index", 0, 1);
   std::vector<uint64_t> ids(n);
-  std::vector<Fingerprint> fps(n);
-  for (size_t g = 0; g < n; ++g) {
-    ids[g] = g;
-    fps[g] = GroupFingerprint(plan, g);
-  }
+  std::iota(ids.begin(), ids.end(), uint64_t{0});
+  const std::vector<Fingerprint> fps = GroupFingerprints(plan);
   PermutedTableOptions popt;
   popt.bits = plan.bits;
   popt.max_k = opt.k;
@@ -464,27 +471,20 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
                         std::vector<IdPair>* pairs, BandJoinStats* stats) {
   pairs->clear();
   if (begin >= end) return Status::OK();
-  std::vector<Fingerprint> fps(plan.words.size());
-  for (size_t g = 0; g < fps.size(); ++g) {
-    fps[g] = GroupFingerprint(plan, g);
-  }
   BandJoinOptions bopt;
   bopt.threads = opt.threads;
   bopt.progress = opt.progress;
   bopt.components_only = ComponentsOnly(opt);
-  return SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
+  // The plan's words as they are: no copy of the fingerprints.
+  return SimHashBandJoinWords(plan.words, opt.k, plan.report.bands, bopt, pairs, stats, begin, end);
 }
 
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
-  const auto t = std::chrono::steady_clock::now();
-  // Verified pairs: only the pairs that pass make clusters and pairs.
-  std::vector<IdPair> verified;
-  if (Verifying(opt)) {
-    verified.assign(group_pairs.begin(), group_pairs.end());
-    r->join.rejected += VerifyGroupPairs(plan.groups, opt, &verified);
-    group_pairs = verified;
-  }
+namespace {
+
+// FinishSimHash on pairs verified already.
+void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                    std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r,
+                    std::chrono::steady_clock::time_point t) {
   AssembleOptions a;
   a.keep = opt.keep;
   a.rule = opt.cluster_rule;
@@ -496,12 +496,32 @@ void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
       return SketchJaccard(opt.sketches[i], opt.sketches[j]);
     };
   }
+  a.jaccard_done = opt.release_sketches;
   a.max_distance = opt.k;
   a.collect_pairs = opt.collect_pairs;
   a.pair_sink = opt.pair_sink;
   a.progress = opt.progress;
   AssembleClusters(docs, plan.groups, group_pairs, a, r);
   r->join.cluster_seconds = SecondsSince(t);
+}
+
+}  // namespace
+
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
+  const auto t = std::chrono::steady_clock::now();
+  if (!Verifying(opt)) return FinishVerified(docs, plan, group_pairs, opt, r, t);
+  // Verified pairs: only the pairs that pass make clusters and pairs.
+  std::vector<IdPair> verified(group_pairs.begin(), group_pairs.end());
+  r->join.rejected += VerifyGroupPairs(plan.groups, opt, &verified);
+  FinishVerified(docs, plan, verified, opt, r, t);
+}
+
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::vector<IdPair>* group_pairs, const DedupOptions& opt, DedupResult* r) {
+  const auto t = std::chrono::steady_clock::now();
+  r->join.rejected += VerifyGroupPairs(plan.groups, opt, group_pairs);
+  FinishVerified(docs, plan, *group_pairs, opt, r, t);
 }
 
 void MergePairs(std::vector<IdPair>* pairs) {

@@ -81,6 +81,13 @@ Result<SimHashPlan> PlanSimHashSampled(
 Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& options, int begin, int end,
                         std::vector<IdPair>* pairs, BandJoinStats* stats);
 
+// SimHashBandJoin (band_join.h) over the fingerprints as (hi, lo) words
+// (64-bit: hi 0), as a plan holds them, without a copy of its own.
+Status SimHashBandJoinWords(std::span<const std::pair<uint64_t, uint64_t>> words, int k,
+                            const SimHashBands& layout, const BandJoinOptions& options,
+                            std::vector<IdPair>* pairs, BandJoinStats* stats, int first_band = 0,
+                            int end_band = -1);
+
 // Every pair of groups within k (the permuted-table self-join).
 // REQUIRES: !plan.report.banded.
 // Components only (no pairs asked for, components rule): a spanning forest
@@ -92,6 +99,11 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& options,
 // the merged group pairs. result->join is left as the caller filled it.
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                    std::span<const IdPair> group_pairs, const DedupOptions& options,
+                   DedupResult* result);
+// The same, verifying *group_pairs in place (the span form verifies a copy):
+// on return they are the pairs that passed.
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::vector<IdPair>* group_pairs, const DedupOptions& options,
                    DedupResult* result);
 
 // MinHash: documents with identical signatures (exact: sets) collapsed.

@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -323,7 +326,15 @@ Status DedupJob::CheckScoreField(const DedupCorpus& corpus, const InputStats& st
 Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
                                    std::function<void(const DedupPair&)> pair_sink,
                                    const DedupProgress& progress, int k) const {
+  return JoinWith(corpus, std::move(pair_sink), progress, k, {});
+}
+
+Result<DedupResult> DedupJob::JoinWith(const DedupCorpus& corpus,
+                                       std::function<void(const DedupPair&)> pair_sink,
+                                       const DedupProgress& progress, int k,
+                                       std::function<void()> release_sketches) const {
   DedupOptions options = dedup_;
+  options.release_sketches = std::move(release_sketches);
   if (k >= 0 && !options_.method.is_minhash()) options.k = k;
   options.pair_sink = std::move(pair_sink);
   options.short_sets = corpus.short_sets;
@@ -399,9 +410,29 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   if (outputs.unique || outputs.duplicates) options_.keep_records = true;
   DedupJobSummary summary;
   NEARDUP_RETURN_IF_ERROR(CountLines(input, progress));
+  if (strips() && !options_.keep_line_stats) {
+    // The filter reads the lines at min_docs and above alone.
+    NEARDUP_RETURN_IF_ERROR(UseLineStats(
+        line_stats_.AtLeast(static_cast<uint32_t>(std::max(boilerplate().min_docs, 1)))));
+  }
   DedupCorpus corpus;
+  if (strips()) {
+    // The boilerplate pass counted the documents: the per-document arrays
+    // are sized once instead of doubling as they grow (a doubling holds the
+    // old and the new array at once).
+    const size_t n = line_stats_.documents();
+    corpus.docs.reserve(n);
+    corpus.ids.reserve(n);
+    if (verifies()) corpus.sketches.reserve(n);
+    if (options_.keep_records) corpus.records.reserve(n);
+  }
   NEARDUP_ASSIGN_OR_RETURN(summary.input, Fingerprint(input, &corpus, progress));
   summary.seconds.fingerprint = Since(start);
+#if defined(__GLIBC__)
+  // The reading pass's documents and buffers, freed in the worker threads'
+  // arenas, are handed back before the join.
+  malloc_trim(0);
+#endif
   NEARDUP_RETURN_IF_ERROR(CheckScoreField(corpus, summary.input));
   summary.bad_scores = corpus.bad_scores;
   summary.repeated_ids = FindRepeatedIds(corpus.ids);
@@ -415,7 +446,11 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
     };
   }
   const auto dedup_start = std::chrono::steady_clock::now();
-  NEARDUP_ASSIGN_OR_RETURN(summary.result, Join(corpus, std::move(pair_sink), progress));
+  // The sketches (152 bytes a document) are freed before the records are
+  // built.
+  NEARDUP_ASSIGN_OR_RETURN(
+      summary.result, JoinWith(corpus, std::move(pair_sink), progress, -1,
+                               [&corpus] { std::vector<JaccardSketch>().swap(corpus.sketches); }));
   summary.seconds.dedup = Since(dedup_start);
 
   const auto output_start = std::chrono::steady_clock::now();

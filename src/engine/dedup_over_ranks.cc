@@ -279,7 +279,7 @@ void DedupJoinPlan::Finish(std::span<const DedupDocument> docs, DedupGroups* gro
   verified.sketches = sketches;  // verified pairs, as neardup dedup's
   // Verified here too: the caller may write these pairs.
   dedup_internal::VerifyGroupPairs(plan.groups, verified, group_pairs);
-  dedup_internal::FinishSimHash(docs, plan, *group_pairs, verified, result);
+  dedup_internal::FinishSimHash(docs, plan, group_pairs, verified, result);
   *groups = std::move(plan.groups);
 }
 

@@ -11,9 +11,11 @@
 #include <cmath>
 #include <iterator>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "dedup/stages.h"
 #include "neardup/dedup.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
@@ -272,6 +274,84 @@ TEST(VerifiedPairsTest, EveryReportedPairAndRecordMeetsItsThreshold) {
       EXPECT_GT(plain->pairs.size(), result->pairs.size());
       for (const DedupPair& p : plain->pairs) EXPECT_EQ(p.jaccard, -1);
     }
+  }
+}
+
+// DedupOptions::release_sketches: cluster mode calls it once, and reads no
+// sketch after it (they are overwritten there), so the records and pairs
+// are those of a run without it; the in-place FinishSimHash keeps the pairs
+// that pass and gives the span form's records.
+TEST(VerifiedPairsTest, SketchesAreReleasedOnceAfterTheirLastRead) {
+  const Corpus c = Fingerprint(RandomTexts(3));
+  for (const ClusterRule rule : {ClusterRule::kCenter, ClusterRule::kComponents}) {
+    for (const DedupJoin join : {DedupJoin::kExact, DedupJoin::kBanded}) {
+      SCOPED_TRACE(std::string(ClusterRuleName(rule)) + " join " +
+                   std::to_string(static_cast<int>(join)));
+      DedupOptions opt;
+      opt.cluster_rule = rule;
+      opt.join = join;
+      opt.threads = 2;
+      opt.collect_pairs = true;
+      opt.sketches = c.sketches;
+      opt.verify_jaccard = 0.6;
+      auto want = Dedup(c.docs, opt);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      ASSERT_GT(want->summary.duplicates, 0u);
+      ASSERT_GT(want->join.rejected, 0u);
+
+      std::vector<JaccardSketch> owned = c.sketches;
+      int calls = 0;
+      opt.sketches = owned;
+      opt.release_sketches = [&] {
+        ++calls;
+        for (JaccardSketch& s : owned) s = JaccardSketch{};  // estimates 0 from here on
+      };
+      auto got = Dedup(c.docs, opt);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(calls, 1);
+      ASSERT_EQ(got->records.size(), want->records.size());
+      for (size_t i = 0; i < got->records.size(); ++i) {
+        EXPECT_EQ(got->records[i].cluster, want->records[i].cluster) << i;
+        EXPECT_EQ(got->records[i].nearest, want->records[i].nearest) << i;
+        EXPECT_EQ(got->records[i].distance, want->records[i].distance) << i;
+        EXPECT_EQ(got->records[i].jaccard, want->records[i].jaccard) << i;
+      }
+      ASSERT_EQ(got->pairs.size(), want->pairs.size());
+      for (size_t p = 0; p < got->pairs.size(); ++p) {
+        EXPECT_EQ(got->pairs[p].i, want->pairs[p].i);
+        EXPECT_EQ(got->pairs[p].j, want->pairs[p].j);
+        EXPECT_EQ(got->pairs[p].jaccard, want->pairs[p].jaccard);
+      }
+      EXPECT_EQ(got->join.rejected, want->join.rejected);
+    }
+  }
+}
+
+TEST(VerifiedPairsTest, FinishSimHashVerifiesInPlaceAsTheSpanFormDoes) {
+  const Corpus c = Fingerprint(RandomTexts(3));
+  DedupOptions opt;
+  opt.join = DedupJoin::kExact;
+  opt.sketches = c.sketches;
+  opt.verify_jaccard = 0.6;
+  auto plan = dedup_internal::PlanSimHash(c.docs, opt);
+  ASSERT_TRUE(plan.ok());
+  std::vector<IdPair> pairs;
+  ASSERT_TRUE(dedup_internal::SimHashJoinExact(*plan, opt, &pairs).ok());
+  DedupResult from_span, in_place;
+  dedup_internal::FinishSimHash(c.docs, *plan, std::span<const IdPair>(pairs), opt, &from_span);
+  const size_t before = pairs.size();
+  dedup_internal::FinishSimHash(c.docs, *plan, &pairs, opt, &in_place);
+  ASSERT_GT(from_span.join.rejected, 0u);
+  EXPECT_EQ(in_place.join.rejected, from_span.join.rejected);
+  EXPECT_EQ(pairs.size(), before - from_span.join.rejected);
+  for (const IdPair& p : pairs) {
+    EXPECT_TRUE(dedup_internal::PassesVerification(opt, plan->groups.Members(p.a).front(),
+                                                   plan->groups.Members(p.b).front()));
+  }
+  ASSERT_EQ(in_place.records.size(), from_span.records.size());
+  for (size_t i = 0; i < in_place.records.size(); ++i) {
+    EXPECT_EQ(in_place.records[i].nearest, from_span.records[i].nearest) << i;
+    EXPECT_EQ(in_place.records[i].jaccard, from_span.records[i].jaccard) << i;
   }
 }
 

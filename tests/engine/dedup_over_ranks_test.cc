@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,43 @@ std::shared_ptr<const std::vector<Document>> Corpus() {
     docs->push_back(std::move(d));
   }
   return docs;
+}
+
+// DedupJob::Run keeps only the line counts the boilerplate filter reads
+// unless keep_line_stats (--boilerplate-stats-out) asks for all of them; the
+// records are the same either way.
+TEST(DedupJobTest, RunKeepsTheFrequentLinesOnlyUnlessAskedForAll) {
+  auto docs = std::make_shared<std::vector<Document>>(*Corpus());
+  for (size_t i = 0; i < docs->size(); ++i) {
+    // A line in every third document (boilerplate at min_docs 5), and one
+    // line of each document's own.
+    Document& d = (*docs)[i];
+    if (d.text.empty()) continue;
+    d.text = "line " + std::to_string(i) + "\n" + d.text;
+    if (i % 3 == 0) d.text += "\nSubscribe to our newsletter";
+  }
+  std::vector<std::string> records[2];
+  size_t distinct[2] = {0, 0};
+  for (const bool keep : {false, true}) {
+    DedupJobOptions o;
+    o.threads = 1;
+    o.keep_line_stats = keep;
+    auto job = DedupJob::Create(o);
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    DedupJobOutputs outputs;
+    outputs.records = [&](std::string_view line) { records[keep].emplace_back(line); };
+    auto summary = (*job)->Run(DocumentsInput(docs), outputs);
+    ASSERT_TRUE(summary.ok()) << summary.status().message();
+    EXPECT_EQ(summary->boilerplate_lines, 1u);
+    EXPECT_GT(summary->boilerplate_dropped, 50u);
+    const LineStats& stats = (*job)->line_stats();
+    EXPECT_EQ(stats.documents(), docs->size());
+    EXPECT_EQ(stats.LinesAtLeast(5), 1u);
+    distinct[keep] = stats.distinct_lines();
+  }
+  EXPECT_EQ(distinct[0], 1u);
+  EXPECT_GT(distinct[1], 200u);
+  EXPECT_EQ(records[0], records[1]);
 }
 
 // What neardup-mpi makes of the documents over its ranks, in one process.

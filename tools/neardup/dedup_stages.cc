@@ -197,6 +197,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   o.warn = [](const std::string& message) { PrintErrorLine("neardup: warning: " + message); };
   // The input records as read, for --unique-out and --duplicates-out.
   o.keep_records = !flags.unique_out.empty() || !flags.duplicates_out.empty();
+  o.keep_line_stats = !flags.boilerplate.stats_out.empty();
   NEARDUP_ASSIGN_OR_RETURN(config->job, DedupJob::Create(std::move(o)));
   const DedupJob& job = *config->job;
   if (!flags.boilerplate.stats_out.empty() && job.boilerplate().mode == BoilerplateMode::kOff) {
