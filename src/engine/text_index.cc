@@ -79,6 +79,10 @@ std::string TextIndexStatsJson(const TextIndexStats& s, int indent) {
     tables["band_bits"] = t.band_bits;
     tables["probe_radius"] = t.probe_radius;
     tables["seed"] = t.seed;
+  } else if (t.kind == "filter") {
+    // The first level's threshold: rows whose low 64 bits are within it of
+    // the query's are checked in full.
+    tables["low_word_threshold"] = t.probe_radius;
   }
   tables["recall_at_k"] = t.recall_at_k;
   tables["recall_at_k_minus_4"] = t.recall_at_k_minus_4;

@@ -161,5 +161,22 @@ TEST(TextIndexTest, StatsJsonHasOneSetOfNames) {
             (*reopened)->Fingerprint("独有的正文内容很长很长").fingerprint);
 }
 
+// The two-level filter (kind "filter", no tables) states its first level's
+// threshold beside its recall.
+TEST(TextIndexTest, StatsJsonStatesTheFiltersThreshold) {
+  TextIndexStats s;
+  s.tables.kind = "filter";
+  s.tables.probe_radius = 20;
+  s.tables.recall_at_k = 0.9976;
+  const auto j = nlohmann::json::parse(TextIndexStatsJson(s));
+  EXPECT_EQ(j["tables"]["kind"], "filter");
+  EXPECT_EQ(j["tables"]["low_word_threshold"], 20);
+  EXPECT_DOUBLE_EQ(j["tables"]["recall_at_k"].get<double>(), 0.9976);
+  EXPECT_FALSE(j["tables"].contains("probe_radius"));
+  s.tables.kind = "scan";
+  EXPECT_FALSE(
+      nlohmann::json::parse(TextIndexStatsJson(s))["tables"].contains("low_word_threshold"));
+}
+
 }  // namespace
 }  // namespace neardup
