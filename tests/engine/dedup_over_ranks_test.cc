@@ -96,6 +96,23 @@ TEST(DedupJobTest, RunKeepsTheFrequentLinesOnlyUnlessAskedForAll) {
 // sampled: the plan made from the sampled groups' keys only (CreateSampled,
 // as neardup-mpi makes it); the pairs of groups found, in *found when not
 // null; `forced` (when not null) replaces the job's join options.
+// Every record of `got` as in `want` (the one-process job), and the count
+// of duplicates.
+void ExpectSameRecords(const DedupResult& got, const DedupResult& want) {
+  ASSERT_EQ(got.records.size(), want.records.size());
+  for (size_t i = 0; i < got.records.size(); ++i) {
+    const DedupRecord& g = got.records[i];
+    const DedupRecord& w = want.records[i];
+    EXPECT_EQ(g.cluster, w.cluster) << "document " << i;
+    EXPECT_EQ(g.empty, w.empty) << "document " << i;
+    EXPECT_EQ(g.duplicate, w.duplicate) << "document " << i;
+    EXPECT_EQ(g.nearest, w.nearest) << "document " << i;
+    EXPECT_EQ(g.distance, w.distance) << "document " << i;
+    EXPECT_EQ(g.jaccard, w.jaccard) << "document " << i;
+  }
+  EXPECT_EQ(got.summary.duplicates, want.summary.duplicates);
+}
+
 DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
                          DedupJoinPlan::Split* split, bool sampled = false,
                          std::vector<IdPair>* found = nullptr,
@@ -272,18 +289,7 @@ TEST(DedupOverRanksTest, PiecesGiveTheJobsRecordsForEveryMethod) {
     DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
     const DedupResult got = JoinInPieces(**job, corpus, &split, c.sampled);
     EXPECT_EQ(split, c.split);
-    ASSERT_EQ(got.records.size(), want->records.size());
-    for (size_t i = 0; i < got.records.size(); ++i) {
-      const DedupRecord& g = got.records[i];
-      const DedupRecord& w = want->records[i];
-      EXPECT_EQ(g.cluster, w.cluster) << "document " << i;
-      EXPECT_EQ(g.empty, w.empty) << "document " << i;
-      EXPECT_EQ(g.duplicate, w.duplicate) << "document " << i;
-      EXPECT_EQ(g.nearest, w.nearest) << "document " << i;
-      EXPECT_EQ(g.distance, w.distance) << "document " << i;
-      EXPECT_EQ(g.jaccard, w.jaccard) << "document " << i;
-    }
-    EXPECT_EQ(got.summary.duplicates, want->summary.duplicates);
+    ExpectSameRecords(got, *want);
     EXPECT_EQ(got.summary.clusters, want->summary.clusters);
     EXPECT_EQ(got.summary.empty, want->summary.empty);
   }
@@ -364,17 +370,7 @@ TEST(DedupOverRanksTest, ShortRuleOverRanksGivesTheJobsRecords) {
       EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const IdPair& p) {
         return p.distance > (*job)->dedup_options().k;
       }));
-      ASSERT_EQ(got.records.size(), want->records.size());
-      for (size_t i = 0; i < got.records.size(); ++i) {
-        const DedupRecord& g = got.records[i];
-        const DedupRecord& w = want->records[i];
-        EXPECT_EQ(g.cluster, w.cluster) << "document " << i;
-        EXPECT_EQ(g.duplicate, w.duplicate) << "document " << i;
-        EXPECT_EQ(g.nearest, w.nearest) << "document " << i;
-        EXPECT_EQ(g.distance, w.distance) << "document " << i;
-        EXPECT_EQ(g.jaccard, w.jaccard) << "document " << i;
-      }
-      EXPECT_EQ(got.summary.duplicates, want->summary.duplicates);
+      ExpectSameRecords(got, *want);
     }
   }
 }

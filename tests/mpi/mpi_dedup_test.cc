@@ -207,13 +207,9 @@ class MpiDedupTest : public ::testing::Test {
     return out;
   }
 
-  // mpirun -np P neardup-mpi dedup INPUTS options --work-dir, outputs in
-  // directory `name` (kept between calls: --resume).
-  CommandResult Mpi(const std::string& name, int ranks, const std::vector<std::string>& options,
-                    const std::vector<std::string>& env = {}, bool pairs = true) {
-    const std::string out = dir_ + "/" + name;
-    fs::create_directories(out);
-    // Bounded: a hang fails the test instead of holding the machine.
+  // timeout 300 mpirun -np P neardup-mpi dedup INPUTS: bounded, so that a
+  // hang fails the test instead of holding the machine.
+  std::vector<std::string> MpiDedup(int ranks) const {
     std::vector<std::string> argv = {"/usr/bin/timeout",
                                      "300",
                                      NEARDUP_MPIEXEC,
@@ -224,6 +220,16 @@ class MpiDedupTest : public ::testing::Test {
                                      NEARDUP_MPI_PATH,
                                      "dedup"};
     argv.insert(argv.end(), inputs_.begin(), inputs_.end());
+    return argv;
+  }
+
+  // mpirun -np P neardup-mpi dedup INPUTS options --work-dir, outputs in
+  // directory `name` (kept between calls: --resume).
+  CommandResult Mpi(const std::string& name, int ranks, const std::vector<std::string>& options,
+                    const std::vector<std::string>& env = {}, bool pairs = true) {
+    const std::string out = dir_ + "/" + name;
+    fs::create_directories(out);
+    std::vector<std::string> argv = MpiDedup(ranks);
     argv.insert(argv.end(), options.begin(), options.end());
     const auto o = OutputFlags(out, pairs);
     argv.insert(argv.end(), o.begin(), o.end());
@@ -679,16 +685,7 @@ TEST_F(MpiDedupTest, ShardsHoldNoRecordsAndEveryRankWritesItsPartOfTheOutputs) {
   // lines.
   const std::string out = dir_ + "/to_stdout";
   fs::create_directories(out);
-  std::vector<std::string> argv = {"/usr/bin/timeout",
-                                   "300",
-                                   NEARDUP_MPIEXEC,
-                                   "--allow-run-as-root",
-                                   "--oversubscribe",
-                                   "-np",
-                                   "2",
-                                   NEARDUP_MPI_PATH,
-                                   "dedup"};
-  argv.insert(argv.end(), inputs_.begin(), inputs_.end());
+  std::vector<std::string> argv = MpiDedup(2);
   argv.insert(argv.end(), {"--banded", "--unique-out", out + "/unique.jsonl", "--work-dir",
                            out + "/work", "--threads", "1", "--quiet"});
   const CommandResult piped = Spawn(argv, {"NEARDUP_MPI_NODE_MEMORY=1"}, out);
