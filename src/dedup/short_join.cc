@@ -19,8 +19,9 @@ static_assert(kSketchSlots == 128, "tokens are 7-bit slots and 8-bit values");
 // A single-token key (tiny sets) is marked above the 30 bits of a pair key.
 constexpr uint32_t kSingle = uint32_t{1} << (2 * kTokenBits);
 // Keys held at once: a pass over the prefixes makes about this many (8 bytes
-// each).
-constexpr size_t kKeysPerPass = size_t{8} << 20;
+// each; SetShortJoinKeysPerPass changes it, for tests).
+constexpr size_t kKeysPerPass = size_t{4} << 20;
+size_t keys_per_pass = kKeysPerPass;
 // Sub-buckets of a pass (by the key's hash): sorted and scanned in parallel.
 constexpr int kSubBits = 8;
 
@@ -29,6 +30,9 @@ int NonEmptySlots(const JaccardSketch& s) {
   for (const uint64_t w : s.empty) empty += std::popcount(w);
   return kSketchSlots - empty;
 }
+
+// The largest token set that takes part: kShortSlots / t at t >= 0.4.
+constexpr int kMaxSetSize = 40;
 
 uint32_t PairKey(uint16_t r1, uint16_t r2) { return uint32_t{r1} << kTokenBits | r2; }
 
@@ -44,19 +48,21 @@ struct TokenSets {
   std::vector<uint32_t> group;  // participating groups, increasing
   std::vector<uint32_t> begin;  // ranks of participant i: [begin[i], begin[i + 1])
   std::vector<uint16_t> rank;
-  std::vector<uint8_t> alpha;
-  std::vector<uint8_t> own;
+  // alpha and own of a set of each size (they follow from the size alone).
+  std::array<uint8_t, kMaxSetSize + 1> alpha_of{}, own_of{};
 
   std::span<const uint16_t> Of(size_t i) const {
     return std::span<const uint16_t>(rank).subspan(begin[i], begin[i + 1] - begin[i]);
   }
   int Size(size_t i) const { return static_cast<int>(begin[i + 1] - begin[i]); }
+  int Alpha(size_t i) const { return alpha_of[begin[i + 1] - begin[i]]; }
+  int Own(size_t i) const { return own_of[begin[i + 1] - begin[i]]; }
   // The tokens a pair's first s common ones lie in: min(a, a - alpha + s).
   size_t Prefix(size_t i, int s) const {
     const size_t a = begin[i + 1] - begin[i];
-    return std::min(a, a + static_cast<size_t>(s) - alpha[i]);
+    return std::min(a, a + static_cast<size_t>(s) - static_cast<size_t>(Alpha(i)));
   }
-  bool Tiny(size_t i) const { return alpha[i] == 1; }
+  bool Tiny(size_t i) const { return Alpha(i) == 1; }
   size_t Keys(size_t i) const {
     const size_t p = Prefix(i, 2);
     return p * (p - 1) / 2 + (Tiny(i) ? p : 0);
@@ -71,7 +77,7 @@ struct TokenSets {
 template <class F>
 void ForEachKey(const TokenSets& sets, size_t i, uint32_t first, uint32_t last, const F& f) {
   const std::span<const uint16_t> r = sets.Of(i).first(sets.Prefix(i, 2));
-  const size_t lead_end = static_cast<size_t>(sets.Size(i) - sets.own[i]);  // + s
+  const size_t lead_end = static_cast<size_t>(sets.Size(i) - sets.Own(i));  // + s
   size_t x = 0;
   while (x < r.size() && r[x] < first) ++x;
   for (; x < r.size() && r[x] < last; ++x) {
@@ -102,9 +108,6 @@ int FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* pa
   }
   return found >= s && found >= need ? found : -1;
 }
-
-// The largest token set that takes part: kShortSlots / t at t >= 0.4.
-constexpr int kMaxSetSize = 40;
 
 // A bucket larger than this is cut by the next common token (below).
 constexpr size_t kRefineAbove = 48;
@@ -227,14 +230,14 @@ struct BucketJoin {
       // are short, and a binary search mispredicts at every step).
       int pos = 0;
       for (const uint16_t t : r) pos += t < path[s - 1];
-      const bool lead = pos < size - ts.own[x] + s;
+      const bool lead = pos < size - ts.Own(x) + s;
       if (lead) {
         shortest_lead = std::min(shortest_lead, size);
         int8_t& p = lead_pos[static_cast<size_t>(size)];
         p = static_cast<int8_t>(std::min<int>(p, pos));
       }
       const auto& w = (*words)[ts.group[x]];
-      ms.push_back({w.first, w.second, x, size, pos, ts.alpha[x], lead});
+      ms.push_back({w.first, w.second, x, size, pos, ts.Alpha(x), lead});
     }
     // Leads first, then the others that can pair with a strictly shorter
     // lead: path[s - 1] within both one's first size - need + s tokens.
@@ -303,6 +306,8 @@ struct BucketJoin {
 };
 
 }  // namespace
+
+void SetShortJoinKeysPerPass(size_t keys) { keys_per_pass = keys > 0 ? keys : kKeysPerPass; }
 
 PairOverlap::PairOverlap(double t, int max_size)
     : n_(max_size + 1), need_(static_cast<size_t>(n_ * n_)), any_(n_), longer_(n_) {
@@ -424,19 +429,18 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   // per first token (a key's first token is its lower rank).
   const size_t m = sets.group.size();
   std::vector<size_t> keys_of(kTokens, 0);
-  sets.alpha.assign(m, 0);
-  sets.own.assign(m, 0);
   const PairOverlap overlap(t, medium);
+  for (int a = 1; a <= medium; ++a) {
+    // At most a: a set no partner can pass with keeps a valid (longer)
+    // prefix.
+    sets.alpha_of[static_cast<size_t>(a)] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
+    sets.own_of[static_cast<size_t>(a)] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
+  }
   for (size_t i = 0; i < m; ++i) {
     const auto r =
         std::span<uint16_t>(sets.rank).subspan(sets.begin[i], sets.begin[i + 1] - sets.begin[i]);
     for (uint16_t& x : r) x = rank_of[x];
     std::sort(r.begin(), r.end());
-    const int a = static_cast<int>(r.size());
-    // At most a: a set no partner can pass with keeps a valid (longer)
-    // prefix.
-    sets.alpha[i] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
-    sets.own[i] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
     st.keys += sets.Keys(i);
     const size_t p = sets.Prefix(i, 2);
     for (size_t x = 0; x < p; ++x) keys_of[r[x]] += p - 1 - x + (sets.Tiny(i) ? 1 : 0);
@@ -455,13 +459,13 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     size_t held = 0;
     for (uint32_t tok = 0; tok < kTokens; ++tok) {
       const size_t c = keys_of[tok];
-      if (c > kKeysPerPass || held + c > kKeysPerPass) {
+      if (c > keys_per_pass || held + c > keys_per_pass) {
         if (held > 0) plan_passes.push_back({start, tok, 1, 0});
         start = tok;
         held = 0;
       }
-      if (c > kKeysPerPass) {
-        const auto mod = static_cast<uint32_t>((c + kKeysPerPass - 1) / kKeysPerPass);
+      if (c > keys_per_pass) {
+        const auto mod = static_cast<uint32_t>((c + keys_per_pass - 1) / keys_per_pass);
         for (uint32_t res = 0; res < mod; ++res) plan_passes.push_back({tok, tok + 1, mod, res});
         start = tok + 1;
       } else {
@@ -563,24 +567,13 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   std::vector<uint64_t>().swap(word);
   // The token sets are read no more: freed before the pairs are gathered.
   sets = TokenSets();
-  // The workers' pairs (8 bytes each) into one vector: the first worker's
-  // moved, the others appended and freed one by one; sorted, each once.
-  std::vector<uint64_t> found;
-  for (BucketJoin& out : outs) {
+  for (const BucketJoin& out : outs) {
     st.candidates += out.candidates;
     st.tested += out.tested;
     st.rejected += out.rejected;
     st.largest_bucket = std::max(st.largest_bucket, out.largest);
     st.confirmed += out.pairs.size();
-    if (found.empty()) {
-      found = std::move(out.pairs);
-    } else {
-      found.insert(found.end(), out.pairs.begin(), out.pairs.end());
-    }
-    std::vector<uint64_t>().swap(out.pairs);
   }
-  std::sort(found.begin(), found.end());
-  found.erase(std::unique(found.begin(), found.end()), found.end());
 
   // 4. The long groups: the plan's bands over them alone.
   std::vector<IdPair> long_pairs;
@@ -597,21 +590,24 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(
         SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, &long_pairs, band_stats));
   }
-  // The pairs, with their distances (those of the words, as tested), at
-  // their size; sorted and each once already when the long groups add none.
-  pairs->reserve(found.size() + long_pairs.size());
-  for (const uint64_t p : found) {
-    const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
-    const auto& wa = plan.words[ga];
-    const auto& wb = plan.words[gb];
-    const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
-    pairs->push_back({ga, gb, d});
+  // The pairs at their size (24 bytes), with their distances (those of the
+  // words, as tested), each worker's freed once copied; then sorted, each
+  // once.
+  pairs->reserve(st.confirmed + long_pairs.size());
+  for (BucketJoin& out : outs) {
+    for (const uint64_t p : out.pairs) {
+      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
+      const auto& wa = plan.words[ga];
+      const auto& wb = plan.words[gb];
+      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
+      pairs->push_back({ga, gb, d});
+    }
+    std::vector<uint64_t>().swap(out.pairs);
   }
-  std::vector<uint64_t>().swap(found);
   for (const IdPair& p : long_pairs) {
     pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
   }
-  if (!long_pairs.empty()) MergePairs(pairs);
+  MergePairs(pairs);
   *short_stats = st;
   return Status::OK();
 }

@@ -150,6 +150,11 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
                          ShortJoinStats* short_stats);
 
+// For tests: the keys one pass of the sketch join makes at most (unless one
+// token's keys are more; 0: the default, 4M). Not thread-safe: set it before
+// joining.
+void SetShortJoinKeysPerPass(size_t keys);
+
 }  // namespace neardup::dedup_internal
 
 #endif  // NEARDUP_DEDUP_SHORT_JOIN_H_
