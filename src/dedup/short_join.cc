@@ -18,8 +18,10 @@ constexpr size_t kTokens = size_t{1} << kTokenBits;
 static_assert(kSketchSlots == 128, "tokens are 7-bit slots and 8-bit values");
 // A single-token key (tiny sets) is marked above the 30 bits of a pair key.
 constexpr uint32_t kSingle = uint32_t{1} << (2 * kTokenBits);
-// Keys held at once: a pass over the prefixes makes about this many.
-constexpr size_t kKeysPerPass = size_t{32} << 20;
+// Keys held at once: a pass over the prefixes makes about this many (8 bytes
+// each; SetShortJoinKeysPerPass changes it, for tests).
+constexpr size_t kKeysPerPass = size_t{4} << 20;
+size_t keys_per_pass = kKeysPerPass;
 // Sub-buckets of a pass (by the key's hash): sorted and scanned in parallel.
 constexpr int kSubBits = 8;
 
@@ -28,6 +30,9 @@ int NonEmptySlots(const JaccardSketch& s) {
   for (const uint64_t w : s.empty) empty += std::popcount(w);
   return kSketchSlots - empty;
 }
+
+// The largest token set that takes part: kShortSlots / t at t >= 0.4.
+constexpr int kMaxSetSize = 40;
 
 uint32_t PairKey(uint16_t r1, uint16_t r2) { return uint32_t{r1} << kTokenBits | r2; }
 
@@ -41,36 +46,41 @@ uint64_t Mix(uint32_t key) { return (uint64_t{key} + 1) * 0x9e3779b97f4a7c15ULL;
 // PairOverlap::Need(a, b), at least that.
 struct TokenSets {
   std::vector<uint32_t> group;  // participating groups, increasing
-  std::vector<size_t> begin;    // ranks of participant i: [begin[i], begin[i + 1])
+  std::vector<uint32_t> begin;  // ranks of participant i: [begin[i], begin[i + 1])
   std::vector<uint16_t> rank;
-  std::vector<uint8_t> alpha;
-  std::vector<uint8_t> own;
+  // alpha and own of a set of each size (they follow from the size alone).
+  std::array<uint8_t, kMaxSetSize + 1> alpha_of{}, own_of{};
 
   std::span<const uint16_t> Of(size_t i) const {
     return std::span<const uint16_t>(rank).subspan(begin[i], begin[i + 1] - begin[i]);
   }
   int Size(size_t i) const { return static_cast<int>(begin[i + 1] - begin[i]); }
+  int Alpha(size_t i) const { return alpha_of[begin[i + 1] - begin[i]]; }
+  int Own(size_t i) const { return own_of[begin[i + 1] - begin[i]]; }
   // The tokens a pair's first s common ones lie in: min(a, a - alpha + s).
   size_t Prefix(size_t i, int s) const {
     const size_t a = begin[i + 1] - begin[i];
-    return std::min(a, a + static_cast<size_t>(s) - alpha[i]);
+    return std::min(a, a + static_cast<size_t>(s) - static_cast<size_t>(Alpha(i)));
   }
-  bool Tiny(size_t i) const { return alpha[i] == 1; }
+  bool Tiny(size_t i) const { return Alpha(i) == 1; }
   size_t Keys(size_t i) const {
     const size_t p = Prefix(i, 2);
     return p * (p - 1) / 2 + (Tiny(i) ? p : 0);
   }
 };
 
-// Calls f(key, lead) for every key of participant i: the pairs of its first
-// Prefix(i, 2) tokens, and for a tiny set each token alone. lead: the key's
-// last token lies within the first size - own + s (s: the key's tokens), so
-// that i is a lead of the key's bucket (BucketJoin::Member).
+// Calls f(key, lead) for every key of participant i whose first token is
+// in [first, last): the pairs of its first Prefix(i, 2) tokens, and for a
+// tiny set each token alone. lead: the key's last token lies within the
+// first size - own + s (s: the key's tokens), so that i is a lead of the
+// key's bucket (BucketJoin::Member).
 template <class F>
-void ForEachKey(const TokenSets& sets, size_t i, const F& f) {
+void ForEachKey(const TokenSets& sets, size_t i, uint32_t first, uint32_t last, const F& f) {
   const std::span<const uint16_t> r = sets.Of(i).first(sets.Prefix(i, 2));
-  const size_t lead_end = static_cast<size_t>(sets.Size(i) - sets.own[i]);  // + s
-  for (size_t x = 0; x < r.size(); ++x) {
+  const size_t lead_end = static_cast<size_t>(sets.Size(i) - sets.Own(i));  // + s
+  size_t x = 0;
+  while (x < r.size() && r[x] < first) ++x;
+  for (; x < r.size() && r[x] < last; ++x) {
     if (sets.Tiny(i)) f(kSingle | r[x], x < lead_end + 1);
     for (size_t y = x + 1; y < r.size(); ++y) f(PairKey(r[x], r[y]), y < lead_end + 2);
   }
@@ -99,9 +109,6 @@ int FirstCommonAre(const TokenSets& sets, size_t x, size_t y, const uint16_t* pa
   return found >= s && found >= need ? found : -1;
 }
 
-// The largest token set that takes part: kShortSlots / t at t >= 0.4.
-constexpr int kMaxSetSize = 40;
-
 // A bucket larger than this is cut by the next common token (below).
 constexpr size_t kRefineAbove = 48;
 // The deepest level (tokens in a bucket's path) cut so.
@@ -116,7 +123,7 @@ struct BucketJoin {
   double t = 0;                                             // the lowest verification threshold
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
-  std::vector<IdPair> pairs;
+  std::vector<uint64_t> pairs;  // group a << 32 | group b, a < b
   size_t candidates = 0, tested = 0, rejected = 0, largest = 0;
 
   // A member of a bucket of level s, gathered once (one cache miss per
@@ -183,7 +190,7 @@ struct BucketJoin {
       ++rejected;
       return;
     }
-    pairs.push_back({std::min(ga, gb), std::max(ga, gb), d});
+    pairs.push_back(uint64_t{std::min(ga, gb)} << 32 | std::max(ga, gb));
   }
 
   // A bucket of level s >= 1 (members: participants). Pairs whose alpha is
@@ -223,14 +230,14 @@ struct BucketJoin {
       // are short, and a binary search mispredicts at every step).
       int pos = 0;
       for (const uint16_t t : r) pos += t < path[s - 1];
-      const bool lead = pos < size - ts.own[x] + s;
+      const bool lead = pos < size - ts.Own(x) + s;
       if (lead) {
         shortest_lead = std::min(shortest_lead, size);
         int8_t& p = lead_pos[static_cast<size_t>(size)];
         p = static_cast<int8_t>(std::min<int>(p, pos));
       }
       const auto& w = (*words)[ts.group[x]];
-      ms.push_back({w.first, w.second, x, size, pos, ts.alpha[x], lead});
+      ms.push_back({w.first, w.second, x, size, pos, ts.Alpha(x), lead});
     }
     // Leads first, then the others that can pair with a strictly shorter
     // lead: path[s - 1] within both one's first size - need + s tokens.
@@ -299,6 +306,8 @@ struct BucketJoin {
 };
 
 }  // namespace
+
+void SetShortJoinKeysPerPass(size_t keys) { keys_per_pass = keys > 0 ? keys : kKeysPerPass; }
 
 PairOverlap::PairOverlap(double t, int max_size)
     : n_(max_size + 1), need_(static_cast<size_t>(n_ * n_)), any_(n_), longer_(n_) {
@@ -370,8 +379,24 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   // 1. Who takes part, its tokens (one pass over the sketches: the set
   // bits of the non-empty slots), the tokens' frequencies and their global
   // order.
+  // (Counted first, so that the arrays are allocated once, at their size.)
   std::vector<uint32_t> long_groups;
   TokenSets sets;
+  {
+    size_t participants = 0, tokens = 0;
+    for (size_t g = 0; g < n; ++g) {
+      const int a = NonEmptySlots(sketch(g));
+      if (a < 1 || a > medium) continue;
+      ++participants;
+      tokens += static_cast<size_t>(a);
+    }
+    if (tokens >= (uint64_t{1} << 32)) {
+      return Status::InvalidArgument("the routed join takes fewer than 2^32 short-document tokens");
+    }
+    sets.group.reserve(participants);
+    sets.begin.reserve(participants + 1);
+    sets.rank.reserve(tokens);
+  }
   sets.begin.push_back(0);
   std::vector<uint32_t> freq(kTokens, 0);
   for (size_t g = 0; g < n; ++g) {
@@ -389,7 +414,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
         sets.rank.push_back(token);
       }
     }
-    sets.begin.push_back(sets.rank.size());
+    sets.begin.push_back(static_cast<uint32_t>(sets.rank.size()));
   }
   std::vector<uint16_t> rank_of(kTokens);
   {
@@ -400,25 +425,57 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     });
     for (size_t r = 0; r < kTokens; ++r) rank_of[order[r]] = static_cast<uint16_t>(r);
   }
-  // 2. The sets as increasing ranks, their alphas (TokenSets).
+  // 2. The sets as increasing ranks, their alphas (TokenSets), and the keys
+  // per first token (a key's first token is its lower rank).
   const size_t m = sets.group.size();
-  sets.alpha.assign(m, 0);
-  sets.own.assign(m, 0);
+  std::vector<size_t> keys_of(kTokens, 0);
   const PairOverlap overlap(t, medium);
+  for (int a = 1; a <= medium; ++a) {
+    // At most a: a set no partner can pass with keeps a valid (longer)
+    // prefix.
+    sets.alpha_of[static_cast<size_t>(a)] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
+    sets.own_of[static_cast<size_t>(a)] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
+  }
   for (size_t i = 0; i < m; ++i) {
     const auto r =
         std::span<uint16_t>(sets.rank).subspan(sets.begin[i], sets.begin[i + 1] - sets.begin[i]);
     for (uint16_t& x : r) x = rank_of[x];
     std::sort(r.begin(), r.end());
-    const int a = static_cast<int>(r.size());
-    // At most a: a set no partner can pass with keeps a valid (longer)
-    // prefix.
-    sets.alpha[i] = static_cast<uint8_t>(std::clamp(overlap.Any(a), 1, a));
-    sets.own[i] = static_cast<uint8_t>(std::clamp(overlap.Longer(a), 1, a));
     st.keys += sets.Keys(i);
+    const size_t p = sets.Prefix(i, 2);
+    for (size_t x = 0; x < p; ++x) keys_of[r[x]] += p - 1 - x + (sets.Tiny(i) ? 1 : 0);
   }
-  // 3. Passes over the keys: a key's pass and sub-bucket come from its hash.
-  const size_t passes = std::max<size_t>(1, (st.keys + kKeysPerPass - 1) / kKeysPerPass);
+  // 3. Passes over the keys, of about kKeysPerPass each: a pass takes the
+  // keys whose first token is in a range of ranks (a set's tokens in it are
+  // contiguous: the passes cost the keys they make, not all keys each), and
+  // a first token with more keys than a pass is split by the keys' hash
+  // (mod passes of that token). A key's sub-bucket comes from its hash.
+  struct Pass {
+    uint32_t first, last, mod, residue;
+  };
+  std::vector<Pass> plan_passes;
+  {
+    uint32_t start = 0;
+    size_t held = 0;
+    for (uint32_t tok = 0; tok < kTokens; ++tok) {
+      const size_t c = keys_of[tok];
+      if (c > keys_per_pass || held + c > keys_per_pass) {
+        if (held > 0) plan_passes.push_back({start, tok, 1, 0});
+        start = tok;
+        held = 0;
+      }
+      if (c > keys_per_pass) {
+        const auto mod = static_cast<uint32_t>((c + keys_per_pass - 1) / keys_per_pass);
+        for (uint32_t res = 0; res < mod; ++res) plan_passes.push_back({tok, tok + 1, mod, res});
+        start = tok + 1;
+      } else {
+        held += c;
+      }
+    }
+    if (held > 0) plan_passes.push_back({start, static_cast<uint32_t>(kTokens), 1, 0});
+  }
+  std::vector<size_t>().swap(keys_of);
+  const size_t passes = std::max<size_t>(1, plan_passes.size());
   st.passes = passes;
   constexpr size_t kSubs = size_t{1} << kSubBits;
   const size_t chunks = std::min(std::max<size_t>(m, 1), workers * 4);
@@ -436,11 +493,12 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     out.words = &plan.words;
     out.k = opt.k;
   }
-  for (size_t pass = 0; pass < passes && m >= 2; ++pass) {
+  for (size_t pass = 0; pass < plan_passes.size() && m >= 2; ++pass) {
     if (opt.progress) opt.progress("short join", pass, passes);
+    const Pass ps = plan_passes[pass];
     const auto place = [&](uint32_t key, size_t* sub) {
       const uint64_t h = Mix(key);
-      if ((h & 0xffffffff) % passes != pass) return false;
+      if (ps.mod > 1 && (h & 0xffffffff) % ps.mod != ps.residue) return false;
       *sub = static_cast<size_t>(h >> (64 - kSubBits));
       return true;
     };
@@ -448,7 +506,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       uint32_t* hc = hist.data() + c * kSubs;
       std::fill(hc, hc + kSubs, 0u);
       for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
-        ForEachKey(sets, i, [&](uint32_t key, bool) {
+        ForEachKey(sets, i, ps.first, ps.last, [&](uint32_t key, bool) {
           size_t sub;
           if (place(key, &sub)) ++hc[sub];
         });
@@ -468,7 +526,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     pool.ParallelFor(chunks, [&](size_t c, int) {
       uint32_t* hc = hist.data() + c * kSubs;
       for (size_t i = m * c / chunks; i < m * (c + 1) / chunks; ++i) {
-        ForEachKey(sets, i, [&](uint32_t key, bool lead) {
+        ForEachKey(sets, i, ps.first, ps.last, [&](uint32_t key, bool lead) {
           size_t sub;
           if (place(key, &sub)) word[hc[sub]++] = uint64_t{key} << 33 | uint64_t{lead} << 32 | i;
         });
@@ -507,17 +565,18 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   }
   if (opt.progress) opt.progress("short join", passes, passes);
   std::vector<uint64_t>().swap(word);
-  for (BucketJoin& out : outs) {
+  // The token sets are read no more: freed before the pairs are gathered.
+  sets = TokenSets();
+  for (const BucketJoin& out : outs) {
     st.candidates += out.candidates;
     st.tested += out.tested;
     st.rejected += out.rejected;
     st.largest_bucket = std::max(st.largest_bucket, out.largest);
-    pairs->insert(pairs->end(), out.pairs.begin(), out.pairs.end());
-    std::vector<IdPair>().swap(out.pairs);
+    st.confirmed += out.pairs.size();
   }
-  st.confirmed = pairs->size();
 
   // 4. The long groups: the plan's bands over them alone.
+  std::vector<IdPair> long_pairs;
   if (long_groups.size() >= 2) {
     std::vector<Fingerprint> fps(long_groups.size());
     for (size_t i = 0; i < long_groups.size(); ++i) {
@@ -528,11 +587,25 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     bopt.threads = opt.threads;
     bopt.progress = opt.progress;
     bopt.components_only = ComponentsOnly(opt);
-    std::vector<IdPair> sub;
-    NEARDUP_RETURN_IF_ERROR(SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, &sub, band_stats));
-    for (const IdPair& p : sub) {
-      pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
+    NEARDUP_RETURN_IF_ERROR(
+        SimHashBandJoin(fps, opt.k, plan.report.bands, bopt, &long_pairs, band_stats));
+  }
+  // The pairs at their size (24 bytes), with their distances (those of the
+  // words, as tested), each worker's freed once copied; then sorted, each
+  // once.
+  pairs->reserve(st.confirmed + long_pairs.size());
+  for (BucketJoin& out : outs) {
+    for (const uint64_t p : out.pairs) {
+      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
+      const auto& wa = plan.words[ga];
+      const auto& wb = plan.words[gb];
+      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
+      pairs->push_back({ga, gb, d});
     }
+    std::vector<uint64_t>().swap(out.pairs);
+  }
+  for (const IdPair& p : long_pairs) {
+    pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
   }
   MergePairs(pairs);
   *short_stats = st;

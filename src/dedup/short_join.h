@@ -60,8 +60,10 @@
 //
 // Cost: the keys of a group are C(p, 2) with p = a - alpha + 2 tokens (28 for
 // a 13-token record at t = 0.5); tests follow the buckets after cutting;
-// memory: the token sets (2 bytes a token) and the keys of one pass (8 bytes
-// each; the keys are made in passes of about 32M).
+// memory: the token sets (2 bytes a token, 8 a record), the keys of one pass
+// (8 bytes each; a pass takes the keys whose first token is in a range of
+// ranks, about 4M of them) and the pairs held (8 bytes each, 24 once
+// returned).
 //
 // Internal to the library (src/, not installed).
 
@@ -149,6 +151,11 @@ bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options);
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
                          ShortJoinStats* short_stats);
+
+// For tests: the keys one pass of the sketch join makes at most (unless one
+// token's keys are more; 0: the default, 4M). Not thread-safe: set it before
+// joining.
+void SetShortJoinKeysPerPass(size_t keys);
 
 }  // namespace neardup::dedup_internal
 

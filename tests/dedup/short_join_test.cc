@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -121,6 +122,44 @@ TEST(ShortJoinTest, RoutedJoinEqualsTheExactJoinOnShortRecords) {
         EXPECT_LT(routed->join.short_join.tested, 50 * exact->join.confirmed);
       }
     }
+  }
+}
+
+// The keys are made in passes (by ranges of their first token, a token with
+// more keys than a pass split by hash): passes of a few keys find the same
+// buckets, pairs and clusters as one pass, and the passes are many.
+TEST(ShortJoinTest, KeyPassesOfAnySizeGiveTheSameJoin) {
+  const Corpus c = Fingerprint(ShortRecords(3, 3000));
+  DedupOptions opt;
+  opt.sketches = c.sketches;
+  opt.verify_jaccard = 0.5;
+  opt.collect_pairs = true;
+  opt.threads = 2;
+  opt.join = DedupJoin::kBanded;
+  size_t passes = 0;
+  opt.progress = [&passes](std::string_view phase, size_t, size_t total) {
+    if (phase == "short join") passes = total;
+  };
+  auto one = Dedup(c.docs, opt);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_TRUE(one->join.short_join.used);
+  ASSERT_EQ(passes, 1u);
+  ASSERT_GT(one->pairs.size(), 500u);
+  for (const size_t keys : {size_t{1}, size_t{40}, size_t{1000}}) {
+    SCOPED_TRACE("keys per pass " + std::to_string(keys));
+    dedup_internal::SetShortJoinKeysPerPass(keys);
+    auto many = Dedup(c.docs, opt);
+    dedup_internal::SetShortJoinKeysPerPass(0);
+    ASSERT_TRUE(many.ok()) << many.status().ToString();
+    EXPECT_GT(passes, one->join.short_join.keys / std::max<size_t>(keys, 100));
+    ExpectSameResult(*many, *one);
+    const auto& a = many->join.short_join;
+    const auto& b = one->join.short_join;
+    EXPECT_EQ(a.keys, b.keys);
+    EXPECT_EQ(a.candidates, b.candidates);
+    EXPECT_EQ(a.tested, b.tested);
+    EXPECT_EQ(a.confirmed, b.confirmed);
+    EXPECT_EQ(a.largest_bucket, b.largest_bucket);
   }
 }
 
