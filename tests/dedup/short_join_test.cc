@@ -47,6 +47,18 @@ Corpus Fingerprint(const std::vector<std::string>& texts) {
   return c;
 }
 
+// The banded join of `c` with verified pairs (Jaccard >= 0.5), every pair
+// collected, on two threads.
+DedupOptions BandedOptions(const Corpus& c) {
+  DedupOptions opt;
+  opt.sketches = c.sketches;
+  opt.verify_jaccard = 0.5;
+  opt.collect_pairs = true;
+  opt.threads = 2;
+  opt.join = DedupJoin::kBanded;
+  return opt;
+}
+
 // Issue 27's records `<word> <word> <number>`, with identical copies (the
 // numbers repeat), one-character edits, and some longer records (up to about
 // 30 tokens: every document takes part in the sketch join).
@@ -130,12 +142,7 @@ TEST(ShortJoinTest, RoutedJoinEqualsTheExactJoinOnShortRecords) {
 // buckets, pairs and clusters as one pass, and the passes are many.
 TEST(ShortJoinTest, KeyPassesOfAnySizeGiveTheSameJoin) {
   const Corpus c = Fingerprint(ShortRecords(3, 3000));
-  DedupOptions opt;
-  opt.sketches = c.sketches;
-  opt.verify_jaccard = 0.5;
-  opt.collect_pairs = true;
-  opt.threads = 2;
-  opt.join = DedupJoin::kBanded;
+  DedupOptions opt = BandedOptions(c);
   size_t passes = 0;
   opt.progress = [&passes](std::string_view phase, size_t, size_t total) {
     if (phase == "short join") passes = total;
@@ -178,12 +185,7 @@ TEST(ShortJoinTest, SevenDigitRecordsCostFollowThePairs) {
                     std::to_string(1000000 + i));
   }
   const Corpus c = Fingerprint(texts);
-  DedupOptions opt;
-  opt.sketches = c.sketches;
-  opt.verify_jaccard = 0.5;
-  opt.collect_pairs = true;
-  opt.threads = 2;
-  opt.join = DedupJoin::kBanded;
+  DedupOptions opt = BandedOptions(c);
   auto routed = Dedup(c.docs, opt);
   ASSERT_TRUE(routed.ok()) << routed.status().ToString();
   ASSERT_TRUE(routed->join.short_join.used);
