@@ -207,6 +207,16 @@ class MpiDedupTest : public ::testing::Test {
     return out;
   }
 
+  // Every input's lines, in order, in one file `name` under dir_, which
+  // becomes the only input; returns its contents.
+  std::string OneInputOfAll(const std::string& name) {
+    std::string all;
+    for (const std::string& in : inputs_) all += testing::ReadFile(in);
+    inputs_ = {dir_ + "/" + name};
+    testing::WriteFile(inputs_[0], all);
+    return all;
+  }
+
   // timeout 300 mpirun -np P neardup-mpi dedup INPUTS: bounded, so that a
   // hang fails the test instead of holding the machine.
   std::vector<std::string> MpiDedup(int ranks) const {
@@ -1030,11 +1040,7 @@ TEST_F(MpiDedupTest, HostileLinesAreReportedWithFileAndLineAndCountedOnce) {
 TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
   // Every input's lines in one file (the malformed and invalid UTF-8 lines
   // fall in later pieces): 4 ranks read a piece each.
-  std::string all;
-  for (const std::string& in : inputs_) all += testing::ReadFile(in);
-  const std::string big = dir_ + "/big.jsonl";
-  testing::WriteFile(big, all);
-  inputs_ = {big};
+  OneInputOfAll("big.jsonl");
   const std::string single = Single("split_single", {"--banded"});
   const CommandResult r = Mpi("split", 4, {"--banded"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -1058,11 +1064,8 @@ TEST_F(MpiDedupTest, OneLargeFileIsSplitAtLineStartsOverTheRanks) {
 // refused as "same size, other bytes" before). A byte changed in the file
 // (same size) is still refused, naming it.
 TEST_F(MpiDedupTest, ResumeWithAnotherRankCountChecksASplitFilesEarlierPieces) {
-  std::string all;
-  for (const std::string& in : inputs_) all += testing::ReadFile(in);
-  const std::string big = dir_ + "/big_resume.jsonl";
-  testing::WriteFile(big, all);
-  inputs_ = {big};
+  const std::string all = OneInputOfAll("big_resume.jsonl");
+  const std::string big = inputs_[0];
   const std::vector<std::string> options = {"--banded"};
   const std::string single = Single("split_resume_single", options);
   for (const bool change : {false, true}) {

@@ -61,17 +61,17 @@ class RecordsReadBack {
   // Document `i`'s record (`id`: the shard's id of it).
   Result<const std::string*> Next(uint64_t i, std::string_view id) {
     NEARDUP_ASSIGN_OR_RETURN(const bool more, Advance());
-    if (!more) return Changed(i, "no document " + std::to_string(i + 1) + " any more");
+    if (!more) return Changed("no document " + std::to_string(i + 1) + " any more");
     if (doc_.id != id) {
-      return Changed(i, "document " + std::to_string(i + 1) + " is \"" + doc_.id + "\", it was \"" +
-                            std::string(id) + "\"");
+      return Changed("document " + std::to_string(i + 1) + " is \"" + doc_.id + "\", it was \"" +
+                     std::string(id) + "\"");
     }
     return &doc_.record;
   }
   // After the last document: OK when the units hold no more.
   Status Finish(uint64_t count) {
     NEARDUP_ASSIGN_OR_RETURN(const bool more, Advance());
-    if (more) return Changed(count, "more than " + std::to_string(count) + " documents");
+    if (more) return Changed("more than " + std::to_string(count) + " documents");
     return Status::OK();
   }
 
@@ -89,7 +89,7 @@ class RecordsReadBack {
       reader_.reset();
     }
   }
-  Status Changed(uint64_t, const std::string& what) const {
+  Status Changed(const std::string& what) const {
     const Unit& u = units_[unit_];
     return Status::IOError(inputs_[u.input] + ": the input records read back for the output " +
                            "differ from the fingerprint stage's (" + what +
