@@ -125,20 +125,10 @@ Status Store::Impl::Add(std::string_view name, std::string_view content) {
   NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
 
   // Adding a name again replaces the file.
-  NEARDUP_RETURN_IF_ERROR(find_file_.BindText(1, name));
-  Result<bool> row = find_file_.Step();
-  if (!row.ok()) {
-    find_file_.Reset();
-    return row.status();
-  }
-  if (*row) {
-    NEARDUP_RETURN_IF_ERROR(CheckFoundName(name));
-    const int64_t old_id = find_file_.ColumnInt(0);
-    const std::string old_recipe(find_file_.ColumnBlob(3));
-    find_file_.Reset();
-    NEARDUP_RETURN_IF_ERROR(RemoveFileLocked(old_id, old_recipe));
-  } else {
-    find_file_.Reset();
+  Result<std::optional<FileRow>> old = FindFile(name);
+  if (!old.ok()) return old.status();
+  if (old->has_value()) {
+    NEARDUP_RETURN_IF_ERROR(RemoveFileLocked((*old)->id, (*old)->recipe));
   }
 
   RecipeBuilder recipe;
@@ -181,18 +171,12 @@ Status Store::Impl::Add(std::string_view name, std::string_view content) {
 Status Store::Impl::Remove(std::string_view name) {
   Txn txn(this);
   NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  NEARDUP_RETURN_IF_ERROR(find_file_.BindText(1, name));
-  Result<bool> row = find_file_.Step();
-  if (!row.ok() || !*row) {
-    find_file_.Reset();
-    if (!row.ok()) return row.status();
+  Result<std::optional<FileRow>> file = FindFile(name);
+  if (!file.ok()) return file.status();
+  if (!file->has_value()) {
     return Status::NotFound(path_ + ": no file named '" + std::string(name) + "'");
   }
-  NEARDUP_RETURN_IF_ERROR(CheckFoundName(name));
-  const int64_t id = find_file_.ColumnInt(0);
-  const std::string recipe(find_file_.ColumnBlob(3));
-  find_file_.Reset();
-  NEARDUP_RETURN_IF_ERROR(RemoveFileLocked(id, recipe));
+  NEARDUP_RETURN_IF_ERROR(RemoveFileLocked((*file)->id, (*file)->recipe));
   return txn.Commit();
 }
 

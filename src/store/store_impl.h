@@ -134,11 +134,19 @@ class Store::Impl {
                          const std::vector<Neighbor>& near, store_internal::RecipeBuilder* recipe);
   Status RemoveFileLocked(int64_t file_id, std::string_view recipe);
   Status ApplyRefs(const std::vector<store_internal::RecipeEntry>& entries, int64_t sign);
-  // After find_file_ stepped onto a row: OK when the row's own name is
-  // `name`; otherwise (a damaged name index led to another file's row)
-  // find_file_ is reset and the answer is Corruption, so that no call reads,
-  // replaces or removes a file other than the one named.
-  Status CheckFoundName(std::string_view name);
+  // One row of the files table, as find_file_ reads it.
+  struct FileRow {
+    int64_t id = 0;
+    int64_t size = 0;
+    std::string sha256;
+    std::string recipe;
+    int64_t entries = 0;
+  };
+  // The row of the file named `name`, nullopt when there is none;
+  // find_file_ is reset before it returns. Corruption when a damaged name
+  // index leads to another file's row, so that no call reads, replaces or
+  // removes a file other than the one named.
+  Result<std::optional<FileRow>> FindFile(std::string_view name);
   // Assembles a file from its recipe and checks size and SHA-256.
   Result<std::string> Assemble(std::string_view name, int64_t size, std::string_view sha,
                                std::string_view recipe_blob, int64_t entries);

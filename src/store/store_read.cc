@@ -78,36 +78,42 @@ Result<std::string> Store::Impl::Assemble(std::string_view name, int64_t size, s
   return out;
 }
 
-Status Store::Impl::CheckFoundName(std::string_view name) {
-  if (find_file_.ColumnText(5) == name) return Status::OK();
-  const std::string found(find_file_.ColumnText(5));
+Result<std::optional<Store::Impl::FileRow>> Store::Impl::FindFile(std::string_view name) {
+  NEARDUP_RETURN_IF_ERROR(find_file_.BindText(1, name));
+  Result<bool> row = find_file_.Step();
+  if (!row.ok() || !*row) {
+    find_file_.Reset();
+    if (!row.ok()) return row.status();
+    return std::optional<FileRow>();
+  }
+  if (find_file_.ColumnText(5) != name) {
+    const std::string found(find_file_.ColumnText(5));
+    find_file_.Reset();
+    return Status::Corruption(path_ + ": looking up '" + std::string(name) +
+                              "' found the row of '" + found +
+                              "': the database's index of file names is damaged (neardup store "
+                              "verify reports it)");
+  }
+  FileRow file;
+  file.id = find_file_.ColumnInt(0);
+  file.size = find_file_.ColumnInt(1);
+  file.sha256 = std::string(find_file_.ColumnBlob(2));
+  file.recipe = std::string(find_file_.ColumnBlob(3));
+  file.entries = find_file_.ColumnInt(4);
   find_file_.Reset();
-  return Status::Corruption(path_ + ": looking up '" + std::string(name) + "' found the row of '" +
-                            found +
-                            "': the database's index of file names is damaged (neardup store "
-                            "verify reports it)");
+  return std::optional<FileRow>(std::move(file));
 }
 
 Result<std::string> Store::Impl::Get(std::string_view name) {
   Txn txn(this);
   NEARDUP_RETURN_IF_ERROR(txn.Begin(/*write=*/false));
-  NEARDUP_RETURN_IF_ERROR(find_file_.BindText(1, name));
-  Result<bool> row = find_file_.Step();
-  if (!row.ok()) {
-    find_file_.Reset();
-    return row.status();
-  }
-  if (!*row) {
-    find_file_.Reset();
+  Result<std::optional<FileRow>> file = FindFile(name);
+  if (!file.ok()) return file.status();
+  if (!file->has_value()) {
     return Status::NotFound(path_ + ": no file named '" + std::string(name) + "'");
   }
-  NEARDUP_RETURN_IF_ERROR(CheckFoundName(name));
-  const int64_t size = find_file_.ColumnInt(1);
-  const std::string sha(find_file_.ColumnBlob(2));
-  const std::string recipe(find_file_.ColumnBlob(3));
-  const int64_t entries = find_file_.ColumnInt(4);
-  find_file_.Reset();
-  Result<std::string> out = Assemble(name, size, sha, recipe, entries);
+  const FileRow& f = **file;
+  Result<std::string> out = Assemble(name, f.size, f.sha256, f.recipe, f.entries);
   if (!out.ok()) return out;
   NEARDUP_RETURN_IF_ERROR(txn.Commit());
   return out;
