@@ -1,0 +1,333 @@
+// Copyright 2026 The neardup Authors.
+
+#include "index/probe_tables.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define NEARDUP_PROBE_X86 1
+#endif
+
+namespace neardup::index_internal {
+namespace {
+
+constexpr int kBits = 128;
+constexpr int kHalfBits = 64;
+
+double Choose(int n, int r) {
+  if (r < 0 || r > n) return 0;
+  double c = 1;
+  for (int i = 1; i <= r; ++i) c = c * (n - r + i) / i;
+  return c;
+}
+
+int TablesInHalf(const ProbeTablesSpec& s, int half) {
+  return half == 0 ? (s.tables + 1) / 2 : s.tables / 2;
+}
+
+// The placements of c differing bits among one half's 64 bits, by c and by
+// whether some table of the half has at most r of them in its key: ways[2 c
+// + found]. The keys are disjoint groups of b bits; the other bits are one
+// group without a table.
+std::vector<double> HalfWays(const ProbeTablesSpec& s, int tables, int d) {
+  std::vector<double> ways(2 * static_cast<size_t>(d + 1), 0.0);
+  ways[0] = 1;
+  auto add_group = [&](int size, bool keyed) {
+    std::vector<double> next(ways.size(), 0.0);
+    for (int c = 0; c <= d; ++c) {
+      for (int f = 0; f < 2; ++f) {
+        const double w = ways[static_cast<size_t>(2 * c + f)];
+        if (w == 0) continue;
+        for (int x = 0; x <= size && c + x <= d; ++x) {
+          const int found = f | (keyed && x <= s.radius ? 1 : 0);
+          next[static_cast<size_t>(2 * (c + x) + found)] += w * Choose(size, x);
+        }
+      }
+    }
+    ways.swap(next);
+  };
+  for (int i = 0; i < tables; ++i) add_group(s.key_bits, true);
+  add_group(kHalfBits - tables * s.key_bits, false);
+  return ways;
+}
+
+double RecallFromWays(const std::vector<double>& lo, const std::vector<double>& hi, int d, int t) {
+  double found = 0;
+  for (int c0 = 0; c0 <= d; ++c0) {
+    const int c1 = d - c0;
+    for (int f0 = 0; f0 < 2; ++f0) {
+      for (int f1 = 0; f1 < 2; ++f1) {
+        if ((f0 != 0 && c0 <= t) || (f1 != 0 && c1 <= t)) {
+          found += lo[static_cast<size_t>(2 * c0 + f0)] * hi[static_cast<size_t>(2 * c1 + f1)];
+        }
+      }
+    }
+  }
+  return found / Choose(kBits, d);
+}
+
+// P(Binomial(n, 1/2) <= t).
+double BinomialHalfCdf(int n, int t) {
+  if (t < 0) return 0;
+  double p = 0;
+  for (int x = 0; x <= std::min(n, t); ++x) p += Choose(n, x);
+  return p / std::ldexp(1.0, n);
+}
+
+// Fills the counts of `s` for n rows (probes, reads, survivors, bytes, cost).
+void FillCosts(ProbeTablesSpec* s, size_t n) {
+  double v = 0, survive = 0;
+  for (int i = 0; i <= s->radius; ++i) {
+    const double c = Choose(s->key_bits, i);
+    v += c;
+    survive += c * BinomialHalfCdf(kHalfBits - s->key_bits, s->threshold - i);
+  }
+  const double per_bucket = static_cast<double>(n) / std::ldexp(1.0, s->key_bits);
+  s->probes = s->tables * v;
+  s->reads = s->probes * per_bucket;
+  s->survivors = s->tables * per_bucket * survive;
+  s->bytes_per_fingerprint =
+      s->tables * (12.0 + 4.0 * (std::ldexp(1.0, s->key_bits) + 1) / std::max<size_t>(n, 1));
+  s->estimated_query_us = ProbeTablesQueryUs(*s, n);
+}
+
+}  // namespace
+
+double ProbeTablesRecall(const ProbeTablesSpec& spec, int d) {
+  if (spec.tables <= 0 || d < 0 || d > kBits) return 0;
+  const auto lo = HalfWays(spec, TablesInHalf(spec, 0), d);
+  const auto hi = HalfWays(spec, TablesInHalf(spec, 1), d);
+  return RecallFromWays(lo, hi, d, spec.threshold);
+}
+
+double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n) {
+  (void)n;
+  // Per probe (a directory slot and a bucket's first lines, out of cache,
+  // several in flight), per filter word compared (read in order), per
+  // survivor (its other half's word, a random read). Estimates until
+  // calibrated by BM_Probe (doc/benchmarks.md).
+  constexpr double kProbeNs = 15.0;
+  constexpr double kReadNs = 0.25;
+  constexpr double kSurvivorNs = 40.0;
+  return (spec.probes * kProbeNs + spec.reads * kReadNs + spec.survivors * kSurvivorNs) / 1000.0;
+}
+
+ProbeTablesSpec ChooseProbeTables(size_t n, int k, double recall, double max_bytes) {
+  ProbeTablesSpec best;
+  if (recall >= 1 || k <= 0 || k > kBits) return best;
+  const int close_d = std::max(k - 4, 0);
+  const double close_target = 1 - (1 - recall) / 100;
+  for (int b = 6; b <= 20; ++b) {
+    for (int r = 0; r <= 3; ++r) {
+      for (int l = 1; l <= 2 * (kHalfBits / b); ++l) {
+        ProbeTablesSpec s;
+        s.key_bits = b;
+        s.radius = r;
+        s.tables = l;
+        if (l * (12.0 + 4.0 * (std::ldexp(1.0, b) + 1) / std::max<size_t>(n, 1)) > max_bytes) {
+          continue;
+        }
+        const auto lo_k = HalfWays(s, TablesInHalf(s, 0), k);
+        const auto hi_k = HalfWays(s, TablesInHalf(s, 1), k);
+        const auto lo_c = HalfWays(s, TablesInHalf(s, 0), close_d);
+        const auto hi_c = HalfWays(s, TablesInHalf(s, 1), close_d);
+        int t = 0;
+        for (; t <= kHalfBits; ++t) {
+          if (RecallFromWays(lo_k, hi_k, k, t) >= recall &&
+              RecallFromWays(lo_c, hi_c, close_d, t) >= close_target) {
+            break;
+          }
+        }
+        if (t > kHalfBits) continue;
+        s.threshold = t;
+        s.recall_at_k = RecallFromWays(lo_k, hi_k, k, t);
+        s.recall_at_k_minus_4 = RecallFromWays(lo_c, hi_c, close_d, t);
+        FillCosts(&s, n);
+        if (best.tables == 0 || s.estimated_query_us < best.estimated_query_us) best = s;
+      }
+    }
+  }
+  return best;
+}
+
+ProbeTableIndex::ProbeTableIndex(std::span<const uint64_t> lo, std::span<const uint64_t> hi, int k,
+                                 const ProbeTablesSpec& spec)
+    : spec_(spec), k_(k), lo_(lo.begin(), lo.end()), hi_(hi.begin(), hi.end()) {
+  const size_t n = lo_.size();
+  FillCosts(&spec_, n);
+  spec_.recall_at_k = ProbeTablesRecall(spec_, k);
+  spec_.recall_at_k_minus_4 = ProbeTablesRecall(spec_, std::max(k - 4, 0));
+  const int b = spec_.key_bits;
+  const size_t buckets = size_t{1} << b;
+  const uint64_t key_mask = buckets - 1;
+  for (int g = 0; g < spec_.tables; ++g) {
+    Table t;
+    t.half = g % 2;
+    t.shift = (g / 2) * b;
+    const std::vector<uint64_t>& half = t.half == 0 ? lo_ : hi_;
+    t.dir.assign(buckets + 1, 0);
+    for (size_t i = 0; i < n; ++i) ++t.dir[((half[i] >> t.shift) & key_mask) + 1];
+    for (size_t i = 0; i < buckets; ++i) t.dir[i + 1] += t.dir[i];
+    std::vector<uint32_t> fill(t.dir.begin(), t.dir.end() - 1);
+    t.words.resize(n);
+    t.rows.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t at = fill[(half[i] >> t.shift) & key_mask]++;
+      t.words[at] = half[i];
+      t.rows[at] = static_cast<uint32_t>(i);
+    }
+    tables_.push_back(std::move(t));
+  }
+  // Every key mask within radius r, by distance (0, then 1, ...).
+  for (uint32_t m = 0; m < buckets; ++m) {
+    if (std::popcount(m) <= spec_.radius) flips_.push_back(m);
+  }
+  std::stable_sort(flips_.begin(), flips_.end(),
+                   [](uint32_t a, uint32_t x) { return std::popcount(a) < std::popcount(x); });
+}
+
+size_t ProbeTableIndex::TableBytes() const {
+  size_t bytes = 0;
+  for (const Table& t : tables_) {
+    bytes += t.dir.size() * 4 + t.words.size() * 8 + t.rows.size() * 4;
+  }
+  return bytes;
+}
+
+namespace {
+
+// Appends to idx the positions i in [0, n) with popcount(w[i] ^ q) <= t.
+size_t ScanBucketScalar(const uint64_t* w, size_t n, uint64_t q, int t, uint32_t* idx) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; ++i) {
+    idx[c] = static_cast<uint32_t>(i);
+    c += std::popcount(w[i] ^ q) <= t ? 1 : 0;
+  }
+  return c;
+}
+
+#ifdef NEARDUP_PROBE_X86
+__attribute__((target("avx512f,avx512vpopcntdq"))) size_t ScanBucketAvx512(const uint64_t* w,
+                                                                           size_t n, uint64_t q,
+                                                                           int t, uint32_t* idx) {
+  const __m512i qv = _mm512_set1_epi64(static_cast<long long>(q));
+  const __m512i tv = _mm512_set1_epi64(t);
+  size_t c = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512i v = _mm512_loadu_si512(w + i);
+    __mmask8 m = _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, qv)), tv);
+    while (m != 0) {
+      idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
+      m = static_cast<__mmask8>(m & (m - 1));
+    }
+  }
+  if (i < n) {
+    const auto valid = static_cast<__mmask8>((1u << (n - i)) - 1);
+    const __m512i v = _mm512_maskz_loadu_epi64(valid, w + i);
+    __mmask8 m =
+        _mm512_mask_cmple_epu64_mask(valid, _mm512_popcnt_epi64(_mm512_xor_si512(v, qv)), tv);
+    while (m != 0) {
+      idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
+      m = static_cast<__mmask8>(m & (m - 1));
+    }
+  }
+  return c;
+}
+#endif
+
+using BucketScan = size_t (*)(const uint64_t*, size_t, uint64_t, int, uint32_t*);
+
+BucketScan ChooseBucketScan() {
+#ifdef NEARDUP_PROBE_X86
+  if (ActiveScanIsa() == ScanIsa::kAvx512) return ScanBucketAvx512;
+#endif
+  return ScanBucketScalar;
+}
+
+// Probes are read this many ahead (directory slot) and half as many (the
+// bucket's first lines), so that many misses are in flight at once.
+constexpr size_t kDirAhead = 16;
+constexpr size_t kBucketAhead = 8;
+
+}  // namespace
+
+void ProbeTableIndex::Search(uint64_t q_hi, uint64_t q_lo, std::vector<ScanHit>* out) const {
+  struct Probe {
+    uint32_t table;
+    uint32_t key;
+    uint32_t begin;
+    uint32_t end;
+  };
+  thread_local std::vector<Probe> probes;
+  thread_local std::vector<uint32_t> idx;
+  thread_local std::vector<ScanHit> cands;  // row, distance of its table's half
+  thread_local std::vector<uint8_t> cand_half;
+  probes.clear();
+  cands.clear();
+  cand_half.clear();
+  const BucketScan scan = ChooseBucketScan();
+  const uint64_t key_mask = (uint64_t{1} << spec_.key_bits) - 1;
+  const uint64_t q_half[2] = {q_lo, q_hi};
+  for (uint32_t g = 0; g < tables_.size(); ++g) {
+    const Table& t = tables_[g];
+    const auto key = static_cast<uint32_t>((q_half[t.half] >> t.shift) & key_mask);
+    for (uint32_t f : flips_) probes.push_back(Probe{g, key ^ f, 0, 0});
+  }
+  const size_t np = probes.size();
+  auto dir_ready = [&](size_t i) {
+    Probe& p = probes[i];
+    const Table& t = tables_[p.table];
+    p.begin = t.dir[p.key];
+    p.end = t.dir[p.key + 1];
+    const uint64_t* w = t.words.data() + p.begin;
+    const size_t len = p.end - p.begin;
+    for (size_t x = 0; x < std::min<size_t>(len, 32); x += 8) __builtin_prefetch(w + x);
+  };
+  for (size_t i = 0; i < std::min(np, kDirAhead); ++i) {
+    __builtin_prefetch(&tables_[probes[i].table].dir[probes[i].key]);
+  }
+  for (size_t i = 0; i < std::min(np, kBucketAhead); ++i) dir_ready(i);
+  for (size_t i = 0; i < np; ++i) {
+    if (i + kDirAhead < np) {
+      const Probe& p = probes[i + kDirAhead];
+      __builtin_prefetch(&tables_[p.table].dir[p.key]);
+    }
+    if (i + kBucketAhead < np) dir_ready(i + kBucketAhead);
+    const Probe& p = probes[i];
+    const Table& t = tables_[p.table];
+    const size_t len = p.end - p.begin;
+    if (len == 0) continue;
+    if (idx.size() < len) idx.resize(len);
+    const uint64_t* w = t.words.data() + p.begin;
+    const uint64_t qw = q_half[t.half];
+    const size_t c = scan(w, len, qw, spec_.threshold, idx.data());
+    for (size_t x = 0; x < c; ++x) {
+      const uint32_t row = t.rows[p.begin + idx[x]];
+      const auto hd = static_cast<uint32_t>(std::popcount(w[idx[x]] ^ qw));
+      __builtin_prefetch(t.half == 0 ? &hi_[row] : &lo_[row]);
+      cands.push_back(ScanHit{row, hd});
+      cand_half.push_back(static_cast<uint8_t>(t.half));
+    }
+  }
+  const size_t before = out->size();
+  for (size_t x = 0; x < cands.size(); ++x) {
+    const uint32_t row = cands[x].row;
+    const uint64_t other = cand_half[x] == 0 ? (hi_[row] ^ q_hi) : (lo_[row] ^ q_lo);
+    const uint32_t d = cands[x].distance + static_cast<uint32_t>(std::popcount(other));
+    if (d <= static_cast<uint32_t>(k_)) out->push_back(ScanHit{row, d});
+  }
+  const auto from = out->begin() + static_cast<std::ptrdiff_t>(before);
+  std::sort(from, out->end(), [](const ScanHit& a, const ScanHit& b) { return a.row < b.row; });
+  out->erase(std::unique(from, out->end()), out->end());
+}
+
+void ProbeTableIndex::SearchEach(std::span<const uint64_t> q_hi, std::span<const uint64_t> q_lo,
+                                 std::vector<ScanHit>* out) const {
+  for (size_t j = 0; j < q_lo.size(); ++j) Search(q_hi[j], q_lo[j], &out[j]);
+}
+
+}  // namespace neardup::index_internal
