@@ -105,12 +105,14 @@ double ProbeTablesRecall(const ProbeTablesSpec& spec, int d) {
 
 double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n) {
   (void)n;
-  // Per probe (a directory slot and a bucket's first lines, out of cache,
-  // several in flight), per filter word compared (read in order), per
-  // survivor (its other half's word, a random read). Estimates until
-  // calibrated by BM_Probe (doc/benchmarks.md).
-  constexpr double kProbeNs = 15.0;
-  constexpr double kReadNs = 0.25;
+  // A query in a batch (SearchEach: the probes sorted by key, each table
+  // read in order): per probe (its counting sort, its bucket's first
+  // lines), per filter word compared, per survivor (its other half's word,
+  // a random read). Calibrated on BM_Probe at 1M rows, 1,000 queries,
+  // AVX-512, 2026-11-27 (b = 12..15, r = 2, L = 8: 44.6, 34.6, 30.1, 30.1
+  // us a query; a least-squares fit, doc/benchmarks.md).
+  constexpr double kProbeNs = 25.5;
+  constexpr double kReadNs = 0.185;
   constexpr double kSurvivorNs = 40.0;
   return (spec.probes * kProbeNs + spec.reads * kReadNs + spec.survivors * kSurvivorNs) / 1000.0;
 }
@@ -252,6 +254,8 @@ BucketScan ChooseBucketScan() {
 // bucket's first lines), so that many misses are in flight at once.
 constexpr size_t kDirAhead = 16;
 constexpr size_t kBucketAhead = 8;
+// From this many queries SearchEach sorts the batch's probes by key.
+constexpr size_t kMinProbeBatch = 16;
 
 }  // namespace
 
@@ -327,7 +331,82 @@ void ProbeTableIndex::Search(uint64_t q_hi, uint64_t q_lo, std::vector<ScanHit>*
 
 void ProbeTableIndex::SearchEach(std::span<const uint64_t> q_hi, std::span<const uint64_t> q_lo,
                                  std::vector<ScanHit>* out) const {
-  for (size_t j = 0; j < q_lo.size(); ++j) Search(q_hi[j], q_lo[j], &out[j]);
+  const size_t nq = q_lo.size();
+  if (nq < kMinProbeBatch) {
+    for (size_t j = 0; j < nq; ++j) Search(q_hi[j], q_lo[j], &out[j]);
+    return;
+  }
+  // A batch: the probes of every query into one table sorted by key
+  // (a counting sort), so that the table is read once, in order, each
+  // bucket compared with every query probing it while it is in cache,
+  // instead of a random read a probe.
+  struct Cand {
+    uint32_t query;
+    uint32_t row;
+    uint32_t half_distance;
+    uint32_t half;
+  };
+  thread_local std::vector<uint32_t> start;  // 2^b + 1 offsets into order
+  thread_local std::vector<uint32_t> order;  // query numbers by probed key
+  thread_local std::vector<uint32_t> idx;
+  thread_local std::vector<Cand> cands;
+  cands.clear();
+  const BucketScan scan = ChooseBucketScan();
+  const size_t buckets = size_t{1} << spec_.key_bits;
+  const uint64_t key_mask = buckets - 1;
+  start.resize(buckets + 2);
+  order.resize(nq * flips_.size());
+  for (uint32_t g = 0; g < tables_.size(); ++g) {
+    const Table& t = tables_[g];
+    const std::span<const uint64_t> q_half = t.half == 0 ? q_lo : q_hi;
+    std::fill(start.begin(), start.end(), 0);
+    for (size_t j = 0; j < nq; ++j) {
+      const auto key = static_cast<uint32_t>((q_half[j] >> t.shift) & key_mask);
+      for (uint32_t f : flips_) ++start[(key ^ f) + 2];
+    }
+    for (size_t i = 2; i < start.size(); ++i) start[i] += start[i - 1];
+    for (size_t j = 0; j < nq; ++j) {
+      const auto key = static_cast<uint32_t>((q_half[j] >> t.shift) & key_mask);
+      for (uint32_t f : flips_) order[start[(key ^ f) + 1]++] = static_cast<uint32_t>(j);
+    }
+    // Now key p's queries are order[start[p], start[p + 1]).
+    for (size_t p = 0; p < buckets; ++p) {
+      if (start[p] == start[p + 1]) continue;
+      const uint32_t begin = t.dir[p];
+      const size_t len = t.dir[p + 1] - begin;
+      if (len == 0) continue;
+      if (idx.size() < len) idx.resize(len);
+      const uint64_t* w = t.words.data() + begin;
+      for (uint32_t x = start[p]; x < start[p + 1]; ++x) {
+        const uint32_t j = order[x];
+        const uint64_t qw = q_half[j];
+        const size_t c = scan(w, len, qw, spec_.threshold, idx.data());
+        for (size_t y = 0; y < c; ++y) {
+          const uint32_t row = t.rows[begin + idx[y]];
+          cands.push_back(Cand{j, row, static_cast<uint32_t>(std::popcount(w[idx[y]] ^ qw)),
+                               static_cast<uint32_t>(t.half)});
+        }
+      }
+    }
+  }
+  // The survivors' other halves: random reads, prefetched a pass ahead.
+  for (const Cand& c : cands) __builtin_prefetch(c.half == 0 ? &hi_[c.row] : &lo_[c.row]);
+  thread_local std::vector<size_t> before;
+  before.resize(nq);
+  for (size_t j = 0; j < nq; ++j) before[j] = out[j].size();
+  for (const Cand& c : cands) {
+    const uint64_t other =
+        c.half == 0 ? (hi_[c.row] ^ q_hi[c.query]) : (lo_[c.row] ^ q_lo[c.query]);
+    const uint32_t d = c.half_distance + static_cast<uint32_t>(std::popcount(other));
+    if (d <= static_cast<uint32_t>(k_)) out[c.query].push_back(ScanHit{c.row, d});
+  }
+  for (size_t j = 0; j < nq; ++j) {
+    std::vector<ScanHit>& o = out[j];
+    if (o.size() == before[j]) continue;
+    const auto from = o.begin() + static_cast<std::ptrdiff_t>(before[j]);
+    std::sort(from, o.end(), [](const ScanHit& a, const ScanHit& b) { return a.row < b.row; });
+    o.erase(std::unique(from, o.end()), o.end());
+  }
 }
 
 }  // namespace neardup::index_internal

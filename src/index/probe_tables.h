@@ -68,7 +68,8 @@ double ProbeTablesRecall(const ProbeTablesSpec& spec, int d);
 
 // The estimated CPU time of one query over n rows, in microseconds: probes,
 // filter words compared and survivors verified, each at its measured cost
-// (bench/index_scan_bench.cc, BM_Probe; doc/benchmarks.md).
+// (bench/index_scan_bench.cc, BM_Probe; doc/benchmarks.md), of a query in a
+// batch (SearchEach); a query alone (Search) costs about twice that.
 double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n);
 
 // The cheapest layout for n rows at k meeting `recall` at d = k and 1 - (1 -
