@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "index/hamming_scan.h"
+#include "index/mask_tables.h"
 
 namespace neardup::index_internal {
 
@@ -77,12 +78,47 @@ double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n);
 // `tables` is 0 when none does (recall 1, k too large for the budget).
 ProbeTablesSpec ChooseProbeTables(size_t n, int k, double recall, double max_bytes = 128);
 
+// Table bytes per fingerprint the probe tables may take (ChooseTables:
+// at most this, and at most the policy's budget).
+inline constexpr double kMaxProbeBytes = 128;
+// The widest key (the directory has 2^b + 1 slots).
+inline constexpr int kMaxProbeKeyBits = 20;
+
+// The key mask of table g of a layout of b-bit keys probed within `radius`:
+// b contiguous bits of half g % 2, from bit (g / 2) b.
+TableMask ProbeMask(int g, int key_bits, int radius);
+// The table set (kind kProbe) of a layout at k: dir_bits b, radius t, one
+// ProbeMask a table; recall, cost and bytes from `probe`.
+TablesSpec ProbeTablesSpecFor(const ProbeTablesSpec& probe, int k);
+// True when `spec` is a layout ProbeTablesSpecFor makes (an index file's
+// metadata is checked with it).
+bool IsProbeLayout(const TablesSpec& spec);
+// True when the tables of `spec` (kind kProbe) find a pair whose bits
+// differ by (x_hi, x_lo): some table's key differs in at most r bits and
+// its half in at most t. (The delta of an index of this kind answers by
+// it, so that it answers as the file written from it.)
+bool ProbeFinds(const TablesSpec& spec, uint64_t x_hi, uint64_t x_lo);
+// The tables of `masks` (ProbeMask's, b-bit keys) over rows [0, n) of
+// (lo, hi): directory, row numbers and half words (OwnedTable::words).
+std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int key_bits,
+                                         std::span<const uint64_t> lo,
+                                         std::span<const uint64_t> hi);
+// For each query j, appends to out[j] every row within k that the probe
+// tables of `view` find (view.probe_threshold = t, view.dir_bits = b), once
+// each, in row order, with its distance. From 16 queries the batch's probes
+// are sorted by key and each table read in order. Tolerates a damaged view
+// (directory offsets or rows out of range are skipped).
+void QueryProbeTables(const TablesView& view, std::span<const uint64_t> q_hi,
+                      std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out);
+
 class ProbeTableIndex {
  public:
   // Builds the tables of `spec` over rows [0, n) of (lo, hi).
   // REQUIRES: spec.tables >= 1, lo.size() == hi.size() < 2^32.
   ProbeTableIndex(std::span<const uint64_t> lo, std::span<const uint64_t> hi, int k,
                   const ProbeTablesSpec& spec);
+  ProbeTableIndex(const ProbeTableIndex&) = delete;
+  ProbeTableIndex& operator=(const ProbeTableIndex&) = delete;
 
   const ProbeTablesSpec& spec() const { return spec_; }
   size_t size() const { return lo_.size(); }
@@ -99,19 +135,12 @@ class ProbeTableIndex {
                   std::vector<ScanHit>* out) const;
 
  private:
-  struct Table {
-    int half = 0;                 // 0: the lo word, 1: the hi word
-    int shift = 0;                // the key's lowest bit in the word
-    std::vector<uint32_t> dir;    // 2^b + 1 offsets
-    std::vector<uint64_t> words;  // the rows' half words, by key
-    std::vector<uint32_t> rows;   // the rows, beside words
-  };
-
   ProbeTablesSpec spec_;
   int k_ = 0;
   std::vector<uint64_t> lo_, hi_;
-  std::vector<Table> tables_;
-  std::vector<uint32_t> flips_;  // the V key masks within radius r
+  TablesSpec tables_spec_;
+  std::vector<OwnedTable> tables_;
+  TablesView view_;
 };
 
 }  // namespace neardup::index_internal

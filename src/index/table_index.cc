@@ -6,6 +6,7 @@
 #include <bit>
 
 #include "index/hamming_scan.h"
+#include "index/probe_tables.h"
 #include "util/thread_pool.h"
 
 namespace neardup::index_internal {
@@ -64,7 +65,14 @@ void TableIndex::SetTailCap() {
   }
   size_t probes = 0;
   for (const TableMask& m : spec_.masks) {
-    probes += 1 + (m.radius >= 1 ? std::popcount(m.hi) + std::popcount(m.lo) : 0);
+    // sum_{i <= radius} C(key bits, i) keys a table.
+    const int bits = std::popcount(m.hi) + std::popcount(m.lo);
+    size_t keys = 1, c = 1;
+    for (int i = 1; i <= static_cast<int>(m.radius); ++i) {
+      c = c * static_cast<size_t>(bits - i + 1) / static_cast<size_t>(i);
+      keys += c;
+    }
+    probes += keys;
   }
   tail_cap_ = std::max(kMinTail, probes * kTailEntriesPerProbe);
 }
@@ -75,15 +83,28 @@ TableIndex::DeltaLevel TableIndex::BuildLevel(size_t begin, size_t end) const {
   level.end = end;
   const size_t n = end - begin;
   level.view.bits = spec_.bits;
-  level.view.dir_bits = DirBitsFor(n);
   level.view.n = n;
   level.view.masks = spec_.masks;
-  level.tables = BuildTables(spec_.masks, level.view.dir_bits,
-                             std::span<const uint64_t>(d_lo_).subspan(begin, n),
-                             spec_.bits == 128 ? std::span<const uint64_t>(d_hi_).subspan(begin, n)
-                                               : std::span<const uint64_t>(),
-                             /*threads=*/0);
-  for (const OwnedTable& t : level.tables) level.view.tables.push_back({t.dir, t.rows, t.keys});
+  const auto lo = std::span<const uint64_t>(d_lo_).subspan(begin, n);
+  const auto hi = spec_.bits == 128 ? std::span<const uint64_t>(d_hi_).subspan(begin, n)
+                                    : std::span<const uint64_t>();
+  if (spec_.kind == TablesKind::kProbe) {
+    // The file's probe tables over the level (their keys are the layout's).
+    level.view.dir_bits = spec_.dir_bits;
+    level.view.probe_threshold = spec_.radius;
+    level.tables = BuildProbeTables(spec_.masks, spec_.dir_bits, lo, hi);
+  } else {
+    level.view.dir_bits = DirBitsFor(n);
+    level.tables = BuildTables(spec_.masks, level.view.dir_bits, lo, hi, /*threads=*/0);
+  }
+  for (const OwnedTable& t : level.tables) {
+    TableView v;
+    v.dir = t.dir;
+    v.rows = t.rows;
+    v.keys = t.keys;
+    v.words = t.words;
+    level.view.tables.push_back(v);
+  }
   return level;
 }
 
@@ -119,7 +140,8 @@ size_t TableIndex::MemoryBytes() const {
                  d_dead_.capacity() / 8 + base_dead_.capacity() / 8 + d_pos_.size() * 48;
   for (const DeltaLevel& level : d_levels_) {
     for (const OwnedTable& t : level.tables) {
-      bytes += t.dir.capacity() * 4 + t.rows.capacity() * 4 + t.keys.capacity() * 2;
+      bytes += t.dir.capacity() * 4 + t.rows.capacity() * 4 + t.keys.capacity() * 2 +
+               t.words.capacity() * 8;
     }
   }
   return bytes;
@@ -254,6 +276,11 @@ void TableIndex::SearchFile(const IndexFileV2& file, const std::vector<bool>* de
   }
 }
 
+bool TableIndex::FoundByTables(size_t pos, uint64_t q_hi, uint64_t q_lo) const {
+  if (spec_.kind != TablesKind::kProbe) return true;
+  return ProbeFinds(spec_, d_hi_[pos] ^ q_hi, d_lo_[pos] ^ q_lo);
+}
+
 void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
   EnsureTables();
   thread_local std::vector<uint32_t> rows;
@@ -291,7 +318,8 @@ void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
   ScanRows(rows, from, end, std::span<const uint64_t>(&q_hi, 1),
            std::span<const uint64_t>(&q_lo, 1), k, &hits);
   for (const ScanHit& h : hits) {
-    if (!d_dead_[h.row]) out->push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
+    if (d_dead_[h.row] || !FoundByTables(h.row, q_hi, q_lo)) continue;
+    out->push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
   }
 }
 
@@ -346,18 +374,19 @@ void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
   const auto& q_hi = s.q_hi;
   const auto& q_lo = s.q_lo;
   auto& hits = s.hits;
-  const auto take = [&](size_t base) {
+  const auto take = [&](size_t base, bool tail) {
     for (size_t j = 0; j < queries.size(); ++j) {
       for (const ScanHit& h : hits[j]) {
         const size_t pos = base + h.row;
-        if (!d_dead_[pos]) (*out)[j].push_back(Neighbor{d_ids_[pos], static_cast<int>(h.distance)});
+        if (d_dead_[pos] || (tail && !FoundByTables(pos, q_hi[j], q_lo[j]))) continue;
+        (*out)[j].push_back(Neighbor{d_ids_[pos], static_cast<int>(h.distance)});
       }
       hits[j].clear();
     }
   };
   for (const DeltaLevel& level : d_levels_) {
     QueryTablesBatch(level.view, q_hi, q_lo, k, hits.data());
-    take(level.begin);
+    take(level.begin, false);
   }
   // The tail: the tiled SIMD scan (rows are delta positions).
   if (d_built_ < d_ids_.size()) {
@@ -370,7 +399,7 @@ void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
     for (size_t b = d_built_; b < rows.n; b += kScanBlockRows) {
       ScanRows(rows, b, std::min(rows.n, b + kScanBlockRows), q_hi, q_lo, k, hits.data());
     }
-    take(0);
+    take(0, true);
   }
 }
 
