@@ -102,6 +102,7 @@ struct Data {
   double chosen_recall = 0;       // the same for ChooseTables' pick, by
   double chosen_recall_at_k = 0;  // SearchEach
   double table_bytes_per_fp = 0;
+  double chosen_bytes_per_fp = 0;  // when chosen is not null
   std::string tables_desc, chosen_desc;
 #ifdef NEARDUP_HAVE_FAISS
   std::unique_ptr<faiss::IndexBinaryFlat> faiss;
@@ -192,8 +193,8 @@ Data& Get(int bits, int k) {
     std::shared_ptr<const index_internal::IndexFileV2> shared(std::move(*file));
     size_t table_bytes = 0;
     for (const auto& t : shared->tables().tables) {
-      table_bytes +=
-          t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() + t.entries.size_bytes();
+      table_bytes += t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() +
+                     t.entries.size_bytes() + t.words.size_bytes();
     }
     *table_bytes_per_fp = static_cast<double>(table_bytes) / static_cast<double>(kN);
     return index_internal::TableIndex::FromFile(shared);
@@ -202,6 +203,11 @@ Data& Get(int bits, int k) {
     if (spec.kind == index_internal::TablesKind::kScan) return std::string("scan, no tables");
     if (spec.kind == index_internal::TablesKind::kFilter) {
       return "filter (two-level scan), t = " + std::to_string(spec.radius) + ", no tables";
+    }
+    if (spec.kind == index_internal::TablesKind::kProbe) {
+      return "probe, " + std::to_string(spec.masks.size()) + " tables of " +
+             std::to_string(spec.dir_bits) + "-bit keys, radius " +
+             std::to_string(spec.masks[0].radius) + ", t = " + std::to_string(spec.radius);
     }
     return std::string(index_internal::TablesKindName(spec.kind)) + ", " +
            std::to_string(spec.masks.size()) + " tables" +
@@ -220,8 +226,7 @@ Data& Get(int bits, int k) {
   d.tables_desc = describe(first);
   d.chosen_desc = describe(chosen);
   if (chosen.kind != first.kind) {
-    double unused = 0;
-    d.chosen = open(chosen, "_chosen", &d.chosen_path, &unused);
+    d.chosen = open(chosen, "_chosen", &d.chosen_path, &d.chosen_bytes_per_fp);
   }
 
   // Recall against the exact scan on the 1,000 queries: the tables' by
@@ -442,7 +447,7 @@ void BM_ChosenEach(benchmark::State& state) {
   state.counters["recall"] = d.chosen_recall;
   state.counters["recall_at_k"] = d.chosen_recall_at_k;
   state.counters["stated_recall_at_k"] = index.spec().recall_at_k;
-  state.counters["table_bytes_per_fp"] = d.chosen ? 0.0 : d.table_bytes_per_fp;
+  state.counters["table_bytes_per_fp"] = d.chosen ? d.chosen_bytes_per_fp : d.table_bytes_per_fp;
   PerQuery(state, d.queries.size());
 }
 

@@ -22,6 +22,16 @@ constexpr size_t kTailEntriesPerProbe = 64;
 // pipeline's scratch grows with it, and a scan's tile of 256 queries reads
 // each block of rows once for all of them.
 constexpr size_t kBatchChunk = 256;
+// The probe tables (kind kProbe) sort a batch's probes by key and read each
+// table in order once a batch: the more queries a batch, the more of each
+// bucket's reads they share (at 1M rows and 15-bit keys a batch of 256
+// queries probes about one bucket in four, one of 4,096 nearly all, each
+// a few times; BM_ChosenEach, doc/benchmarks.md).
+constexpr size_t kProbeBatchChunk = 4096;
+
+size_t ChunkFor(const TablesSpec& spec) {
+  return spec.kind == TablesKind::kProbe ? kProbeBatchChunk : kBatchChunk;
+}
 
 bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
   return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
@@ -411,12 +421,12 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
   // `threads` threads; each chunk's results are concatenated in order
   // afterwards, so the output does not depend on `threads`.
-  const size_t chunks = (queries.size() + kBatchChunk - 1) / kBatchChunk;
+  const size_t chunk = ChunkFor(spec_);
+  const size_t chunks = (queries.size() + chunk - 1) / chunk;
   std::vector<std::vector<Neighbor>> found(chunks);
   std::vector<std::vector<size_t>> counts(chunks);
   ParallelFor(chunks, threads, [&](size_t c, int) {
-    const auto part =
-        queries.subspan(c * kBatchChunk, std::min(kBatchChunk, queries.size() - c * kBatchChunk));
+    const auto part = queries.subspan(c * chunk, std::min(chunk, queries.size() - c * chunk));
     thread_local std::vector<std::vector<Neighbor>> per;
     if (per.size() < part.size()) per.resize(part.size());
     for (size_t j = 0; j < part.size(); ++j) per[j].clear();
@@ -448,8 +458,9 @@ Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
 void TableIndex::SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
                                          std::vector<std::vector<Neighbor>>* out) const {
   std::vector<std::vector<Neighbor>> part;
-  for (size_t b = 0; b < queries.size(); b += kBatchChunk) {
-    const size_t n = std::min(kBatchChunk, queries.size() - b);
+  const size_t chunk = ChunkFor(spec_);
+  for (size_t b = 0; b < queries.size(); b += chunk) {
+    const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});
     SearchDeltaBatch(queries.subspan(b, n), k, &part);
     for (size_t j = 0; j < n; ++j) {
@@ -464,8 +475,9 @@ void TableIndex::SearchFileBatchChunked(const IndexFileV2& file, const std::vect
                                         std::vector<std::vector<Neighbor>>* out) {
   // The pipeline's scratch grows with the batch: bounded by chunks.
   std::vector<std::vector<Neighbor>> part;
-  for (size_t b = 0; b < queries.size(); b += kBatchChunk) {
-    const size_t n = std::min(kBatchChunk, queries.size() - b);
+  const size_t chunk = ChunkFor(file.meta().spec);
+  for (size_t b = 0; b < queries.size(); b += chunk) {
+    const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});
     SearchFileBatch(file, dead, queries.subspan(b, n), k, &part);
     for (size_t j = 0; j < n; ++j) {
