@@ -107,12 +107,13 @@ double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n) {
   (void)n;
   // A query in a batch (SearchEach: the probes sorted by key, each table
   // read in order): per probe (its counting sort, its bucket's first
-  // lines), per filter word compared, per survivor (its other half's word,
-  // a random read). Calibrated on BM_Probe at 1M rows, 1,000 queries,
-  // AVX-512, 2026-11-27 (b = 12..15, r = 2, L = 8: 44.6, 34.6, 30.1, 30.1
-  // us a query; a least-squares fit, doc/benchmarks.md).
-  constexpr double kProbeNs = 25.5;
-  constexpr double kReadNs = 0.185;
+  // lines), per filter word compared, per survivor (its row number and its
+  // other half's word, random reads, prefetched together). Calibrated on
+  // BM_Probe at 1M rows, 1,000 queries, AVX-512, 2026-11-27 (b = 12..15,
+  // r = 2, L = 8: 36.7, 29.5, 25.7, 26.8 us a query; a least-squares fit;
+  // at 10M it gives 74 us against 77 measured; doc/benchmarks.md).
+  constexpr double kProbeNs = 22.5;
+  constexpr double kReadNs = 0.14;
   constexpr double kSurvivorNs = 40.0;
   return (spec.probes * kProbeNs + spec.reads * kReadNs + spec.survivors * kSurvivorNs) / 1000.0;
 }

@@ -145,13 +145,15 @@ TEST(ChooseTablesTest, TheScanWhereItIsCheaper) {
   EXPECT_NE(ChooseTables(1000000, 64, 3, TablesPolicy{}).kind, TablesKind::kScan);
   {
     // The default method at 1M and 10M: the probe tables (8 tables of
-    // 15-bit keys, radius 2, t = 15; doc/benchmarks.md), whatever the kernel.
-    for (size_t n : {size_t{1000000}, size_t{10000000}}) {
+    // 14-bit keys, t = 14 at 1M; of 15-bit keys, t = 15 at 10M; radius 2;
+    // doc/benchmarks.md), whatever the kernel.
+    for (const auto& [n, b] : std::vector<std::pair<size_t, int>>{{1000000, 14}, {10000000, 15}}) {
       const TablesSpec s = ChooseTables(n, 128, 28, TablesPolicy{});
       EXPECT_EQ(s.kind, TablesKind::kProbe) << n;
-      EXPECT_EQ(s.dir_bits, 15) << n;
+      EXPECT_EQ(s.dir_bits, b) << n;
       EXPECT_EQ(s.masks.size(), 8u) << n;
-      EXPECT_EQ(s.radius, 15) << n;
+      EXPECT_EQ(s.masks[0].radius, 2u) << n;
+      EXPECT_EQ(s.radius, b) << n;
       EXPECT_LE(s.bytes_per_fingerprint, 128.0);
     }
   }
