@@ -89,7 +89,7 @@ struct IndexTablesOptions {
   // bits of the fingerprints with each row's half word inline, stated
   // recall by the same targets, within 128 table bytes per fingerprint
   // (e.g. the default method, 128 bits and k = 28, from 65,536 documents:
-  // 8 tables of 15-bit keys at 1M; doc/index_format.md). Single queries and
+  // 8 tables of 14-bit keys at 1M; doc/index_format.md). Single queries and
   // batches take the same path, so they give the same answers;
   // DocumentIndexStats reports the guarantee.
   bool exact = false;
