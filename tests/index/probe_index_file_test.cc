@@ -5,7 +5,8 @@
 // version 2 file of that kind, and the in-memory delta of an index of that
 // kind (levels of probe tables and a tail), against the exact scan: exactly
 // the rows within k that the tables find (ProbeFinds), single queries and
-// batches alike, no false match.
+// batches alike, no false match; a DocumentIndex committing and reopening
+// one; a damaged file.
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include "index/mask_tables.h"
 #include "index/probe_tables.h"
 #include "index/table_index.h"
+#include "neardup/document_index.h"
 #include "neardup/index.h"
 #include "tests/testing/hamming_oracle.h"
 #include "tests/testing/test_util.h"
@@ -169,6 +171,41 @@ TEST(ProbeIndexFileTest, DeltaAnswersAsTheFileWrittenFromIt) {
   ASSERT_TRUE(mem->SearchEach(d.queries, kK, &a).ok());
   ASSERT_TRUE(from_file->SearchEach(d.queries, kK, &b).ok());
   EXPECT_EQ(a, b);
+}
+
+// A DocumentIndex at the default method from 65,536 documents commits a
+// file of probe tables, reopens it and finds near neighbours through it.
+TEST(ProbeIndexFileTest, DocumentIndexCommitsAndQueriesProbeTables) {
+  const Data d = MakeData(66000, 50, 24);
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < d.fps.size(); ++i) ids.push_back("doc" + std::to_string(i));
+  PermutedTableOptions options;
+  options.bits = 128;
+  options.max_k = kK;
+  const std::string path = testing::MakeTempDir("probe_document") + "/i.idx";
+  auto built = DocumentIndex::Build(path, DocumentIndexHeader{}, options, ids, d.fps);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  ASSERT_TRUE((*built)->Commit().ok());
+  built->reset();
+  auto index = DocumentIndex::Open(path);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  ASSERT_TRUE((*index)->Verify().ok());
+  const DocumentIndexStats stats = (*index)->Stats();
+  EXPECT_EQ(stats.tables.kind, "probe");
+  EXPECT_GE(stats.tables.recall_at_k, 0.99);
+  // Every query's planted neighbours at 0 and 5 (always within a table's
+  // radius and threshold) are found, with their distances.
+  std::vector<DocumentMatch> got;
+  for (size_t q = 0; q < d.queries.size(); ++q) {
+    ASSERT_TRUE((*index)->Query(d.queries[q], kK, &got).ok());
+    size_t close = 0;
+    for (const DocumentMatch& m : got) {
+      const Fingerprint& x = d.fps[std::stoul(m.id.substr(3))];
+      EXPECT_EQ(m.distance, HammingDistance(x, d.queries[q]));
+      close += m.distance <= 5 ? 1 : 0;
+    }
+    EXPECT_GE(close, 2u) << "query " << q;
+  }
 }
 
 // A damaged probe-tables file: every flip (in steps) fails Open or Verify,
