@@ -29,6 +29,13 @@
 //                              here (the index's own is the kind "filter",
 //                              BM_Chosen*): the low 64 bits within t, then
 //                              the survivors' full distance; 1,000 queries
+//   BM_Probe/<b>/<r>/<L>/<one>  the probe tables (index/probe_tables.h;
+//                              measured here, not used by the index): L
+//                              tables of b-bit keys probed within radius r,
+//                              t the smallest meeting the targets;
+//                              /0/0/0 is ChooseProbeTables' pick; 1,000
+//                              queries an iteration, by SearchEach (the
+//                              batch), or by Search one at a time (one = 1)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
 //
@@ -51,11 +58,13 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "index/hamming_scan.h"
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
+#include "index/probe_tables.h"
 #include "index/search_combiner.h"
 #include "index/table_index.h"
 #include "neardup/index.h"
@@ -93,6 +102,7 @@ struct Data {
   double chosen_recall = 0;       // the same for ChooseTables' pick, by
   double chosen_recall_at_k = 0;  // SearchEach
   double table_bytes_per_fp = 0;
+  double chosen_bytes_per_fp = 0;  // when chosen is not null
   std::string tables_desc, chosen_desc;
 #ifdef NEARDUP_HAVE_FAISS
   std::unique_ptr<faiss::IndexBinaryFlat> faiss;
@@ -183,8 +193,8 @@ Data& Get(int bits, int k) {
     std::shared_ptr<const index_internal::IndexFileV2> shared(std::move(*file));
     size_t table_bytes = 0;
     for (const auto& t : shared->tables().tables) {
-      table_bytes +=
-          t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() + t.entries.size_bytes();
+      table_bytes += t.dir.size_bytes() + t.rows.size_bytes() + t.keys.size_bytes() +
+                     t.entries.size_bytes() + t.words.size_bytes();
     }
     *table_bytes_per_fp = static_cast<double>(table_bytes) / static_cast<double>(kN);
     return index_internal::TableIndex::FromFile(shared);
@@ -193,6 +203,11 @@ Data& Get(int bits, int k) {
     if (spec.kind == index_internal::TablesKind::kScan) return std::string("scan, no tables");
     if (spec.kind == index_internal::TablesKind::kFilter) {
       return "filter (two-level scan), t = " + std::to_string(spec.radius) + ", no tables";
+    }
+    if (spec.kind == index_internal::TablesKind::kProbe) {
+      return "probe, " + std::to_string(spec.masks.size()) + " tables of " +
+             std::to_string(spec.dir_bits) + "-bit keys, radius " +
+             std::to_string(spec.masks[0].radius) + ", t = " + std::to_string(spec.radius);
     }
     return std::string(index_internal::TablesKindName(spec.kind)) + ", " +
            std::to_string(spec.masks.size()) + " tables" +
@@ -211,8 +226,7 @@ Data& Get(int bits, int k) {
   d.tables_desc = describe(first);
   d.chosen_desc = describe(chosen);
   if (chosen.kind != first.kind) {
-    double unused = 0;
-    d.chosen = open(chosen, "_chosen", &d.chosen_path, &unused);
+    d.chosen = open(chosen, "_chosen", &d.chosen_path, &d.chosen_bytes_per_fp);
   }
 
   // Recall against the exact scan on the 1,000 queries: the tables' by
@@ -433,7 +447,7 @@ void BM_ChosenEach(benchmark::State& state) {
   state.counters["recall"] = d.chosen_recall;
   state.counters["recall_at_k"] = d.chosen_recall_at_k;
   state.counters["stated_recall_at_k"] = index.spec().recall_at_k;
-  state.counters["table_bytes_per_fp"] = d.chosen ? 0.0 : d.table_bytes_per_fp;
+  state.counters["table_bytes_per_fp"] = d.chosen ? d.chosen_bytes_per_fp : d.table_bytes_per_fp;
   PerQuery(state, d.queries.size());
 }
 
@@ -459,6 +473,95 @@ void BM_Combined(benchmark::State& state) {
   state.counters["model_us"] = index.spec().estimated_query_us;
   PerQuery(state, 1);
 }
+
+// The probe tables of `spec` over the 128-bit, k = 28 rows, built once.
+const index_internal::ProbeTableIndex& ProbeIndex(const index_internal::ProbeTablesSpec& spec) {
+  static std::map<std::tuple<int, int, int, int>, std::unique_ptr<index_internal::ProbeTableIndex>>
+      cache;
+  auto& slot = cache[{spec.key_bits, spec.radius, spec.tables, spec.threshold}];
+  if (!slot) {
+    const Data& d = Get(128, 28);
+    std::vector<uint64_t> lo(kN), hi(kN);
+    for (size_t i = 0; i < kN; ++i) {
+      lo[i] = d.fps[i].lo();
+      hi[i] = d.fps[i].hi();
+    }
+    slot = std::make_unique<index_internal::ProbeTableIndex>(lo, hi, 28, spec);
+  }
+  return *slot;
+}
+
+void BM_Probe(benchmark::State& state) {
+  constexpr int kK = 28;
+  constexpr double kRecall = 0.99;
+  Data& d = Get(128, kK);
+  index_internal::ProbeTablesSpec spec;
+  if (state.range(0) == 0) {
+    spec = index_internal::ChooseProbeTables(kN, kK, kRecall);
+  } else {
+    spec.key_bits = static_cast<int>(state.range(0));
+    spec.radius = static_cast<int>(state.range(1));
+    spec.tables = static_cast<int>(state.range(2));
+    for (spec.threshold = 0; spec.threshold < 64; ++spec.threshold) {
+      if (index_internal::ProbeTablesRecall(spec, kK) >= kRecall &&
+          index_internal::ProbeTablesRecall(spec, kK - 4) >= 1 - (1 - kRecall) / 100) {
+        break;
+      }
+    }
+  }
+  const index_internal::ProbeTableIndex& index = ProbeIndex(spec);
+  std::vector<uint64_t> q_lo, q_hi;
+  for (const Fingerprint& q : d.queries) {
+    q_lo.push_back(q.lo());
+    q_hi.push_back(q.hi());
+  }
+  std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
+  const bool alone = state.range(3) != 0;
+  for (auto _ : state) {
+    for (auto& o : out) o.clear();
+    if (alone) {
+      for (size_t j = 0; j < q_lo.size(); ++j) index.Search(q_hi[j], q_lo[j], &out[j]);
+    } else {
+      index.SearchEach(q_hi, q_lo, out.data());
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  SearchResults truth;
+  (void)d.scan->SearchBatch(d.queries, kK, 1, &truth);
+  size_t found = 0, found_at_k = 0;
+  for (const auto& o : out) {
+    found += o.size();
+    for (const auto& h : o) found_at_k += h.distance == kK ? 1 : 0;
+  }
+  const size_t at_k =
+      static_cast<size_t>(std::count_if(truth.neighbors.begin(), truth.neighbors.end(),
+                                        [](const Neighbor& n) { return n.distance == kK; }));
+  const index_internal::ProbeTablesSpec& s = index.spec();
+  state.SetLabel("b " + std::to_string(s.key_bits) + ", r " + std::to_string(s.radius) + ", L " +
+                 std::to_string(s.tables) + ", t " + std::to_string(s.threshold) + ", " +
+                 index_internal::ScanIsaName(index_internal::ActiveScanIsa()));
+  state.counters["recall"] =
+      static_cast<double>(found) / static_cast<double>(std::max<size_t>(1, truth.neighbors.size()));
+  state.counters["recall_at_k"] =
+      static_cast<double>(found_at_k) / static_cast<double>(std::max<size_t>(1, at_k));
+  state.counters["stated_recall_at_k"] = s.recall_at_k;
+  state.counters["model_us"] = s.estimated_query_us;
+  state.counters["probes"] = s.probes;
+  state.counters["reads"] = s.reads;
+  state.counters["survivors"] = s.survivors;
+  state.counters["table_bytes_per_fp"] =
+      static_cast<double>(index.TableBytes()) / static_cast<double>(kN);
+  PerQuery(state, d.queries.size());
+}
+BENCHMARK(BM_Probe)
+    ->Args({0, 0, 0, 0})
+    ->Args({0, 0, 0, 1})
+    ->Args({12, 2, 8, 0})
+    ->Args({13, 2, 8, 0})
+    ->Args({14, 2, 8, 0})
+    ->Args({15, 2, 8, 0})
+    ->Args({16, 3, 6, 0})
+    ->Unit(benchmark::kMillisecond);
 
 #ifdef NEARDUP_HAVE_FAISS
 void BM_FaissFlat(benchmark::State& state) {

@@ -85,8 +85,11 @@ struct IndexTablesOptions {
   // fingerprints, recall 1; kind "filter", 128 bits only: the two-level
   // scan, the fingerprints' low 64 bits within a threshold first, stated
   // recall by the same targets, where it costs at most 3/4 of the exact
-  // scan, e.g. the default method, 128 bits and k = 28, from 65,536
-  // documents; doc/index_format.md). Single queries and
+  // scan), or, 128 bits only, kind "probe": sorted probe tables keyed on
+  // bits of the fingerprints with each row's half word inline, stated
+  // recall by the same targets, within 128 table bytes per fingerprint
+  // (e.g. the default method, 128 bits and k = 28, from 65,536 documents:
+  // 8 tables of 14-bit keys at 1M; doc/index_format.md). Single queries and
   // batches take the same path, so they give the same answers;
   // DocumentIndexStats reports the guarantee.
   bool exact = false;
@@ -214,11 +217,11 @@ struct EvictionOptions {
 
 // The lookup tables of the committed index file and of the delta.
 struct IndexTablesStats {
-  std::string kind;        // "exact", "bands", "scan" or "filter" (no tables)
+  std::string kind;        // "exact", "bands", "probe", "scan" or "filter" (no tables)
   int tables = 0;          // L (bands) or C(b, k) (exact)
   int blocks = 0;          // exact: b
-  int band_bits = 0;       // bands: r sampled bits per band
-  int probe_radius = 0;    // bands: key bits flipped per probe (multi-probe); filter: t
+  int band_bits = 0;       // bands: r sampled bits per band; probe: key bits
+  int probe_radius = 0;    // bands, probe: key bits flipped per probe; filter: t
   uint64_t seed = 0;       // bands: the positions' seed (kDefaultBandSeed)
   double recall_at_k = 1;  // guaranteed recall at d = max_k (1 when exact)
   double recall_at_k_minus_4 = 1;

@@ -864,6 +864,12 @@ DocumentIndexStats DocumentIndex::Stats() const {
   t.blocks = spec.blocks;
   t.band_bits = spec.band_bits;
   t.probe_radius = spec.radius;
+  if (spec.kind == index_internal::TablesKind::kProbe && !spec.masks.empty()) {
+    // The probe tables: their keys' bits and probe radius (the filter
+    // words' threshold t is the spec's radius, doc/index_format.md).
+    t.band_bits = spec.dir_bits;
+    t.probe_radius = static_cast<int>(spec.masks[0].radius);
+  }
   t.seed = spec.seed;
   t.recall_at_k = spec.recall_at_k;
   t.recall_at_k_minus_4 = spec.recall_at_k_minus_4;

@@ -9,11 +9,13 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <numeric>
 
 #include "index/index_file.h"
+#include "index/probe_tables.h"
 #include "util/file.h"
 
 namespace neardup::index_internal {
@@ -244,13 +246,18 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
   // of them (416 bytes per row at the default method's 64 bands).
   constexpr size_t kTablesAtOnce = 8;
   const std::span<const TableMask> masks(spec.masks);
+  const bool probe = spec.kind == TablesKind::kProbe;
   for (size_t first = 0; first < masks.size() && s.ok(); first += kTablesAtOnce) {
+    const auto group = masks.subspan(first, std::min(kTablesAtOnce, masks.size() - first));
     const std::vector<OwnedTable> tables =
-        BuildTables(masks.subspan(first, std::min(kTablesAtOnce, masks.size() - first)),
-                    spec.dir_bits, rows.lo, rows.hi, threads);
+        probe ? BuildProbeTables(group, spec.dir_bits, rows.lo, rows.hi)
+              : BuildTables(group, spec.dir_bits, rows.lo, rows.hi, threads);
     for (const OwnedTable& t : tables) {
       section(t.dir.data(), t.dir.size() * 4);
-      if (packed) {
+      if (probe) {
+        section(t.rows.data(), t.rows.size() * 4);
+        section(t.words.data(), t.words.size() * 8);
+      } else if (packed) {
         const std::vector<uint8_t> entries = PackEntries(t);
         section(entries.data(), entries.size());
       } else {
@@ -281,7 +288,8 @@ Status WriteIndexFileV2(const std::string& path, const IndexFileV2Meta& meta,
   Put32(&m, meta.policy.exact ? 1 : 0);
   Put32(&m, meta.policy.max_bytes_per_fingerprint);
   PutF64(&m, meta.policy.recall);
-  Put32(&m, static_cast<uint32_t>(kFixedSections + (packed ? 2 : 3) * masks.size()));
+  Put32(&m, static_cast<uint32_t>(kFixedSections +
+                                  TableSections(meta.version, spec.kind) * masks.size()));
   Put32(&m, meta.policy.tables_only ? 1 : 0);
   for (const TableMask& mask : spec.masks) {
     Put64(&m, mask.hi);
@@ -315,7 +323,6 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   const uint32_t version = IndexFileVersion(b);
   if (!IsMappedVersion(version)) return Bad(name, "not a version 2 or 3 index file");
   const bool packed = version == kIndexVersion3;
-  const uint64_t per_table = packed ? 2 : 3;  // sections
   if (b.size() < kHeaderBytes + kTrailerBytes) return Bad(name, "truncated");
   const char* tail = b.data() + b.size() - kTrailerBytes;
   const uint64_t meta_offset = Get64(tail);
@@ -361,10 +368,12 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   const uint32_t nsections = Get32(p + 96);
   // Reserved (0) before the scan kind: older files allow the scan.
   f->meta_.policy.tables_only = Get32(p + 100) == 1;
-  if (kind < 1 || kind > 4) {
+  if (kind < 1 || kind > 5) {
     return Status::NotSupported(name + ": unknown table kind " + std::to_string(kind));
   }
   spec.kind = static_cast<TablesKind>(kind);
+  const bool probe = spec.kind == TablesKind::kProbe;
+  const uint64_t per_table = TableSections(version, spec.kind);  // sections
   const bool no_tables = spec.kind == TablesKind::kScan || spec.kind == TablesKind::kFilter;
   const bool rows_packed = RowsPacked(version, spec.kind);
   if (spec.bits != 64 && spec.bits != 128) return Bad(name, "bits must be 64 or 128");
@@ -388,11 +397,12 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   const char* mp = p + kFixedMetaBytes;
   for (uint32_t t = 0; t < tables; ++t, mp += kMaskBytes) {
     TableMask m{Get64(mp), Get64(mp + 8), Get32(mp + 16)};
-    if (m.radius > 1) return Bad(name, "probe radius out of range");
+    if (m.radius > (probe ? 3u : 1u)) return Bad(name, "probe radius out of range");
     if (spec.bits == 64 && m.hi != 0) return Bad(name, "a mask beyond 64 bits");
     f->masks_.push_back(m);
   }
   spec.masks = f->masks_;
+  if (probe && !IsProbeLayout(spec)) return Bad(name, "probe tables out of their layout");
   const uint64_t n = f->meta_.rows;
   const uint64_t slots = (uint64_t{1} << spec.dir_bits) + 1;
   for (uint32_t i = 0; i < nsections; ++i, mp += kSectionBytes) {
@@ -406,7 +416,11 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
     if (i >= kFixedSections) {
       // A table: directory, then rows and keys (version 2) or entries (3).
       const uint64_t part = (i - kFixedSections) % per_table;
-      want = part == 0 ? slots * 4 : packed ? n * kPackedEntryBytes : part == 1 ? n * 4 : n * 2;
+      want = part == 0   ? slots * 4
+             : probe     ? (part == 1 ? n * 4 : n * 8)  // rows, then the half words
+             : packed    ? n * kPackedEntryBytes
+             : part == 1 ? n * 4
+                         : n * 2;
     } else if (i == 0) {
       want = n * 8;
     } else if (i == 1) {
@@ -436,6 +450,7 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
   v.n = static_cast<size_t>(n);
   v.packed = rows_packed;
   v.lo_filter = spec.kind == TablesKind::kFilter ? spec.radius : -1;
+  v.probe_threshold = probe ? spec.radius : -1;
   if (rows_packed) {
     v.words = As<uint64_t>(b, s[1].offset, s[1].length);
   } else {
@@ -447,7 +462,10 @@ Result<std::unique_ptr<IndexFileV2>> IndexFileV2::Open(std::shared_ptr<MappedFil
     const size_t i = kFixedSections + per_table * t;
     TableView tv;
     tv.dir = As<uint32_t>(b, s[i].offset, s[i].length);
-    if (packed) {
+    if (probe) {
+      tv.rows = As<uint32_t>(b, s[i + 1].offset, s[i + 1].length);
+      tv.words = As<uint64_t>(b, s[i + 2].offset, s[i + 2].length);
+    } else if (packed) {
       tv.entries = As<uint8_t>(b, s[i + 1].offset, s[i + 1].length);
     } else {
       tv.rows = As<uint32_t>(b, s[i + 1].offset, s[i + 1].length);
@@ -534,6 +552,29 @@ Status IndexFileV2::Verify() const {
       uint32_t r;
       std::memcpy(&r, &t.entries[i], 4);
       if (r >= rows()) return Bad(name_, "a table row out of range");
+    }
+  }
+  if (view_.probe_threshold >= 0) {
+    // Each probe table's words are its rows' half words, in the buckets of
+    // their keys.
+    const uint64_t key_mask = (uint64_t{1} << view_.dir_bits) - 1;
+    for (size_t g = 0; g < view_.tables.size(); ++g) {
+      const TableView& t = view_.tables[g];
+      const TableMask& m = view_.masks[g];
+      const bool lo_half = m.lo != 0;
+      const int shift = std::countr_zero(lo_half ? m.lo : m.hi);
+      for (size_t key = 0; key + 1 < t.dir.size(); ++key) {
+        for (uint32_t i = t.dir[key]; i < t.dir[key + 1]; ++i) {
+          uint64_t x_hi = 0, x_lo = 0;
+          if (!view_.RowFingerprint(t.rows[i], &x_hi, &x_lo)) {
+            return Bad(name_, "a table row out of range");
+          }
+          const uint64_t half = lo_half ? x_lo : x_hi;
+          if (t.words[i] != half || ((half >> shift) & key_mask) != key) {
+            return Bad(name_, "a probe table's word does not match its row");
+          }
+        }
+      }
     }
   }
   return Status::OK();

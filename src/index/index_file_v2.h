@@ -86,6 +86,15 @@ inline bool RowsPacked(uint32_t version, TablesKind kind) {
   return version == kIndexVersion3 && kind != TablesKind::kFilter;
 }
 
+// Sections of one table in a file of `version` holding tables of `kind`:
+// directory, rows and keys (version 2), directory and packed entries
+// (version 3); the probe tables (kind kProbe, either version): directory,
+// rows and their half words.
+inline uint64_t TableSections(uint32_t version, TablesKind kind) {
+  if (kind == TablesKind::kProbe) return 3;
+  return version == kIndexVersion3 ? 2 : 3;
+}
+
 // True for the versions IndexFileV2 reads (2 and 3).
 inline bool IsMappedVersion(uint32_t version) {
   return version == kIndexVersion2 || version == kIndexVersion3;

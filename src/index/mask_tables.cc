@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "index/probe_tables.h"
 #include "neardup/band_join.h"
 #include "neardup/index.h"
 #include "neardup/parallel.h"
@@ -145,6 +146,14 @@ TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy) {
       scan = std::move(filter);
     }
   }
+  if (bits == 128 && n >= kMinFilterRows && policy.recall < 1) {
+    const ProbeTablesSpec probe = ChooseProbeTables(
+        n, k, policy.recall, std::min<double>(kMaxProbeBytes, policy.max_bytes_per_fingerprint));
+    if (probe.tables > 0 && probe.estimated_query_us < scan.estimated_query_us &&
+        probe.estimated_query_us < tables.estimated_query_us) {
+      return ProbeTablesSpecFor(probe, k);
+    }
+  }
   if (scan.estimated_query_us > tables.estimated_query_us) return tables;
   return scan;
 }
@@ -251,6 +260,8 @@ const char* TablesKindName(TablesKind kind) {
       break;
     case TablesKind::kFilter:
       return "filter";
+    case TablesKind::kProbe:
+      return "probe";
   }
   return "scan";
 }
@@ -470,6 +481,10 @@ void QueryTablesIn(const TablesView& view, std::span<const uint64_t> q_hi,
 void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
                       std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
   if (view.n == 0 || q_lo.empty()) return;
+  if (view.probe_threshold >= 0) {
+    QueryProbeTables(view, q_hi, q_lo, k, out);
+    return;
+  }
   if (view.masks.empty()) {
     // Kind kScan: the exact scan of the rows that the arrays hold (a
     // damaged file's short array is scanned as far as it goes); kind

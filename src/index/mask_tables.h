@@ -34,6 +34,13 @@
 //          = 28 and recall 0.99: t = 20, 0.9976 and 0.99997). The rows are
 //          stored in two arrays (lo words together), even in a version 3
 //          file, so that the first level reads 8 bytes a row.
+//   probe  sorted probe tables with inline filter words (128 bits only,
+//          probe_tables.h): L tables keyed on b contiguous bits of one half
+//          (dir_bits = b; mask i the key's bits, its radius r, 0..3), each
+//          row's half word stored beside its row number; a query probes
+//          every key within r and keeps the rows whose half is within t
+//          (the spec's radius) of its own, then verifies their distance.
+//          Recall by ProbeTablesRecall (exact), the same targets.
 // ChooseTables picks among them by estimated query cost (the tables within a
 // memory budget); `exact` forces the first.
 //
@@ -55,12 +62,12 @@
 
 namespace neardup::index_internal {
 
-enum class TablesKind : uint32_t { kExact = 1, kBands = 2, kScan = 3, kFilter = 4 };
+enum class TablesKind : uint32_t { kExact = 1, kBands = 2, kScan = 3, kFilter = 4, kProbe = 5 };
 
 struct TableMask {
   uint64_t hi = 0;
   uint64_t lo = 0;
-  uint32_t radius = 0;  // 0 or 1
+  uint32_t radius = 0;  // 0 or 1 (kind kProbe: 0..3)
 };
 
 // How a table set is chosen (stored in the file so that a compaction chooses
@@ -105,6 +112,10 @@ int DirBitsFor(size_t n);
 // REQUIRES: bits in {64, 128}, 0 <= k <= bits / 4 (the exact layout's limit)
 // or, for bands, k < bits.
 TablesSpec ChooseTables(size_t n, int bits, int k, const TablesPolicy& policy);
+// At 128 bits and from kMinFilterRows rows (never with policy.exact,
+// policy.tables_only or recall 1), the probe tables (kind kProbe,
+// ChooseProbeTables within policy.max_bytes_per_fingerprint) are chosen
+// where their estimate is below every other's.
 // The filter is chosen only where it saves at least a quarter of the exact
 // scan's cost (recall 1 is worth a premium) and only from this many rows
 // (below, the exact scan costs a few microseconds a query).
@@ -140,6 +151,7 @@ struct TableView {
   std::span<const uint32_t> rows;
   std::span<const uint16_t> keys;
   std::span<const uint8_t> entries;  // packed: kPackedEntryBytes per row
+  std::span<const uint64_t> words;   // kind kProbe: each row's half word, beside rows
 };
 
 // A table set over n rows of fingerprints. Split: lo, and hi for 128 bits,
@@ -155,7 +167,8 @@ struct TablesView {
   std::span<const uint64_t> words;  // packed
   std::span<const TableMask> masks;
   std::vector<TableView> tables;
-  int lo_filter = -1;  // kind kFilter (no masks, split rows): t
+  int lo_filter = -1;        // kind kFilter (no masks, split rows): t
+  int probe_threshold = -1;  // kind kProbe: t (dir_bits the key's bits)
 
   // The fingerprint of row `row` (hi is 0 for 64 bits); false when the row
   // is out of range of the arrays (a damaged file).
@@ -179,6 +192,7 @@ struct OwnedTable {
   std::vector<uint32_t> dir;
   std::vector<uint32_t> rows;
   std::vector<uint16_t> keys;
+  std::vector<uint64_t> words;  // kind kProbe (then no keys)
 };
 
 // The packed entries of a split table (TableView::entries).
@@ -215,7 +229,7 @@ void QueryTablesBatch(const TablesView& view, std::span<const uint64_t> q_hi,
 // The 32-bit key of (hi, lo) & mask.
 uint32_t TableKey(uint64_t hi, uint64_t lo, const TableMask& mask);
 
-// "exact", "bands", "scan" or "filter".
+// "exact", "bands", "scan", "filter" or "probe".
 const char* TablesKindName(TablesKind kind);
 
 }  // namespace neardup::index_internal

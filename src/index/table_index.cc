@@ -6,6 +6,7 @@
 #include <bit>
 
 #include "index/hamming_scan.h"
+#include "index/probe_tables.h"
 #include "util/thread_pool.h"
 
 namespace neardup::index_internal {
@@ -21,6 +22,16 @@ constexpr size_t kTailEntriesPerProbe = 64;
 // pipeline's scratch grows with it, and a scan's tile of 256 queries reads
 // each block of rows once for all of them.
 constexpr size_t kBatchChunk = 256;
+// The probe tables (kind kProbe) sort a batch's probes by key and read each
+// table in order once a batch: the more queries a batch, the more of each
+// bucket's reads they share (at 1M rows and 15-bit keys a batch of 256
+// queries probes about one bucket in four, one of 4,096 nearly all, each
+// a few times; BM_ChosenEach, doc/benchmarks.md).
+constexpr size_t kProbeBatchChunk = 4096;
+
+size_t ChunkFor(const TablesSpec& spec) {
+  return spec.kind == TablesKind::kProbe ? kProbeBatchChunk : kBatchChunk;
+}
 
 bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
   return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
@@ -64,7 +75,14 @@ void TableIndex::SetTailCap() {
   }
   size_t probes = 0;
   for (const TableMask& m : spec_.masks) {
-    probes += 1 + (m.radius >= 1 ? std::popcount(m.hi) + std::popcount(m.lo) : 0);
+    // sum_{i <= radius} C(key bits, i) keys a table.
+    const int bits = std::popcount(m.hi) + std::popcount(m.lo);
+    size_t keys = 1, c = 1;
+    for (int i = 1; i <= static_cast<int>(m.radius); ++i) {
+      c = c * static_cast<size_t>(bits - i + 1) / static_cast<size_t>(i);
+      keys += c;
+    }
+    probes += keys;
   }
   tail_cap_ = std::max(kMinTail, probes * kTailEntriesPerProbe);
 }
@@ -75,15 +93,28 @@ TableIndex::DeltaLevel TableIndex::BuildLevel(size_t begin, size_t end) const {
   level.end = end;
   const size_t n = end - begin;
   level.view.bits = spec_.bits;
-  level.view.dir_bits = DirBitsFor(n);
   level.view.n = n;
   level.view.masks = spec_.masks;
-  level.tables = BuildTables(spec_.masks, level.view.dir_bits,
-                             std::span<const uint64_t>(d_lo_).subspan(begin, n),
-                             spec_.bits == 128 ? std::span<const uint64_t>(d_hi_).subspan(begin, n)
-                                               : std::span<const uint64_t>(),
-                             /*threads=*/0);
-  for (const OwnedTable& t : level.tables) level.view.tables.push_back({t.dir, t.rows, t.keys});
+  const auto lo = std::span<const uint64_t>(d_lo_).subspan(begin, n);
+  const auto hi = spec_.bits == 128 ? std::span<const uint64_t>(d_hi_).subspan(begin, n)
+                                    : std::span<const uint64_t>();
+  if (spec_.kind == TablesKind::kProbe) {
+    // The file's probe tables over the level (their keys are the layout's).
+    level.view.dir_bits = spec_.dir_bits;
+    level.view.probe_threshold = spec_.radius;
+    level.tables = BuildProbeTables(spec_.masks, spec_.dir_bits, lo, hi);
+  } else {
+    level.view.dir_bits = DirBitsFor(n);
+    level.tables = BuildTables(spec_.masks, level.view.dir_bits, lo, hi, /*threads=*/0);
+  }
+  for (const OwnedTable& t : level.tables) {
+    TableView v;
+    v.dir = t.dir;
+    v.rows = t.rows;
+    v.keys = t.keys;
+    v.words = t.words;
+    level.view.tables.push_back(v);
+  }
   return level;
 }
 
@@ -119,7 +150,8 @@ size_t TableIndex::MemoryBytes() const {
                  d_dead_.capacity() / 8 + base_dead_.capacity() / 8 + d_pos_.size() * 48;
   for (const DeltaLevel& level : d_levels_) {
     for (const OwnedTable& t : level.tables) {
-      bytes += t.dir.capacity() * 4 + t.rows.capacity() * 4 + t.keys.capacity() * 2;
+      bytes += t.dir.capacity() * 4 + t.rows.capacity() * 4 + t.keys.capacity() * 2 +
+               t.words.capacity() * 8;
     }
   }
   return bytes;
@@ -254,6 +286,11 @@ void TableIndex::SearchFile(const IndexFileV2& file, const std::vector<bool>* de
   }
 }
 
+bool TableIndex::FoundByTables(size_t pos, uint64_t q_hi, uint64_t q_lo) const {
+  if (spec_.kind != TablesKind::kProbe) return true;
+  return ProbeFinds(spec_, d_hi_[pos] ^ q_hi, d_lo_[pos] ^ q_lo);
+}
+
 void TableIndex::SearchDelta(const Fingerprint& query, int k, std::vector<Neighbor>* out) const {
   EnsureTables();
   thread_local std::vector<uint32_t> rows;
@@ -291,7 +328,8 @@ void TableIndex::SearchDeltaSince(size_t from, const Fingerprint& query, int k,
   ScanRows(rows, from, end, std::span<const uint64_t>(&q_hi, 1),
            std::span<const uint64_t>(&q_lo, 1), k, &hits);
   for (const ScanHit& h : hits) {
-    if (!d_dead_[h.row]) out->push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
+    if (d_dead_[h.row] || !FoundByTables(h.row, q_hi, q_lo)) continue;
+    out->push_back(Neighbor{d_ids_[h.row], static_cast<int>(h.distance)});
   }
 }
 
@@ -346,18 +384,19 @@ void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
   const auto& q_hi = s.q_hi;
   const auto& q_lo = s.q_lo;
   auto& hits = s.hits;
-  const auto take = [&](size_t base) {
+  const auto take = [&](size_t base, bool tail) {
     for (size_t j = 0; j < queries.size(); ++j) {
       for (const ScanHit& h : hits[j]) {
         const size_t pos = base + h.row;
-        if (!d_dead_[pos]) (*out)[j].push_back(Neighbor{d_ids_[pos], static_cast<int>(h.distance)});
+        if (d_dead_[pos] || (tail && !FoundByTables(pos, q_hi[j], q_lo[j]))) continue;
+        (*out)[j].push_back(Neighbor{d_ids_[pos], static_cast<int>(h.distance)});
       }
       hits[j].clear();
     }
   };
   for (const DeltaLevel& level : d_levels_) {
     QueryTablesBatch(level.view, q_hi, q_lo, k, hits.data());
-    take(level.begin);
+    take(level.begin, false);
   }
   // The tail: the tiled SIMD scan (rows are delta positions).
   if (d_built_ < d_ids_.size()) {
@@ -370,7 +409,7 @@ void TableIndex::SearchDeltaBatch(std::span<const Fingerprint> queries, int k,
     for (size_t b = d_built_; b < rows.n; b += kScanBlockRows) {
       ScanRows(rows, b, std::min(rows.n, b + kScanBlockRows), q_hi, q_lo, k, hits.data());
     }
-    take(0);
+    take(0, true);
   }
 }
 
@@ -382,12 +421,12 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
   // `threads` threads; each chunk's results are concatenated in order
   // afterwards, so the output does not depend on `threads`.
-  const size_t chunks = (queries.size() + kBatchChunk - 1) / kBatchChunk;
+  const size_t chunk = ChunkFor(spec_);
+  const size_t chunks = (queries.size() + chunk - 1) / chunk;
   std::vector<std::vector<Neighbor>> found(chunks);
   std::vector<std::vector<size_t>> counts(chunks);
   ParallelFor(chunks, threads, [&](size_t c, int) {
-    const auto part =
-        queries.subspan(c * kBatchChunk, std::min(kBatchChunk, queries.size() - c * kBatchChunk));
+    const auto part = queries.subspan(c * chunk, std::min(chunk, queries.size() - c * chunk));
     thread_local std::vector<std::vector<Neighbor>> per;
     if (per.size() < part.size()) per.resize(part.size());
     for (size_t j = 0; j < part.size(); ++j) per[j].clear();
@@ -419,8 +458,9 @@ Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
 void TableIndex::SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
                                          std::vector<std::vector<Neighbor>>* out) const {
   std::vector<std::vector<Neighbor>> part;
-  for (size_t b = 0; b < queries.size(); b += kBatchChunk) {
-    const size_t n = std::min(kBatchChunk, queries.size() - b);
+  const size_t chunk = ChunkFor(spec_);
+  for (size_t b = 0; b < queries.size(); b += chunk) {
+    const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});
     SearchDeltaBatch(queries.subspan(b, n), k, &part);
     for (size_t j = 0; j < n; ++j) {
@@ -435,8 +475,9 @@ void TableIndex::SearchFileBatchChunked(const IndexFileV2& file, const std::vect
                                         std::vector<std::vector<Neighbor>>* out) {
   // The pipeline's scratch grows with the batch: bounded by chunks.
   std::vector<std::vector<Neighbor>> part;
-  for (size_t b = 0; b < queries.size(); b += kBatchChunk) {
-    const size_t n = std::min(kBatchChunk, queries.size() - b);
+  const size_t chunk = ChunkFor(file.meta().spec);
+  for (size_t b = 0; b < queries.size(); b += chunk) {
+    const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});
     SearchFileBatch(file, dead, queries.subspan(b, n), k, &part);
     for (size_t j = 0; j < n; ++j) {

@@ -134,6 +134,10 @@ class TableIndex : public HammingIndex {
   // The tail's RowsView::lo_filter: the spec's threshold for kind kFilter
   // (so that the delta answers as the file written from it), else -1.
   int LoFilter() const { return spec_.kind == TablesKind::kFilter ? spec_.radius : -1; }
+  // Whether the tables of the spec find delta entry `pos` for the query
+  // (kind kProbe: ProbeFinds, so that the tail answers as the file written
+  // from it; every other kind: true, its tail is exact or lo_filter's).
+  bool FoundByTables(size_t pos, uint64_t q_hi, uint64_t q_lo) const;
   // Sets the tail's cap from spec_ (after spec_ is set).
   void SetTailCap();
   // Makes the tail a level and merges levels of like size.

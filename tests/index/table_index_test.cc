@@ -25,6 +25,7 @@
 
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
+#include "index/probe_tables.h"
 #include "neardup/band_join.h"
 #include "neardup/document_index.h"
 #include "tests/testing/hamming_oracle.h"
@@ -105,7 +106,21 @@ TEST(ChooseTablesTest, TheScanWhereItIsCheaper) {
         scan_kind = TablesKind::kFilter;
       }
     }
-    if (scan_us <= lookup.estimated_query_us) {
+    // The probe tables where they are allowed and cheaper than both.
+    const index_internal::ProbeTablesSpec probe =
+        index_internal::ChooseProbeTables(n, k, TablesPolicy{}.recall);
+    if (bits == 128 && n >= index_internal::kMinFilterRows && probe.tables > 0 &&
+        probe.estimated_query_us < scan_us &&
+        probe.estimated_query_us < lookup.estimated_query_us) {
+      EXPECT_EQ(s.kind, TablesKind::kProbe) << n << " " << bits << " " << k;
+      EXPECT_EQ(s.masks.size(), static_cast<size_t>(probe.tables));
+      EXPECT_EQ(s.dir_bits, probe.key_bits);
+      EXPECT_EQ(s.radius, probe.threshold);
+      EXPECT_GE(s.recall_at_k, TablesPolicy{}.recall);
+      EXPECT_GE(s.recall_at_k_minus_4, 1 - (1 - TablesPolicy{}.recall) / 100);
+      EXPECT_LE(s.bytes_per_fingerprint, index_internal::kMaxProbeBytes);
+      EXPECT_DOUBLE_EQ(s.estimated_query_us, probe.estimated_query_us);
+    } else if (scan_us <= lookup.estimated_query_us) {
       EXPECT_EQ(s.kind, scan_kind) << n << " " << bits << " " << k;
       EXPECT_TRUE(s.masks.empty());
       if (scan_kind == TablesKind::kScan) {
@@ -128,16 +143,27 @@ TEST(ChooseTablesTest, TheScanWhereItIsCheaper) {
   // The measured crossovers (doc/index_format.md).
   EXPECT_EQ(ChooseTables(1000, 128, 28, TablesPolicy{}).kind, TablesKind::kScan);
   EXPECT_NE(ChooseTables(1000000, 64, 3, TablesPolicy{}).kind, TablesKind::kScan);
-  if (index_internal::ActiveScanIsa() != index_internal::ScanIsa::kScalar) {
-    // The default method at 1M: the two-level filter (t = 20), not tables.
-    const TablesSpec s = ChooseTables(1000000, 128, 28, TablesPolicy{});
-    EXPECT_EQ(s.kind, TablesKind::kFilter);
-    EXPECT_EQ(s.radius, 20);
+  {
+    // The default method at 1M and 10M: the probe tables (8 tables of
+    // 14-bit keys, t = 14 at 1M; of 15-bit keys, t = 15 at 10M; radius 2;
+    // doc/benchmarks.md), whatever the kernel.
+    for (const auto& [n, b] : std::vector<std::pair<size_t, int>>{{1000000, 14}, {10000000, 15}}) {
+      const TablesSpec s = ChooseTables(n, 128, 28, TablesPolicy{});
+      EXPECT_EQ(s.kind, TablesKind::kProbe) << n;
+      EXPECT_EQ(s.dir_bits, b) << n;
+      EXPECT_EQ(s.masks.size(), 8u) << n;
+      EXPECT_EQ(s.masks[0].radius, 2u) << n;
+      EXPECT_EQ(s.radius, b) << n;
+      EXPECT_LE(s.bytes_per_fingerprint, 128.0);
+    }
   }
+  // Below kMinFilterRows, the scan (recall 1).
+  EXPECT_EQ(ChooseTables(20000, 128, 28, TablesPolicy{}).kind, TablesKind::kScan);
   // An exact scan where recall 1 is asked for.
   TablesPolicy all;
   all.recall = 1;
   EXPECT_NE(ChooseTables(1000000, 128, 28, all).kind, TablesKind::kFilter);
+  EXPECT_NE(ChooseTables(1000000, 128, 28, all).kind, TablesKind::kProbe);
   EXPECT_EQ(index_internal::ChooseFilter(1000000, 28, 1.0).kind, TablesKind::kScan);
 }
 

@@ -1,0 +1,564 @@
+// Copyright 2026 The neardup Authors.
+
+#include "index/probe_tables.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define NEARDUP_PROBE_X86 1
+#endif
+
+namespace neardup::index_internal {
+namespace {
+
+constexpr int kBits = 128;
+constexpr int kHalfBits = 64;
+
+double Choose(int n, int r) {
+  if (r < 0 || r > n) return 0;
+  double c = 1;
+  for (int i = 1; i <= r; ++i) c = c * (n - r + i) / i;
+  return c;
+}
+
+int TablesInHalf(const ProbeTablesSpec& s, int half) {
+  return half == 0 ? (s.tables + 1) / 2 : s.tables / 2;
+}
+
+// The placements of c differing bits among one half's 64 bits, by c and by
+// whether some table of the half has at most r of them in its key: ways[2 c
+// + found]. The keys are disjoint groups of b bits; the other bits are one
+// group without a table.
+std::vector<double> HalfWays(const ProbeTablesSpec& s, int tables, int d) {
+  std::vector<double> ways(2 * static_cast<size_t>(d + 1), 0.0);
+  ways[0] = 1;
+  auto add_group = [&](int size, bool keyed) {
+    std::vector<double> next(ways.size(), 0.0);
+    for (int c = 0; c <= d; ++c) {
+      for (int f = 0; f < 2; ++f) {
+        const double w = ways[static_cast<size_t>(2 * c + f)];
+        if (w == 0) continue;
+        for (int x = 0; x <= size && c + x <= d; ++x) {
+          const int found = f | (keyed && x <= s.radius ? 1 : 0);
+          next[static_cast<size_t>(2 * (c + x) + found)] += w * Choose(size, x);
+        }
+      }
+    }
+    ways.swap(next);
+  };
+  for (int i = 0; i < tables; ++i) add_group(s.key_bits, true);
+  add_group(kHalfBits - tables * s.key_bits, false);
+  return ways;
+}
+
+double RecallFromWays(const std::vector<double>& lo, const std::vector<double>& hi, int d, int t) {
+  double found = 0;
+  for (int c0 = 0; c0 <= d; ++c0) {
+    const int c1 = d - c0;
+    for (int f0 = 0; f0 < 2; ++f0) {
+      for (int f1 = 0; f1 < 2; ++f1) {
+        if ((f0 != 0 && c0 <= t) || (f1 != 0 && c1 <= t)) {
+          found += lo[static_cast<size_t>(2 * c0 + f0)] * hi[static_cast<size_t>(2 * c1 + f1)];
+        }
+      }
+    }
+  }
+  return found / Choose(kBits, d);
+}
+
+// P(Binomial(n, 1/2) <= t).
+double BinomialHalfCdf(int n, int t) {
+  if (t < 0) return 0;
+  double p = 0;
+  for (int x = 0; x <= std::min(n, t); ++x) p += Choose(n, x);
+  return p / std::ldexp(1.0, n);
+}
+
+// Fills the counts of `s` for n rows (probes, reads, survivors, bytes, cost).
+void FillCosts(ProbeTablesSpec* s, size_t n) {
+  double v = 0, survive = 0;
+  for (int i = 0; i <= s->radius; ++i) {
+    const double c = Choose(s->key_bits, i);
+    v += c;
+    survive += c * BinomialHalfCdf(kHalfBits - s->key_bits, s->threshold - i);
+  }
+  const double per_bucket = static_cast<double>(n) / std::ldexp(1.0, s->key_bits);
+  s->probes = s->tables * v;
+  s->reads = s->probes * per_bucket;
+  s->survivors = s->tables * per_bucket * survive;
+  s->bytes_per_fingerprint =
+      s->tables * (12.0 + 4.0 * (std::ldexp(1.0, s->key_bits) + 1) / std::max<size_t>(n, 1));
+  s->estimated_query_us = ProbeTablesQueryUs(*s, n);
+}
+
+}  // namespace
+
+double ProbeTablesRecall(const ProbeTablesSpec& spec, int d) {
+  if (spec.tables <= 0 || d < 0 || d > kBits) return 0;
+  const auto lo = HalfWays(spec, TablesInHalf(spec, 0), d);
+  const auto hi = HalfWays(spec, TablesInHalf(spec, 1), d);
+  return RecallFromWays(lo, hi, d, spec.threshold);
+}
+
+double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n) {
+  (void)n;
+  // A query in a batch (SearchEach: the probes sorted by key, each table
+  // read in order): per probe (its counting sort, its bucket's first
+  // lines), per filter word compared, per survivor (its row number and its
+  // other half's word, random reads, prefetched together). Calibrated on
+  // BM_Probe at 1M rows, 1,000 queries, AVX-512, 2026-11-27 (b = 12..15,
+  // r = 2, L = 8: 36.7, 29.5, 25.7, 26.8 us a query; a least-squares fit;
+  // at 10M it gives 74 us against 77 measured; doc/benchmarks.md).
+  constexpr double kProbeNs = 22.5;
+  constexpr double kReadNs = 0.14;
+  constexpr double kSurvivorNs = 40.0;
+  return (spec.probes * kProbeNs + spec.reads * kReadNs + spec.survivors * kSurvivorNs) / 1000.0;
+}
+
+ProbeTablesSpec ChooseProbeTables(size_t n, int k, double recall, double max_bytes) {
+  ProbeTablesSpec best;
+  if (recall >= 1 || k <= 0 || k > kBits) return best;
+  const int close_d = std::max(k - 4, 0);
+  const double close_target = 1 - (1 - recall) / 100;
+  for (int b = 6; b <= kMaxProbeKeyBits; ++b) {
+    for (int r = 0; r <= 3; ++r) {
+      for (int l = 1; l <= 2 * (kHalfBits / b); ++l) {
+        ProbeTablesSpec s;
+        s.key_bits = b;
+        s.radius = r;
+        s.tables = l;
+        if (l * (12.0 + 4.0 * (std::ldexp(1.0, b) + 1) / std::max<size_t>(n, 1)) > max_bytes) {
+          continue;
+        }
+        const auto lo_k = HalfWays(s, TablesInHalf(s, 0), k);
+        const auto hi_k = HalfWays(s, TablesInHalf(s, 1), k);
+        const auto lo_c = HalfWays(s, TablesInHalf(s, 0), close_d);
+        const auto hi_c = HalfWays(s, TablesInHalf(s, 1), close_d);
+        int t = 0;
+        for (; t <= kHalfBits; ++t) {
+          if (RecallFromWays(lo_k, hi_k, k, t) >= recall &&
+              RecallFromWays(lo_c, hi_c, close_d, t) >= close_target) {
+            break;
+          }
+        }
+        if (t > kHalfBits) continue;
+        s.threshold = t;
+        s.recall_at_k = RecallFromWays(lo_k, hi_k, k, t);
+        s.recall_at_k_minus_4 = RecallFromWays(lo_c, hi_c, close_d, t);
+        FillCosts(&s, n);
+        if (best.tables == 0 || s.estimated_query_us < best.estimated_query_us) best = s;
+      }
+    }
+  }
+  return best;
+}
+
+TableMask ProbeMask(int g, int key_bits, int radius) {
+  TableMask m;
+  const uint64_t bits = ((uint64_t{1} << key_bits) - 1) << ((g / 2) * key_bits);
+  (g % 2 == 0 ? m.lo : m.hi) = bits;
+  m.radius = static_cast<uint32_t>(radius);
+  return m;
+}
+
+TablesSpec ProbeTablesSpecFor(const ProbeTablesSpec& probe, int k) {
+  TablesSpec spec;
+  spec.kind = TablesKind::kProbe;
+  spec.bits = 128;
+  spec.max_k = k;
+  spec.dir_bits = probe.key_bits;
+  spec.radius = probe.threshold;
+  spec.recall_at_k = probe.recall_at_k;
+  spec.recall_at_k_minus_4 = probe.recall_at_k_minus_4;
+  spec.estimated_query_us = probe.estimated_query_us;
+  spec.bytes_per_fingerprint = probe.bytes_per_fingerprint;
+  for (int g = 0; g < probe.tables; ++g) {
+    spec.masks.push_back(ProbeMask(g, probe.key_bits, probe.radius));
+  }
+  return spec;
+}
+
+bool IsProbeLayout(const TablesSpec& spec) {
+  if (spec.kind != TablesKind::kProbe || spec.bits != 128 || spec.masks.empty()) return false;
+  const int b = spec.dir_bits;
+  if (b < 1 || b > kMaxProbeKeyBits || spec.radius < 0 || spec.radius > 64) return false;
+  if (spec.masks.size() > static_cast<size_t>(2 * (kHalfBits / b))) return false;
+  const uint32_t r = spec.masks[0].radius;
+  if (r > 3) return false;
+  for (size_t g = 0; g < spec.masks.size(); ++g) {
+    const TableMask want = ProbeMask(static_cast<int>(g), b, static_cast<int>(r));
+    const TableMask& m = spec.masks[g];
+    if (m.hi != want.hi || m.lo != want.lo || m.radius != r) return false;
+  }
+  return true;
+}
+
+bool ProbeFinds(const TablesSpec& spec, uint64_t x_hi, uint64_t x_lo) {
+  for (const TableMask& m : spec.masks) {
+    const uint64_t half = m.lo != 0 ? x_lo : x_hi;
+    if (std::popcount(half & (m.lo | m.hi)) <= static_cast<int>(m.radius) &&
+        std::popcount(half) <= spec.radius) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// The half (0: lo, 1: hi) and the key's lowest bit of a probe table's mask.
+int MaskHalf(const TableMask& m) { return m.lo != 0 ? 0 : 1; }
+int MaskShift(const TableMask& m) { return std::countr_zero(m.lo != 0 ? m.lo : m.hi); }
+
+}  // namespace
+
+std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int key_bits,
+                                         std::span<const uint64_t> lo,
+                                         std::span<const uint64_t> hi) {
+  const size_t n = lo.size();
+  const size_t buckets = size_t{1} << key_bits;
+  const uint64_t key_mask = buckets - 1;
+  std::vector<OwnedTable> tables(masks.size());
+  for (size_t g = 0; g < masks.size(); ++g) {
+    OwnedTable& t = tables[g];
+    const std::span<const uint64_t> half = MaskHalf(masks[g]) == 0 ? lo : hi;
+    const int shift = MaskShift(masks[g]);
+    t.dir.assign(buckets + 1, 0);
+    for (size_t i = 0; i < n; ++i) ++t.dir[((half[i] >> shift) & key_mask) + 1];
+    for (size_t i = 0; i < buckets; ++i) t.dir[i + 1] += t.dir[i];
+    std::vector<uint32_t> fill(t.dir.begin(), t.dir.end() - 1);
+    t.words.resize(n);
+    t.rows.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t at = fill[(half[i] >> shift) & key_mask]++;
+      t.words[at] = half[i];
+      t.rows[at] = static_cast<uint32_t>(i);
+    }
+  }
+  return tables;
+}
+
+namespace {
+
+// Appends to idx the positions i in [0, n) with popcount(w[i] ^ q) <= t.
+size_t ScanBucketScalar(const uint64_t* w, size_t n, uint64_t q, int t, uint32_t* idx) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; ++i) {
+    idx[c] = static_cast<uint32_t>(i);
+    c += std::popcount(w[i] ^ q) <= t ? 1 : 0;
+  }
+  return c;
+}
+
+#ifdef NEARDUP_PROBE_X86
+__attribute__((target("avx512f,avx512vpopcntdq"))) size_t ScanBucketAvx512(const uint64_t* w,
+                                                                           size_t n, uint64_t q,
+                                                                           int t, uint32_t* idx) {
+  const __m512i qv = _mm512_set1_epi64(static_cast<long long>(q));
+  const __m512i tv = _mm512_set1_epi64(t);
+  size_t c = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512i v = _mm512_loadu_si512(w + i);
+    __mmask8 m = _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, qv)), tv);
+    while (m != 0) {
+      idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
+      m = static_cast<__mmask8>(m & (m - 1));
+    }
+  }
+  if (i < n) {
+    const auto valid = static_cast<__mmask8>((1u << (n - i)) - 1);
+    const __m512i v = _mm512_maskz_loadu_epi64(valid, w + i);
+    __mmask8 m =
+        _mm512_mask_cmple_epu64_mask(valid, _mm512_popcnt_epi64(_mm512_xor_si512(v, qv)), tv);
+    while (m != 0) {
+      idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
+      m = static_cast<__mmask8>(m & (m - 1));
+    }
+  }
+  return c;
+}
+#endif
+
+using BucketScan = size_t (*)(const uint64_t*, size_t, uint64_t, int, uint32_t*);
+
+BucketScan ChooseBucketScan() {
+#ifdef NEARDUP_PROBE_X86
+  if (ActiveScanIsa() == ScanIsa::kAvx512) return ScanBucketAvx512;
+#endif
+  return ScanBucketScalar;
+}
+
+// Probes are read this many ahead (directory slot) and half as many (the
+// bucket's first lines), so that many misses are in flight at once.
+constexpr size_t kDirAhead = 16;
+constexpr size_t kBucketAhead = 8;
+// From this many queries a batch's probes are sorted by key.
+constexpr size_t kMinProbeBatch = 16;
+
+// Every key mask within radius r of a b-bit key, by distance (0, then 1, ...).
+const std::vector<uint32_t>& Flips(int key_bits, int radius) {
+  thread_local std::vector<uint32_t> flips;
+  thread_local int cached_bits = -1, cached_radius = -1;
+  if (cached_bits != key_bits || cached_radius != radius) {
+    flips.clear();
+    for (int d = 0; d <= radius; ++d) {
+      for (uint32_t m = 0; m < (uint32_t{1} << key_bits); ++m) {
+        if (std::popcount(m) == d) flips.push_back(m);
+      }
+    }
+    cached_bits = key_bits;
+    cached_radius = radius;
+  }
+  return flips;
+}
+
+// One survivor of a table's filter word: its query, its position in its
+// table (then, after Resolve, its row), the distance of its table's half,
+// which half and which table.
+struct Cand {
+  uint32_t query;
+  uint32_t row;
+  uint32_t half_distance;
+  uint32_t half;
+  uint32_t table;
+};
+
+// The survivors' row numbers from their tables' positions: a random read
+// each, all prefetched first so that they miss the cache together (read
+// while scanning, each was a miss of its own: ~18 % of a query at 1M).
+void Resolve(const TablesView& view, std::vector<Cand>* cands) {
+  for (const Cand& c : *cands) __builtin_prefetch(view.tables[c.table].rows.data() + c.row);
+  for (Cand& c : *cands) c.row = view.tables[c.table].rows[c.row];
+}
+
+// The survivors' full distance (their other halves: random reads,
+// prefetched a pass ahead); those within k appended to out[query], then
+// each query's new hits sorted by row, once each.
+void Verify(const TablesView& view, std::span<const uint64_t> q_hi, std::span<const uint64_t> q_lo,
+            int k, const std::vector<Cand>& cands, std::vector<ScanHit>* out) {
+  const size_t nq = q_lo.size();
+  const size_t w = view.packed ? 2 : 1;
+  for (const Cand& c : cands) {
+    if (view.packed) {
+      if (w * c.row < view.words.size()) __builtin_prefetch(&view.words[w * c.row]);
+    } else {
+      const std::span<const uint64_t> other = c.half == 0 ? view.hi : view.lo;
+      if (c.row < other.size()) __builtin_prefetch(&other[c.row]);
+    }
+  }
+  thread_local std::vector<size_t> before;
+  before.resize(nq);
+  for (size_t j = 0; j < nq; ++j) before[j] = out[j].size();
+  for (const Cand& c : cands) {
+    uint64_t x_hi = 0, x_lo = 0;
+    if (!view.RowFingerprint(c.row, &x_hi, &x_lo)) continue;  // a damaged file
+    const uint64_t other = c.half == 0 ? (x_hi ^ q_hi[c.query]) : (x_lo ^ q_lo[c.query]);
+    const uint32_t d = c.half_distance + static_cast<uint32_t>(std::popcount(other));
+    if (d <= static_cast<uint32_t>(k)) out[c.query].push_back(ScanHit{c.row, d});
+  }
+  for (size_t j = 0; j < nq; ++j) {
+    std::vector<ScanHit>& o = out[j];
+    if (o.size() == before[j]) continue;
+    const auto from = o.begin() + static_cast<std::ptrdiff_t>(before[j]);
+    std::sort(from, o.end(), [](const ScanHit& a, const ScanHit& b) { return a.row < b.row; });
+    o.erase(std::unique(from, o.end()), o.end());
+  }
+}
+
+// The bucket [begin, end) of table t, or an empty one where a damaged
+// file's directory points outside its arrays.
+bool Bucket(const TableView& t, size_t key, uint32_t* begin, uint32_t* end) {
+  if (key + 1 >= t.dir.size()) return false;
+  *begin = t.dir[key];
+  *end = t.dir[key + 1];
+  return *begin < *end && *end <= t.words.size() && *end <= t.rows.size();
+}
+
+// One query: every probe of every table in one pipeline (directory slots
+// read kDirAhead probes ahead, buckets' first lines kBucketAhead ahead).
+void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_lo,
+              std::vector<Cand>* cands) {
+  struct Probe {
+    uint32_t table;
+    uint32_t key;
+    uint32_t begin;
+    uint32_t end;
+  };
+  thread_local std::vector<Probe> probes;
+  thread_local std::vector<uint32_t> idx;
+  probes.clear();
+  const BucketScan scan = ChooseBucketScan();
+  const int t_max = view.probe_threshold;
+  const uint64_t key_mask = (uint64_t{1} << view.dir_bits) - 1;
+  const uint64_t q_half[2] = {q_lo, q_hi};
+  for (uint32_t g = 0; g < view.masks.size() && g < view.tables.size(); ++g) {
+    const TableMask& m = view.masks[g];
+    const auto key = static_cast<uint32_t>((q_half[MaskHalf(m)] >> MaskShift(m)) & key_mask);
+    for (uint32_t f : Flips(view.dir_bits, static_cast<int>(m.radius))) {
+      probes.push_back(Probe{g, key ^ f, 0, 0});
+    }
+  }
+  const size_t np = probes.size();
+  const auto dir_ready = [&](size_t i) {
+    Probe& p = probes[i];
+    const TableView& t = view.tables[p.table];
+    if (!Bucket(t, p.key, &p.begin, &p.end)) {
+      p.begin = p.end = 0;
+      return;
+    }
+    const uint64_t* w = t.words.data() + p.begin;
+    const size_t len = p.end - p.begin;
+    for (size_t x = 0; x < std::min<size_t>(len, 32); x += 8) __builtin_prefetch(w + x);
+  };
+  const auto dir_prefetch = [&](size_t i) {
+    const TableView& t = view.tables[probes[i].table];
+    if (probes[i].key < t.dir.size()) __builtin_prefetch(&t.dir[probes[i].key]);
+  };
+  for (size_t i = 0; i < std::min(np, kDirAhead); ++i) dir_prefetch(i);
+  for (size_t i = 0; i < std::min(np, kBucketAhead); ++i) dir_ready(i);
+  for (size_t i = 0; i < np; ++i) {
+    if (i + kDirAhead < np) dir_prefetch(i + kDirAhead);
+    if (i + kBucketAhead < np) dir_ready(i + kBucketAhead);
+    const Probe& p = probes[i];
+    const size_t len = p.end - p.begin;
+    if (len == 0) continue;
+    const TableView& t = view.tables[p.table];
+    const int half = MaskHalf(view.masks[p.table]);
+    if (idx.size() < len) idx.resize(len);
+    const uint64_t* w = t.words.data() + p.begin;
+    const uint64_t qw = q_half[half];
+    const size_t c = scan(w, len, qw, t_max, idx.data());
+    for (size_t x = 0; x < c; ++x) {
+      cands->push_back(Cand{query, p.begin + idx[x],
+                            static_cast<uint32_t>(std::popcount(w[idx[x]] ^ qw)),
+                            static_cast<uint32_t>(half), p.table});
+    }
+  }
+}
+
+// A batch: the probes of every query into one table sorted by key (a
+// counting sort), so that the table is read once, in order, each bucket
+// compared with every query probing it while it is in cache, instead of a
+// random read a probe.
+void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
+                std::span<const uint64_t> q_lo, std::vector<Cand>* cands) {
+  thread_local std::vector<uint32_t> start;  // 2^b + 2 counters, then offsets into order
+  thread_local std::vector<uint32_t> order;  // query numbers by probed key
+  thread_local std::vector<uint32_t> idx;
+  const size_t nq = q_lo.size();
+  const BucketScan scan = ChooseBucketScan();
+  const size_t buckets = size_t{1} << view.dir_bits;
+  const uint64_t key_mask = buckets - 1;
+  start.resize(buckets + 2);
+  for (uint32_t g = 0; g < view.masks.size() && g < view.tables.size(); ++g) {
+    const TableMask& m = view.masks[g];
+    const TableView& t = view.tables[g];
+    const int half = MaskHalf(m);
+    const int shift = MaskShift(m);
+    const std::span<const uint64_t> q_half = half == 0 ? q_lo : q_hi;
+    const std::vector<uint32_t>& flips = Flips(view.dir_bits, static_cast<int>(m.radius));
+    order.resize(nq * flips.size());
+    std::fill(start.begin(), start.end(), 0);
+    for (size_t j = 0; j < nq; ++j) {
+      const auto key = static_cast<uint32_t>((q_half[j] >> shift) & key_mask);
+      for (uint32_t f : flips) ++start[(key ^ f) + 2];
+    }
+    for (size_t i = 2; i < start.size(); ++i) start[i] += start[i - 1];
+    for (size_t j = 0; j < nq; ++j) {
+      const auto key = static_cast<uint32_t>((q_half[j] >> shift) & key_mask);
+      for (uint32_t f : flips) order[start[(key ^ f) + 1]++] = static_cast<uint32_t>(j);
+    }
+    // Now key p's queries are order[start[p], start[p + 1]).
+    for (size_t p = 0; p < buckets; ++p) {
+      if (start[p] == start[p + 1]) continue;
+      uint32_t begin = 0, end = 0;
+      if (!Bucket(t, p, &begin, &end)) continue;
+      const size_t len = end - begin;
+      if (idx.size() < len) idx.resize(len);
+      const uint64_t* w = t.words.data() + begin;
+      for (uint32_t x = start[p]; x < start[p + 1]; ++x) {
+        const uint32_t j = order[x];
+        const uint64_t qw = q_half[j];
+        const size_t c = scan(w, len, qw, view.probe_threshold, idx.data());
+        for (size_t y = 0; y < c; ++y) {
+          cands->push_back(Cand{j, begin + idx[y],
+                                static_cast<uint32_t>(std::popcount(w[idx[y]] ^ qw)),
+                                static_cast<uint32_t>(half), g});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void QueryProbeTables(const TablesView& view, std::span<const uint64_t> q_hi,
+                      std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out) {
+  if (view.n == 0 || q_lo.empty() || view.bits != 128 || view.dir_bits < 1 ||
+      view.dir_bits > kMaxProbeKeyBits || view.probe_threshold < 0) {
+    return;
+  }
+  thread_local std::vector<Cand> cands;
+  const size_t nq = q_lo.size();
+  if (nq < kMinProbeBatch) {
+    for (size_t j = 0; j < nq; ++j) {
+      cands.clear();
+      ProbeOne(view, 0, q_hi[j], q_lo[j], &cands);
+      Resolve(view, &cands);
+      Verify(view, q_hi.subspan(j, 1), q_lo.subspan(j, 1), k, cands, &out[j]);
+    }
+    return;
+  }
+  cands.clear();
+  ProbeBatch(view, q_hi, q_lo, &cands);
+  Resolve(view, &cands);
+  Verify(view, q_hi, q_lo, k, cands, out);
+}
+
+ProbeTableIndex::ProbeTableIndex(std::span<const uint64_t> lo, std::span<const uint64_t> hi, int k,
+                                 const ProbeTablesSpec& spec)
+    : spec_(spec), k_(k), lo_(lo.begin(), lo.end()), hi_(hi.begin(), hi.end()) {
+  FillCosts(&spec_, lo_.size());
+  spec_.recall_at_k = ProbeTablesRecall(spec_, k);
+  spec_.recall_at_k_minus_4 = ProbeTablesRecall(spec_, std::max(k - 4, 0));
+  tables_spec_ = ProbeTablesSpecFor(spec_, k);
+  tables_ = BuildProbeTables(tables_spec_.masks, spec_.key_bits, lo_, hi_);
+  view_.bits = 128;
+  view_.dir_bits = spec_.key_bits;
+  view_.n = lo_.size();
+  view_.lo = lo_;
+  view_.hi = hi_;
+  view_.masks = tables_spec_.masks;
+  view_.probe_threshold = spec_.threshold;
+  for (const OwnedTable& t : tables_) {
+    TableView v;
+    v.dir = t.dir;
+    v.rows = t.rows;
+    v.words = t.words;
+    view_.tables.push_back(v);
+  }
+}
+
+size_t ProbeTableIndex::TableBytes() const {
+  size_t bytes = 0;
+  for (const OwnedTable& t : tables_) {
+    bytes += t.dir.size() * 4 + t.words.size() * 8 + t.rows.size() * 4;
+  }
+  return bytes;
+}
+
+void ProbeTableIndex::Search(uint64_t q_hi, uint64_t q_lo, std::vector<ScanHit>* out) const {
+  QueryProbeTables(view_, std::span<const uint64_t>(&q_hi, 1), std::span<const uint64_t>(&q_lo, 1),
+                   k_, out);
+}
+
+void ProbeTableIndex::SearchEach(std::span<const uint64_t> q_hi, std::span<const uint64_t> q_lo,
+                                 std::vector<ScanHit>* out) const {
+  QueryProbeTables(view_, q_hi, q_lo, k_, out);
+}
+
+}  // namespace neardup::index_internal
