@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -45,8 +46,10 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
   const auto block = [block_bits](uint64_t e) {
     return block_bits == 0 ? size_t{0} : static_cast<size_t>(e >> (64 - block_bits));
   };
-  std::vector<std::vector<uint32_t>> ranked(n);
-  for (size_t i = 0; i < n; ++i) ranked[i].resize(sets[i].size());
+  // Each set's element ids, then ranks, flat: set i at [start[i], start[i + 1]).
+  std::vector<size_t> start(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) start[i + 1] = start[i] + sets[i].size();
+  std::vector<uint32_t> ranked(start[n]);
   std::vector<std::vector<uint32_t>> frequency(blocks);  // per block, by id
   {
     const int ranking_workers =
@@ -72,6 +75,11 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
       w.id.assign(size_t{1} << bits, UINT32_MAX);
       std::vector<uint32_t>& freq = frequency[b];
       for (size_t i = 0; i < n; ++i) {
+        // The block's part of a set a few sets ahead: the sets' data are
+        // read in jumps, which the hardware does not foresee.
+        if (i + 8 < n && w.cursor[i + 8] < sets[i + 8].size()) {
+          __builtin_prefetch(sets[i + 8].data() + w.cursor[i + 8]);
+        }
         const std::vector<uint64_t>& s = sets[i];
         uint32_t at = w.cursor[i];
         while (at < s.size() && block(s[at]) < b) ++at;
@@ -102,7 +110,7 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
               while (w.key[slot] != e || w.id[slot] == UINT32_MAX) slot = (slot + 1) & new_mask;
             }
           }
-          ranked[i][at] = w.id[slot];
+          ranked[start[i] + at] = w.id[slot];
           ++freq[w.id[slot]];
         }
         w.cursor[i] = at;
@@ -131,22 +139,6 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
     while (unique_ranks < distinct && by_rank[unique_ranks].first == 1) ++unique_ranks;
     for (size_t r = 0; r < distinct; ++r) rank_of[by_rank[r].second] = static_cast<uint32_t>(r);
   }
-  ParallelFor((n + 4095) / 4096, threads, [&](size_t chunk, int) {
-    const size_t end = std::min(n, (chunk + 1) * 4096);
-    for (size_t i = chunk * 4096; i < end; ++i) {
-      std::vector<uint32_t>& r = ranked[i];
-      for (size_t p = 0; p < r.size(); ++p) r[p] = rank_of[block_offset[block(sets[i][p])] + r[p]];
-      std::sort(r.begin(), r.end());
-    }
-  });
-  std::vector<uint32_t>().swap(rank_of);
-
-  // Sets in increasing size: a probe meets only sets no larger than itself,
-  // and only those before it in this order.
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return sets[a].size() < sets[b].size(); });
   // Prefixes (Bayardo et al. 2007; Xiao et al. 2008, PPJoin): two sets at
   // Jaccard >= t share o >= t / (1 + t) (|x| + |y|) elements. A probe x
   // meets only sets y before it (|y| <= |x|), so o >= ceil(t |x|) (with the
@@ -162,6 +154,35 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
   const auto index_prefix = [&](size_t size) {
     return size - need(2 * threshold / (1 + threshold) * static_cast<double>(size)) + 1;
   };
+  // Each set's ranks, sorted; then only its probe prefix is kept (the
+  // index prefix is shorter): the candidates are verified on the sets.
+  ParallelFor((n + 4095) / 4096, threads, [&](size_t chunk, int) {
+    const size_t end = std::min(n, (chunk + 1) * 4096);
+    for (size_t i = chunk * 4096; i < end; ++i) {
+      uint32_t* r = ranked.data() + start[i];
+      for (size_t p = 0; p < sets[i].size(); ++p) {
+        r[p] = rank_of[block_offset[block(sets[i][p])] + r[p]];
+      }
+      std::sort(r, r + sets[i].size());
+    }
+  });
+  std::vector<uint32_t>().swap(rank_of);
+  std::vector<size_t> prefix_start(n + 1, 0);  // set i's prefix at [prefix_start[i], ...)
+  for (size_t i = 0; i < n; ++i) {
+    const size_t px = sets[i].empty() ? 0 : probe_prefix(sets[i].size());
+    std::memmove(ranked.data() + prefix_start[i], ranked.data() + start[i], px * sizeof(uint32_t));
+    prefix_start[i + 1] = prefix_start[i] + px;
+  }
+  ranked.resize(prefix_start[n]);
+  ranked.shrink_to_fit();
+  std::vector<size_t>().swap(start);
+
+  // Sets in increasing size: a probe meets only sets no larger than itself,
+  // and only those before it in this order.
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sets[a].size() < sets[b].size(); });
   // The index of every set's prefix (rank -> (position in `order`, place of
   // the element in the set), positions increasing), built first so that the
   // probes can run in parallel: the probe of the set at position q reads
@@ -178,7 +199,8 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
     const size_t x = order[q];
     const size_t px = sets[x].empty() ? 0 : index_prefix(sets[x].size());
     for (size_t p = 0; p < px; ++p) {
-      if (ranked[x][p] >= unique_ranks) ++list_begin[ranked[x][p] + 1];
+      const uint32_t r = ranked[prefix_start[x] + p];
+      if (r >= unique_ranks) ++list_begin[r + 1];
     }
   }
   for (size_t r = 0; r < distinct; ++r) list_begin[r + 1] += list_begin[r];
@@ -189,8 +211,9 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
       const size_t x = order[q];
       const size_t px = sets[x].empty() ? 0 : index_prefix(sets[x].size());
       for (size_t p = 0; p < px; ++p) {
-        if (ranked[x][p] < unique_ranks) continue;
-        lists[fill[ranked[x][p]]++] = {static_cast<uint32_t>(q), static_cast<uint32_t>(p)};
+        const uint32_t r = ranked[prefix_start[x] + p];
+        if (r < unique_ranks) continue;
+        lists[fill[r]++] = {static_cast<uint32_t>(q), static_cast<uint32_t>(p)};
       }
     }
   }
@@ -200,8 +223,8 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
   // binary search in a long list). Positional filter: when x's element at
   // place i meets y's at place j, the pair can share at most the common
   // prefix elements counted so far plus min(|x| - i, |y| - j); a candidate
-  // that cannot reach o is dropped. Candidates are verified on the ranked
-  // sets, stopping once o is out of reach. The lists of the elements a few
+  // that cannot reach o is dropped. Candidates are verified on the sets
+  // (by value), stopping once o is out of reach. The lists of the elements a few
   // places ahead are prefetched (the probe waits on memory, not on
   // arithmetic). The pairs are sorted at the end, so the result does not
   // depend on the threads.
@@ -231,8 +254,8 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
       const size_t x = order[q];
       const size_t sx = size_at[q];
       if (sx == 0) continue;
-      const std::vector<uint32_t>& rx = ranked[x];
-      const size_t px = probe_prefix(sx);
+      const uint32_t* rx = ranked.data() + prefix_start[x];
+      const size_t px = prefix_start[x + 1] - prefix_start[x];
       const double smallest = threshold * static_cast<double>(sx) - 1e-9;  // size filter
       // The first position whose size passes the size filter.
       const auto lo = static_cast<uint32_t>(
@@ -241,9 +264,9 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
           size_at.begin());
       candidates.clear();
       const size_t first =
-          std::lower_bound(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(px),
+          std::lower_bound(rx, rx + px,
                            static_cast<uint32_t>(std::min<size_t>(unique_ranks, UINT32_MAX))) -
-          rx.begin();
+          rx;
       for (size_t i = first; i < std::min(px, first + kAhead); ++i) {
         __builtin_prefetch(&list_begin[rx[i]]);
       }
@@ -282,18 +305,19 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
       }
       for (uint32_t qy : candidates) {
         if (w.count[qy] == kPruned) continue;
-        // The overlap of the ranked sets, stopping once o is out of reach.
+        // The overlap of the sets, stopping once o is out of reach.
         const size_t y = order[qy];
-        const std::vector<uint32_t>& ry = ranked[y];
-        const size_t sy = ry.size();
+        const std::vector<uint64_t>& vx = sets[x];
+        const std::vector<uint64_t>& vy = sets[y];
+        const size_t sy = vy.size();
         const size_t o = need(ratio * static_cast<double>(sx + sy));
         size_t a = 0, b = 0, common = 0;
         while (a < sx && b < sy && common + std::min(sx - a, sy - b) >= o) {
-          if (rx[a] == ry[b]) {
+          if (vx[a] == vy[b]) {
             ++common;
             ++a;
             ++b;
-          } else if (rx[a] < ry[b]) {
+          } else if (vx[a] < vy[b]) {
             ++a;
           } else {
             ++b;
