@@ -39,7 +39,12 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
   // order, are sorted by (frequency, id) into ranks, and each set's ids
   // become ranks, sorted. No array of every element is built.
   size_t total = 0;
-  for (const auto& s : sets) total += s.size();
+  for (const auto& s : sets) {
+    if (s.size() > UINT32_MAX) {
+      return Status::InvalidArgument("a set too large for the Jaccard join");
+    }
+    total += s.size();
+  }
   int block_bits = 0;
   while (block_bits < 12 && (total >> (20 + block_bits)) > 0) ++block_bits;
   const size_t blocks = size_t{1} << block_bits;
@@ -120,8 +125,9 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
   std::vector<size_t> block_offset(blocks + 1, 0);  // block -> its first id
   for (size_t b = 0; b < blocks; ++b) block_offset[b + 1] = block_offset[b] + frequency[b].size();
   const size_t distinct = block_offset[blocks];
-  if (distinct > UINT32_MAX)
-    return Status::InvalidArgument("too many elements for the Jaccard join");
+  if (distinct > UINT32_MAX) {
+    return Status::InvalidArgument("too many distinct elements for the Jaccard join");
+  }
   std::vector<uint32_t> rank_of(distinct);  // id -> rank
   // Ranks below unique_ranks are elements of one set only: they are neither
   // indexed nor probed (they meet no other set), but keep their places.
