@@ -45,8 +45,14 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
     }
     total += s.size();
   }
+  // About 2^20 elements a block, but no more blocks than half the mean set
+  // size: every block visits every set, which must not cost more than the
+  // elements themselves (millions of tiny sets).
   int block_bits = 0;
-  while (block_bits < 12 && (total >> (20 + block_bits)) > 0) ++block_bits;
+  while (block_bits < 12 && (total >> (20 + block_bits)) > 0 &&
+         (size_t{2} << block_bits) <= total / std::max<size_t>(n, 1) / 2) {
+    ++block_bits;
+  }
   const size_t blocks = size_t{1} << block_bits;
   const auto block = [block_bits](uint64_t e) {
     return block_bits == 0 ? size_t{0} : static_cast<size_t>(e >> (64 - block_bits));
