@@ -19,13 +19,23 @@
 
 namespace neardup {
 
-Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
+Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> all_sets,
                                              double threshold, int threads) {
   if (!(threshold > 0 && threshold <= 1)) {
     return Status::InvalidArgument("Jaccard threshold must be in (0, 1]");
   }
-  const size_t n = sets.size();
+  // The sets that are not empty (empty sets pair with nothing): the join's
+  // arrays are sized by them (the short-document rule passes one set per
+  // document, empty for the long ones: on a corpus of long texts nearly
+  // all), and its pairs are mapped back at the end.
+  std::vector<size_t> live;
+  for (size_t i = 0; i < all_sets.size(); ++i) {
+    if (!all_sets[i].empty()) live.push_back(i);
+  }
+  const size_t n = live.size();
   if (n > UINT32_MAX) return Status::InvalidArgument("too many sets for the Jaccard join");
+  std::vector<std::span<const uint64_t>> sets(n);
+  for (size_t i = 0; i < n; ++i) sets[i] = all_sets[live[i]];
   // Element ranks: rarest first, so prefixes hold rare elements and
   // inverted lists stay short (any one order of the elements gives the same
   // pairs; this one keeps the join fast). The elements are counted in
@@ -91,7 +101,7 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
         if (i + 8 < n && w.cursor[i + 8] < sets[i + 8].size()) {
           __builtin_prefetch(sets[i + 8].data() + w.cursor[i + 8]);
         }
-        const std::vector<uint64_t>& s = sets[i];
+        const std::span<const uint64_t> s = sets[i];
         uint32_t at = w.cursor[i];
         while (at < s.size() && block(s[at]) < b) ++at;
         for (; at < s.size() && block(s[at]) == b; ++at) {
@@ -319,8 +329,8 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
         if (w.count[qy] == kPruned) continue;
         // The overlap of the sets, stopping once o is out of reach.
         const size_t y = order[qy];
-        const std::vector<uint64_t>& vx = sets[x];
-        const std::vector<uint64_t>& vy = sets[y];
+        const std::span<const uint64_t> vx = sets[x];
+        const std::span<const uint64_t> vy = sets[y];
         const size_t sy = vy.size();
         const size_t o = need(ratio * static_cast<double>(sx + sy));
         size_t a = 0, b = 0, common = 0;
@@ -337,7 +347,7 @@ Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_
         }
         if (common < o) continue;
         const double j = static_cast<double>(common) / static_cast<double>(sx + sy - common);
-        if (j >= threshold) out.push_back({std::min(x, y), std::max(x, y), j});
+        if (j >= threshold) out.push_back({live[std::min(x, y)], live[std::max(x, y)], j});
       }
     }
   });
