@@ -77,9 +77,11 @@ struct JaccardPair {
 // size filter and are verified exactly. Empty sets pair with nothing.
 // InvalidArgument unless 0 < threshold <= 1. The probes run on `threads`
 // threads (0: all cores) over an index of every prefix built first; the
-// result does not depend on the threads. Memory: the sets' elements once
-// more while ranking (16 bytes each), then the ranked sets (4 bytes per
-// element) and the index (8 bytes per indexed prefix element).
+// result does not depend on the threads. Memory: the ranked sets (4 bytes
+// an element), the index (8 bytes per indexed prefix element that occurs in
+// two sets or more) and about 20 bytes per distinct element; while ranking,
+// one small table per thread (elements are counted in blocks of the value
+// range, about 2^20 elements a block), never a copy of every element.
 Result<std::vector<JaccardPair>> JaccardJoin(std::span<const std::vector<uint64_t>> sets,
                                              double threshold, int threads = 1);
 
