@@ -385,8 +385,9 @@ namespace avx2_pass {
 // Compacts the bytes of `lower` whose bit is set in `keep` (16 bits) to
 // `bytes` (writes 16 bytes), their values to code_points[0, popcount) and
 // pos, pos + 1, ... to offsets[0, popcount) (each writes 16 entries).
-inline void PushAsciiBlock(const uint8_t* lower, uint32_t keep, uint32_t* code_points,
-                           uint32_t* offsets, uint8_t* bytes, uint32_t pos) {
+[[gnu::always_inline]] inline void PushAsciiBlock(const uint8_t* lower, uint32_t keep,
+                                                  uint32_t* code_points, uint32_t* offsets,
+                                                  uint8_t* bytes, uint32_t pos) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lower));
   const uint32_t low = keep & 0xFF;
   const __m128i shuffle_low =
