@@ -6,7 +6,9 @@
 // character n-gram window, count each distinct n-gram once and add its XXH3
 // hash to a UnitSimHasher (and, for a Jaccard sketch, the n-gram's 64-bit
 // hash to a set). No normalized string, no content string, no
-// per-document table clearing.
+// per-document table clearing. The decoder takes sixteen ASCII bytes or
+// five 3-byte UTF-8 sequences at once where it can, and works in chunks of
+// code points (fused_ngram_simhash_pass.inc).
 //
 // It gives exactly what Pipeline::Fingerprint's general path gives
 // (Normalizer::Normalize, then FeatureExtractor::SimHashOf) for the options it
