@@ -6,8 +6,10 @@
 // fused_ngram_simhash.h) against the general path it replaces, measured in
 // the same run (Normalizer::Normalize, then FeatureExtractor::SimHashOf: the
 // normalized string, the content string, the n-gram table), in interleaved
-// rounds, on a corpus repeated `repeat` times. Fails unless both give the
-// same fingerprints. Prints the load average before and after (the machine
+// rounds, on a corpus repeated `repeat` times; and the fused pass's baseline
+// build (no AVX2: the ASCII blocks' kept bytes moved one at a time) where
+// Pipeline::Fingerprint takes the AVX2 one. Fails unless all give the same
+// fingerprints. Prints the load average before and after (the machine
 // is shared). doc/benchmarks.md has the figures.
 //
 //   build/bench/neardup_fingerprint_throughput_bench [CORPUS.jsonl [REPEAT [ROUNDS]]]
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "features/fused_ngram_simhash.h"
 #include "neardup/features.h"
 #include "neardup/pipeline.h"
 
@@ -76,7 +79,13 @@ int main(int argc, char** argv) {
   }
   const neardup::Pipeline& p = **pipeline;
   const neardup::FeatureExtractor& e = **extractor;
-  std::vector<neardup::Fingerprint> general(docs.size()), fused(docs.size());
+  const auto baseline =
+      neardup::FusedNgramSimHash::Create(options, neardup::FusedNgramSimHash::Simd::kBaseline);
+  const auto best = neardup::FusedNgramSimHash::Create(options);
+  // The baseline build, measured only where Pipeline::Fingerprint runs another.
+  const bool compare_builds = baseline != nullptr && best != nullptr && best->UsesAvx2();
+  std::vector<neardup::Fingerprint> general(docs.size()), fused(docs.size()),
+      fused_baseline(docs.size());
   auto run_general = [&] {
     for (int r = 0; r < repeat; ++r) {
       for (size_t i = 0; i < docs.size(); ++i) {
@@ -90,10 +99,20 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < docs.size(); ++i) fused[i] = p.Fingerprint(docs[i]).fingerprint;
     }
   };
+  auto run_baseline = [&] {
+    for (int r = 0; r < repeat; ++r) {
+      for (size_t i = 0; i < docs.size(); ++i) {
+        neardup::DocumentFingerprint out;
+        if (!baseline->Fingerprint(docs[i], &out)) out = p.Fingerprint(docs[i]);  // declined
+        fused_baseline[i] = out.fingerprint;
+      }
+    }
+  };
   run_general();  // warm-up (tables, caches)
   run_fused();
+  if (compare_builds) run_baseline();
   PrintLoad("before");
-  std::vector<double> t_general, t_fused, ratios;
+  std::vector<double> t_general, t_fused, t_baseline, ratios, build_ratios;
   for (int round = 0; round < rounds; ++round) {
     double t0 = ThreadCpuSeconds();
     run_general();
@@ -103,9 +122,15 @@ int main(int argc, char** argv) {
     t_general.push_back(t1 - t0);
     t_fused.push_back(t2 - t1);
     ratios.push_back((t1 - t0) / (t2 - t1));
+    if (compare_builds) {
+      run_baseline();
+      const double t3 = ThreadCpuSeconds();
+      t_baseline.push_back(t3 - t2);
+      build_ratios.push_back((t3 - t2) / (t2 - t1));
+    }
   }
   PrintLoad("after");
-  if (general != fused) {
+  if (general != fused || (compare_builds && general != fused_baseline)) {
     std::fprintf(stderr, "FAIL: the fused pass and the general path disagree\n");
     return 1;
   }
@@ -117,5 +142,11 @@ int main(int argc, char** argv) {
   std::printf("Pipeline::Fingerprint (fused):        %.1f MB/CPU-s (median; best %.1f)\n",
               mb / Median(t_fused), mb / *std::min_element(t_fused.begin(), t_fused.end()));
   std::printf("speed-up: %.2fx (median of the per-round ratios)\n", Median(ratios));
+  if (compare_builds) {
+    std::printf(
+        "fused pass, baseline build (no AVX2):  %.1f MB/CPU-s (median); the AVX2 build "
+        "%.2fx it\n",
+        mb / Median(t_baseline), Median(build_ratios));
+  }
   return 0;
 }

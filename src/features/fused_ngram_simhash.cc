@@ -11,6 +11,13 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define NEARDUP_FUSED_X86 1
+#else
+#define NEARDUP_FUSED_X86 0
+#endif
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -177,6 +184,84 @@ inline uint64_t InRange(uint64_t w, uint8_t lo, uint8_t hi) {
   return ge_lo & le_hi & kHigh;
 }
 
+// Sixteen bytes at s: false unless all are ASCII; then lower[j] is byte j
+// lower-cased and bit j of *keep is set where it is a digit or a letter.
+// REQUIRES: 16 bytes readable at s.
+inline bool AsciiBlock(const uint8_t* s, uint8_t lower[16], uint32_t* keep) {
+#if NEARDUP_FUSED_X86
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  if (_mm_movemask_epi8(v) != 0) return false;
+  // Signed compares: every byte is below 0x80.
+  auto in = [&](char lo, char hi) {
+    return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                         _mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(hi + 1))));
+  };
+  const __m128i upper = in('A', 'Z');
+  const __m128i k = _mm_or_si128(_mm_or_si128(upper, in('a', 'z')), in('0', '9'));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(lower),
+                   _mm_or_si128(v, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+  *keep = static_cast<uint32_t>(_mm_movemask_epi8(k));
+  return true;
+#else
+  uint64_t w[2];
+  std::memcpy(w, s, 16);
+  if (((w[0] | w[1]) & 0x8080808080808080ull) != 0) return false;
+  uint32_t mask = 0;
+  for (int h = 0; h < 2; ++h) {
+    const uint64_t upper = InRange(w[h], 'A', 'Z');
+    const uint64_t k = upper | InRange(w[h], 'a', 'z') | InRange(w[h], '0', '9');
+    const uint64_t l = w[h] | upper >> 2;  // 0x80 >> 2: the case bit
+    std::memcpy(lower + 8 * h, &l, 8);
+    // Bit 7 of byte j to bit j.
+    mask |= static_cast<uint32_t>(((k >> 7) * 0x0102040810204080ull) >> 56) << (8 * h);
+  }
+  *keep = mask;
+  return true;
+#endif
+}
+
+// Whether the first 15 of the sixteen bytes at s are five 3-byte UTF-8
+// sequences by their bit patterns (a lead byte 0xE0-0xEF, two continuation
+// bytes; overlong forms and surrogates not excluded). REQUIRES: 16 bytes
+// readable at s.
+inline bool ThreeByteBlock(const uint8_t* s) {
+#if NEARDUP_FUSED_X86
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  const auto lead = static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xF0))),
+                                       _mm_set1_epi8(static_cast<char>(0xE0)))));
+  const auto cont = static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xC0))),
+                                       _mm_set1_epi8(static_cast<char>(0x80)))));
+  return (lead & 0x7FFF) == 0x1249 && (cont & 0x7FFF) == 0x6DB6;
+#else
+  for (int j = 0; j < 15; j += 3) {
+    if ((s[j] & 0xF0) != 0xE0 || (s[j + 1] & 0xC0) != 0x80 || (s[j + 2] & 0xC0) != 0x80) {
+      return false;
+    }
+  }
+  return true;
+#endif
+}
+
+// For a byte mask m of 8 bits: index[m] lists the positions of its set
+// bits, in order (the rest 0x80): a byte shuffle that compacts them.
+struct CompressTable {
+  std::array<std::array<uint8_t, 8>, 256> index;
+};
+constexpr CompressTable MakeCompressTable() {
+  CompressTable t{};
+  for (int m = 0; m < 256; ++m) {
+    int out = 0;
+    for (int j = 0; j < 8; ++j) {
+      if ((m >> j & 1) != 0) t.index[m][out++] = static_cast<uint8_t>(j);
+    }
+    while (out < 8) t.index[m][out++] = 0x80;
+  }
+  return t;
+}
+constexpr CompressTable kCompress = MakeCompressTable();
+
 }  // namespace
 
 struct FusedNgramSimHash::Tables {
@@ -218,7 +303,8 @@ struct FusedNgramSimHash::Tables {
   }
 };
 
-std::unique_ptr<FusedNgramSimHash> FusedNgramSimHash::Create(const PipelineOptions& options) {
+std::unique_ptr<FusedNgramSimHash> FusedNgramSimHash::Create(const PipelineOptions& options,
+                                                             Simd simd) {
   const FeatureOptions& f = options.features;
   if (f.kind != FeatureKind::kCharNgrams || f.ngram < 1 || f.ngram > kMaxNgram ||
       f.weights != WeightScheme::kUniform || f.top_k != 0 ||
@@ -269,215 +355,79 @@ std::unique_ptr<FusedNgramSimHash> FusedNgramSimHash::Create(const PipelineOptio
       tables->ascii_words = false;
     }
   }
+  bool avx2 = false;
+#if NEARDUP_FUSED_X86
+  avx2 = simd == Simd::kBest && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#else
+  (void)simd;
+#endif
   return std::unique_ptr<FusedNgramSimHash>(
-      new FusedNgramSimHash(f.ngram, options.bits, std::move(tables)));
+      new FusedNgramSimHash(f.ngram, options.bits, avx2, std::move(tables)));
 }
 
-FusedNgramSimHash::FusedNgramSimHash(int ngram, int bits, std::unique_ptr<Tables> tables)
-    : ngram_(ngram), bits_(bits), tables_(std::move(tables)) {}
+FusedNgramSimHash::FusedNgramSimHash(int ngram, int bits, bool avx2, std::unique_ptr<Tables> tables)
+    : ngram_(ngram), bits_(bits), avx2_(avx2), tables_(std::move(tables)) {}
 
 FusedNgramSimHash::~FusedNgramSimHash() = default;
 
 namespace {
+namespace baseline_pass {
+#define NEARDUP_FUSED_SSSE3 0
+#include "features/fused_ngram_simhash_pass.inc"
+#undef NEARDUP_FUSED_SSSE3
+}  // namespace baseline_pass
 
-// The pass for n = kN at kBits bits (see the header); with kSet, the
-// distinct n-grams' 64-bit hashes go to *hashes.
-template <int kN, int kBits, bool kSet>
-bool FusedPass(const FusedNgramSimHash::Tables& t, std::string_view text, DocumentFingerprint* out,
-               std::vector<uint64_t>* hashes) {
-  static_assert(kN >= 1 && kN <= kMaxNgram);
-  // Each n-gram's table slot is prefetched when the n-gram is complete and
-  // the n-gram is looked up kDelay n-grams later (the table is mostly
-  // outside L1). pending[g % kDelay] is n-gram g waiting.
-  constexpr size_t kDelay = 8;
-  struct Pending {
-    uint64_t lo, hi;      // the key
-    uint64_t mix;         // GramSet::Mix(lo, hi)
-    uint32_t begin, end;  // its bytes in buf
-  };
-  Pending pending[kDelay];
-  // The UTF-8 bytes of the content code points, appended; when it fills up,
-  // only the bytes of the pending n-grams and of the next one stay (the last
-  // kKeep code points). off[k % 16] is where content code point k starts.
-  constexpr uint32_t kBuffer = 256;
-  constexpr size_t kKeepCodePoints = kN - 1 + kDelay;
-  static_assert(kKeepCodePoints < 16 && 4 * kKeepCodePoints + 4 < kBuffer);
-  uint8_t buf[kBuffer + 4];
-  uint32_t off[16];
-  uint32_t pos = 0;
-  size_t count = 0;     // content code points so far
-  size_t grams = 0;     // n-grams so far
-  size_t distinct = 0;  // distinct n-grams so far
-  U128 key = 0;         // the last kN content code points, 21 bits each
-  constexpr U128 kKeyMask = (U128{1} << (kCodePointBits * kN)) - 1;
-  GramSet& set = ThreadGramSet();
-  UnitSimHasher hasher(kBits);
-  const size_t code_points = CodePointCount(text);
-  set.Begin(code_points);
-  if constexpr (kSet) {
-    hashes->clear();
-    hashes->reserve(code_points);  // >= the distinct n-grams, but for the rare mappings
-  }
+#if NEARDUP_FUSED_X86
+#pragma GCC push_options
+#pragma GCC target("avx2,popcnt")
+namespace avx2_pass {
 
-  auto lookup = [&](const Pending& p) {
-    if (set.Insert(p.lo, p.hi, p.mix)) {
-      AddGram<kBits, kSet>(buf + p.begin, p.end - p.begin, &hasher, hashes);
-      ++distinct;
-    }
-  };
-
-  // Appends content code point c (its UTF-8 in the low `len` bytes of
-  // `bytes`, first byte lowest) and counts the n-gram it ends. (Inlined at
-  // each of its calls: GCC 12 made it a function call once it had four,
-  // and the pass ran ~15 % slower.)
-  auto emit = [&](UChar32 c, uint32_t bytes, uint32_t len) __attribute__((always_inline)) {
-    if (pos + 4 > kBuffer) {
-      // count > kKeepCodePoints here (each code point takes <= 4 bytes).
-      const uint32_t from = off[(count - kKeepCodePoints) % 16];
-      std::memmove(buf, buf + from, pos - from);
-      for (size_t k = count - kKeepCodePoints; k < count; ++k) off[k % 16] -= from;
-      for (Pending& p : pending) {
-        p.begin -= from;  // (wraps for n-grams already looked up: unused)
-        p.end -= from;
-      }
-      pos -= from;
-    }
-    off[count % 16] = pos;
-    std::memcpy(buf + pos, &bytes, 4);
-    pos += len;
-    ++count;
-    key = ((key << kCodePointBits) | static_cast<uint32_t>(c)) & kKeyMask;
-    if (count >= kN) {
-      Pending& p = pending[grams % kDelay];
-      if (grams >= kDelay) lookup(p);
-      const auto lo = static_cast<uint64_t>(key);
-      const auto hi = static_cast<uint64_t>(key >> 64);
-      p = {lo, hi, GramSet::Mix(lo, hi), off[(count - kN) % 16], pos};
-      set.Prefetch(p.mix);
-      ++grams;
-    }
-  };
-
-  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
-  const size_t n = text.size();
-  size_t i = 0;
-  bool boundary = true;  // a normalization boundary after the previous code point
-  while (i < n) {
-    const uint8_t b = s[i];
-    if (b < 0x80) {
-      uint64_t w[2];
-      if (t.ascii_words && n - i >= 16 &&
-          (std::memcpy(w, s + i, 16), ((w[0] | w[1]) & 0x8080808080808080ull) == 0)) {
-        // Sixteen ASCII bytes: their digits and letters (lower-cased) kept,
-        // in order, the rest skipped, with no branch per byte.
-        uint8_t lower[16];
-        uint32_t keep = 0;
-        for (int h = 0; h < 2; ++h) {
-          const uint64_t upper = InRange(w[h], 'A', 'Z');
-          const uint64_t k = upper | InRange(w[h], 'a', 'z') | InRange(w[h], '0', '9');
-          const uint64_t l = w[h] | upper >> 2;  // 0x80 >> 2: the case bit
-          std::memcpy(lower + 8 * h, &l, 8);
-          // Bit 7 of byte j to bit j.
-          keep |= static_cast<uint32_t>(((k >> 7) * 0x0102040810204080ull) >> 56) << (8 * h);
-        }
-        for (; keep != 0; keep &= keep - 1) {
-          const uint8_t c = lower[std::countr_zero(keep)];
-          emit(c, c, 1);
-        }
-        boundary = (t.ascii_flags[s[i + 15]] & kAfter) != 0;
-        i += 16;
-        continue;
-      }
-      const uint8_t f = t.ascii_flags[b];
-      if ((f & kBefore) == 0 && !boundary) return false;
-      boundary = (f & kAfter) != 0;
-      ++i;
-      if ((f & kKeep) != 0) {
-        emit(t.ascii_byte[b], t.ascii_byte[b], 1);
-      } else if ((f & kSkip) == 0) {
-        return false;
-      }
-      continue;
-    }
-    const size_t start = i;
-    UChar32 c;
-    if ((b & 0xF0) == 0xE0 && n - i >= 3 && (s[i + 1] & 0xC0) == 0x80 &&
-        (s[i + 2] & 0xC0) == 0x80 && (((b & 0x0F) | (s[i + 1] & 0x20)) != 0)) {
-      // Three bytes (CJK): not overlong (>= U+0800). A surrogate has flags 0
-      // and is declined below, as U8_NEXT would refuse it.
-      c = ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
-      i += 3;
-    } else {
-      U8_NEXT(s, i, n, c);
-      if (c < 0) return false;
-    }
-    const uint8_t f = t.Flags(c);
-    // Two code points in one normalization piece: ICU's business.
-    if ((f & kBefore) == 0 && !boundary) return false;
-    boundary = (f & kAfter) != 0;
-    if ((f & kKeep) != 0) {
-      const auto len = static_cast<uint32_t>(i - start);
-      uint32_t bytes = 0;
-      if (n - start >= 4) {
-        std::memcpy(&bytes, s + start, 4);
-      } else {
-        std::memcpy(&bytes, s + start, len);
-      }
-      emit(c, bytes, len);
-    } else if ((f & kMap) != 0) {
-      const std::string_view m = t.nfkc->Mapping(c);
-      int32_t j = 0;
-      while (j < static_cast<int32_t>(m.size())) {
-        const int32_t from = j;
-        UChar32 d;
-        U8_NEXT(m.data(), j, static_cast<int32_t>(m.size()), d);
-        if (d < 0 || !IsContent(d)) continue;
-        uint32_t bytes = 0;
-        std::memcpy(&bytes, m.data() + from, static_cast<size_t>(j - from));
-        emit(d, bytes, static_cast<uint32_t>(j - from));
-      }
-    } else if ((f & kSkip) == 0) {
-      return false;
-    }
-  }
-  for (size_t g = grams > kDelay ? grams - kDelay : 0; g < grams; ++g) lookup(pending[g % kDelay]);
-  if (count > 0 && count < kN) {
-    // Shorter than one n-gram: the whole content is the one feature.
-    AddGram<kBits, kSet>(buf, pos, &hasher, hashes);
-    distinct = 1;
-  }
-  out->fingerprint = hasher.Finish();
-  out->features = distinct;
-  return true;
-}
-
-template <int kBits, bool kSet>
-bool FusedPassFor(int ngram, const FusedNgramSimHash::Tables& t, std::string_view text,
-                  DocumentFingerprint* out, std::vector<uint64_t>* hashes) {
-  switch (ngram) {
-    case 1:
-      return FusedPass<1, kBits, kSet>(t, text, out, hashes);
-    case 2:
-      return FusedPass<2, kBits, kSet>(t, text, out, hashes);
-    case 3:
-      return FusedPass<3, kBits, kSet>(t, text, out, hashes);
-    case 4:
-      return FusedPass<4, kBits, kSet>(t, text, out, hashes);
-    default:
-      return FusedPass<5, kBits, kSet>(t, text, out, hashes);
+// Compacts the bytes of `lower` whose bit is set in `keep` (16 bits) to
+// `bytes` (writes 16 bytes), their values to code_points[0, popcount) and
+// pos, pos + 1, ... to offsets[0, popcount) (each writes 16 entries).
+[[gnu::always_inline]] inline void PushAsciiBlock(const uint8_t* lower, uint32_t keep,
+                                                  uint32_t* code_points, uint32_t* offsets,
+                                                  uint8_t* bytes, uint32_t pos) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lower));
+  const uint32_t low = keep & 0xFF;
+  const __m128i shuffle_low =
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompress.index[low].data()));
+  const __m128i shuffle_high = _mm_add_epi8(
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompress.index[keep >> 8].data())),
+      _mm_set1_epi8(8));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(bytes), _mm_shuffle_epi8(v, shuffle_low));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(bytes + std::popcount(low)),
+                   _mm_shuffle_epi8(v, shuffle_high));
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
+  __m128i offset = _mm_add_epi32(_mm_set1_epi32(static_cast<int>(pos)), _mm_setr_epi32(0, 1, 2, 3));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(code_points), _mm_cvtepu8_epi32(packed));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(code_points + 4),
+                   _mm_cvtepu8_epi32(_mm_srli_si128(packed, 4)));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(code_points + 8),
+                   _mm_cvtepu8_epi32(_mm_srli_si128(packed, 8)));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(code_points + 12),
+                   _mm_cvtepu8_epi32(_mm_srli_si128(packed, 12)));
+  for (int q = 0; q < 4; ++q) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(offsets + 4 * q), offset);
+    offset = _mm_add_epi32(offset, _mm_set1_epi32(4));
   }
 }
+
+#define NEARDUP_FUSED_SSSE3 1
+#include "features/fused_ngram_simhash_pass.inc"
+#undef NEARDUP_FUSED_SSSE3
+}  // namespace avx2_pass
+#pragma GCC pop_options
+#endif
 
 }  // namespace
 
 bool FusedNgramSimHash::Fingerprint(std::string_view text, DocumentFingerprint* out,
                                     std::vector<uint64_t>* set) const {
-  if (set != nullptr) {
-    return bits_ == 128 ? FusedPassFor<128, true>(ngram_, *tables_, text, out, set)
-                        : FusedPassFor<64, true>(ngram_, *tables_, text, out, set);
-  }
-  return bits_ == 128 ? FusedPassFor<128, false>(ngram_, *tables_, text, out, nullptr)
-                      : FusedPassFor<64, false>(ngram_, *tables_, text, out, nullptr);
+#if NEARDUP_FUSED_X86
+  if (avx2_) return avx2_pass::Run(ngram_, bits_, *tables_, text, out, set);
+#endif
+  return baseline_pass::Run(ngram_, bits_, *tables_, text, out, set);
 }
 
 }  // namespace neardup

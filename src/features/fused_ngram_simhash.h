@@ -6,7 +6,9 @@
 // character n-gram window, count each distinct n-gram once and add its XXH3
 // hash to a UnitSimHasher (and, for a Jaccard sketch, the n-gram's 64-bit
 // hash to a set). No normalized string, no content string, no
-// per-document table clearing.
+// per-document table clearing. The decoder takes sixteen ASCII bytes or
+// five 3-byte UTF-8 sequences at once where it can, and works in chunks of
+// code points (fused_ngram_simhash_pass.inc).
 //
 // It gives exactly what Pipeline::Fingerprint's general path gives
 // (Normalizer::Normalize, then FeatureExtractor::SimHashOf) for the options it
@@ -42,8 +44,18 @@ class FusedNgramSimHash {
   // character n-grams with n <= 5, uniform weights, top_k 0, XXH3 feature
   // hashes, 64 or 128 bits, NFKC_Casefold on or off, no t2s conversion
   // (white space collapsing changes no content character, so either).
-  static std::unique_ptr<FusedNgramSimHash> Create(const PipelineOptions& options);
+  //
+  // The pass is compiled for the baseline instruction set and, on x86-64,
+  // once more for AVX2 (the ASCII blocks' bytes compacted by a byte
+  // shuffle); `simd` kBest takes the AVX2 build where the CPU has it,
+  // kBaseline never (tests compare both).
+  enum class Simd { kBest, kBaseline };
+  static std::unique_ptr<FusedNgramSimHash> Create(const PipelineOptions& options,
+                                                   Simd simd = Simd::kBest);
   ~FusedNgramSimHash();
+
+  // Whether Fingerprint() runs the AVX2 build.
+  bool UsesAvx2() const { return avx2_; }
 
   // Sets *out to the fingerprint and number of features of `text` (raw, not
   // normalized) and returns true; false, with *out unspecified, when `text`
@@ -57,10 +69,11 @@ class FusedNgramSimHash {
   struct Tables;  // per-code-point flags (fused_ngram_simhash.cc)
 
  private:
-  FusedNgramSimHash(int ngram, int bits, std::unique_ptr<Tables> tables);
+  FusedNgramSimHash(int ngram, int bits, bool avx2, std::unique_ptr<Tables> tables);
 
   int ngram_;
   int bits_;
+  bool avx2_;
   std::unique_ptr<Tables> tables_;
 };
 
