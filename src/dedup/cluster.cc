@@ -185,11 +185,15 @@ Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   }
   g.begin.push_back(g.members.size());
   std::vector<Keyed>().swap(keyed);
-  g.of.assign(n, SIZE_MAX);
-  for (size_t group = 0; group + 1 < g.begin.size(); ++group) {
-    for (size_t r = g.begin[group]; r < g.begin[group + 1]; ++r) g.of[g.members[r]] = group;
-  }
+  IndexGroupMembers(n, &g);
   return g;
+}
+
+void IndexGroupMembers(size_t n, Groups* g) {
+  g->of.assign(n, SIZE_MAX);
+  for (size_t group = 0; group < g->size(); ++group) {
+    for (size_t r = g->begin[group]; r < g->begin[group + 1]; ++r) g->of[g->members[r]] = group;
+  }
 }
 
 Groups GroupIdentical(std::span<const DedupDocument> docs) {

@@ -41,6 +41,10 @@ using IdentityKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)
 
 // Groups the non-empty documents (DedupDocument::empty false) by key.
 Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key);
+// Fills g->of (n positions) from g->members and g->begin: what GroupByKey
+// does last, and what a caller that freed `of` while it was not read (the
+// join) does to get it back.
+void IndexGroupMembers(size_t n, Groups* g);
 // What neardup dedup groups identical documents by, for either method
 // (estimate only): perm == 0, SimHash: the fingerprint (GroupIdentical's
 // key); perm > 0, MinHash: the MinHashIdentity (stages.h) of document i's signature

@@ -123,7 +123,11 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   r->join = plan.report;
   const auto t = std::chrono::steady_clock::now();
   std::vector<IdPair> group_pairs;  // ids are group numbers
-  if (dedup_internal::RouteShortDocuments(plan, opt)) {
+  const bool routed = dedup_internal::RouteShortDocuments(plan, opt);
+  // No join reads the groups' `of` (8 bytes a document): freed while they
+  // run (their peak is the run's at 1M), rebuilt for the clusters.
+  std::vector<size_t>().swap(plan.groups.of);
+  if (routed) {
     BandJoinStats stats;
     dedup_internal::ShortJoinStats sj;
     NEARDUP_RETURN_IF_ERROR(
@@ -143,6 +147,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(
         dedup_internal::SimHashJoinExact(plan, opt, &group_pairs, &r->join.confirmed));
   }
+  dedup_internal::IndexGroupMembers(docs.size(), &plan.groups);
   if (opt.short_features > 0) {
     NEARDUP_RETURN_IF_ERROR(AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
