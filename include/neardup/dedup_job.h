@@ -49,6 +49,9 @@
 #include "neardup/text.h"
 
 namespace neardup {
+namespace engine_internal {
+class IdBlock;
+}  // namespace engine_internal
 
 // Everything a dedup job decides, with the command line's defaults.
 struct DedupJobOptions {
@@ -258,6 +261,9 @@ class DedupJob {
   std::unique_ptr<BoilerplateFilter> filter_;
   bool held_ = false;
   std::vector<Document> held_documents_;
+  // Run's ids: Fingerprint appends them here instead of DedupCorpus::ids
+  // while set (one block of bytes: no std::string per document).
+  engine_internal::IdBlock* ids_out_ = nullptr;
   InputStats held_stats_;
   mutable std::atomic<size_t> dropped_{0};
 };

@@ -31,91 +31,130 @@ bool Better(const DedupDocument& da, size_t a, const DedupDocument& db, size_t b
   return a < b;
 }
 
-// Adjacency of groups, compressed rows: group g's neighbours (group,
-// distance) are adj[begin[g] .. begin[g + 1]).
+// Adjacency of groups, compressed rows: group g's neighbours are
+// to[begin[g] .. begin[g + 1]) (and, when asked for, their distances at the
+// same places), in no particular order. Node holds a group number, Offset an
+// entry number (uint32_t when they fit: at 10M short records the adjacency
+// of 14.6M pairs is 4 bytes a direction instead of 16).
+template <typename Node, typename Offset>
 struct GroupAdjacency {
-  std::vector<size_t> begin;
-  std::vector<std::pair<size_t, int>> adj;
+  std::vector<Offset> begin;
+  std::vector<Node> to;
+  std::vector<int> distance;  // empty unless built with distances
+
+  std::span<const Node> Row(size_t g) const {
+    return std::span<const Node>(to).subspan(begin[g], begin[g + 1] - begin[g]);
+  }
 };
 
-GroupAdjacency Adjacency(size_t ng, std::span<const IdPair> group_pairs) {
-  GroupAdjacency a;
+// Built by a counting sort in place: begin[g] counts g's entries, then
+// holds the end of g's row, and each entry placed moves it down to the
+// row's start (no second array of fill positions).
+template <typename Node, typename Offset>
+GroupAdjacency<Node, Offset> Adjacency(size_t ng, std::span<const IdPair> group_pairs,
+                                       bool with_distance) {
+  GroupAdjacency<Node, Offset> a;
   a.begin.assign(ng + 1, 0);
   for (const IdPair& p : group_pairs) {
-    ++a.begin[p.a + 1];
-    ++a.begin[p.b + 1];
+    ++a.begin[p.a];
+    ++a.begin[p.b];
   }
-  for (size_t g = 0; g < ng; ++g) a.begin[g + 1] += a.begin[g];
-  a.adj.resize(a.begin[ng]);
-  std::vector<size_t> fill(a.begin.begin(), a.begin.end() - 1);
+  for (size_t g = 1; g < ng; ++g) a.begin[g] += a.begin[g - 1];
+  if (ng > 0) a.begin[ng] = a.begin[ng - 1];
+  a.to.resize(a.begin[ng]);
+  if (with_distance) a.distance.resize(a.begin[ng]);
   for (const IdPair& p : group_pairs) {
-    a.adj[fill[p.a]++] = {p.b, p.distance};
-    a.adj[fill[p.b]++] = {p.a, p.distance};
+    const Offset ea = --a.begin[p.a];
+    const Offset eb = --a.begin[p.b];
+    a.to[ea] = static_cast<Node>(p.b);
+    a.to[eb] = static_cast<Node>(p.a);
+    if (with_distance) a.distance[ea] = a.distance[eb] = p.distance;
   }
   return a;
+}
+
+// Calls f.template operator()<Node, Offset>() with the narrowest types that
+// hold ng groups and both directions of the pairs.
+template <typename F>
+void WithAdjacencyTypes(size_t ng, size_t pairs, F&& f) {
+  constexpr size_t kMax32 = std::numeric_limits<uint32_t>::max();
+  const bool narrow_nodes = ng < kMax32;
+  const bool narrow_offsets = pairs < kMax32 / 2;
+  if (narrow_nodes && narrow_offsets) return f.template operator()<uint32_t, uint32_t>();
+  if (narrow_nodes) return f.template operator()<uint32_t, uint64_t>();
+  return f.template operator()<uint64_t, uint64_t>();
 }
 
 }  // namespace
 
 void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
                        const std::function<void(const DedupPair&)>& sink) {
-  const GroupAdjacency ga = Adjacency(groups.size(), group_pairs);
-  const std::vector<size_t>& adj_begin = ga.begin;
-  const std::vector<std::pair<size_t, int>>& adj = ga.adj;
-  std::vector<DedupPair> mine;
-  for (size_t i = 0; i < groups.of.size(); ++i) {
-    const size_t g = groups.of[i];
-    if (g == SIZE_MAX) continue;
-    mine.clear();
-    auto add_later = [&](size_t group, int distance) {
-      const std::span<const size_t> m = groups.Members(group);
-      for (auto it = std::upper_bound(m.begin(), m.end(), i); it != m.end(); ++it) {
-        mine.push_back({i, *it, distance});
-      }
-    };
-    add_later(g, 0);
-    for (size_t e = adj_begin[g]; e < adj_begin[g + 1]; ++e) add_later(adj[e].first, adj[e].second);
-    std::sort(mine.begin(), mine.end(),
-              [](const DedupPair& a, const DedupPair& b) { return a.j < b.j; });
-    for (const DedupPair& p : mine) sink(p);
-  }
+  WithAdjacencyTypes(groups.size(), group_pairs.size(), [&]<typename Node, typename Offset>() {
+    const GroupAdjacency<Node, Offset> ga =
+        Adjacency<Node, Offset>(groups.size(), group_pairs, /*with_distance=*/true);
+    std::vector<DedupPair> mine;
+    for (size_t i = 0; i < groups.of.size(); ++i) {
+      const size_t g = groups.of[i];
+      if (g == SIZE_MAX) continue;
+      mine.clear();
+      auto add_later = [&](size_t group, int distance) {
+        const std::span<const size_t> m = groups.Members(group);
+        for (auto it = std::upper_bound(m.begin(), m.end(), i); it != m.end(); ++it) {
+          mine.push_back({i, *it, distance});
+        }
+      };
+      add_later(g, 0);
+      for (Offset e = ga.begin[g]; e < ga.begin[g + 1]; ++e) add_later(ga.to[e], ga.distance[e]);
+      // Each j is in one group, and a group is i's neighbour once: the js
+      // are distinct, so the order does not depend on the rows' order.
+      std::sort(mine.begin(), mine.end(),
+                [](const DedupPair& a, const DedupPair& b) { return a.j < b.j; });
+      for (const DedupPair& p : mine) sink(p);
+    }
+  });
 }
 
 namespace {
 
-// ClusterRule::kCenter: per document its centre (kept document), SIZE_MAX for
-// empty documents. Documents are visited in keep order; one not yet assigned
-// becomes a centre and takes every unassigned document within k (its own
-// group and the groups paired with it). A group is scanned whole once, so
-// the work is O(documents + group pairs).
-std::vector<size_t> AssignCenters(std::span<const DedupDocument> docs, const Groups& groups,
-                                  std::span<const IdPair> group_pairs, KeepPolicy keep) {
+// ClusterRule::kCenter: root[i] = document i's centre (kept document), i
+// for empty documents. Documents are visited in keep order; one not yet
+// assigned becomes a centre and takes every unassigned document within k
+// (its own group and the groups paired with it). A group is scanned whole
+// once, so the work is O(documents + group pairs). The neighbours' order in
+// a row does not matter: every unassigned member of a neighbour takes c.
+template <typename Index, typename Node, typename Offset>
+void AssignCenters(std::span<const DedupDocument> docs, const Groups& groups,
+                   const GroupAdjacency<Node, Offset>& ga, KeepPolicy keep,
+                   std::vector<Index>* root) {
   const size_t n = docs.size();
-  const GroupAdjacency ga = Adjacency(groups.size(), group_pairs);
-  std::vector<size_t> order;
-  order.reserve(n);
+  constexpr Index kNone = std::numeric_limits<Index>::max();
+  std::vector<Index> order;
+  order.reserve(n - std::count(groups.of.begin(), groups.of.end(), SIZE_MAX));
   for (size_t i = 0; i < n; ++i) {
-    if (groups.of[i] != SIZE_MAX) order.push_back(i);
+    if (groups.of[i] != SIZE_MAX) order.push_back(static_cast<Index>(i));
   }
   std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return Better(docs[a], a, docs[b], b, keep); });
-  std::vector<size_t> center(n, SIZE_MAX);
+                   [&](Index a, Index b) { return Better(docs[a], a, docs[b], b, keep); });
+  std::vector<Index>& center = *root;
+  center.assign(n, kNone);
   std::vector<char> done(groups.size(), 0);  // every member assigned
-  const auto take = [&](size_t g, size_t c) {
+  const auto take = [&](size_t g, Index c) {
     if (done[g]) return;
     done[g] = 1;
     for (size_t x : groups.Members(g)) {
-      if (center[x] == SIZE_MAX) center[x] = c;
+      if (center[x] == kNone) center[x] = c;
     }
   };
-  for (size_t c : order) {
-    if (center[c] != SIZE_MAX) continue;
+  for (const Index c : order) {
+    if (center[c] != kNone) continue;
     center[c] = c;
     const size_t g = groups.of[c];
     take(g, c);
-    for (size_t e = ga.begin[g]; e < ga.begin[g + 1]; ++e) take(ga.adj[e].first, c);
+    for (const Node h : ga.Row(g)) take(h, c);
   }
-  return center;
+  for (size_t i = 0; i < n; ++i) {
+    if (center[i] == kNone) center[i] = static_cast<Index>(i);
+  }
 }
 
 }  // namespace
@@ -146,11 +185,15 @@ Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   }
   g.begin.push_back(g.members.size());
   std::vector<Keyed>().swap(keyed);
-  g.of.assign(n, SIZE_MAX);
-  for (size_t group = 0; group + 1 < g.begin.size(); ++group) {
-    for (size_t r = g.begin[group]; r < g.begin[group + 1]; ++r) g.of[g.members[r]] = group;
-  }
+  IndexGroupMembers(n, &g);
   return g;
+}
+
+void IndexGroupMembers(size_t n, Groups* g) {
+  g->of.assign(n, SIZE_MAX);
+  for (size_t group = 0; group < g->size(); ++group) {
+    for (size_t r = g->begin[group]; r < g->begin[group + 1]; ++r) g->of[g->members[r]] = group;
+  }
 }
 
 Groups GroupIdentical(std::span<const DedupDocument> docs) {
@@ -186,12 +229,20 @@ void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
   constexpr Index kNone = std::numeric_limits<Index>::max();
   // Per document: the root whose cluster it is in; per root: first member
   // (cluster id) and kept member.
-  std::vector<Index> root(n);
+  std::vector<Index> root;
+  const bool emit_pairs = opt.collect_pairs || opt.pair_sink;
   if (opt.rule == ClusterRule::kCenter) {
-    const std::vector<size_t> center = AssignCenters(docs, groups, group_pairs, opt.keep);
-    for (size_t i = 0; i < n; ++i)
-      root[i] = static_cast<Index>(center[i] == SIZE_MAX ? i : center[i]);
+    // The adjacency holds what the centres need of the pairs: when no
+    // document pairs are asked for, the pairs may be freed before the
+    // centres' own arrays are allocated.
+    WithAdjacencyTypes(groups.size(), group_pairs.size(), [&]<typename Node, typename Offset>() {
+      const GroupAdjacency<Node, Offset> ga =
+          Adjacency<Node, Offset>(groups.size(), group_pairs, /*with_distance=*/false);
+      if (!emit_pairs && opt.pairs_done) opt.pairs_done();
+      AssignCenters(docs, groups, ga, opt.keep, &root);
+    });
   } else {
+    root.resize(n);
     UnionFind uf(n);
     for (size_t g = 0; g < groups.size(); ++g) {
       const std::span<const size_t> m = groups.Members(g);
@@ -200,6 +251,7 @@ void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
     for (const IdPair& p : group_pairs) {
       uf.Union(groups.Members(p.a).front(), groups.Members(p.b).front());
     }
+    if (!emit_pairs && opt.pairs_done) opt.pairs_done();
     for (size_t i = 0; i < n; ++i) root[i] = static_cast<Index>(uf.Find(i));
   }
   std::vector<Index> first(n, kNone), kept(n, kNone);
@@ -223,12 +275,13 @@ void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
       if (nearest != i) jaccards.push_back(opt.jaccard(i, nearest));
     }
   }
-  if (opt.collect_pairs || opt.pair_sink) {
+  if (emit_pairs) {
     EmitDocumentPairs(groups, group_pairs, [&](DedupPair p) {
       if (opt.jaccard) p.jaccard = opt.jaccard(p.i, p.j);
       if (opt.collect_pairs) r->pairs.push_back(p);
       if (opt.pair_sink) opt.pair_sink(p);
     });
+    if (opt.pairs_done) opt.pairs_done();
   }
   if (opt.jaccard_done) opt.jaccard_done();
   r->records.resize(n);

@@ -41,6 +41,10 @@ using IdentityKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)
 
 // Groups the non-empty documents (DedupDocument::empty false) by key.
 Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key);
+// Fills g->of (n positions) from g->members and g->begin: what GroupByKey
+// does last, and what a caller that freed `of` while it was not read (the
+// join) does to get it back.
+void IndexGroupMembers(size_t n, Groups* g);
 // What neardup dedup groups identical documents by, for either method
 // (estimate only): perm == 0, SimHash: the fingerprint (GroupIdentical's
 // key); perm > 0, MinHash: the MinHashIdentity (stages.h) of document i's signature
@@ -63,6 +67,11 @@ struct AssembleOptions {
   // duplicates' estimates and the pairs, before the records are built); may
   // be empty.
   std::function<void()> jaccard_done;
+  // Called once when `group_pairs` will not be read again (after the
+  // clusters' adjacency or union-find, or after the document pairs when
+  // those are asked for), so that their owner may free them; may be empty.
+  // The span passed to AssembleClusters is not read after the call.
+  std::function<void()> pairs_done;
   // DedupRecord::nearest_within_k is set when distance <= max_distance.
   int max_distance = 0;
   // As DedupOptions: the document pairs (the groups' members expanded).
@@ -76,7 +85,10 @@ struct AssembleOptions {
 // collect_pairs) and result->summary. Memory besides the records: 4 bytes
 // per document for each of a root, first and kept member (8 bytes each from
 // 2^32 - 1 documents), and the union-find's 16 bytes per document before
-// those of first and kept. `group_pairs` hold group numbers (a <
+// those of first and kept; the centre rule's adjacency of the groups takes
+// 4 bytes per group and per direction of a pair, below 2^32 - 1 of each
+// (8 bytes from there), and its visiting order 4 bytes per document, both
+// freed before first and kept. `group_pairs` hold group numbers (a <
 // b), each pair once; their distance is the pairs' emitted distance. Members
 // of a group are at distance 0 of each other.
 void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
@@ -86,7 +98,8 @@ void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
 // Every document pair, in (i, j) order, from the groups and the pairs of
 // groups (each once): i's pairs are the later members of its own group
 // (distance 0) and the later members of every group paired with its own.
-// Memory: one document's pairs at a time.
+// Memory: one document's pairs at a time, and the groups' adjacency (4
+// bytes per group, 8 per direction of a pair, below 2^32 - 1 of each).
 void EmitDocumentPairs(const Groups& groups, std::span<const IdPair> group_pairs,
                        const std::function<void(const DedupPair&)>& sink);
 

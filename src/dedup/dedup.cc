@@ -123,7 +123,11 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   r->join = plan.report;
   const auto t = std::chrono::steady_clock::now();
   std::vector<IdPair> group_pairs;  // ids are group numbers
-  if (dedup_internal::RouteShortDocuments(plan, opt)) {
+  const bool routed = dedup_internal::RouteShortDocuments(plan, opt);
+  // No join reads the groups' `of` (8 bytes a document): freed while they
+  // run (their peak is the run's at 1M), rebuilt for the clusters.
+  std::vector<size_t>().swap(plan.groups.of);
+  if (routed) {
     BandJoinStats stats;
     dedup_internal::ShortJoinStats sj;
     NEARDUP_RETURN_IF_ERROR(
@@ -143,13 +147,14 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     NEARDUP_RETURN_IF_ERROR(
         dedup_internal::SimHashJoinExact(plan, opt, &group_pairs, &r->join.confirmed));
   }
+  dedup_internal::IndexGroupMembers(docs.size(), &plan.groups);
   if (opt.short_features > 0) {
     NEARDUP_RETURN_IF_ERROR(AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
   // The clusters need the groups alone, and the pairs are verified in place.
   std::vector<std::pair<uint64_t, uint64_t>>().swap(plan.words);
-  dedup_internal::FinishSimHash(docs, plan, &group_pairs, opt, r);
+  dedup_internal::FinishSimHash(docs, plan, std::move(group_pairs), opt, r);
   return Status::OK();
 }
 
@@ -482,9 +487,10 @@ Status SimHashJoinBands(const SimHashPlan& plan, const DedupOptions& opt, int be
 namespace {
 
 // FinishSimHash on pairs verified already.
+// pairs_done (may be empty): AssembleOptions::pairs_done.
 void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                     std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r,
-                    std::chrono::steady_clock::time_point t) {
+                    std::chrono::steady_clock::time_point t, std::function<void()> pairs_done) {
   AssembleOptions a;
   a.keep = opt.keep;
   a.rule = opt.cluster_rule;
@@ -497,6 +503,7 @@ void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan
     };
   }
   a.jaccard_done = opt.release_sketches;
+  a.pairs_done = std::move(pairs_done);
   a.max_distance = opt.k;
   a.collect_pairs = opt.collect_pairs;
   a.pair_sink = opt.pair_sink;
@@ -510,18 +517,27 @@ void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                    std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
-  if (!Verifying(opt)) return FinishVerified(docs, plan, group_pairs, opt, r, t);
+  if (!Verifying(opt)) return FinishVerified(docs, plan, group_pairs, opt, r, t, {});
   // Verified pairs: only the pairs that pass make clusters and pairs.
   std::vector<IdPair> verified(group_pairs.begin(), group_pairs.end());
   r->join.rejected += VerifyGroupPairs(plan.groups, opt, &verified);
-  FinishVerified(docs, plan, verified, opt, r, t);
+  FinishVerified(docs, plan, verified, opt, r, t,
+                 [&verified] { std::vector<IdPair>().swap(verified); });
 }
 
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                    std::vector<IdPair>* group_pairs, const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
   r->join.rejected += VerifyGroupPairs(plan.groups, opt, group_pairs);
-  FinishVerified(docs, plan, *group_pairs, opt, r, t);
+  FinishVerified(docs, plan, *group_pairs, opt, r, t, {});
+}
+
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::vector<IdPair>&& group_pairs, const DedupOptions& opt, DedupResult* r) {
+  const auto t = std::chrono::steady_clock::now();
+  std::vector<IdPair> pairs = std::move(group_pairs);
+  r->join.rejected += VerifyGroupPairs(plan.groups, opt, &pairs);
+  FinishVerified(docs, plan, pairs, opt, r, t, [&pairs] { std::vector<IdPair>().swap(pairs); });
 }
 
 void MergePairs(std::vector<IdPair>* pairs) {

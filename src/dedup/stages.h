@@ -105,6 +105,12 @@ void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
 void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                    std::vector<IdPair>* group_pairs, const DedupOptions& options,
                    DedupResult* result);
+// The same, taking the pairs: verified in place and freed as soon as the
+// clusters no longer read them (the centre rule without document pairs:
+// once the groups' adjacency is built), before the clusters' own arrays.
+void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
+                   std::vector<IdPair>&& group_pairs, const DedupOptions& options,
+                   DedupResult* result);
 
 // MinHash: documents with identical signatures (exact: sets) collapsed.
 struct MinHashPlan {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "engine/id_block.h"
 #include "engine/read_pass.h"
 #include "neardup/minhash.h"
 #include "neardup/minhash_dedup.h"
@@ -51,6 +52,25 @@ struct SketchedFingerprint {
 nlohmann::ordered_json VerifiedJaccard(double jaccard) {
   if (jaccard < 0) return nullptr;
   return std::round(jaccard * 1e4) / 1e4;
+}
+
+// FindRepeatedIds over any ids with size() and [i] (std::string or
+// std::string_view): one rule for DedupCorpus::ids and Run's IdBlock.
+template <typename Ids>
+RepeatedIds RepeatedIdsOf(const Ids& ids) {
+  std::unordered_map<std::string_view, size_t> first;  // id -> its first document
+  first.reserve(ids.size());
+  RepeatedIds r;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto [it, fresh] = first.emplace(ids[i], i);
+    if (fresh) continue;
+    if (r.count++ == 0) {
+      r.first_of = it->second;
+      r.first = i;
+      r.id = ids[i];
+    }
+  }
+  return r;
 }
 
 }  // namespace
@@ -229,7 +249,11 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
       }
     }
     corpus->docs.push_back(d);
-    corpus->ids.push_back(doc.id);
+    if (ids_out_ != nullptr) {
+      ids_out_->push_back(doc.id);
+    } else {
+      corpus->ids.push_back(doc.id);
+    }
     if (keep_records) corpus->records.push_back(doc.record);
     if (hold_texts) {
       text_bytes += doc.text.size();
@@ -416,17 +440,21 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
         line_stats_.AtLeast(static_cast<uint32_t>(std::max(boilerplate().min_docs, 1)))));
   }
   DedupCorpus corpus;
+  engine_internal::IdBlock ids;  // not corpus.ids: one block of bytes
   if (strips()) {
     // The boilerplate pass counted the documents: the per-document arrays
     // are sized once instead of doubling as they grow (a doubling holds the
     // old and the new array at once).
     const size_t n = line_stats_.documents();
     corpus.docs.reserve(n);
-    corpus.ids.reserve(n);
+    ids.reserve(n);
     if (verifies()) corpus.sketches.reserve(n);
     if (options_.keep_records) corpus.records.reserve(n);
   }
-  NEARDUP_ASSIGN_OR_RETURN(summary.input, Fingerprint(input, &corpus, progress));
+  ids_out_ = &ids;
+  Result<InputStats> read = Fingerprint(input, &corpus, progress);
+  ids_out_ = nullptr;
+  NEARDUP_ASSIGN_OR_RETURN(summary.input, std::move(read));
   summary.seconds.fingerprint = Since(start);
 #if defined(__GLIBC__)
   // The reading pass's documents and buffers, freed in the worker threads'
@@ -435,14 +463,14 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
 #endif
   NEARDUP_RETURN_IF_ERROR(CheckScoreField(corpus, summary.input));
   summary.bad_scores = corpus.bad_scores;
-  summary.repeated_ids = FindRepeatedIds(corpus.ids);
+  summary.repeated_ids = RepeatedIdsOf(ids);
 
   // Join, cluster, keep policy. Pairs go straight to their sink: a cluster
   // of n identical documents has n (n - 1) / 2 of them.
   std::function<void(const DedupPair&)> pair_sink;
   if (outputs.pairs) {
     pair_sink = [&](const DedupPair& p) {
-      outputs.pairs(PairLine(corpus.ids[p.i], corpus.ids[p.j], p.distance, p.jaccard));
+      outputs.pairs(PairLine(ids[p.i], ids[p.j], p.distance, p.jaccard));
     };
   }
   const auto dedup_start = std::chrono::steady_clock::now();
@@ -462,7 +490,7 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
         progress("output", static_cast<double>(i), static_cast<double>(n), "records");
       }
       const DedupRecord& r = result.records[i];
-      outputs.records(RecordLine(corpus.docs[i], r, corpus.ids[i], corpus.ids[r.nearest]));
+      outputs.records(RecordLine(corpus.docs[i], r, ids[i], ids[r.nearest]));
     }
   }
   if (outputs.record_values) {
@@ -479,7 +507,7 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   }
   if (outputs.clusters) {
     ClusterLines(
-        result, [&](size_t i) { return std::string_view(corpus.ids[i]); }, outputs.clusters);
+        result, [&](size_t i) { return ids[i]; }, outputs.clusters);
   }
   summary.boilerplate_lines = boilerplate_lines();
   summary.boilerplate_dropped = dropped_lines();
@@ -500,20 +528,6 @@ std::string KRangeMessage(int k, int bits, std::string_view option) {
   return m;
 }
 
-RepeatedIds FindRepeatedIds(std::span<const std::string> ids) {
-  std::unordered_map<std::string_view, size_t> first;  // id -> its first document
-  first.reserve(ids.size());
-  RepeatedIds r;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const auto [it, fresh] = first.emplace(ids[i], i);
-    if (fresh) continue;
-    if (r.count++ == 0) {
-      r.first_of = it->second;
-      r.first = i;
-      r.id = ids[i];
-    }
-  }
-  return r;
-}
+RepeatedIds FindRepeatedIds(std::span<const std::string> ids) { return RepeatedIdsOf(ids); }
 
 }  // namespace neardup

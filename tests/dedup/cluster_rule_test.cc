@@ -2,15 +2,18 @@
 //
 // ClusterRule::kCenter against a brute-force oracle: the same greedy rule
 // (documents in keep order; an unassigned one becomes a centre and takes
-// every unassigned document within k) over all pairs of documents.
+// every unassigned document within k) over all pairs of documents; and the
+// pairs of groups freed by AssembleClusters' pairs_done.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "dedup/cluster.h"
 #include "neardup/dedup.h"
 #include "tests/testing/hamming_oracle.h"
 
@@ -177,6 +180,71 @@ TEST(ClusterRuleTest, DefaultKeepsAChainApart) {
   auto components = Dedup(docs, opt);
   ASSERT_TRUE(components.ok());
   EXPECT_EQ(components->summary.largest_cluster, 71u);
+}
+
+// AssembleClusters frees the pairs of groups through pairs_done as soon as
+// the clusters no longer read them (the centre rule: once the groups'
+// adjacency is built). Poisoning them in the callback must change nothing:
+// records, summary and document pairs equal those of a run that keeps
+// them, and the document pairs equal the pairs within k by brute force.
+TEST(ClusterRuleTest, PairsFreedAfterTheirLastReadChangeNothing) {
+  const int k = 12;
+  const std::vector<DedupDocument> docs = Corpus(7, 128, k);
+  const dedup_internal::Groups groups = dedup_internal::GroupIdentical(docs);
+  std::vector<IdPair> group_pairs;
+  for (size_t a = 0; a < groups.size(); ++a) {
+    for (size_t b = a + 1; b < groups.size(); ++b) {
+      const int d = SlowDistance(docs[groups.Members(a).front()].fingerprint,
+                                 docs[groups.Members(b).front()].fingerprint);
+      if (d <= k) group_pairs.push_back({a, b, d});
+    }
+  }
+  ASSERT_GT(group_pairs.size(), 100u);
+  std::vector<DedupPair> brute;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    for (size_t j = i + 1; j < docs.size(); ++j) {
+      if (docs[i].empty || docs[j].empty) continue;
+      const int d = SlowDistance(docs[i].fingerprint, docs[j].fingerprint);
+      if (d <= k) brute.push_back({i, j, d});
+    }
+  }
+  for (const ClusterRule rule : {ClusterRule::kCenter, ClusterRule::kComponents}) {
+    for (const bool pairs : {false, true}) {
+      SCOPED_TRACE(std::string(ClusterRuleName(rule)) + (pairs ? " with pairs" : ""));
+      dedup_internal::AssembleOptions a;
+      a.rule = rule;
+      a.max_distance = k;
+      a.collect_pairs = pairs;
+      a.distance = [&](size_t i, size_t kept) {
+        return SlowDistance(docs[i].fingerprint, docs[kept].fingerprint);
+      };
+      DedupResult kept_pairs;
+      dedup_internal::AssembleClusters(docs, groups, group_pairs, a, &kept_pairs);
+      std::vector<IdPair> owned = group_pairs;
+      int calls = 0;
+      a.pairs_done = [&] {
+        ++calls;
+        for (IdPair& p : owned) p = {0, 1, 99};  // any later read shows
+      };
+      DedupResult freed;
+      dedup_internal::AssembleClusters(docs, groups, owned, a, &freed);
+      EXPECT_EQ(calls, 1);
+      ASSERT_EQ(freed.records.size(), kept_pairs.records.size());
+      for (size_t i = 0; i < docs.size(); ++i) {
+        EXPECT_EQ(freed.records[i].cluster, kept_pairs.records[i].cluster) << i;
+        EXPECT_EQ(freed.records[i].nearest, kept_pairs.records[i].nearest) << i;
+        EXPECT_EQ(freed.records[i].distance, kept_pairs.records[i].distance) << i;
+      }
+      EXPECT_EQ(freed.summary.duplicates, kept_pairs.summary.duplicates);
+      EXPECT_GT(freed.summary.duplicates, 0u);
+      ASSERT_EQ(freed.pairs.size(), pairs ? brute.size() : 0u);
+      for (size_t p = 0; p < freed.pairs.size(); ++p) {
+        EXPECT_EQ(freed.pairs[p].i, brute[p].i) << p;
+        EXPECT_EQ(freed.pairs[p].j, brute[p].j) << p;
+        EXPECT_EQ(freed.pairs[p].distance, brute[p].distance) << p;
+      }
+    }
+  }
 }
 
 TEST(ClusterRuleTest, ParseNames) {

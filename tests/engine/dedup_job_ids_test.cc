@@ -1,0 +1,108 @@
+// Copyright 2026 The neardup Authors.
+//
+// DedupJob::Run holds the documents' ids in one block of bytes
+// (engine/id_block.h) instead of DedupCorpus::ids: the records, pairs and
+// clusters name the same documents, and repeated ids are found by the same
+// rule as FindRepeatedIds; Fingerprint alone still fills DedupCorpus::ids.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/id_block.h"
+#include "neardup/dedup_job.h"
+
+namespace neardup {
+namespace {
+
+TEST(IdBlockTest, HoldsEveryIdAsAppended) {
+  const std::vector<std::string> ids = {
+      "", "d0", "sr10m.txt:1234567", std::string(1000, 'x'), "网页去重:7", std::string("a\0b", 3),
+      ""};
+  engine_internal::IdBlock block;
+  block.reserve(2);  // fewer than pushed: the offsets grow
+  for (const std::string& id : ids) block.push_back(id);
+  ASSERT_EQ(block.size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(block[i], ids[i]) << i;
+}
+
+// Near copies of a few texts under long ids (not held inline by a
+// std::string), two documents sharing an id.
+std::shared_ptr<const std::vector<Document>> Copies() {
+  std::mt19937_64 rng(5);
+  auto docs = std::make_shared<std::vector<Document>>();
+  for (int t = 0; t < 6; ++t) {
+    std::string text;
+    for (int w = 0; w < 80; ++w) {
+      for (int c = 0; c < 5; ++c) text += static_cast<char>('a' + rng() % 26);
+      text += ' ';
+    }
+    for (int copy = 0; copy < 4; ++copy) {
+      Document d;
+      d.id = "a-long-document-id/" + std::to_string(t) + "/" + std::to_string(copy);
+      d.text = text + (copy == 0 ? "" : "edited " + std::to_string(copy));
+      docs->push_back(std::move(d));
+    }
+  }
+  (*docs)[9].id = (*docs)[2].id;
+  return docs;
+}
+
+TEST(DedupJobIdsTest, RunNamesTheDocumentsItsFingerprintPassRead) {
+  const auto docs = Copies();
+  std::vector<std::string> ids;
+  for (const Document& d : *docs) ids.push_back(d.id);
+  DedupJobOptions o;
+  o.threads = 1;
+  auto job = DedupJob::Create(o);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  std::vector<nlohmann::json> records, pairs, clusters;
+  DedupJobOutputs outputs;
+  outputs.records = [&](std::string_view l) { records.push_back(nlohmann::json::parse(l)); };
+  outputs.pairs = [&](std::string_view l) { pairs.push_back(nlohmann::json::parse(l)); };
+  outputs.clusters = [&](std::string_view l) { clusters.push_back(nlohmann::json::parse(l)); };
+  auto summary = (*job)->Run(DocumentsInput(docs), outputs);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  const DedupResult& r = summary->result;
+  ASSERT_EQ(records.size(), docs->size());
+  EXPECT_GE(r.summary.duplicates, 12u);
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i]["id"], ids[i]) << i;
+    if (r.records[i].duplicate) {
+      EXPECT_EQ(records[i]["nearest"], ids[r.records[i].nearest]) << i;
+    }
+  }
+  EXPECT_FALSE(pairs.empty());
+  for (const nlohmann::json& p : pairs) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), p["a"]), ids.end()) << p.dump();
+    EXPECT_NE(std::find(ids.begin(), ids.end(), p["b"]), ids.end()) << p.dump();
+  }
+  ASSERT_FALSE(clusters.empty());
+  for (const nlohmann::json& c : clusters) {
+    for (const nlohmann::json& m : c["members"]) {
+      EXPECT_NE(std::find(ids.begin(), ids.end(), m), ids.end()) << c.dump();
+    }
+  }
+  const RepeatedIds want = FindRepeatedIds(ids);
+  EXPECT_EQ(want.count, 1u);
+  EXPECT_EQ(summary->repeated_ids.count, want.count);
+  EXPECT_EQ(summary->repeated_ids.id, want.id);
+  EXPECT_EQ(summary->repeated_ids.first, want.first);
+  EXPECT_EQ(summary->repeated_ids.first_of, want.first_of);
+
+  // The fingerprint stage alone (neardup-mpi's) fills DedupCorpus::ids.
+  auto again = DedupJob::Create(o);
+  ASSERT_TRUE(again.ok());
+  DedupCorpus corpus;
+  ASSERT_TRUE((*again)->Fingerprint(DocumentsInput(docs), &corpus).ok());
+  EXPECT_EQ(corpus.ids, ids);
+}
+
+}  // namespace
+}  // namespace neardup
