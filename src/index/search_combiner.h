@@ -13,9 +13,12 @@
 // Flat combining: a caller queues its queries; if fewer than max_leaders
 // callers are searching, it becomes a leader, takes every queued request
 // and searches them as one batch per (file, k), then hands each caller its
-// rows. Other callers wait; when a leader is done, a waiting caller whose
-// request was not taken leads the next batch. A caller alone (no load)
-// leads at once with its own queries: no added wait. A call of
+// rows. Other callers wait, each on its own request: a leader that is done
+// wakes the callers of its batch alone (a check in `neardup serve` that
+// waits costs one sleep and one wake-up, not one for every batch that ends
+// meanwhile), and hands its place to the first caller still queued, which
+// leads the next batch with every request queued by then. A caller alone
+// (no load) leads at once with its own queries: no added wait. A call of
 // kSearchAloneQueries queries or more is a batch already: it is searched at
 // once on its own thread, never queued.
 //
@@ -26,10 +29,11 @@
 #ifndef NEARDUP_INDEX_SEARCH_COMBINER_H_
 #define NEARDUP_INDEX_SEARCH_COMBINER_H_
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -78,23 +82,36 @@ class FileSearchCombiner {
   void SetOnLeadForTesting(std::function<void()> fn) { on_lead_ = std::move(fn); }
 
  private:
+  // A queued call. Its state is written under mu_ and read by its caller
+  // without it; the leader that completes it holds a reference while it
+  // wakes the caller, so the caller may return (and drop its own) at once.
+  enum State : int { kWaiting = 0, kOffered = 1, kDone = 2 };
   struct Request {
-    const IndexFileV2* file;
+    const IndexFileV2* file = nullptr;
     std::span<const Fingerprint> queries;
-    int k;
-    std::vector<std::vector<Neighbor>>* out;
-    bool done = false;         // guarded by mu_
-    std::exception_ptr error;  // the batch's search threw; guarded by mu_
+    int k = 0;
+    std::vector<std::vector<Neighbor>>* out = nullptr;
+    std::atomic<int> state{kWaiting};  // kOffered: the lead was handed to it
+    bool reserved = false;     // a leader's place is counted for it (kOffered); guarded by mu_
+    std::exception_ptr error;  // the batch's search threw; written before kDone
   };
+  using RequestPtr = std::shared_ptr<Request>;
+  // Leads one batch: every queued request. Called with `lock` held and
+  // this caller's place counted in leaders_; returns with it released and
+  // the place given up (or handed on).
+  void Lead(std::unique_lock<std::mutex>& lock);
+  // A place is free and a request queued: offers the lead to the first
+  // queued caller not offered it yet (counting its place). Requires mu_.
+  RequestPtr HandOffLocked();
   // Searches `batch`, one pipeline per (file, k). Called without mu_.
-  static void Run(std::span<Request* const> batch);
+  static void Run(std::span<const RequestPtr> batch);
 
   const int max_leaders_;
-  mutable std::mutex mu_;
-  std::condition_variable done_;
-  std::vector<Request*> pending_;  // guarded by mu_
-  int leaders_ = 0;                // guarded by mu_
-  Counts counts_;                  // guarded by mu_
+  std::mutex mu_;
+  std::vector<RequestPtr> pending_;  // guarded by mu_
+  int leaders_ = 0;                  // guarded by mu_
+  std::atomic<uint64_t> calls_{0};
+  std::atomic<uint64_t> batches_{0};
   std::function<void()> on_lead_;
 };
 

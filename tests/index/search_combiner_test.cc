@@ -7,7 +7,8 @@
 // load the calls are combined (fewer batches than calls). The file holds
 // the scan (128 bits, k = 28: the default method's choice) or exact tables
 // (64 bits, k = 3). A batch whose search throws throws in each of its
-// callers; a large call never waits behind a leader.
+// callers; a large call never waits behind a leader; a leader that is done
+// hands its place to a queued caller.
 
 #include "index/search_combiner.h"
 
@@ -314,6 +315,83 @@ TEST(SearchCombinerLargeCallTest, ALargeCallIsNotQueuedBehindALeader) {
     EXPECT_EQ(out[q], OracleSearch(entries, queries[q], 28)) << "query " << q;
   }
   EXPECT_EQ(combiner.counts().calls, 2u);
+  std::filesystem::remove_all(dir);
+}
+
+// Two leaders at once (max_leaders 2), each held until four more calls
+// are queued: each leader wakes its own caller alone, and a leader that is
+// done hands its place to the first queued caller, which searches every
+// queued call as one batch (three batches in all). Every caller gets the
+// oracle's rows.
+TEST(SearchCombinerHandOffTest, ALeaderThatIsDoneHandsItsPlaceToAQueuedCaller) {
+  std::mt19937_64 rng(13);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_hand_off");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  constexpr int kThreads = 6;
+  FileSearchCombiner combiner(2);
+  std::atomic<int> leads{0}, held{0};
+  combiner.SetOnLeadForTesting([&] {
+    if (leads++ >= 2) return;
+    ++held;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while ((held.load() < 2 || combiner.counts().calls < static_cast<uint64_t>(kThreads)) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<Fingerprint> queries;
+  for (int t = 0; t < kThreads; ++t) {
+    queries.push_back(FlipBits(entries[rng() % kRows].fingerprint, 3 + 4 * t, rng));
+  }
+  std::vector<std::vector<std::vector<Neighbor>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      got[t].resize(1);
+      combiner.Search(*file, std::span<const Fingerprint>(&queries[t], 1), 28, &got[t]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(held.load(), 2);  // both first leaders searched at once
+  const FileSearchCombiner::Counts counts = combiner.counts();
+  EXPECT_EQ(counts.calls, static_cast<uint64_t>(kThreads));
+  EXPECT_EQ(counts.batches, 3u);
+  for (int t = 0; t < kThreads; ++t) {
+    std::sort(got[t][0].begin(), got[t][0].end(), [](const Neighbor& a, const Neighbor& b) {
+      return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+    });
+    EXPECT_EQ(got[t][0], OracleSearch(entries, queries[t], 28)) << "caller " << t;
+    EXPECT_FALSE(got[t][0].empty()) << "caller " << t;
+  }
   std::filesystem::remove_all(dir);
 }
 
