@@ -50,6 +50,7 @@ void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerp
   calls_.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock lock(mu_);
   pending_.push_back(request);
+  if (gather_target_ != 0 && pending_.size() == gather_target_) arrived_.notify_one();
   bool lead = leaders_ < max_leaders_;
   if (lead) ++leaders_;
   for (;;) {
@@ -91,7 +92,26 @@ FileSearchCombiner::RequestPtr FileSearchCombiner::HandOffLocked() {
   return nullptr;
 }
 
+std::chrono::nanoseconds FileSearchCombiner::GatherWindowLocked() const {
+  using std::chrono::nanoseconds;
+  // Alone (no call queued while the last batch ran, and it held one): at
+  // once.
+  if (last_batch_ < 2 && !queued_after_) return nanoseconds(0);
+  if (gather_for_testing_.count() >= 0) return gather_for_testing_;
+  const nanoseconds window = std::min<nanoseconds>(search_time_ / 2, std::chrono::milliseconds(1));
+  return window >= std::chrono::microseconds(20) ? window : nanoseconds(0);
+}
+
 void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
+  // Under load, a moment for one more call than the last batch held (the
+  // callers queued since wake this leader when it has them).
+  if (!pending_.empty()) {
+    if (const std::chrono::nanoseconds window = GatherWindowLocked(); window.count() > 0) {
+      gather_target_ = std::min<size_t>(last_batch_ + 1, kSearchAloneQueries);
+      arrived_.wait_for(lock, window, [&] { return pending_.size() >= gather_target_; });
+      gather_target_ = 0;
+    }
+  }
   std::vector<RequestPtr> batch;
   batch.swap(pending_);  // empty when another leader took this caller's request
   std::exception_ptr error;
@@ -100,13 +120,19 @@ void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
     lock.unlock();
     // An exception (out of memory) must not leave the batch's callers
     // waiting and the leader's place taken: each caller rethrows it.
+    const auto start = std::chrono::steady_clock::now();
     try {
       if (on_lead_) on_lead_();
       Run(batch);
     } catch (...) {
       error = std::current_exception();
     }
+    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
     lock.lock();
+    search_time_ = search_time_.count() == 0 ? took : (search_time_ * 7 + took) / 8;
+    last_batch_ = batch.size();
+    queued_after_ = !pending_.empty();
   }
   for (const RequestPtr& r : batch) {
     r->error = error;

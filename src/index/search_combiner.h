@@ -18,7 +18,13 @@
 // waits costs one sleep and one wake-up, not one for every batch that ends
 // meanwhile), and hands its place to the first caller still queued, which
 // leads the next batch with every request queued by then. A caller alone
-// (no load) leads at once with its own queries: no added wait. A call of
+// (no load) leads at once with its own queries: no added wait. Under load
+// (the last batch held several calls, or calls queued while it ran) a
+// leader first waits, at most half a batch's measured search time and 1
+// ms, for one more call than the last batch held: a search that is bound
+// by reading the file costs little more for a few queries than for one, so
+// larger batches cost less CPU a query (never for searches under 40 us,
+// such as the 64-bit exact tables'). A call of
 // kSearchAloneQueries queries or more is a batch already: it is searched at
 // once on its own thread, never queued.
 //
@@ -30,6 +36,8 @@
 #define NEARDUP_INDEX_SEARCH_COMBINER_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -80,6 +88,9 @@ class FileSearchCombiner {
   // search, without the lock (a test holds the first leader there until
   // other calls are queued, or throws). Set before any Search.
   void SetOnLeadForTesting(std::function<void()> fn) { on_lead_ = std::move(fn); }
+  // Tests: the longest a leader under load waits for more calls, instead
+  // of half the measured search time (zero: never). Set before any Search.
+  void SetGatherWindowForTesting(std::chrono::nanoseconds window) { gather_for_testing_ = window; }
 
  private:
   // A queued call. Its state is written under mu_ and read by its caller
@@ -103,6 +114,9 @@ class FileSearchCombiner {
   // A place is free and a request queued: offers the lead to the first
   // queued caller not offered it yet (counting its place). Requires mu_.
   RequestPtr HandOffLocked();
+  // How long a new leader waits for more calls (zero: not at all), from
+  // the last batch. Requires mu_.
+  std::chrono::nanoseconds GatherWindowLocked() const;
   // Searches `batch`, one pipeline per (file, k). Called without mu_.
   static void Run(std::span<const RequestPtr> batch);
 
@@ -110,6 +124,15 @@ class FileSearchCombiner {
   std::mutex mu_;
   std::vector<RequestPtr> pending_;  // guarded by mu_
   int leaders_ = 0;                  // guarded by mu_
+  // Gathering: a leader waits on arrived_ until gather_target_ calls are
+  // queued (0: none waits). The last batch's calls, whether calls queued
+  // while it ran, and a batch's search time (a moving average).
+  std::condition_variable arrived_;
+  size_t gather_target_ = 0;                 // guarded by mu_
+  size_t last_batch_ = 0;                    // guarded by mu_
+  bool queued_after_ = false;                // guarded by mu_
+  std::chrono::nanoseconds search_time_{0};  // guarded by mu_
+  std::chrono::nanoseconds gather_for_testing_{-1};
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> batches_{0};
   std::function<void()> on_lead_;
