@@ -3,12 +3,13 @@
 // Internal: the searches of an index file by concurrent callers (the checks
 // in flight in `neardup serve`), combined into batches.
 //
-// At the default method the index file is searched by the exact scan (issue
-// 26): one query streams every row from memory (16 bytes a row: bound by
-// memory bandwidth, ~0.43 ns a row), while a batch compares each block of
-// rows with every query while it is in cache (bound by arithmetic, ~0.20 ns
-// a row and query). So queries that arrive together cost half as much CPU
-// searched as one batch as one by one.
+// At the default method the index file is searched by a scan of every row
+// (issue 26: the exact scan, or the two-level filter whose first level
+// scans every row's low word): one query streams the rows from memory
+// (bound by memory bandwidth), while a batch compares each block of rows
+// with every query while it is in cache (bound by arithmetic). So queries
+// that arrive together cost about half as much CPU searched as one batch
+// as one by one.
 //
 // Flat combining: a caller queues its queries; if fewer than max_leaders
 // callers are searching, it becomes a leader, takes every queued request
