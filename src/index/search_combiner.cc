@@ -144,14 +144,13 @@ void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
   }
   --leaders_;
   // Every place free now (this one, and those of offered requests searched
-  // here) to a queued caller.
-  std::vector<RequestPtr> next;
-  while (RequestPtr r = HandOffLocked()) next.push_back(std::move(r));
+  // here) to a queued caller, woken at once (queued, it stays alive while
+  // mu_ is held; nothing here allocates, so no caller is left unwoken).
+  while (RequestPtr r = HandOffLocked()) r->state.notify_one();
   lock.unlock();
-  // Each caller of the batch, and the next leaders, woken (the references
-  // held here keep their states alive while they are).
+  // Each caller of the batch woken (the references held here keep their
+  // states alive while they are).
   for (const RequestPtr& r : batch) r->state.notify_one();
-  for (const RequestPtr& r : next) r->state.notify_one();
 }
 
 void FileSearchCombiner::Run(std::span<const RequestPtr> batch) {

@@ -485,6 +485,74 @@ TEST(SearchCombinerGatherTest, ALeaderUnderLoadWaitsForOneMoreCallAndAloneNever)
   std::filesystem::remove_all(dir);
 }
 
+// Three leaders at once, eight threads calling back to back with a gather
+// window: offered leads, requests taken by another leader while offered,
+// and gathering leaders all happen; every call still gets its own rows
+// (SearchFile's, the call alone) and none waits forever.
+TEST(SearchCombinerHandOffTest, ManyLeadersUnderLoadAnswerEveryCall) {
+  std::mt19937_64 rng(19);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_many");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 60;
+  std::vector<Fingerprint> queries;
+  for (int i = 0; i < kThreads * kCalls; ++i) {
+    queries.push_back(
+        FlipBits(entries[rng() % kRows].fingerprint, static_cast<int>(rng() % 30), rng));
+  }
+  FileSearchCombiner combiner(3);
+  combiner.SetGatherWindowForTesting(std::chrono::microseconds(200));
+  std::vector<std::vector<Neighbor>> got(queries.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        const size_t q = static_cast<size_t>(t * kCalls + i);
+        std::vector<std::vector<Neighbor>> out(1);
+        combiner.Search(*file, std::span<const Fingerprint>(&queries[q], 1), 28, &out);
+        got[q] = std::move(out[0]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t q = 0; q < queries.size(); ++q) {
+    std::vector<Neighbor> alone;
+    TableIndex::SearchFile(*file, nullptr, queries[q], 28, &alone);
+    ASSERT_EQ(got[q], alone) << "call " << q;
+  }
+  EXPECT_EQ(combiner.counts().calls, queries.size());
+  std::filesystem::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, SearchCombinerTest, ::testing::Values(Case{128, 28}, Case{64, 3}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::to_string(info.param.bits) + "bits_k" +
