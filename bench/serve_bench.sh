@@ -18,7 +18,10 @@
 # WORK_DIR/i.idx is missing; each run's checks add to it).
 #
 # Documents come from ../shared/data/zh_thucnews1000.jsonl (cut to 700
-# characters, ~2 KB of UTF-8). Results: JSON lines on standard output.
+# characters, ~2 KB of UTF-8). Results: JSON lines on standard output, with
+# the server's CPU time per item (server_cpu_us_per_item), its context
+# switches per item (all threads) and the index file's queries per search
+# batch (searches_per_batch, from /metrics).
 set -euo pipefail
 BUILD=${1:?build directory}
 N=${2:-1000000}
