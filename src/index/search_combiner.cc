@@ -61,8 +61,11 @@ void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerp
     }
     // Asleep until a leader completes this request or hands it the lead.
     int state;
-    while ((state = request->state.load(std::memory_order_acquire)) == kWaiting) {
-      request->state.wait(kWaiting, std::memory_order_acquire);
+    if ((state = request->state.load(std::memory_order_acquire)) == kWaiting) {
+      std::unique_lock sleep(request->wake_mu);
+      request->wake.wait(sleep, [&] {
+        return (state = request->state.load(std::memory_order_acquire)) != kWaiting;
+      });
     }
     if (state == kDone) break;
     lock.lock();
@@ -77,6 +80,13 @@ void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerp
     lead = true;
   }
   if (request->error) std::rethrow_exception(request->error);
+}
+
+void FileSearchCombiner::Wake(Request& r) {
+  // The caller tests its state holding wake_mu: taken here after the
+  // change, the wake-up cannot fall between its test and its sleep.
+  { std::lock_guard order(r.wake_mu); }
+  r.wake.notify_one();
 }
 
 FileSearchCombiner::RequestPtr FileSearchCombiner::HandOffLocked() {
@@ -146,11 +156,11 @@ void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
   // Every place free now (this one, and those of offered requests searched
   // here) to a queued caller, woken at once (queued, it stays alive while
   // mu_ is held; nothing here allocates, so no caller is left unwoken).
-  while (RequestPtr r = HandOffLocked()) r->state.notify_one();
+  while (RequestPtr r = HandOffLocked()) Wake(*r);
   lock.unlock();
   // Each caller of the batch woken (the references held here keep their
   // states alive while they are).
-  for (const RequestPtr& r : batch) r->state.notify_one();
+  for (const RequestPtr& r : batch) Wake(*r);
 }
 
 void FileSearchCombiner::Run(std::span<const RequestPtr> batch) {
