@@ -18,7 +18,10 @@
 # WORK_DIR/i.idx is missing; each run's checks add to it).
 #
 # Documents come from ../shared/data/zh_thucnews1000.jsonl (cut to 700
-# characters, ~2 KB of UTF-8). Results: JSON lines on standard output.
+# characters, ~2 KB of UTF-8). Results: JSON lines on standard output, with
+# the server's CPU time per item (server_cpu_us_per_item), its context
+# switches per item (all threads) and the index file's queries per search
+# batch (searches_per_batch, from /metrics).
 set -euo pipefail
 BUILD=${1:?build directory}
 N=${2:-1000000}
@@ -96,6 +99,19 @@ serve() {  # serve [flags...]: starts the server, sets PORT; exits when it does 
   echo "server listening on $PORT after $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s" >&2
 }
 
+switches() {  # the server's context switches so far, all threads
+  cat /proc/$SERVER/task/*/status 2>/dev/null |
+    awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n + 0 }'
+}
+searches() {  # "CALLS BATCHES": the index file's searches so far (/metrics)
+  python3 - "$PORT" <<'PY'
+import sys, urllib.request
+text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics").read().decode()
+v = {l.split()[0]: l.split()[1] for l in text.splitlines() if l and l[0] != "#"}
+print(v.get("neardup_index_file_searches_total", 0), v.get("neardup_index_file_search_batches_total", 0))
+PY
+}
+
 MODES=${MODES:-fingerprints sync,fingerprints no-sync,documents sync,fpbatch no-sync}
 IFS=, read -r -a modes <<< "$MODES"
 for mode in "${modes[@]}"; do
@@ -111,19 +127,31 @@ for mode in "${modes[@]}"; do
     # The server's CPU time (utime + stime, clock ticks) around the run: CPU
     # per request, which the machine's other load does not inflate as much
     # as it does the throughput; and the load average at the end.
+    # Also its context switches (every thread's, voluntary and not) and the
+    # index file's searches and their batches (/metrics): queries a batch.
     cpu0=$(awk '{print $14 + $15}' /proc/$SERVER/stat)
+    cs0=$(switches)
+    m0=$(searches)
     result=$("$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" || true)
     cpu1=$(awk '{print $14 + $15}' /proc/$SERVER/stat)
-    python3 - "$1" "$2" "$N" "$result" "$cpu0" "$cpu1" "$(getconf CLK_TCK)" <<'PY'
+    cs1=$(switches)
+    m1=$(searches)
+    python3 - "$1" "$2" "$N" "$result" "$cpu0" "$cpu1" "$(getconf CLK_TCK)" "$cs0" "$cs1" \
+      "$m0" "$m1" <<'PY'
 import json, os, sys
-mode, log, n, result, cpu0, cpu1, tck = sys.argv[1:]
+mode, log, n, result, cpu0, cpu1, tck, cs0, cs1, m0, m1 = sys.argv[1:]
 r = json.loads(result)
 cpu = (float(cpu1) - float(cpu0)) / float(tck)
+items = max(r["items_per_second"] * r["seconds"], 1)
 out = {"input": mode, "log": log, "n": int(n)}
 out.update(r)
 out["server_cpu_s"] = round(cpu, 2)
 out["server_cpu_us_per_request"] = round(1e6 * cpu / max(r["requests"], 1), 1)
-out["server_cpu_us_per_item"] = round(1e6 * cpu / max(r["items_per_second"] * r["seconds"], 1), 1)
+out["server_cpu_us_per_item"] = round(1e6 * cpu / items, 1)
+out["server_switches_per_item"] = round((int(cs1) - int(cs0)) / items, 2)
+(calls0, batches0), (calls1, batches1) = (map(int, m.split()) for m in (m0, m1))
+if batches1 > batches0:
+    out["searches_per_batch"] = round((calls1 - calls0) / (batches1 - batches0), 2)
 out["load1"] = os.getloadavg()[0]
 print(json.dumps(out))
 PY

@@ -3,19 +3,29 @@
 // Internal: the searches of an index file by concurrent callers (the checks
 // in flight in `neardup serve`), combined into batches.
 //
-// At the default method the index file is searched by the exact scan (issue
-// 26): one query streams every row from memory (16 bytes a row: bound by
-// memory bandwidth, ~0.43 ns a row), while a batch compares each block of
-// rows with every query while it is in cache (bound by arithmetic, ~0.20 ns
-// a row and query). So queries that arrive together cost half as much CPU
-// searched as one batch as one by one.
+// At the default method the index file is searched by a scan of every row
+// (issue 26: the exact scan, or the two-level filter whose first level
+// scans every row's low word): one query streams the rows from memory
+// (bound by memory bandwidth), while a batch compares each block of rows
+// with every query while it is in cache (bound by arithmetic). So queries
+// that arrive together cost about half as much CPU searched as one batch
+// as one by one.
 //
 // Flat combining: a caller queues its queries; if fewer than max_leaders
 // callers are searching, it becomes a leader, takes every queued request
 // and searches them as one batch per (file, k), then hands each caller its
-// rows. Other callers wait; when a leader is done, a waiting caller whose
-// request was not taken leads the next batch. A caller alone (no load)
-// leads at once with its own queries: no added wait. A call of
+// rows. Other callers wait, each on its own request: a leader that is done
+// wakes the callers of its batch alone (a check in `neardup serve` that
+// waits costs one sleep and one wake-up, not one for every batch that ends
+// meanwhile), and hands its place to the first caller still queued, which
+// leads the next batch with every request queued by then. A caller alone
+// (no load) leads at once with its own queries: no added wait. Under load
+// (the last batch held several calls, or calls queued while it ran) a
+// leader first waits, at most half a batch's measured search time and 1
+// ms, for one more call than the last batch held: a search that is bound
+// by reading the file costs little more for a few queries than for one, so
+// larger batches cost less CPU a query (never for searches under 40 us,
+// such as the 64-bit exact tables'). A call of
 // kSearchAloneQueries queries or more is a batch already: it is searched at
 // once on its own thread, never queued.
 //
@@ -26,10 +36,13 @@
 #ifndef NEARDUP_INDEX_SEARCH_COMBINER_H_
 #define NEARDUP_INDEX_SEARCH_COMBINER_H_
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -76,25 +89,59 @@ class FileSearchCombiner {
   // search, without the lock (a test holds the first leader there until
   // other calls are queued, or throws). Set before any Search.
   void SetOnLeadForTesting(std::function<void()> fn) { on_lead_ = std::move(fn); }
+  // Tests: the longest a leader under load waits for more calls, instead
+  // of half the measured search time (zero: never). Set before any Search.
+  void SetGatherWindowForTesting(std::chrono::nanoseconds window) { gather_for_testing_ = window; }
 
  private:
+  // A queued call. Its state is written under mu_ and read by its caller
+  // without it; the leader that completes it holds a reference while it
+  // wakes the caller, so the caller may return (and drop its own) at once.
+  // The caller sleeps on its own condition variable (std::atomic::wait
+  // spins through sched_yield first: ~5 % of the server's CPU, measured).
+  enum State : int { kWaiting = 0, kOffered = 1, kDone = 2 };
   struct Request {
-    const IndexFileV2* file;
+    const IndexFileV2* file = nullptr;
     std::span<const Fingerprint> queries;
-    int k;
-    std::vector<std::vector<Neighbor>>* out;
-    bool done = false;         // guarded by mu_
-    std::exception_ptr error;  // the batch's search threw; guarded by mu_
+    int k = 0;
+    std::vector<std::vector<Neighbor>>* out = nullptr;
+    std::atomic<int> state{kWaiting};  // kOffered: the lead was handed to it
+    std::mutex wake_mu;                // orders a wake-up with the caller's sleep
+    std::condition_variable wake;
+    bool reserved = false;     // a leader's place is counted for it (kOffered); guarded by mu_
+    std::exception_ptr error;  // the batch's search threw; written before kDone
   };
+  using RequestPtr = std::shared_ptr<Request>;
+  // Wakes r's caller after its state changed.
+  static void Wake(Request& r);
+  // Leads one batch: every queued request. Called with `lock` held and
+  // this caller's place counted in leaders_; returns with it released and
+  // the place given up (or handed on).
+  void Lead(std::unique_lock<std::mutex>& lock);
+  // A place is free and a request queued: offers the lead to the first
+  // queued caller not offered it yet (counting its place). Requires mu_.
+  RequestPtr HandOffLocked();
+  // How long a new leader waits for more calls (zero: not at all), from
+  // the last batch. Requires mu_.
+  std::chrono::nanoseconds GatherWindowLocked() const;
   // Searches `batch`, one pipeline per (file, k). Called without mu_.
-  static void Run(std::span<Request* const> batch);
+  static void Run(std::span<const RequestPtr> batch);
 
   const int max_leaders_;
-  mutable std::mutex mu_;
-  std::condition_variable done_;
-  std::vector<Request*> pending_;  // guarded by mu_
-  int leaders_ = 0;                // guarded by mu_
-  Counts counts_;                  // guarded by mu_
+  std::mutex mu_;
+  std::vector<RequestPtr> pending_;  // guarded by mu_
+  int leaders_ = 0;                  // guarded by mu_
+  // Gathering: a leader waits on arrived_ until gather_target_ calls are
+  // queued (0: none waits). The last batch's calls, whether calls queued
+  // while it ran, and a batch's search time (a moving average).
+  std::condition_variable arrived_;
+  size_t gather_target_ = 0;                 // guarded by mu_
+  size_t last_batch_ = 0;                    // guarded by mu_
+  bool queued_after_ = false;                // guarded by mu_
+  std::chrono::nanoseconds search_time_{0};  // guarded by mu_
+  std::chrono::nanoseconds gather_for_testing_{-1};
+  std::atomic<uint64_t> calls_{0};
+  std::atomic<uint64_t> batches_{0};
   std::function<void()> on_lead_;
 };
 

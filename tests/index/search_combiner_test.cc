@@ -7,7 +7,9 @@
 // load the calls are combined (fewer batches than calls). The file holds
 // the scan (128 bits, k = 28: the default method's choice) or exact tables
 // (64 bits, k = 3). A batch whose search throws throws in each of its
-// callers; a large call never waits behind a leader.
+// callers; a large call never waits behind a leader; a leader that is done
+// hands its place to a queued caller; under load a leader gathers one more
+// call, alone it never waits.
 
 #include "index/search_combiner.h"
 
@@ -314,6 +316,240 @@ TEST(SearchCombinerLargeCallTest, ALargeCallIsNotQueuedBehindALeader) {
     EXPECT_EQ(out[q], OracleSearch(entries, queries[q], 28)) << "query " << q;
   }
   EXPECT_EQ(combiner.counts().calls, 2u);
+  std::filesystem::remove_all(dir);
+}
+
+// Two leaders at once (max_leaders 2), each held until four more calls
+// are queued: each leader wakes its own caller alone, and a leader that is
+// done hands its place to the first queued caller, which searches every
+// queued call as one batch (three batches in all). Every caller gets the
+// oracle's rows.
+TEST(SearchCombinerHandOffTest, ALeaderThatIsDoneHandsItsPlaceToAQueuedCaller) {
+  std::mt19937_64 rng(13);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_hand_off");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  constexpr int kThreads = 6;
+  FileSearchCombiner combiner(2);
+  std::atomic<int> leads{0}, held{0};
+  combiner.SetOnLeadForTesting([&] {
+    if (leads++ >= 2) return;
+    ++held;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while ((held.load() < 2 || combiner.counts().calls < static_cast<uint64_t>(kThreads)) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<Fingerprint> queries;
+  for (int t = 0; t < kThreads; ++t) {
+    queries.push_back(FlipBits(entries[rng() % kRows].fingerprint, 3 + 4 * t, rng));
+  }
+  std::vector<std::vector<std::vector<Neighbor>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      got[t].resize(1);
+      combiner.Search(*file, std::span<const Fingerprint>(&queries[t], 1), 28, &got[t]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(held.load(), 2);  // both first leaders searched at once
+  const FileSearchCombiner::Counts counts = combiner.counts();
+  EXPECT_EQ(counts.calls, static_cast<uint64_t>(kThreads));
+  EXPECT_EQ(counts.batches, 3u);
+  for (int t = 0; t < kThreads; ++t) {
+    std::sort(got[t][0].begin(), got[t][0].end(), [](const Neighbor& a, const Neighbor& b) {
+      return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+    });
+    EXPECT_EQ(got[t][0], OracleSearch(entries, queries[t], 28)) << "caller " << t;
+    EXPECT_FALSE(got[t][0].empty()) << "caller " << t;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Under load (a call queued while the last batch ran) a new leader waits,
+// within the gather window, for one more call than the last batch held: the
+// call that comes 50 ms later joins its batch (two batches for three calls,
+// where at once would be three). A caller alone never waits: one thread's
+// calls one after the other take no window.
+TEST(SearchCombinerGatherTest, ALeaderUnderLoadWaitsForOneMoreCallAndAloneNever) {
+  std::mt19937_64 rng(17);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_gather");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  std::vector<Fingerprint> queries;
+  for (int t = 0; t < 3; ++t) queries.push_back(FlipBits(entries[7 * t].fingerprint, 5, rng));
+  const auto search = [&](FileSearchCombiner& combiner, int t,
+                          std::vector<std::vector<Neighbor>>* out) {
+    out->assign(1, {});
+    combiner.Search(*file, std::span<const Fingerprint>(&queries[t], 1), 28, out);
+  };
+  {
+    // Alone: ten calls in a row, each at once (a window of 10 s each
+    // would take 100 s).
+    FileSearchCombiner combiner(1);
+    combiner.SetGatherWindowForTesting(std::chrono::seconds(10));
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<Neighbor>> out;
+    for (int i = 0; i < 10; ++i) search(combiner, i % 3, &out);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_EQ(combiner.counts().batches, 10u);
+  }
+  FileSearchCombiner combiner(1);
+  combiner.SetGatherWindowForTesting(std::chrono::seconds(10));
+  // The first leader holds its batch until the second call is queued.
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < 2 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<std::vector<std::vector<Neighbor>>> got(3);
+  std::thread a([&] { search(combiner, 0, &got[0]); });
+  while (combiner.counts().batches == 0) std::this_thread::yield();
+  std::thread b([&] { search(combiner, 1, &got[1]); });
+  a.join();  // the second call was queued meanwhile: its leader gathers
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto start = std::chrono::steady_clock::now();
+  std::thread c([&] { search(combiner, 2, &got[2]); });
+  b.join();
+  c.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(combiner.counts().calls, 3u);
+  EXPECT_EQ(combiner.counts().batches, 2u);
+  for (int t = 0; t < 3; ++t) {
+    std::sort(got[t][0].begin(), got[t][0].end(), [](const Neighbor& x, const Neighbor& y) {
+      return x.distance != y.distance ? x.distance < y.distance : x.id < y.id;
+    });
+    EXPECT_EQ(got[t][0], OracleSearch(entries, queries[t], 28)) << "call " << t;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Three leaders at once, eight threads calling back to back with a gather
+// window: offered leads, requests taken by another leader while offered,
+// and gathering leaders all happen; every call still gets its own rows
+// (SearchFile's, the call alone) and none waits forever.
+TEST(SearchCombinerHandOffTest, ManyLeadersUnderLoadAnswerEveryCall) {
+  std::mt19937_64 rng(19);
+  constexpr size_t kRows = 2000;
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<IndexEntry> entries;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kRows; ++i) {
+    const Fingerprint fp = RandomFingerprint(128, rng);
+    ids.push_back(i);
+    lo.push_back(fp.lo());
+    hi.push_back(fp.hi());
+    entries.push_back(IndexEntry{i, fp});
+    names.push_back("d" + std::to_string(i));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(kRows, 128, 28, policy);
+  meta.policy = policy;
+  meta.rows = kRows;
+  const std::string dir = testing::MakeTempDir("search_combiner_many");
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
+                                               1, &checksum)
+                  .ok());
+  auto mapped = MappedFile::Open(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  auto opened = IndexFileV2::Open(*mapped, path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 60;
+  std::vector<Fingerprint> queries;
+  for (int i = 0; i < kThreads * kCalls; ++i) {
+    queries.push_back(
+        FlipBits(entries[rng() % kRows].fingerprint, static_cast<int>(rng() % 30), rng));
+  }
+  FileSearchCombiner combiner(3);
+  combiner.SetGatherWindowForTesting(std::chrono::microseconds(200));
+  std::vector<std::vector<Neighbor>> got(queries.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        const size_t q = static_cast<size_t>(t * kCalls + i);
+        std::vector<std::vector<Neighbor>> out(1);
+        combiner.Search(*file, std::span<const Fingerprint>(&queries[q], 1), 28, &out);
+        got[q] = std::move(out[0]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t q = 0; q < queries.size(); ++q) {
+    std::vector<Neighbor> alone;
+    TableIndex::SearchFile(*file, nullptr, queries[q], 28, &alone);
+    ASSERT_EQ(got[q], alone) << "call " << q;
+  }
+  EXPECT_EQ(combiner.counts().calls, queries.size());
   std::filesystem::remove_all(dir);
 }
 

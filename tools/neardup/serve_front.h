@@ -12,7 +12,10 @@
 //  - a worker thread gets a connection only once its head is complete, runs
 //    httplib's request processing on it (body, routing, answer), and hands
 //    it back to the poller to wait for its next request (keep-alive idle
-//    time costs no worker either).
+//    time costs no worker either);
+//  - what httplib writes for an answer (head, then body) is held and sent
+//    in one write once the request is answered, or before any wait to read
+//    (one loopback packet, one wake-up of the client).
 //
 // Debian's cpp-httplib 0.11.4 is a compiled library: its macros for header
 // limits and its thread-per-connection loop cannot be changed from here, so
