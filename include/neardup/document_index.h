@@ -217,17 +217,21 @@ struct EvictionOptions {
 
 // The lookup tables of the committed index file and of the delta.
 struct IndexTablesStats {
-  std::string kind;        // "exact", "bands", "probe", "scan" or "filter" (no tables)
-  int tables = 0;          // L (bands) or C(b, k) (exact)
-  int blocks = 0;          // exact: b
-  int band_bits = 0;       // bands: r sampled bits per band; probe: key bits
-  int probe_radius = 0;    // bands, probe: key bits flipped per probe; filter: t
-  uint64_t seed = 0;       // bands: the positions' seed (kDefaultBandSeed)
-  double recall_at_k = 1;  // guaranteed recall at d = max_k (1 when exact)
+  std::string kind;          // "exact", "bands", "probe", "scan" or "filter" (no tables)
+  int tables = 0;            // L (bands, probe) or C(b, k) (exact)
+  int blocks = 0;            // exact: b
+  int band_bits = 0;         // bands: r sampled bits per band; probe: key bits
+  int probe_radius = 0;      // bands, probe: key bits flipped per probe; filter: t
+  int filter_threshold = 0;  // probe: t, a filter word's distance to survive
+  uint64_t seed = 0;         // bands: the positions' seed (kDefaultBandSeed)
+  double recall_at_k = 1;    // guaranteed recall at d = max_k (1 when exact)
   double recall_at_k_minus_4 = 1;
   double estimated_query_us = 0;  // cost model, one thread
-  int file_version = 0;           // of the committed index file (0: never written)
-  size_t delta_entries = 0;       // added since the index file was written (in memory)
+  // The tables' bytes per fingerprint as the layout states it (the cost
+  // model's; 0 without tables), beyond the fingerprint itself.
+  double bytes_per_fingerprint = 0;
+  int file_version = 0;      // of the committed index file (0: never written)
+  size_t delta_entries = 0;  // added since the index file was written (in memory)
 };
 
 struct DocumentIndexStats {

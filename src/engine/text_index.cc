@@ -83,6 +83,15 @@ std::string TextIndexStatsJson(const TextIndexStats& s, int indent) {
     // The first level's threshold: rows whose low 64 bits are within it of
     // the query's are checked in full.
     tables["low_word_threshold"] = t.probe_radius;
+  } else if (t.kind == "probe") {
+    // L tables of b-bit keys, each key within r probed; a filter word
+    // within t of the query's half survives (doc/index_format.md).
+    tables["key_bits"] = t.band_bits;
+    tables["probe_radius"] = t.probe_radius;
+    tables["filter_threshold"] = t.filter_threshold;
+  }
+  if (t.kind != "scan" && t.kind != "filter") {
+    tables["bytes_per_fingerprint"] = t.bytes_per_fingerprint;
   }
   tables["recall_at_k"] = t.recall_at_k;
   tables["recall_at_k_minus_4"] = t.recall_at_k_minus_4;

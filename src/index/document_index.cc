@@ -865,15 +865,17 @@ DocumentIndexStats DocumentIndex::Stats() const {
   t.band_bits = spec.band_bits;
   t.probe_radius = spec.radius;
   if (spec.kind == index_internal::TablesKind::kProbe && !spec.masks.empty()) {
-    // The probe tables: their keys' bits and probe radius (the filter
-    // words' threshold t is the spec's radius, doc/index_format.md).
+    // The probe tables: their keys' bits, probe radius and the filter
+    // words' threshold t (the spec's radius, doc/index_format.md).
     t.band_bits = spec.dir_bits;
     t.probe_radius = static_cast<int>(spec.masks[0].radius);
+    t.filter_threshold = spec.radius;
   }
   t.seed = spec.seed;
   t.recall_at_k = spec.recall_at_k;
   t.recall_at_k_minus_4 = spec.recall_at_k_minus_4;
   t.estimated_query_us = spec.estimated_query_us;
+  t.bytes_per_fingerprint = spec.bytes_per_fingerprint;
   const index_internal::IndexFileV2* base = rep_->index->base();
   t.file_version = !rep_->has_committed ? 0
                    : base != nullptr    ? static_cast<int>(base->meta().version)

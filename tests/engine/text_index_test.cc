@@ -178,5 +178,37 @@ TEST(TextIndexTest, StatsJsonStatesTheFiltersThreshold) {
       nlohmann::json::parse(TextIndexStatsJson(s))["tables"].contains("low_word_threshold"));
 }
 
+// The probe tables (kind "probe") state their layout: L tables of b-bit
+// keys probed within r, the filter words' threshold t, and the tables'
+// bytes per fingerprint; the bands' and the filter's names are not printed.
+TEST(TextIndexTest, StatsJsonStatesTheProbeTablesLayout) {
+  TextIndexStats s;
+  s.tables.kind = "probe";
+  s.tables.tables = 8;
+  s.tables.band_bits = 14;
+  s.tables.probe_radius = 2;
+  s.tables.filter_threshold = 13;
+  s.tables.bytes_per_fingerprint = 96.5;
+  s.tables.recall_at_k = 0.99012;
+  for (const int indent : {-1, 2}) {
+    const auto j = nlohmann::json::parse(TextIndexStatsJson(s, indent))["tables"];
+    EXPECT_EQ(j["kind"], "probe");
+    EXPECT_EQ(j["tables"], 8);
+    EXPECT_EQ(j["key_bits"], 14);
+    EXPECT_EQ(j["probe_radius"], 2);
+    EXPECT_EQ(j["filter_threshold"], 13);
+    EXPECT_DOUBLE_EQ(j["bytes_per_fingerprint"].get<double>(), 96.5);
+    EXPECT_DOUBLE_EQ(j["recall_at_k"].get<double>(), 0.99012);
+    for (const char* name : {"band_bits", "seed", "low_word_threshold", "blocks"}) {
+      EXPECT_FALSE(j.contains(name)) << name;
+    }
+  }
+  // Without tables there are no table bytes to state.
+  s.tables.kind = "scan";
+  const auto scan = nlohmann::json::parse(TextIndexStatsJson(s))["tables"];
+  EXPECT_FALSE(scan.contains("bytes_per_fingerprint"));
+  EXPECT_FALSE(scan.contains("filter_threshold"));
+}
+
 }  // namespace
 }  // namespace neardup

@@ -193,6 +193,17 @@ TEST(ProbeIndexFileTest, DocumentIndexCommitsAndQueriesProbeTables) {
   const DocumentIndexStats stats = (*index)->Stats();
   EXPECT_EQ(stats.tables.kind, "probe");
   EXPECT_GE(stats.tables.recall_at_k, 0.99);
+  // The stats state the layout the cost model chose for these rows (and
+  // the file recorded): L, b, r, t, its recall and table bytes.
+  const index_internal::ProbeTablesSpec chosen =
+      index_internal::ChooseProbeTables(d.fps.size(), kK, 0.99, index_internal::kMaxProbeBytes);
+  ASSERT_GT(chosen.tables, 0);
+  EXPECT_EQ(stats.tables.tables, chosen.tables);
+  EXPECT_EQ(stats.tables.band_bits, chosen.key_bits);
+  EXPECT_EQ(stats.tables.probe_radius, chosen.radius);
+  EXPECT_EQ(stats.tables.filter_threshold, chosen.threshold);
+  EXPECT_DOUBLE_EQ(stats.tables.recall_at_k, chosen.recall_at_k);
+  EXPECT_DOUBLE_EQ(stats.tables.bytes_per_fingerprint, chosen.bytes_per_fingerprint);
   // Every query's planted neighbours at 0 and 5 (always within a table's
   // radius and threshold) are found, with their distances.
   std::vector<DocumentMatch> got;
