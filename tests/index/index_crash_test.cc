@@ -491,7 +491,8 @@ TEST_F(IndexCrashTest, KilledAtRandomTimes) {
 // IDX: SIGKILL at random moments (deterministic seed) over 24 consecutive
 // runs on the same index. After each, the index opens; a run that printed its
 // results (acknowledged) has every new document; a killed run added all of its
-// batch or none (one log record).
+// batch or none (one log record). Every fourth run is not killed, so some
+// runs are acknowledged however slow the machine is.
 TEST_F(IndexCrashTest, CheckAddNewKilledAtRandomTimesLosesNothingAcknowledged) {
   const Docs base = MakeDocs("old", 20000, 71);
   BuildPristine(base);
@@ -521,11 +522,22 @@ TEST_F(IndexCrashTest, CheckAddNewKilledAtRandomTimesLosesNothingAcknowledged) {
     WriteFile(input, FingerprintJsonl(batch));
     const Child c = child(input);
     const pid_t pid = Start(c);
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % (full * 3 / 2 + 1)));
-    kill(pid, SIGKILL);
+    // Every fourth run is left to finish: the kills' delays come from one
+    // timed run, and on a loaded machine every later run can outlast them,
+    // so the acknowledged case would go untested (and `landed` stay 0).
+    const bool let_finish = trial % 4 == 3;
+    const uint64_t delay_us = rng() % (full * 3 / 2 + 1);
+    if (!let_finish) {
+      std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      kill(pid, SIGKILL);
+    }
     const int rc = Wait(pid);
     const std::string out = ReadFile(c.stdout_file);
     const bool acknowledged = rc == 0 && std::count(out.begin(), out.end(), '\n') == 50;
+    if (let_finish) {
+      ASSERT_TRUE(acknowledged) << "trial " << trial << ": exit " << rc << ": "
+                                << ReadFile(c.stderr_file);
+    }
     if (rc != 0) ++killed;
     std::string why;
     const int state = StateOf(idx, expected, Union(expected, batch), &why);
