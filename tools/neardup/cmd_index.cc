@@ -438,8 +438,9 @@ void AddEvictionOptions(CLI::App* cmd, EvictionOptions* options) {
 void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   CLI::App* index = app.add_subcommand(
       "index",
-      "A persistent near-duplicate index (the exact SIMD scan, exact tables, or bit-sampling "
-      "bands with a stated recall: whichever is cheapest)");
+      "A persistent near-duplicate index (the exact SIMD scan, exact tables, or with a stated "
+      "recall the two-level scan, sorted probe tables or bit-sampling bands: whichever is "
+      "cheapest)");
   index->require_subcommand(1);
 
   auto build = std::make_shared<IndexFlags>();
@@ -454,17 +455,20 @@ void AddIndexCommand(CLI::App& app, ExitCode* exit_code) {
   b->add_flag("--exact", build->tables.exact,
               "Exact lookup tables (every match within k is found) whatever their cost; by "
               "default the cheapest of the exact scan (no tables), exact tables and, with "
-              "--recall, the two-level scan (no tables, 128 bits) and bit-sampling bands");
+              "--recall, the two-level scan (no tables, 128 bits), probe tables (128 bits) and "
+              "bit-sampling bands");
   b->add_flag(
       "--tables", build->tables.tables_only,
       "Lookup tables (exact or bands) even where a scan (exact or two-level) is cheaper, so that a "
       "query's cost grows slower than the index");
-  b->add_option("--recall", build->tables.recall,
-                "Bands and the two-level scan: the guaranteed recall at distance max k (default "
-                "0.99; 1 - (1 - R) / 100 at max k - 4)")
+  b->add_option(
+       "--recall", build->tables.recall,
+       "Bands, probe tables and the two-level scan: the guaranteed recall at distance max k "
+       "(default 0.99; 1 - (1 - R) / 100 at max k - 4)")
       ->check(CLI::Range(1e-6, 0.999999999));
   b->add_option("--max-table-bytes", build->tables.max_bytes_per_fingerprint,
-                "Bands: bytes per fingerprint the tables may take (default 512)")
+                "Bands and probe tables: bytes per fingerprint the tables may take (default 512; "
+                "probe tables at most 128)")
       ->check(CLI::Range(8, 65536));
   b->add_option("--index-version", build->tables.file_version,
                 "Index file version to write: 3 (tables used in place, default), 2 (read by "
