@@ -47,6 +47,54 @@ using testing::FlipBits;
 using testing::OracleSearch;
 using testing::RandomFingerprint;
 
+// `rows` random 128-bit fingerprints, ids 0, 1, ...
+std::vector<IndexEntry> RandomEntries(size_t rows, std::mt19937_64& rng) {
+  std::vector<IndexEntry> entries;
+  for (uint64_t i = 0; i < rows; ++i) entries.push_back(IndexEntry{i, RandomFingerprint(128, rng)});
+  return entries;
+}
+
+// `entries` (all of `bits` bits, named "d<id>") written as a version 3 index
+// file under `dir`, with the layout ChooseTables picks at k, and opened in
+// place; nullptr (and a test failure) when either step fails.
+std::unique_ptr<const IndexFileV2> WriteAndOpen(const std::vector<IndexEntry>& entries, int bits,
+                                                int k, const std::string& dir) {
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<std::string> names;
+  for (const IndexEntry& e : entries) {
+    ids.push_back(e.id);
+    lo.push_back(e.fingerprint.lo());
+    if (bits == 128) hi.push_back(e.fingerprint.hi());
+    names.push_back("d" + std::to_string(e.id));
+  }
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  TablesPolicy policy;
+  IndexFileV2Meta meta;
+  meta.version = index_internal::kIndexVersion3;
+  meta.spec = ChooseTables(entries.size(), bits, k, policy);
+  meta.policy = policy;
+  meta.rows = entries.size();
+  const std::string path = dir + "/index.ndx";
+  uint64_t checksum = 0;
+  const Status written = index_internal::WriteIndexFileV2(
+      path, meta, IndexFileV2Rows{ids, lo, hi, name_views}, 1, &checksum);
+  if (!written.ok()) {
+    ADD_FAILURE() << written.ToString();
+    return nullptr;
+  }
+  auto mapped = MappedFile::Open(path);
+  if (!mapped.ok()) {
+    ADD_FAILURE() << mapped.status().ToString();
+    return nullptr;
+  }
+  auto opened = IndexFileV2::Open(*mapped, path);
+  if (!opened.ok()) {
+    ADD_FAILURE() << opened.status().ToString();
+    return nullptr;
+  }
+  return std::move(*opened);
+}
+
 struct Case {
   int bits;
   int k;
@@ -58,37 +106,16 @@ TEST_P(SearchCombinerTest, ConcurrentCallersGetTheExactScansRows) {
   const Case c = GetParam();
   std::mt19937_64 rng(static_cast<uint64_t>(c.bits + c.k));
   constexpr size_t kRows = 20000;
-  std::vector<uint64_t> ids, lo, hi;
   std::vector<IndexEntry> entries;
-  std::vector<std::string> names;
   for (uint64_t i = 0; i < kRows; ++i) {
     const Fingerprint fp =
         i % 3 == 1 ? FlipBits(entries[i - 1].fingerprint, static_cast<int>(rng() % (c.k + 2)), rng)
                    : RandomFingerprint(c.bits, rng);
-    ids.push_back(i);
-    lo.push_back(fp.lo());
-    if (c.bits == 128) hi.push_back(fp.hi());
     entries.push_back(IndexEntry{i, fp});
-    names.push_back("d" + std::to_string(i));
   }
-  std::vector<std::string_view> name_views(names.begin(), names.end());
-  TablesPolicy policy;
-  IndexFileV2Meta meta;
-  meta.version = index_internal::kIndexVersion3;
-  meta.spec = ChooseTables(kRows, c.bits, c.k, policy);
-  meta.policy = policy;
-  meta.rows = kRows;
   const std::string dir = testing::MakeTempDir("search_combiner");
-  const std::string path = dir + "/index.ndx";
-  uint64_t checksum = 0;
-  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
-                                               1, &checksum)
-                  .ok());
-  auto mapped = MappedFile::Open(path);
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto opened = IndexFileV2::Open(*mapped, path);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, c.bits, c.k, dir);
+  ASSERT_NE(file, nullptr);
 
   // Queries near stored rows (0..k+1 bits away) and random ones; each
   // thread's calls hold 1 to 3 of them, at k or at k - 1.
@@ -171,35 +198,10 @@ TEST_P(SearchCombinerTest, ConcurrentCallersGetTheExactScansRows) {
 TEST(SearchCombinerFailureTest, AThrowingBatchThrowsInEachCallerAndTheNextCallsWork) {
   std::mt19937_64 rng(7);
   constexpr size_t kRows = 2000;
-  std::vector<uint64_t> ids, lo, hi;
-  std::vector<IndexEntry> entries;
-  std::vector<std::string> names;
-  for (uint64_t i = 0; i < kRows; ++i) {
-    const Fingerprint fp = RandomFingerprint(128, rng);
-    ids.push_back(i);
-    lo.push_back(fp.lo());
-    hi.push_back(fp.hi());
-    entries.push_back(IndexEntry{i, fp});
-    names.push_back("d" + std::to_string(i));
-  }
-  std::vector<std::string_view> name_views(names.begin(), names.end());
-  TablesPolicy policy;
-  IndexFileV2Meta meta;
-  meta.version = index_internal::kIndexVersion3;
-  meta.spec = ChooseTables(kRows, 128, 28, policy);
-  meta.policy = policy;
-  meta.rows = kRows;
+  const std::vector<IndexEntry> entries = RandomEntries(kRows, rng);
   const std::string dir = testing::MakeTempDir("search_combiner_failure");
-  const std::string path = dir + "/index.ndx";
-  uint64_t checksum = 0;
-  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
-                                               1, &checksum)
-                  .ok());
-  auto mapped = MappedFile::Open(path);
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto opened = IndexFileV2::Open(*mapped, path);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
 
   constexpr int kThreads = 4;
   FileSearchCombiner combiner(1);
@@ -250,35 +252,10 @@ TEST(SearchCombinerFailureTest, AThrowingBatchThrowsInEachCallerAndTheNextCallsW
 TEST(SearchCombinerLargeCallTest, ALargeCallIsNotQueuedBehindALeader) {
   std::mt19937_64 rng(11);
   constexpr size_t kRows = 3000;
-  std::vector<uint64_t> ids, lo, hi;
-  std::vector<IndexEntry> entries;
-  std::vector<std::string> names;
-  for (uint64_t i = 0; i < kRows; ++i) {
-    const Fingerprint fp = RandomFingerprint(128, rng);
-    ids.push_back(i);
-    lo.push_back(fp.lo());
-    hi.push_back(fp.hi());
-    entries.push_back(IndexEntry{i, fp});
-    names.push_back("d" + std::to_string(i));
-  }
-  std::vector<std::string_view> name_views(names.begin(), names.end());
-  TablesPolicy policy;
-  IndexFileV2Meta meta;
-  meta.version = index_internal::kIndexVersion3;
-  meta.spec = ChooseTables(kRows, 128, 28, policy);
-  meta.policy = policy;
-  meta.rows = kRows;
+  const std::vector<IndexEntry> entries = RandomEntries(kRows, rng);
   const std::string dir = testing::MakeTempDir("search_combiner_large");
-  const std::string path = dir + "/index.ndx";
-  uint64_t checksum = 0;
-  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
-                                               1, &checksum)
-                  .ok());
-  auto mapped = MappedFile::Open(path);
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto opened = IndexFileV2::Open(*mapped, path);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
 
   FileSearchCombiner combiner(1);
   // The leader of the small call below stays in its batch until the large
@@ -327,35 +304,10 @@ TEST(SearchCombinerLargeCallTest, ALargeCallIsNotQueuedBehindALeader) {
 TEST(SearchCombinerHandOffTest, ALeaderThatIsDoneHandsItsPlaceToAQueuedCaller) {
   std::mt19937_64 rng(13);
   constexpr size_t kRows = 2000;
-  std::vector<uint64_t> ids, lo, hi;
-  std::vector<IndexEntry> entries;
-  std::vector<std::string> names;
-  for (uint64_t i = 0; i < kRows; ++i) {
-    const Fingerprint fp = RandomFingerprint(128, rng);
-    ids.push_back(i);
-    lo.push_back(fp.lo());
-    hi.push_back(fp.hi());
-    entries.push_back(IndexEntry{i, fp});
-    names.push_back("d" + std::to_string(i));
-  }
-  std::vector<std::string_view> name_views(names.begin(), names.end());
-  TablesPolicy policy;
-  IndexFileV2Meta meta;
-  meta.version = index_internal::kIndexVersion3;
-  meta.spec = ChooseTables(kRows, 128, 28, policy);
-  meta.policy = policy;
-  meta.rows = kRows;
+  const std::vector<IndexEntry> entries = RandomEntries(kRows, rng);
   const std::string dir = testing::MakeTempDir("search_combiner_hand_off");
-  const std::string path = dir + "/index.ndx";
-  uint64_t checksum = 0;
-  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
-                                               1, &checksum)
-                  .ok());
-  auto mapped = MappedFile::Open(path);
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto opened = IndexFileV2::Open(*mapped, path);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
 
   constexpr int kThreads = 6;
   FileSearchCombiner combiner(2);
@@ -404,35 +356,10 @@ TEST(SearchCombinerHandOffTest, ALeaderThatIsDoneHandsItsPlaceToAQueuedCaller) {
 TEST(SearchCombinerGatherTest, ALeaderUnderLoadWaitsForOneMoreCallAndAloneNever) {
   std::mt19937_64 rng(17);
   constexpr size_t kRows = 2000;
-  std::vector<uint64_t> ids, lo, hi;
-  std::vector<IndexEntry> entries;
-  std::vector<std::string> names;
-  for (uint64_t i = 0; i < kRows; ++i) {
-    const Fingerprint fp = RandomFingerprint(128, rng);
-    ids.push_back(i);
-    lo.push_back(fp.lo());
-    hi.push_back(fp.hi());
-    entries.push_back(IndexEntry{i, fp});
-    names.push_back("d" + std::to_string(i));
-  }
-  std::vector<std::string_view> name_views(names.begin(), names.end());
-  TablesPolicy policy;
-  IndexFileV2Meta meta;
-  meta.version = index_internal::kIndexVersion3;
-  meta.spec = ChooseTables(kRows, 128, 28, policy);
-  meta.policy = policy;
-  meta.rows = kRows;
+  const std::vector<IndexEntry> entries = RandomEntries(kRows, rng);
   const std::string dir = testing::MakeTempDir("search_combiner_gather");
-  const std::string path = dir + "/index.ndx";
-  uint64_t checksum = 0;
-  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
-                                               1, &checksum)
-                  .ok());
-  auto mapped = MappedFile::Open(path);
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto opened = IndexFileV2::Open(*mapped, path);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
 
   std::vector<Fingerprint> queries;
   for (int t = 0; t < 3; ++t) queries.push_back(FlipBits(entries[7 * t].fingerprint, 5, rng));
@@ -492,35 +419,10 @@ TEST(SearchCombinerGatherTest, ALeaderUnderLoadWaitsForOneMoreCallAndAloneNever)
 TEST(SearchCombinerHandOffTest, ManyLeadersUnderLoadAnswerEveryCall) {
   std::mt19937_64 rng(19);
   constexpr size_t kRows = 2000;
-  std::vector<uint64_t> ids, lo, hi;
-  std::vector<IndexEntry> entries;
-  std::vector<std::string> names;
-  for (uint64_t i = 0; i < kRows; ++i) {
-    const Fingerprint fp = RandomFingerprint(128, rng);
-    ids.push_back(i);
-    lo.push_back(fp.lo());
-    hi.push_back(fp.hi());
-    entries.push_back(IndexEntry{i, fp});
-    names.push_back("d" + std::to_string(i));
-  }
-  std::vector<std::string_view> name_views(names.begin(), names.end());
-  TablesPolicy policy;
-  IndexFileV2Meta meta;
-  meta.version = index_internal::kIndexVersion3;
-  meta.spec = ChooseTables(kRows, 128, 28, policy);
-  meta.policy = policy;
-  meta.rows = kRows;
+  const std::vector<IndexEntry> entries = RandomEntries(kRows, rng);
   const std::string dir = testing::MakeTempDir("search_combiner_many");
-  const std::string path = dir + "/index.ndx";
-  uint64_t checksum = 0;
-  ASSERT_TRUE(index_internal::WriteIndexFileV2(path, meta, IndexFileV2Rows{ids, lo, hi, name_views},
-                                               1, &checksum)
-                  .ok());
-  auto mapped = MappedFile::Open(path);
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto opened = IndexFileV2::Open(*mapped, path);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  const std::unique_ptr<const IndexFileV2> file = std::move(*opened);
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
 
   constexpr int kThreads = 8;
   constexpr int kCalls = 60;
