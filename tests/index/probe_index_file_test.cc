@@ -36,32 +36,11 @@ using index_internal::TablesSpec;
 
 constexpr int kK = 28;
 
-struct Data {
-  std::vector<uint64_t> ids, lo, hi;
-  std::vector<Fingerprint> fps, queries;
-  std::vector<std::string> names;
-  std::vector<IndexEntry> entries;
-};
+using Data = testing::PlantedRows;
 
 Data MakeData(size_t random_rows, size_t queries, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Data d;
-  for (size_t i = 0; i < random_rows; ++i) d.fps.push_back(testing::RandomFingerprint(128, rng));
-  for (size_t q = 0; q < queries; ++q) {
-    d.queries.push_back(testing::RandomFingerprint(128, rng));
-    for (int dist : {kK, kK, 0, 5, 14, kK - 4, kK - 1, kK + 1}) {
-      d.fps.push_back(testing::FlipBits(d.queries.back(), dist, rng));
-    }
-  }
-  std::shuffle(d.fps.begin(), d.fps.end(), rng);
-  for (size_t i = 0; i < d.fps.size(); ++i) {
-    d.ids.push_back(i * 2 + 1);
-    d.lo.push_back(d.fps[i].lo());
-    d.hi.push_back(d.fps[i].hi());
-    d.names.push_back("doc" + std::to_string(i));
-    d.entries.push_back(IndexEntry{d.ids.back(), d.fps[i]});
-  }
-  return d;
+  return testing::MakePlantedRows(random_rows, queries, {kK, kK, 0, 5, 14, kK - 4, kK - 1, kK + 1},
+                                  seed);
 }
 
 std::shared_ptr<const index_internal::IndexFileV2> WriteFile(const Data& d, const TablesSpec& spec,

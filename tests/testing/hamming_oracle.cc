@@ -65,4 +65,24 @@ Fingerprint FlipBits(const Fingerprint& fp, int flips, std::mt19937_64& rng) {
   return fp.bits() == 64 ? Fingerprint::From64(lo) : Fingerprint::From128(hi, lo);
 }
 
+PlantedRows MakePlantedRows(size_t random_rows, size_t queries, const std::vector<int>& planted,
+                            uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  PlantedRows d;
+  for (size_t i = 0; i < random_rows; ++i) d.fps.push_back(RandomFingerprint(128, rng));
+  for (size_t q = 0; q < queries; ++q) {
+    d.queries.push_back(RandomFingerprint(128, rng));
+    for (int dist : planted) d.fps.push_back(FlipBits(d.queries.back(), dist, rng));
+  }
+  std::shuffle(d.fps.begin(), d.fps.end(), rng);
+  for (size_t i = 0; i < d.fps.size(); ++i) {
+    d.ids.push_back(i * 2 + 1);
+    d.lo.push_back(d.fps[i].lo());
+    d.hi.push_back(d.fps[i].hi());
+    d.names.push_back("doc" + std::to_string(i));
+    d.entries.push_back(IndexEntry{d.ids.back(), d.fps[i]});
+  }
+  return d;
+}
+
 }  // namespace neardup::testing

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "neardup/fingerprint.h"
@@ -29,6 +30,20 @@ std::vector<IdPair> OraclePairs(const std::vector<IndexEntry>& entries, int k);
 Fingerprint RandomFingerprint(int bits, std::mt19937_64& rng);
 // `fp` with exactly `flips` distinct random bits flipped.
 Fingerprint FlipBits(const Fingerprint& fp, int flips, std::mt19937_64& rng);
+
+// Rows of 128-bit fingerprints for the index tests: `random_rows` random
+// ones, plus for each of `queries` random queries one neighbour planted at
+// each distance of `planted` (in that order), shuffled. Row i has id
+// 2i + 1 and name "doc<i>"; ids, lo, hi, names and entries are the rows'
+// columns.
+struct PlantedRows {
+  std::vector<uint64_t> ids, lo, hi;
+  std::vector<Fingerprint> fps, queries;
+  std::vector<std::string> names;
+  std::vector<IndexEntry> entries;
+};
+PlantedRows MakePlantedRows(size_t random_rows, size_t queries, const std::vector<int>& planted,
+                            uint64_t seed);
 
 }  // namespace neardup::testing
 
