@@ -333,6 +333,16 @@ class FastCursor {
         ++bytes;
         continue;
       }
+      // A run of three-byte sequences without a special case (CJK text).
+      if (c >= 0xE1 && c != 0xED && c <= 0xEF) {
+        const size_t run = i;
+        while (i + 2 < n && p[i] >= 0xE1 && p[i] != 0xED && p[i] <= 0xEF &&
+               (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80) {
+          i += 3;
+        }
+        bytes += i - run;
+        if (i != run) continue;
+      }
       // UTF-8 as RFC 3629 (nlohmann's check): no overlong form, no
       // surrogate, nothing above U+10FFFF.
       size_t len;
