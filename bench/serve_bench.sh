@@ -8,7 +8,18 @@
 #
 # MODES (environment, default all four): which of "fingerprints sync",
 # "fingerprints no-sync", "documents sync", "fpbatch no-sync" to run;
-# "fpbatch" sends BATCH (default 32) fingerprints per request.
+# "fpbatch" sends BATCH (default 32) fingerprints per request. These modes
+# send the same 20,000 fingerprint bodies (1,000 documents) in turn: after
+# the first pass every check finds its earlier copy and adds nothing.
+# "new-fingerprints:B" and "new-documents:B" (e.g. MODES="new-fingerprints:32
+# no-sync,new-documents:1 sync") send B new items a request, each checked and
+# added (serve_load --new-*: random fingerprints, documents mixed afresh from
+# ~70-character fragments of the data); "added" in the results is the share
+# of items added.
+#
+# FRESH_INDEX=1 (environment): each mode serves a fresh copy of the built
+# index (WORK_DIR/run/), so that modes and builds compared in turn start
+# from the same index instead of the adds of the runs before.
 #
 # SERVE_FLAGS (environment): more flags for `neardup serve`, e.g. --preload.
 #
@@ -54,6 +65,17 @@ with open(f"{work}/doc_bodies.jsonl", "w") as f, open(data, encoding="utf-8") as
         text = json.loads(line)["text"][:700]
         f.write(json.dumps({"documents": [{"id": "ID", "text": text}]}, ensure_ascii=False) + "\n")
 PY
+# Fragments of the documents for serve_load --new-documents: ~70 characters
+# each, as JSON strings.
+[ -e "$WORK/fragments.jsonl" ] || python3 - "$WORK" "$DATA" <<'PY'
+import json, sys
+work, data = sys.argv[1], sys.argv[2]
+with open(f"{work}/fragments.jsonl", "w") as f, open(data, encoding="utf-8") as d:
+    for line in d:
+        text = json.loads(line)["text"]
+        for at in range(0, len(text) - 69, 70):
+            f.write(json.dumps(text[at:at + 70], ensure_ascii=False) + "\n")
+PY
 if [ ! -e "$WORK/i.idx" ]; then
   echo "building an index of $N fingerprints" >&2
   /usr/bin/time -f '{"build_s": %e, "build_max_rss_kb": %M}' \
@@ -78,7 +100,14 @@ done
 
 serve() {  # serve [flags...]: starts the server, sets PORT; exits when it does not start
   rm -f "$WORK/serve.out"
-  "$NEARDUP" serve --index "$WORK/i.idx" --port 0 "$@" > "$WORK/serve.out" 2> "$WORK/serve.err" &
+  local index=$WORK/i.idx
+  if [ "${FRESH_INDEX:-0}" = 1 ]; then
+    rm -rf "$WORK/run"
+    mkdir "$WORK/run"
+    cp "$WORK"/i.idx "$WORK"/i.idx.ids* "$WORK/run/"
+    index=$WORK/run/i.idx
+  fi
+  "$NEARDUP" serve --index "$index" --port 0 "$@" > "$WORK/serve.out" 2> "$WORK/serve.err" &
   SERVER=$!
   # Up to 120 s: on a loaded machine loading the method's dictionaries
   # (documents) can take far longer than on an idle one.
@@ -120,9 +149,13 @@ for mode in "${modes[@]}"; do
   [ "$2" = no-sync ] && flags=(--no-sync)
   # shellcheck disable=SC2086 # SERVE_FLAGS is a list of flags
   serve --threads 64 "${flags[@]}" ${SERVE_FLAGS:-}
-  bodies=$WORK/fp_bodies.jsonl
-  [ "$1" = documents ] && bodies=$WORK/doc_bodies.jsonl
-  [ "$1" = fpbatch ] && bodies=$WORK/fp_batch$BATCH.jsonl
+  load_args=("$WORK/fp_bodies.jsonl")
+  [ "$1" = documents ] && load_args=("$WORK/doc_bodies.jsonl")
+  [ "$1" = fpbatch ] && load_args=("$WORK/fp_batch$BATCH.jsonl")
+  case $1 in
+    new-fingerprints:*) load_args=(--new-fingerprints "${1#*:}") ;;
+    new-documents:*) load_args=(--new-documents "${1#*:}" "$WORK/fragments.jsonl") ;;
+  esac
   for c in ${CONCURRENCY:-1 8 64}; do
     # The server's CPU time (utime + stime, clock ticks) around the run: CPU
     # per request, which the machine's other load does not inflate as much
@@ -132,7 +165,7 @@ for mode in "${modes[@]}"; do
     cpu0=$(awk '{print $14 + $15}' /proc/$SERVER/stat)
     cs0=$(switches)
     m0=$(searches)
-    result=$("$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "$bodies" || true)
+    result=$("$LOAD" "$PORT" "$c" "$SECONDS_PER_RUN" "${load_args[@]}" || true)
     cpu1=$(awk '{print $14 + $15}' /proc/$SERVER/stat)
     cs1=$(switches)
     m1=$(searches)

@@ -8,7 +8,9 @@
 // (ReadRequestBody: limit and memory budget) and bounded JSON parser
 // (ParseJsonBody) behind a POST route. Any bytes must be answered without a
 // crash; a body held is within the limit, the budget is given back after
-// every request, a head found complete ends with its blank line.
+// every request, a head found complete ends with its blank line, and a body
+// the batch bodies' fast path takes (ParseFastBatchBody) parses, at the
+// charge the fast path computed.
 //
 // Debian's cpp-httplib is a compiled library, not instrumented: coverage
 // guides the fuzzer through serve's code, not httplib's framing parser
@@ -80,8 +82,19 @@ class FuzzServer : public httplib::Server {
       std::string body;
       if (!neardup::cli::ReadRequestBody(req, reader, limits, &lease, res, &body)) return;
       if (body.size() > limits.max_body_bytes) std::abort();
+      // The batch bodies' fast path takes a subset of what the parser
+      // takes, charging the same: a body it takes is never a 400, and when
+      // parsed costs the budget what the fast path says.
+      neardup::cli::FastBatchBody fast;
+      const bool fast_taken = neardup::cli::ParseFastBatchBody(body, limits, &fast);
+      const size_t held_before = lease.bytes();
       ServeJson json;
-      if (auto error = neardup::cli::ParseJsonBody(body, limits, &lease, &json)) {
+      const auto parsed = neardup::cli::ParseJsonBody(body, limits, &lease, &json);
+      if (fast_taken &&
+          (parsed ? parsed->status == 400 : lease.bytes() - held_before != fast.charge)) {
+        std::abort();
+      }
+      if (auto error = parsed) {
         if (error->status != 400 && error->status != 503) std::abort();
         neardup::cli::SetError(res, error->status, error->message);
         return;

@@ -2,13 +2,16 @@
 //
 // serve's request limits without a server (tools/neardup/serve_request.h):
 // where a head ends and when it is refused, the JSON parser's depth and
-// value caps at their edges, and the memory budget shared by requests.
+// value caps at their edges, the memory budget shared by requests, and the
+// batch bodies' fast path against the general parser.
 
 #include "serve_request.h"
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 namespace neardup::cli {
 namespace {
@@ -111,6 +114,150 @@ TEST(RequestBudgetTest, LeasesShareTheLimitAndGiveItBack) {
   RequestBudget::Lease fits(&enough);
   EXPECT_FALSE(ParseJsonBody(R"(["a","b","c","d"])", limits, &fits, &out));
   EXPECT_EQ(fits.bytes(), 5 * kJsonValueBytes + 4);
+}
+
+// The fast path's reading of `body` against the general parser's: when the
+// fast path takes a body, nlohmann takes it too, with the same items, k,
+// replace and budget charge. Returns whether the fast path took it.
+bool FastMatchesGeneral(const std::string& body, const RequestLimits& limits) {
+  FastBatchBody fast;
+  if (!ParseFastBatchBody(body, limits, &fast)) return false;
+  RequestBudget budget(size_t{1} << 30);
+  RequestBudget::Lease lease(&budget);
+  ServeJson j;
+  const auto error = ParseJsonBody(body, limits, &lease, &j);
+  EXPECT_FALSE(error) << body << ": " << error->message;
+  if (error) return true;
+  EXPECT_EQ(fast.charge, lease.bytes()) << body;
+  const char* name = fast.documents ? "documents" : "fingerprints";
+  const char* field = fast.documents ? "text" : "fingerprint";
+  EXPECT_TRUE(j.contains(name)) << body;
+  EXPECT_FALSE(j.contains(fast.documents ? "fingerprints" : "documents")) << body;
+  const ServeJson& items = j[name];
+  EXPECT_EQ(items.size(), fast.items.size()) << body;
+  for (size_t i = 0; i < std::min<size_t>(items.size(), fast.items.size()); ++i) {
+    const FastBatchBody::Item& item = fast.items[i];
+    EXPECT_EQ(items[i].size(), 1u + !item.id.empty() + !item.title.empty()) << body;
+    EXPECT_EQ(DecodeFastString(item.value), items[i][field].get<std::string>()) << body;
+    if (!item.id.empty()) {
+      EXPECT_EQ(DecodeFastString(item.id), items[i]["id"].get<std::string>());
+    }
+    if (!item.title.empty()) {
+      EXPECT_EQ(DecodeFastString(item.title), items[i]["title"].get<std::string>());
+    }
+  }
+  EXPECT_EQ(fast.k.has_value(), j.contains("k")) << body;
+  if (fast.k && j.contains("k")) {
+    EXPECT_EQ(*fast.k, j["k"].get<long>()) << body;
+  }
+  EXPECT_EQ(fast.replace.has_value(), j.contains("replace")) << body;
+  if (fast.replace && j.contains("replace")) {
+    EXPECT_EQ(*fast.replace, j["replace"].get<bool>());
+  }
+  return true;
+}
+
+TEST(FastBatchBodyTest, TakesTheCommonBodiesWithTheGeneralParsersValues) {
+  const RequestLimits limits = SmallLimits();
+  for (
+      const std::string body : {
+          R"({"documents":[{"id":"a","text":"hello"}]})",
+          R"( { "fingerprints" : [ {"fingerprint":"00ff","id":"x"} , {"id":"y","fingerprint":"01"} ] , "k" : 3 } )",
+          "{\"documents\":[{\"id\":\"\u6e56\u4eba\",\"text\":\"湖人消息：比赢球开心10倍\","
+          "\"title\":\"\U0001F600 t\"}],\"replace\":true}",
+          R"({"k":0,"replace":false,"documents":[]})",
+          R"({"documents":[{"text":"a\"b\\c\/d\b\f\n\r\t\u0000\u00e9\u4e2d\uFFFF"}]})",
+          R"({"documents":[{"id":"","text":""}]})",
+          "{\"documents\":[{\"text\":\"\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\xe0\xa0\x80\xc2\x80\"}]}",
+      }) {
+    EXPECT_TRUE(FastMatchesGeneral(body, limits)) << body;
+  }
+}
+
+TEST(FastBatchBodyTest, LeavesEverythingElseToTheGeneralParser) {
+  const RequestLimits limits = SmallLimits();  // max_batch 4, depth 5
+  for (const std::string body : {
+           R"({"documents":[{"id":"a","text":"x"}],"other":1})",    // another key
+           R"({"documents":[{"id":"a","text":"x","lang":"zh"}]})",  // another item key
+           R"({"fingerprints":[{"id":"a","fingerprint":"00","title":"t"}]})",
+           R"({"documents":[{"id":"a","text":"x","id":"b"}]})",  // a key twice
+           R"({"documents":[],"documents":[]})",
+           R"({"documents":[],"fingerprints":[]})",
+           R"({"k":3})",                                           // no items
+           R"({"d\u006fcuments":[{"id":"a","text":"x"}]})",        // an escaped key
+           R"({"documents":[{"id":"a","text":"\ud83d\ude00"}]})",  // a surrogate pair
+           R"({"documents":[{"id":"a","text":"\ud83d"}]})",        // a lone surrogate
+           R"({"documents":[{"id":"a","text":"\x"}]})",            // a bad escape
+           R"({"documents":[{"id":"a","text":"\u12g4"}]})",
+           "{\"documents\":[{\"id\":\"a\",\"text\":\"\t\"}]}",                // a raw control
+           "{\"documents\":[{\"id\":\"a\",\"text\":\"\xc0\x80\"}]}",          // overlong
+           "{\"documents\":[{\"id\":\"a\",\"text\":\"\xed\xa0\x80\"}]}",      // surrogate
+           "{\"documents\":[{\"id\":\"a\",\"text\":\"\xf4\x90\x80\x80\"}]}",  // > U+10FFFF
+           "{\"documents\":[{\"id\":\"a\",\"text\":\"\xe4\xb8\"}]}",          // cut short
+           "\xef\xbb\xbf{\"documents\":[]}",                                  // a BOM
+           R"({"documents":[],"k":3.0})",
+           R"({"documents":[],"k":-1})",
+           R"({"documents":[],"k":03})",
+           R"({"documents":[],"k":1e2})",
+           R"({"documents":[],"k":1234567890})",
+           R"({"documents":[],"replace":1})",
+           R"({"documents":[],"replace":null})",
+           R"({"documents":[{"id":"a","text":"x"},]})",   // a trailing comma
+           R"({"documents":[{"id":"a","text":"x"}]} x)",  // trailing bytes
+           R"({"documents":[{"id":"a","text":"x"}])",     // cut short
+           R"({"documents":[{"id":"a"}]})",               // no text
+           R"({"documents":[{"id":1,"text":"x"}]})",      // a number id
+           R"({"documents":{"id":"a","text":"x"}})",      // not an array
+           R"({"documents":[{},{}]})",
+           R"([])",
+           R"("x")",
+           "",
+           // Five items: more than max_batch.
+           R"({"fingerprints":[{"fingerprint":"0"},{"fingerprint":"0"},{"fingerprint":"0"},)"
+           R"({"fingerprint":"0"},{"fingerprint":"0"}]})",
+       }) {
+    FastBatchBody fast;
+    EXPECT_FALSE(ParseFastBatchBody(body, limits, &fast)) << body;
+  }
+  // Four items: at max_batch, taken.
+  EXPECT_TRUE(FastMatchesGeneral(
+      R"({"fingerprints":[{"fingerprint":"0"},{"fingerprint":"0"},{"fingerprint":"0"},)"
+      R"({"fingerprint":"0"}]})",
+      limits));
+}
+
+// Bodies changed a byte at a time: whatever the fast path takes, the
+// general parser takes with the same values.
+TEST(FastBatchBodyTest, MutatedBodiesNeverDisagree) {
+  RequestLimits limits;
+  const std::string bases[] = {
+      "{\"documents\":[{\"id\":\"u1\",\"text\":\"湖人 a\\n\\u00e9\",\"title\":\"t\"},"
+      "{\"id\":\"u2\",\"text\":\"x\"}],\"k\":12,\"replace\":false}",
+      R"({"fingerprints":[{"id":"a","fingerprint":"0123456789abcdef"},{"id":"b","fingerprint":"ff"}]})",
+  };
+  const std::string alphabet = "{}[],:\"\\u0123456789abcdefnrt xyz\t\n\x80\xbf\xc2\xe4\xed\xf4\xff";
+  std::mt19937 rng(7);
+  size_t taken = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string body = bases[round % 2];
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const size_t at = rng() % (body.size() + 1);
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0:
+          if (at < body.size()) body[at] = c;
+          break;
+        case 1:
+          body.insert(body.begin() + static_cast<long>(at), c);
+          break;
+        default:
+          if (at < body.size()) body.erase(at, 1);
+      }
+    }
+    taken += FastMatchesGeneral(body, limits);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(taken, 1000u);  // the mutations that keep a body valid
 }
 
 }  // namespace

@@ -455,6 +455,58 @@ TEST(PrometheusParserTest, RejectsWhatIsNotTheFormat) {
   EXPECT_NE(ParsePrometheus(bad).error, "");
 }
 
+// A body of the common shape is read by the fast path (serve_request.h,
+// ParseFastBatchBody), the same items with another key by the general
+// parser: the answers are the same, documents included (the same text is
+// the same fingerprint either way).
+TEST_F(ServeTest, BatchBodiesAnswerTheSameByEitherParser) {
+  ServerProcess server(idx_, dir_, {});
+  ASSERT_GT(server.port(), 0) << server.stderr_text();
+  httplib::Client c("127.0.0.1", server.port());
+  const std::string items[] = {
+      R"("k":3,"fingerprints":[{"id":"q\u00e9","fingerprint":")" + Hex(base_[7], 1) +
+          R"("},{"fingerprint":")" + Hex(base_[9], 7) + R"("}])",
+      R"("documents":[{"id":"d","text":"网页去重\n是搜索引擎的 \"基础\" 工作之一","title":"标题"}])",
+  };
+  for (const std::string& body : items) {
+    int fast_status = 0, general_status = 0;
+    // The fast path leaves a body with another key to the general parser.
+    auto fast = c.Post("/v1/query", "{" + body + "}", "application/json");
+    auto general = c.Post("/v1/query", "{\"other\":[1]," + body + "}", "application/json");
+    ASSERT_TRUE(fast && general);
+    fast_status = fast->status;
+    general_status = general->status;
+    EXPECT_EQ(fast_status, 200) << fast->body;
+    EXPECT_EQ(general_status, 200) << general->body;
+    EXPECT_EQ(fast->body, general->body);
+  }
+  // The fingerprints' answer is not empty: base7 within k = 3, ids decoded.
+  auto fast = c.Post("/v1/query", "{" + items[0] + "}", "application/json");
+  ASSERT_TRUE(fast);
+  const Json answer = Json::parse(fast->body);
+  EXPECT_EQ(answer["results"][0]["id"], "q\u00e9") << answer;
+  EXPECT_EQ(answer["results"][0]["matches"], Json::parse(R"([{"id":"base7","distance":1}])"));
+  // A document checked by one path is found at distance 0 by the other.
+  const std::string text = R"("text":"网页去重是搜索引擎的基础工作之一\t\u4e2d")";
+  int status = 0;
+  Json j = Post(c, "/v1/check", R"({"documents":[{"id":"a",)" + text + "}]}", &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_EQ(j["results"][0]["added"], true) << j;
+  j = Post(c, "/v1/check", R"({"x":0,"documents":[{"id":"b",)" + text + "}]}", &status);
+  ASSERT_EQ(status, 200) << j;
+  EXPECT_EQ(j["results"][0]["added"], false) << j;
+  EXPECT_EQ(j["results"][0]["matches"], Json::parse(R"([{"id":"a","distance":0}])")) << j;
+  // Errors are the general parser's: a missing id, a bad fingerprint.
+  j = Post(c, "/v1/check", R"({"documents":[{)" + text + "}]}", &status);
+  EXPECT_EQ(status, 400) << j;
+  EXPECT_EQ(j["error"]["message"], "documents[0] needs an \"id\"") << j;
+  j = Post(c, "/v1/check", R"({"fingerprints":[{"id":"c","fingerprint":"zz"}]})", &status);
+  EXPECT_EQ(status, 400) << j;
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("fingerprints[0].fingerprint"),
+            std::string::npos)
+      << j;
+}
+
 TEST_F(ServeTest, MetricsParseAndCountRequests) {
   ServerProcess server(idx_, dir_, {});
   ASSERT_GT(server.port(), 0) << server.stderr_text();

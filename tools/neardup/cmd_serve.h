@@ -22,7 +22,9 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmd_serve_metrics.h"
@@ -96,6 +98,12 @@ class Server {
   // it is not what the endpoint takes. `need_ids`: every item needs an id.
   bool ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                   Batch* batch) const;
+  // ParseBatch's fast path for the common body (ParseFastBatchBody): true
+  // when it answered (*batch filled, or a 503 when the memory budget cannot
+  // hold the body's parse), nullopt when the body is for the general path
+  // (anything else, every error included).
+  std::optional<bool> ParseBatchFast(std::string_view text, httplib::Response& res, bool need_ids,
+                                     Batch* batch) const;
   void HandleQuery(const std::string& body, httplib::Response& res);
   void HandleAdd(const std::string& body, httplib::Response& res);
   void HandleCheck(const std::string& body, httplib::Response& res);

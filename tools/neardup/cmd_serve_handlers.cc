@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cmd_serve.h"
@@ -73,8 +76,45 @@ void CheckAndAnswer(TextIndex& index, const Batch& batch, CheckPolicy policy,
 
 }  // namespace
 
+std::optional<bool> Server::ParseBatchFast(std::string_view text, httplib::Response& res,
+                                           bool need_ids, Batch* batch) const {
+  FastBatchBody body;
+  if (!ParseFastBatchBody(text, limits_, &body)) return std::nullopt;
+  if (body.k && *body.k > index_->max_k()) return std::nullopt;
+  Batch fast;
+  fast.k = body.k ? static_cast<int>(*body.k) : -1;
+  fast.replace = body.replace.value_or(false);
+  // What can be refused is checked before the budget is charged: a refusal
+  // is the general path's to answer (which charges the parse itself).
+  for (const FastBatchBody::Item& item : body.items) {
+    if (need_ids && item.id.empty()) return std::nullopt;
+    if (!body.documents) {
+      auto fp = Fingerprint::FromHex(DecodeFastString(item.value));
+      if (!fp.ok() || fp->bits() != index_->bits()) return std::nullopt;
+      fast.fps.push_back(DocumentFingerprint{*fp, 1});
+    }
+  }
+  if (request_lease_ != nullptr && !request_lease_->Take(body.charge)) {
+    SetError(res, 503, kBudgetSpentMessage);
+    return false;
+  }
+  for (const FastBatchBody::Item& item : body.items) {
+    fast.ids.push_back(item.id.empty() ? std::string() : DecodeFastString(item.id));
+    if (body.documents) {
+      fast.fps.push_back(
+          index_->Fingerprint(DecodeFastString(item.value),
+                              item.title.empty() ? std::string() : DecodeFastString(item.title)));
+    }
+  }
+  *batch = std::move(fast);
+  return true;
+}
+
 bool Server::ParseBatch(const std::string& text, httplib::Response& res, bool need_ids,
                         Batch* batch) const {
+  if (const std::optional<bool> answered = ParseBatchFast(text, res, need_ids, batch)) {
+    return *answered;
+  }
   Json body;
   if (auto error = ParseJsonBody(text, limits_, request_lease_, &body)) {
     SetError(res, error->status, error->message);

@@ -3,8 +3,11 @@
 #include "serve_request.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace neardup::cli {
 
@@ -13,6 +16,9 @@ namespace {
 bool TakeFrom(RequestBudget::Lease* lease, size_t n) { return lease == nullptr || lease->Take(n); }
 size_t HeldBy(const RequestBudget::Lease* lease) { return lease == nullptr ? 0 : lease->bytes(); }
 }  // namespace
+
+const char kBudgetSpentMessage[] =
+    "the requests in flight hold the server's request memory (--max-request-memory); retry later";
 
 bool RequestBudget::Lease::Take(size_t n) {
   size_t held = budget_->held_.load(std::memory_order_relaxed);
@@ -119,9 +125,7 @@ bool ReadRequestBody(const httplib::Request& req, const httplib::ContentReader& 
   if (too_large) {
     SetError(res, 413, "the body is larger than --max-body-bytes");
   } else if (over_budget) {
-    SetError(res, 503,
-             "the requests in flight hold the server's request memory (--max-request-memory); "
-             "retry later");
+    SetError(res, 503, kBudgetSpentMessage);
   } else {
     SetError(res, 400, "cannot read the request body (malformed framing or a timeout)");
   }
@@ -178,9 +182,7 @@ class BoundedDomParser : public nlohmann::detail::json_sax_dom_parser<ServeJson>
   bool Flush() {
     if (unpaid_ == 0) return true;
     if (!TakeFrom(lease_, unpaid_)) {
-      error_ = RequestError{503,
-                            "the requests in flight hold the server's request memory "
-                            "(--max-request-memory); retry later"};
+      error_ = RequestError{503, kBudgetSpentMessage};
       return false;
     }
     unpaid_ = 0;
@@ -232,6 +234,301 @@ std::optional<RequestError> ParseJsonBody(std::string_view text, const RequestLi
   }
   *out = std::move(root);
   return std::nullopt;
+}
+
+namespace {
+
+// A cursor over a body for ParseFastBatchBody: each step false when the
+// text is not for the fast path.
+class FastCursor {
+ public:
+  explicit FastCursor(std::string_view s) : s_(s) {}
+
+  void SkipWs() {
+    while (i_ < s_.size() &&
+           (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) {
+      ++i_;
+    }
+  }
+  bool Eat(char c) {
+    SkipWs();
+    if (i_ >= s_.size() || s_[i_] != c) return false;
+    ++i_;
+    return true;
+  }
+  bool AtEnd() {
+    SkipWs();
+    return i_ == s_.size();
+  }
+  bool Peek(char c) {
+    SkipWs();
+    return i_ < s_.size() && s_[i_] == c;
+  }
+  // A string at the cursor: *raw its JSON text (quotes included), *decoded
+  // the bytes of its value, *escaped whether it holds a backslash.
+  bool String(std::string_view* raw, size_t* decoded, bool* escaped) {
+    SkipWs();
+    if (i_ >= s_.size() || s_[i_] != '"') return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(s_.data());
+    const size_t n = s_.size();
+    const size_t begin = i_;
+    size_t i = i_ + 1;
+    size_t bytes = 0;
+    *escaped = false;
+    for (;;) {
+      // ASCII other than '"', '\\' and controls, eight bytes at a time.
+      while (i + 8 <= n) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+        const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+        const uint64_t hit = zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) |
+                             ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh);
+        if (hit != 0) {
+          const size_t skip = static_cast<size_t>(std::countr_zero(hit)) / 8;
+          i += skip;
+          bytes += skip;
+          break;
+        }
+        i += 8;
+        bytes += 8;
+      }
+      if (i >= n) return false;
+      const unsigned c = p[i];
+      if (c == '"') {
+        *raw = s_.substr(begin, i + 1 - begin);
+        *decoded = bytes;
+        i_ = i + 1;
+        return true;
+      }
+      if (c < 0x20) return false;  // nlohmann refuses a raw control character
+      if (c == '\\') {
+        *escaped = true;
+        if (i + 1 >= n) return false;
+        const char e = static_cast<char>(p[i + 1]);
+        if (e == 'u') {
+          unsigned cp = 0;
+          for (size_t h = i + 2; h < i + 6; ++h) {
+            if (h >= n) return false;
+            const char x = static_cast<char>(p[h]);
+            const int v = x >= '0' && x <= '9'   ? x - '0'
+                          : x >= 'a' && x <= 'f' ? x - 'a' + 10
+                          : x >= 'A' && x <= 'F' ? x - 'A' + 10
+                                                 : -1;
+            if (v < 0) return false;
+            cp = cp * 16 + static_cast<unsigned>(v);
+          }
+          if (cp >= 0xD800 && cp <= 0xDFFF) return false;  // surrogates: nlohmann's rules
+          bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+          i += 6;
+          continue;
+        }
+        if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) return false;
+        ++bytes;
+        i += 2;
+        continue;
+      }
+      if (c < 0x80) {
+        ++i;
+        ++bytes;
+        continue;
+      }
+      // A run of three-byte sequences without a special case (CJK text).
+      if (c >= 0xE1 && c != 0xED && c <= 0xEF) {
+        const size_t run = i;
+        while (i + 2 < n && p[i] >= 0xE1 && p[i] != 0xED && p[i] <= 0xEF &&
+               (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80) {
+          i += 3;
+        }
+        bytes += i - run;
+        if (i != run) continue;
+      }
+      // UTF-8 as RFC 3629 (nlohmann's check): no overlong form, no
+      // surrogate, nothing above U+10FFFF.
+      size_t len;
+      unsigned lo = 0x80, hi = 0xBF;
+      if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+      } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+      } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+      } else {
+        return false;
+      }
+      if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return false;
+      for (size_t k = 2; k < len; ++k) {
+        if ((p[i + k] & 0xC0) != 0x80) return false;
+      }
+      i += len;
+      bytes += len;
+    }
+  }
+  // A key without escapes, then the ':' after it.
+  bool Key(std::string_view* key) {
+    std::string_view raw;
+    size_t decoded;
+    bool escaped;
+    if (!String(&raw, &decoded, &escaped) || escaped || !Eat(':')) return false;
+    *key = raw.substr(1, raw.size() - 2);
+    return true;
+  }
+  // Plain digits, no leading zero, at most 9 (a JSON integer nlohmann reads
+  // as unsigned).
+  bool Digits(long* value) {
+    SkipWs();
+    size_t j = i_;
+    while (j < s_.size() && s_[j] >= '0' && s_[j] <= '9') ++j;
+    const size_t len = j - i_;
+    if (len == 0 || len > 9 || (len > 1 && s_[i_] == '0')) return false;
+    // A fraction or exponent after the digits: a float to nlohmann.
+    if (j < s_.size() && (s_[j] == '.' || s_[j] == 'e' || s_[j] == 'E')) return false;
+    *value = std::strtol(std::string(s_.substr(i_, len)).c_str(), nullptr, 10);
+    i_ = j;
+    return true;
+  }
+  bool Literal(std::string_view word) {
+    SkipWs();
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+bool ParseFastBatchBody(std::string_view text, const RequestLimits& limits, FastBatchBody* out) {
+  // The body's object, the items' array, an item's object.
+  if (limits.max_json_depth < 3) return false;
+  FastCursor c(text);
+  size_t values = 1;  // the body's object
+  size_t charge = kJsonValueBytes;
+  bool have_items = false;
+  if (!c.Eat('{')) return false;
+  do {
+    std::string_view key;
+    if (!c.Key(&key)) return false;
+    ++values;
+    charge += kJsonValueBytes + key.size();
+    if (key == "documents" || key == "fingerprints") {
+      if (have_items) return false;  // both, or one twice
+      have_items = true;
+      out->documents = key == "documents";
+      const std::string_view field = out->documents ? "text" : "fingerprint";
+      if (!c.Eat('[')) return false;
+      ++values;
+      charge += kJsonValueBytes;
+      if (!c.Peek(']')) {
+        do {
+          if (out->items.size() == limits.max_batch) return false;
+          FastBatchBody::Item item;
+          if (!c.Eat('{')) return false;
+          ++values;
+          charge += kJsonValueBytes;
+          do {
+            std::string_view name, raw;
+            size_t decoded;
+            bool escaped;
+            if (!c.Key(&name) || !c.String(&raw, &decoded, &escaped)) return false;
+            std::string_view* slot = name == "id"                        ? &item.id
+                                     : name == field                     ? &item.value
+                                     : name == "title" && out->documents ? &item.title
+                                                                         : nullptr;
+            if (slot == nullptr || !slot->empty()) return false;  // another key, or twice
+            *slot = raw;
+            values += 2;
+            charge += 2 * kJsonValueBytes + name.size() + decoded;
+          } while (c.Eat(','));
+          if (!c.Eat('}') || item.value.empty()) return false;
+          out->items.push_back(item);
+        } while (c.Eat(','));
+      }
+      if (!c.Eat(']')) return false;
+    } else if (key == "k") {
+      long k;
+      if (out->k || !c.Digits(&k)) return false;
+      out->k = k;
+      ++values;
+      charge += kJsonValueBytes;
+    } else if (key == "replace") {
+      if (out->replace) return false;
+      if (c.Literal("true")) {
+        out->replace = true;
+      } else if (c.Literal("false")) {
+        out->replace = false;
+      } else {
+        return false;
+      }
+      ++values;
+      charge += kJsonValueBytes;
+    } else {
+      return false;
+    }
+  } while (c.Eat(','));
+  if (!c.Eat('}') || !c.AtEnd() || !have_items || values > limits.MaxJsonValues()) return false;
+  out->charge = charge;
+  return true;
+}
+
+std::string DecodeFastString(std::string_view raw) {
+  raw = raw.substr(1, raw.size() - 2);
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size();) {
+    const size_t bs = raw.find('\\', i);
+    if (bs == std::string_view::npos) {
+      out.append(raw.substr(i));
+      break;
+    }
+    out.append(raw.substr(i, bs - i));
+    const char e = raw[bs + 1];
+    i = bs + 2;
+    switch (e) {
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'u': {
+        // Validated: four hex digits, not a surrogate.
+        const unsigned cp =
+            static_cast<unsigned>(std::stoul(std::string(raw.substr(i, 4)), nullptr, 16));
+        i += 4;
+        if (cp < 0x80) {
+          out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          out += static_cast<char>(0xC0 | (cp >> 6));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          out += static_cast<char>(0xE0 | (cp >> 12));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        break;
+      }
+      default:  // '"', '\\', '/'
+        out += e;
+    }
+  }
+  return out;
 }
 
 }  // namespace neardup::cli
