@@ -50,6 +50,21 @@ using testing::ReadFile;
 using testing::RunCli;
 using testing::WriteFile;
 
+// Waits until `items` (guarded by `mu`, filled by another thread) holds at
+// least `n` entries; false after 60 s. Tests wait for events, not for fixed
+// times, so a loaded machine slows them without failing them.
+template <typename Items>
+bool WaitForCount(std::mutex& mu, const Items& items, size_t n) {
+  for (int i = 0; i < 6000; ++i) {
+    {
+      std::lock_guard lock(mu);
+      if (items.size() >= n) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 // A running `neardup serve`; killed (SIGKILL) by the destructor if still up.
 class ServerProcess {
  public:
@@ -625,7 +640,7 @@ TEST_F(ServeTest, SnapshotEndpointUnderConcurrentAddsHoldsEveryAcknowledgedAdd) 
   std::atomic<bool> stop{false};
   std::thread adder([&] {
     httplib::Client c("127.0.0.1", server.port());
-    for (uint64_t i = 0; !stop.load() && i < 5000; ++i) {
+    for (uint64_t i = 0; !stop.load() && i < 1000000; ++i) {
       const std::string id = "p" + std::to_string(i);
       int status = 0;
       Post(c, "/v1/add",
@@ -637,7 +652,13 @@ TEST_F(ServeTest, SnapshotEndpointUnderConcurrentAddsHoldsEveryAcknowledgedAdd) 
       acked.push_back(id);
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Waits for acknowledged adds, not for a fixed time: on a loaded machine
+  // 300 ms could pass before the first add is answered.
+  if (!WaitForCount(mu, acked, 20)) {
+    stop = true;
+    adder.join();
+    FAIL() << "no add was acknowledged in 60 s";
+  }
   std::vector<std::string> before;
   {
     std::lock_guard lock(mu);
@@ -646,7 +667,7 @@ TEST_F(ServeTest, SnapshotEndpointUnderConcurrentAddsHoldsEveryAcknowledgedAdd) 
   httplib::Client c("127.0.0.1", server.port());
   int status = 0;
   const Json j = Post(c, "/v1/snapshot", R"({"name":"copy.idx"})", &status);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(WaitForCount(mu, acked, before.size() + 20)) << "adds stopped after the snapshot";
   stop = true;
   adder.join();
   ASSERT_EQ(status, 200) << j;
@@ -742,7 +763,7 @@ TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
   std::atomic<bool> stop{false};
   std::thread adder([&] {
     httplib::Client c("127.0.0.1", server.port());
-    for (uint64_t i = 0; !stop.load() && i < 5000; ++i) {
+    for (uint64_t i = 0; !stop.load() && i < 1000000; ++i) {
       std::string body = R"({"fingerprints":[)";
       std::vector<std::pair<std::string, uint64_t>> batch;
       for (uint64_t j = 0; j < 4; ++j) {
@@ -758,7 +779,11 @@ TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
       acked.insert(acked.end(), batch.begin(), batch.end());
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (!WaitForCount(mu, acked, 80)) {
+    stop = true;
+    adder.join();
+    FAIL() << "no add was acknowledged in 60 s";
+  }
   std::vector<std::pair<std::string, uint64_t>> before;
   {
     std::lock_guard lock(mu);
@@ -766,7 +791,7 @@ TEST_F(ServeTest, SnapshotUnderConcurrentAddsHoldsEveryAcknowledgedAdd) {
   }
   const std::string snap = dir_ + "/snap.idx";
   const auto r = RunCli({"index", "snapshot", idx_, snap});
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(WaitForCount(mu, acked, before.size() + 80)) << "adds stopped after the snapshot";
   stop = true;
   adder.join();
   ASSERT_EQ(r.exit_code, 0) << r.err;
