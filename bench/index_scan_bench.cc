@@ -36,6 +36,13 @@
 //                              /0/0/0 is ChooseProbeTables' pick; 1,000
 //                              queries an iteration, by SearchEach (the
 //                              batch), or by Search one at a time (one = 1)
+//   BM_ProbeBatch/<batch>/<order>  ChooseProbeTables' pick, the 1,000
+//                              queries in batches of `batch` (SearchEach
+//                              each; serve's combiner's batches hold 1-4
+//                              queries), the probes ordered as SearchEach
+//                              picks (0), query by query (1) or sorted by
+//                              key (2); found: the rows reported (the same
+//                              at every batch and order)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
 //
@@ -57,6 +64,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -561,6 +569,45 @@ BENCHMARK(BM_Probe)
     ->Args({14, 2, 8, 0})
     ->Args({15, 2, 8, 0})
     ->Args({16, 3, 6, 0})
+    ->Unit(benchmark::kMillisecond);
+
+// ChooseProbeTables' pick, the 1,000 queries in batches of `batch`
+// (SearchEach each; serve's combiner hands the tables 1-4 queries a call),
+// the probes ordered as SearchEach picks (order 0), each query's in turn
+// (1) or the batch's sorted by key (2; before this rule, every batch of 16
+// or more).
+void BM_ProbeBatch(benchmark::State& state) {
+  constexpr int kK = 28;
+  Data& d = Get(128, kK);
+  const index_internal::ProbeTableIndex& index =
+      ProbeIndex(index_internal::ChooseProbeTables(kN, kK, 0.99));
+  std::vector<uint64_t> q_lo, q_hi;
+  for (const Fingerprint& q : d.queries) {
+    q_lo.push_back(q.lo());
+    q_hi.push_back(q.hi());
+  }
+  const auto batch = static_cast<size_t>(state.range(0));
+  const auto order = static_cast<index_internal::ProbeOrder>(state.range(1));
+  std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
+  for (auto _ : state) {
+    for (auto& o : out) o.clear();
+    for (size_t j = 0; j < q_lo.size(); j += batch) {
+      const size_t m = std::min(batch, q_lo.size() - j);
+      index.SearchEach(std::span<const uint64_t>(q_hi).subspan(j, m),
+                       std::span<const uint64_t>(q_lo).subspan(j, m), out.data() + j, order);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  size_t found = 0;
+  for (const auto& o : out) found += o.size();
+  const index_internal::ProbeTablesSpec& s = index.spec();
+  state.SetLabel("b " + std::to_string(s.key_bits) + ", r " + std::to_string(s.radius) + ", L " +
+                 std::to_string(s.tables) + ", t " + std::to_string(s.threshold));
+  state.counters["found"] = static_cast<double>(found);
+  PerQuery(state, d.queries.size());
+}
+BENCHMARK(BM_ProbeBatch)
+    ->ArgsProduct({{1, 2, 4, 8, 16, 32, 64, 128, 256, 1000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 
 #ifdef NEARDUP_HAVE_FAISS
