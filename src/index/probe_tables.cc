@@ -297,19 +297,26 @@ BucketScan ChooseBucketScan() {
 constexpr size_t kDirAhead = 16;
 constexpr size_t kBucketAhead = 8;
 // A batch's probes are sorted by key (ProbeBatch) from this many queries,
-// and only when they probe each table's buckets about once on average (nq
-// V >= 2^b, so that a bucket read serves several probes): below that the
-// sort's passes over the 2^b keys of every table cost more than they save,
-// and the probes of each query in one pipeline (ProbeOne) are cheaper
-// (BM_ProbeBatch at 1M, 14-bit keys, V = 106: at 32 queries 75 us a query
-// one query at a time against 110 sorted; even at 128; sorted ahead from
-// 256: 43 against 70; at 100,000 rows, 9-bit keys, V = 10, even at 64).
+// and only once the words the batch reads in a table (queries x V x n /
+// 2^b) reach kSortWordsPerKey a key of its directory: the sort's passes
+// over the 2^b keys of every table are a fixed cost a batch (~270 us at
+// 14-bit keys, ~870 at 15), repaid by reading each table in address order
+// (and a bucket once for all the queries probing it) instead of at random.
+// Calibrated on BM_ProbeBatch (query by query against sorted) at 1M rows,
+// 14-bit keys (V = 106; even at ~140 queries: 75 us a query against 110
+// sorted at 32, 70 against 43 at 256) and at 10M, 15-bit keys (V = 121;
+// even at ~50: 391 against 428 at 32, 398 against 294 at 128): 55 both.
+// (At 100,000 rows, the tables in the cache, sorting from 16 costs up to
+// ~15 % more than query by query below ~100 queries, as before this rule.)
 constexpr size_t kMinProbeBatch = 16;
+constexpr double kSortWordsPerKey = 55;
 
-bool SortProbes(size_t queries, int key_bits, int radius) {
+bool SortProbes(size_t queries, size_t n, int key_bits, int radius) {
   double v = 0;
   for (int i = 0; i <= radius; ++i) v += Choose(key_bits, i);
-  return queries >= kMinProbeBatch && static_cast<double>(queries) * v >= std::ldexp(1.0, key_bits);
+  const double keys = std::ldexp(1.0, key_bits);
+  const double words = static_cast<double>(queries) * v * static_cast<double>(n) / keys;
+  return queries >= kMinProbeBatch && words >= kSortWordsPerKey * keys;
 }
 
 // Every key mask within radius r of a b-bit key, by distance (0, then 1, ...).
@@ -520,7 +527,7 @@ void QueryProbeTables(const TablesView& view, std::span<const uint64_t> q_hi,
   const size_t nq = q_lo.size();
   const int radius = view.masks.empty() ? 0 : static_cast<int>(view.masks[0].radius);
   const bool sorted = order == ProbeOrder::kSorted ||
-                      (order == ProbeOrder::kAuto && SortProbes(nq, view.dir_bits, radius));
+                      (order == ProbeOrder::kAuto && SortProbes(nq, view.n, view.dir_bits, radius));
   if (!sorted) {
     for (size_t j = 0; j < nq; ++j) {
       cands.clear();
