@@ -302,14 +302,15 @@ constexpr size_t kBucketAhead = 8;
 // over the 2^b keys of every table are a fixed cost a batch (~270 us at
 // 14-bit keys, ~870 at 15), repaid by reading each table in address order
 // (and a bucket once for all the queries probing it) instead of at random.
-// Calibrated on BM_ProbeBatch (query by query against sorted) at 1M rows,
-// 14-bit keys (V = 106; even at ~140 queries: 75 us a query against 110
-// sorted at 32, 70 against 43 at 256) and at 10M, 15-bit keys (V = 121;
-// even at ~50: 391 against 428 at 32, 398 against 294 at 128): 55 both.
-// (At 100,000 rows, the tables in the cache, sorting from 16 costs up to
-// ~15 % more than query by query below ~100 queries, as before this rule.)
+// Calibrated on BM_ProbeBatch, query by query against sorted: at 1M rows,
+// 14-bit keys (V = 106), 73-82 us a query against 94 sorted at 64
+// queries, 79-86 against 69-70 at 128 (even at ~100); at 10M, 15-bit keys
+// (V = 121), 391 against 428 at 32, 398 against 294 at 128 (even at ~40):
+// 40 and 35. (At 100,000 rows, the tables in the cache, sorting from 16
+// costs up to ~15 % more than query by query below ~100 queries, as
+// before this rule.)
 constexpr size_t kMinProbeBatch = 16;
-constexpr double kSortWordsPerKey = 55;
+constexpr double kSortWordsPerKey = 40;
 
 bool SortProbes(size_t queries, size_t n, int key_bits, int radius) {
   double v = 0;

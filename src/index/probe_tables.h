@@ -106,10 +106,10 @@ std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int k
 // How QueryProbeTables orders a batch's probes: each query's in one
 // prefetched pipeline, query after query (kEachQuery), or the batch's
 // probes into each table sorted by key, each table read once in order
-// (kSorted); kAuto: sorted from 16 queries whose probes read 55 words a
-// key of each table's directory (queries x V x n / 2^b >= 55 x 2^b: at 1M
-// rows, 14-bit keys, radius 2, from 139 queries; at 10M, 15-bit keys, from
-// 49), else query by query. The answers are the same.
+// (kSorted); kAuto: sorted from 16 queries whose probes read 40 words a
+// key of each table's directory (queries x V x n / 2^b >= 40 x 2^b: at 1M
+// rows, 14-bit keys, radius 2, from 102 queries; at 10M, 15-bit keys, from
+// 36), else query by query. The answers are the same.
 enum class ProbeOrder { kAuto, kEachQuery, kSorted };
 
 // For each query j, appends to out[j] every row within k that the probe
