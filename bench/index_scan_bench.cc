@@ -36,6 +36,18 @@
 //                              /0/0/0 is ChooseProbeTables' pick; 1,000
 //                              queries an iteration, by SearchEach (the
 //                              batch), or by Search one at a time (one = 1)
+//   BM_ProbeBatch/<batch>/<order>  ChooseProbeTables' pick, the 1,000
+//                              queries in batches of `batch` (SearchEach
+//                              each; serve's combiner's batches hold 1-4
+//                              queries), the probes ordered as SearchEach
+//                              picks (0), query by query (1) or sorted by
+//                              key (2); found: the rows reported (the same
+//                              at every batch and order)
+//   BM_Delta/<n>/<batch>/<level>  an index's delta of n entries: its tail
+//                              scanned (0, tiled over the batch) against a
+//                              level's probe tables (1)
+//   BM_ChunkReads/<words>      one core's bandwidth reading runs of `words`
+//                              words at random places (a probed bucket)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
 //                              range_search (Debian's libfaiss), 100 queries
 //
@@ -47,6 +59,7 @@
 //   neardup_index_scan_bench --benchmark_min_time=0.3
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -57,6 +70,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -178,8 +192,8 @@ Data& Get(int bits, int k) {
     meta.policy = policy;
     meta.rows = kN;
     *path = (std::filesystem::temp_directory_path() /
-             ("neardup_index_scan_bench_" + std::to_string(bits) + "_" + std::to_string(k) +
-              suffix + ".ndx"))
+             ("neardup_index_scan_bench_" + std::to_string(::getpid()) + "_" +
+              std::to_string(bits) + "_" + std::to_string(k) + suffix + ".ndx"))
                 .string();
     uint64_t checksum = 0;
     const Status written = index_internal::WriteIndexFileV2(
@@ -474,6 +488,17 @@ void BM_Combined(benchmark::State& state) {
   PerQuery(state, 1);
 }
 
+// The lo and hi words of the first n fingerprints of `fps`.
+void Words(const std::vector<Fingerprint>& fps, size_t n, std::vector<uint64_t>* lo,
+           std::vector<uint64_t>* hi) {
+  lo->resize(n);
+  hi->resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    (*lo)[i] = fps[i].lo();
+    (*hi)[i] = fps[i].hi();
+  }
+}
+
 // The probe tables of `spec` over the 128-bit, k = 28 rows, built once.
 const index_internal::ProbeTableIndex& ProbeIndex(const index_internal::ProbeTablesSpec& spec) {
   static std::map<std::tuple<int, int, int, int>, std::unique_ptr<index_internal::ProbeTableIndex>>
@@ -481,11 +506,8 @@ const index_internal::ProbeTableIndex& ProbeIndex(const index_internal::ProbeTab
   auto& slot = cache[{spec.key_bits, spec.radius, spec.tables, spec.threshold}];
   if (!slot) {
     const Data& d = Get(128, 28);
-    std::vector<uint64_t> lo(kN), hi(kN);
-    for (size_t i = 0; i < kN; ++i) {
-      lo[i] = d.fps[i].lo();
-      hi[i] = d.fps[i].hi();
-    }
+    std::vector<uint64_t> lo, hi;
+    Words(d.fps, kN, &lo, &hi);
     slot = std::make_unique<index_internal::ProbeTableIndex>(lo, hi, 28, spec);
   }
   return *slot;
@@ -511,10 +533,7 @@ void BM_Probe(benchmark::State& state) {
   }
   const index_internal::ProbeTableIndex& index = ProbeIndex(spec);
   std::vector<uint64_t> q_lo, q_hi;
-  for (const Fingerprint& q : d.queries) {
-    q_lo.push_back(q.lo());
-    q_hi.push_back(q.hi());
-  }
+  Words(d.queries, d.queries.size(), &q_lo, &q_hi);
   std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
   const bool alone = state.range(3) != 0;
   for (auto _ : state) {
@@ -562,6 +581,124 @@ BENCHMARK(BM_Probe)
     ->Args({15, 2, 8, 0})
     ->Args({16, 3, 6, 0})
     ->Unit(benchmark::kMillisecond);
+
+// ChooseProbeTables' pick, the 1,000 queries in batches of `batch`
+// (SearchEach each; serve's combiner hands the tables 1-4 queries a call),
+// the probes ordered as SearchEach picks (order 0), each query's in turn
+// (1) or the batch's sorted by key (2; before this rule, every batch of 16
+// or more).
+void BM_ProbeBatch(benchmark::State& state) {
+  constexpr int kK = 28;
+  Data& d = Get(128, kK);
+  const index_internal::ProbeTableIndex& index =
+      ProbeIndex(index_internal::ChooseProbeTables(kN, kK, 0.99));
+  std::vector<uint64_t> q_lo, q_hi;
+  Words(d.queries, d.queries.size(), &q_lo, &q_hi);
+  const auto batch = static_cast<size_t>(state.range(0));
+  const auto order = static_cast<index_internal::ProbeOrder>(state.range(1));
+  std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
+  for (auto _ : state) {
+    for (auto& o : out) o.clear();
+    for (size_t j = 0; j < q_lo.size(); j += batch) {
+      const size_t m = std::min(batch, q_lo.size() - j);
+      index.SearchEach(std::span<const uint64_t>(q_hi).subspan(j, m),
+                       std::span<const uint64_t>(q_lo).subspan(j, m), out.data() + j, order);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  size_t found = 0;
+  for (const auto& o : out) found += o.size();
+  const index_internal::ProbeTablesSpec& s = index.spec();
+  state.SetLabel("b " + std::to_string(s.key_bits) + ", r " + std::to_string(s.radius) + ", L " +
+                 std::to_string(s.tables) + ", t " + std::to_string(s.threshold));
+  state.counters["found"] = static_cast<double>(found);
+  PerQuery(state, d.queries.size());
+}
+BENCHMARK(BM_ProbeBatch)
+    ->ArgsProduct({{1, 2, 4, 8, 16, 32, 64, 128, 256, 1000}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
+// An index's delta at the default method (TableIndex: the entries added
+// since its file was written), n entries (the first n rows), the 1,000
+// queries in batches of `batch`: its tail, scanned (ScanRows, tiled over
+// the batch, as SearchDeltaBatch), against a level of it, probe tables of
+// the file's layout (ChooseProbeTables at kN rows) over the n entries. The
+// tail is indexed into a level past TableIndex's tail cap (probes a query
+// x 64 entries: 54,272 at 1M).
+void BM_Delta(benchmark::State& state) {
+  constexpr int kK = 28;
+  Data& d = Get(128, kK);
+  const auto n = static_cast<size_t>(state.range(0));
+  const auto batch = static_cast<size_t>(state.range(1));
+  const bool level = state.range(2) != 0;
+  std::vector<uint64_t> lo, hi, q_lo, q_hi;
+  Words(d.fps, n, &lo, &hi);
+  Words(d.queries, d.queries.size(), &q_lo, &q_hi);
+  index_internal::RowsView rows;
+  rows.bits = 128;
+  rows.n = n;
+  rows.lo = lo.data();
+  rows.hi = hi.data();
+  std::unique_ptr<index_internal::ProbeTableIndex> tables;
+  if (level) {
+    tables = std::make_unique<index_internal::ProbeTableIndex>(
+        lo, hi, kK, index_internal::ChooseProbeTables(kN, kK, 0.99));
+  }
+  std::vector<std::vector<index_internal::ScanHit>> out(q_lo.size());
+  for (auto _ : state) {
+    for (auto& o : out) o.clear();
+    for (size_t j = 0; j < q_lo.size(); j += batch) {
+      const size_t m = std::min(batch, q_lo.size() - j);
+      const auto part_hi = std::span<const uint64_t>(q_hi).subspan(j, m);
+      const auto part_lo = std::span<const uint64_t>(q_lo).subspan(j, m);
+      if (level) {
+        tables->SearchEach(part_hi, part_lo, out.data() + j);
+        continue;
+      }
+      for (size_t b = 0; b < n; b += index_internal::kScanBlockRows) {
+        index_internal::ScanRows(rows, b, std::min(n, b + index_internal::kScanBlockRows), part_hi,
+                                 part_lo, kK, out.data() + j);
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetLabel(level ? "level" : "tail");
+  PerQuery(state, q_lo.size());
+}
+BENCHMARK(BM_Delta)
+    ->ArgsProduct({{4096, 16384, 54272, 100000}, {1, 4}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// The floor under a query of the probe tables alone: it reads its probed
+// buckets (`reads` words: BM_Probe's counter), contiguous runs of about
+// n / 2^b words at random places in tables far larger than the caches.
+// Here: 4,096 runs of `words` words at random offsets of a 256 MB array,
+// read and folded (no compare, no software prefetch: with it, a run or
+// several ahead, a test read no faster); bytes_per_second is what one core
+// reads so (61 words: a bucket at 1M rows, 14-bit keys; 305: 10M, 15-bit).
+void BM_ChunkReads(benchmark::State& state) {
+  const auto words = static_cast<size_t>(state.range(0));
+  static const std::vector<uint64_t> array = [] {
+    std::vector<uint64_t> a(size_t{1} << 25);
+    std::mt19937_64 rng(7);
+    for (uint64_t& w : a) w = rng();
+    return a;
+  }();
+  std::mt19937_64 rng(8);
+  std::vector<size_t> starts(4096);
+  for (size_t& s : starts) s = rng() % (array.size() - words);
+  uint64_t fold = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const uint64_t* w = array.data() + starts[i];
+      for (size_t x = 0; x < words; ++x) fold ^= w[x];
+    }
+    benchmark::DoNotOptimize(fold);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(starts.size() * words * 8));
+}
+BENCHMARK(BM_ChunkReads)->Arg(61)->Arg(305)->Unit(benchmark::kMillisecond);
 
 #ifdef NEARDUP_HAVE_FAISS
 void BM_FaissFlat(benchmark::State& state) {

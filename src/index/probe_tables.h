@@ -103,13 +103,23 @@ bool ProbeFinds(const TablesSpec& spec, uint64_t x_hi, uint64_t x_lo);
 std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int key_bits,
                                          std::span<const uint64_t> lo,
                                          std::span<const uint64_t> hi);
+// How QueryProbeTables orders a batch's probes: each query's in one
+// prefetched pipeline, query after query (kEachQuery), or the batch's
+// probes into each table sorted by key, each table read once in order
+// (kSorted); kAuto: sorted from 16 queries whose probes read 40 words a
+// key of each table's directory (queries x V x n / 2^b >= 40 x 2^b: at 1M
+// rows, 14-bit keys, radius 2, from 102 queries; at 10M, 15-bit keys, from
+// 36), else query by query. The answers are the same.
+enum class ProbeOrder { kAuto, kEachQuery, kSorted };
+
 // For each query j, appends to out[j] every row within k that the probe
 // tables of `view` find (view.probe_threshold = t, view.dir_bits = b), once
-// each, in row order, with its distance. From 16 queries the batch's probes
-// are sorted by key and each table read in order. Tolerates a damaged view
-// (directory offsets or rows out of range are skipped).
+// each, in row order, with its distance, the probes ordered by `order`.
+// Tolerates a damaged view (directory offsets or rows out of range are
+// skipped).
 void QueryProbeTables(const TablesView& view, std::span<const uint64_t> q_hi,
-                      std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out);
+                      std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out,
+                      ProbeOrder order = ProbeOrder::kAuto);
 
 class ProbeTableIndex {
  public:
@@ -129,10 +139,11 @@ class ProbeTableIndex {
   // finds (its key within r, its half within t), once, in row order, with
   // its distance.
   void Search(uint64_t q_hi, uint64_t q_lo, std::vector<ScanHit>* out) const;
-  // Search for each query j (q_hi[j], q_lo[j]) into out[j].
+  // Search for each query j (q_hi[j], q_lo[j]) into out[j], the probes
+  // ordered by `order`.
   // REQUIRES: out has q_lo.size() vectors, q_hi.size() == q_lo.size().
   void SearchEach(std::span<const uint64_t> q_hi, std::span<const uint64_t> q_lo,
-                  std::vector<ScanHit>* out) const;
+                  std::vector<ScanHit>* out, ProbeOrder order = ProbeOrder::kAuto) const;
 
  private:
   ProbeTablesSpec spec_;

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "index/hamming_scan.h"
@@ -129,6 +130,25 @@ Data MakeData(size_t random_rows, size_t queries, uint64_t seed) {
   return d;
 }
 
+// The exact scan for query q, and the rows of it that some table of `s`
+// finds; counts the rows at distance k (and those found) into *at_k and
+// *found_at_k.
+std::vector<ScanHit> ExactFound(const Data& d, const ProbeTablesSpec& s, size_t q, size_t* at_k,
+                                size_t* found_at_k) {
+  std::vector<ScanHit> want;
+  for (size_t i = 0; i < d.lo.size(); ++i) {
+    const int dist = HalfDistance(d.lo[i], d.q_lo[q]) + HalfDistance(d.hi[i], d.q_hi[q]);
+    if (dist > kK) continue;
+    const bool found = Found(s, d.lo[i] ^ d.q_lo[q], d.hi[i] ^ d.q_hi[q]);
+    if (dist == kK) {
+      ++*at_k;
+      *found_at_k += found ? 1 : 0;
+    }
+    if (found) want.push_back(ScanHit{static_cast<uint32_t>(i), static_cast<uint32_t>(dist)});
+  }
+  return want;
+}
+
 TEST(ProbeTablesTest, FindsExactlyTheTablesRowsOfTheExactScan) {
   const Data d = MakeData(91000, 1000, 3);
   const size_t n = d.lo.size();
@@ -145,18 +165,7 @@ TEST(ProbeTablesTest, FindsExactlyTheTablesRowsOfTheExactScan) {
     index.SearchEach(d.q_hi, d.q_lo, each.data());
     size_t at_k = 0, found_at_k = 0;
     for (size_t q = 0; q < d.q_lo.size(); ++q) {
-      // The exact scan, and the rows of it that some table finds.
-      std::vector<ScanHit> want;
-      for (size_t i = 0; i < n; ++i) {
-        const int dist = HalfDistance(d.lo[i], d.q_lo[q]) + HalfDistance(d.hi[i], d.q_hi[q]);
-        if (dist > kK) continue;
-        const bool found = Found(s, d.lo[i] ^ d.q_lo[q], d.hi[i] ^ d.q_hi[q]);
-        if (dist == kK) {
-          ++at_k;
-          found_at_k += found ? 1 : 0;
-        }
-        if (found) want.push_back(ScanHit{static_cast<uint32_t>(i), static_cast<uint32_t>(dist)});
-      }
+      const std::vector<ScanHit> want = ExactFound(d, s, q, &at_k, &found_at_k);
       std::vector<ScanHit> one;
       index.Search(d.q_hi[q], d.q_lo[q], &one);
       ASSERT_EQ(one, want) << "query " << q << " b " << s.key_bits;
@@ -168,6 +177,35 @@ TEST(ProbeTablesTest, FindsExactlyTheTablesRowsOfTheExactScan) {
     const double sigma = std::sqrt(p * (1 - p) / static_cast<double>(at_k));
     EXPECT_GE(p, 0.99);
     EXPECT_NEAR(measured, p, 4 * sigma) << "b " << s.key_bits << " L " << s.tables;
+  }
+}
+
+// Batches of every size a server hands the tables (1-4 queries, then a few
+// dozen up to past the size from which SearchEach sorts the probes), in
+// every probe order: the exact scan's rows that some table finds, each
+// once, in row order (a batch's queries must not see each other's rows).
+TEST(ProbeTablesTest, EveryBatchSizeAndOrderFindsTheExactScansRows) {
+  const Data d = MakeData(40000, 240, 5);
+  for (const ProbeTablesSpec& chosen :
+       {ChooseProbeTables(d.lo.size(), kK, 0.99), ChooseProbeTables(1000000, kK, 0.99)}) {
+    const ProbeTableIndex index(d.lo, d.hi, kK, chosen);
+    std::vector<std::vector<ScanHit>> want(d.q_lo.size());
+    size_t at_k = 0, found_at_k = 0;
+    for (size_t q = 0; q < d.q_lo.size(); ++q)
+      want[q] = ExactFound(d, index.spec(), q, &at_k, &found_at_k);
+    ASSERT_GT(found_at_k, 0u);
+    for (ProbeOrder order : {ProbeOrder::kAuto, ProbeOrder::kEachQuery, ProbeOrder::kSorted}) {
+      for (size_t batch : {1, 2, 3, 4, 7, 16, 33, 240}) {
+        std::vector<std::vector<ScanHit>> got(d.q_lo.size());
+        for (size_t j = 0; j < d.q_lo.size(); j += batch) {
+          const size_t m = std::min(batch, d.q_lo.size() - j);
+          index.SearchEach(std::span<const uint64_t>(d.q_hi).subspan(j, m),
+                           std::span<const uint64_t>(d.q_lo).subspan(j, m), got.data() + j, order);
+        }
+        ASSERT_EQ(got, want) << "b " << index.spec().key_bits << " batch " << batch << " order "
+                             << static_cast<int>(order);
+      }
+    }
   }
 }
 
