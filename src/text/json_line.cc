@@ -19,11 +19,10 @@ namespace neardup {
 namespace {
 
 #ifdef NEARDUP_JSON_AVX2
-// The bytes from p on that are whole blocks of ten three-byte sequences with
-// lead bytes E1..EC, EE or EF and two continuation bytes each (what
-// SkipStringStrict's `cjk` takes one at a time), 30 bytes a step while 32 are
-// readable before end. Such bytes are valid UTF-8, and none is a quote, a
-// backslash or a control.
+// The bytes from p on that are three-byte sequences with lead bytes E1..EC,
+// EE or EF and two continuation bytes each (what SkipStringStrict's `cjk`
+// takes one at a time), 30 bytes a step while 32 are readable before end.
+// Such bytes are valid UTF-8, and none is a quote, a backslash or a control.
 __attribute__((target("avx2"))) size_t CjkBlocks(const unsigned char* p, const unsigned char* end) {
   const __m256i high2 = _mm256_set1_epi8(static_cast<char>(0xC0));
   const __m256i cont = _mm256_set1_epi8(static_cast<char>(0x80));
@@ -41,7 +40,9 @@ __attribute__((target("avx2"))) size_t CjkBlocks(const unsigned char* p, const u
     const __m256i lead = _mm256_andnot_si256(_mm256_cmpeq_epi8(b, ed),
                                              _mm256_cmpeq_epi8(_mm256_min_epu8(off, span), off));
     const auto leads = static_cast<uint32_t>(_mm256_movemask_epi8(lead));
-    if ((conts & kConts) != kConts || (leads & kLeads) != kLeads) break;
+    // The first of the 30 bytes out of the pattern; the sequences before it.
+    const uint32_t bad = ((conts ^ kConts) | (~leads & kLeads)) & 0x3FFFFFFFu;
+    if (bad != 0) return static_cast<size_t>(q - p) + 3 * (std::countr_zero(bad) / 3);
     q += 30;
   }
   return static_cast<size_t>(q - p);
@@ -431,7 +432,7 @@ bool FastJsonLine::SkipStringStrict(bool* escaped) {
     if (c >= 0x80) {
       if (cjk()) {
 #ifdef NEARDUP_JSON_AVX2
-        if (avx2) i += CjkBlocks(p + i, p + n);  // long runs ten at a time
+        if (avx2) i += CjkBlocks(p + i, p + n);  // the run but its last bytes
 #endif
         while (i < n && cjk()) i += 3;
         continue;
