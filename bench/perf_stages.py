@@ -19,10 +19,10 @@ STAGES = [
      r"XXH3_hashLong|PlainRun|__memchr"),
     ("fingerprint (fused pass)", r"FusedPass|UnitSimHasher|FlushBlock|GramSet|CodePointCount"),
     ("Jaccard sketch", r"MakeJaccardSketch"),
-    ("band join", r"SimHashBandJoin|PackKeys|SortWords|MergeUnique|IdPair|BandJoin|VerifyBucket"),
+    ("band join", r"SimHashBandJoin|PackKeys|SortWords|MergeUnique|IdPair|BandJoin|VerifyBucket|BucketPairs"),
     ("verification of pairs", r"SketchJaccard|Verif"),
     ("clustering", r"[Cc]luster|UnionFind"),
-    ("reading the JSON input", r"FastJsonLine|Reader|_copy_to_iter|utf8|filemap|ReadPass"),
+    ("reading the JSON input", r"FastJsonLine|CjkBlocks|Reader|_copy_to_iter|utf8|filemap|ReadPass"),
     ("output", r"nlohmann|serializer|JsonLine|ToHex"),
     ("malloc, free, memcpy", r"malloc|free|memmove|memcpy|memset"),
 ]

@@ -56,11 +56,15 @@ void MergeUnique(std::vector<IdPair>* add, std::vector<IdPair>* into) {
 struct TaskOut {
   std::vector<IdPair> pairs;
   dedup_internal::BucketTally tally;
-  std::vector<uint32_t> local;  // components_only: a bucket's union-find
+  std::vector<uint32_t> local;   // components_only: a bucket's union-find
+  std::vector<uint64_t> hi, lo;  // a bucket's fingerprints (BucketWords)
 };
 
 // Keys are computed in blocks of this many documents.
 constexpr size_t kKeyBlock = 1024;
+// The scan of a sorted partition prefetches the test's data of the members
+// up to this many words past the end of the bucket it tests.
+constexpr size_t kPrefetchAhead = 16;
 
 // Prefetches the data the test reads for document i (base + i * stride).
 struct Prefetcher {
@@ -69,6 +73,20 @@ struct Prefetcher {
   void operator()(uint32_t i) const {
     if (base != nullptr) __builtin_prefetch(base + static_cast<size_t>(i) * stride);
   }
+  // The same, for a use further away (into L2).
+  void Early(uint32_t i) const {
+    if (base != nullptr) __builtin_prefetch(base + static_cast<size_t>(i) * stride, 0, 2);
+  }
+};
+
+// SimHash fingerprints for the buckets' tests: set (SimHashBandJoinWords),
+// a bucket of at most max_bucket members, all pairs wanted (not components
+// only, nothing skipped), has its members' fingerprints gathered into two
+// arrays and tested by BucketPairs* (band_keys.h): the pairs, distances and
+// counts of VerifyBucket with the test "distance <= k".
+struct BucketWords {
+  const dedup_internal::FingerprintWords* words = nullptr;
+  int k = 0;
 };
 
 // Sorts the sort words w[0, m) by their bits [low, 64) (the bucket key; the
@@ -121,8 +139,8 @@ uint64_t* SortWords(uint64_t* w, uint64_t* tmp, size_t m, int low) {
 // are cheap, compute them twice rather than keep them (8 bytes per document).
 template <class Keys, class Test>
 Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool recompute_keys,
-           Prefetcher prefetch, const BandJoinOptions& options, std::vector<IdPair>* pairs,
-           BandJoinStats* stats) {
+           Prefetcher prefetch, BucketWords bucket_words, const BandJoinOptions& options,
+           std::vector<IdPair>* pairs, BandJoinStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   if (options.bands < 1) return Status::InvalidArgument("band join needs at least one band");
   if (n >= (uint64_t{1} << 32)) {
@@ -166,6 +184,11 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
   std::vector<IdPair> pending;
   const size_t max_bucket = std::max<size_t>(options.max_bucket, 2);
   const size_t max_reps = std::max<size_t>(options.max_representatives, 1);
+  const bool gather =
+      bucket_words.words != nullptr && !options.components_only && !options.skip_confirmed;
+  const auto bucket_pairs = dedup_internal::HaveAvx512Popcount()
+                                ? dedup_internal::BucketPairsAvx512
+                                : dedup_internal::BucketPairsScalar;
   // Radix scratch, one per worker (sized to the largest partition).
   std::vector<std::vector<uint64_t>> scratch(workers);
 
@@ -242,10 +265,20 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
       std::vector<uint64_t>& tmp = scratch[static_cast<size_t>(worker)];
       if (tmp.size() < largest_part) tmp.resize(largest_part);
       const size_t p0 = parts * t / part_tasks, p1 = parts * (t + 1) / part_tasks;
+      // The test's data of a partition's members is fetched (into L2) while
+      // the partition before it is sorted and scanned: the members of the
+      // task's first partition here, those of partition p + 1 before p.
+      const auto fetch_part = [&](size_t p) {
+        for (size_t i = part_begin[p]; i < part_begin[p + 1]; ++i) {
+          prefetch.Early(static_cast<uint32_t>(word[i]));
+        }
+      };
+      fetch_part(p0);
       for (size_t p = p0; p < p1; ++p) {
         const size_t m = part_begin[p + 1] - part_begin[p];
+        if (p + 1 < p1) fetch_part(p + 1);
         const uint64_t* w = SortWords(word.data() + part_begin[p], tmp.data(), m, low);
-        // Prefetch the test's data some documents ahead of the scan.
+        // And into L1 some documents ahead of the scan.
         size_t fetched = 0;
         for (size_t s = 0; s < m;) {
           size_t e = s + 1;
@@ -255,8 +288,29 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
             s = e;
             continue;
           }
-          for (fetched = std::max(fetched, s); fetched < std::min(m, e + 16); ++fetched) {
+          for (fetched = std::max(fetched, s); fetched < std::min(m, e + kPrefetchAhead);
+               ++fetched) {
             prefetch(static_cast<uint32_t>(w[fetched]));
+          }
+          if (gather && size <= max_bucket) {
+            out.hi.resize(size);
+            out.lo.resize(size);
+            for (size_t i = 0; i < size; ++i) {
+              const auto& fp = bucket_words.words[static_cast<uint32_t>(w[s + i])];
+              out.hi[i] = fp.first;
+              out.lo[i] = fp.second;
+            }
+            const size_t first = out.pairs.size();
+            bucket_pairs(out.hi.data(), out.lo.data(), size, bucket_words.k, &out.pairs);
+            for (size_t i = first; i < out.pairs.size(); ++i) {
+              out.pairs[i].a = static_cast<uint32_t>(w[s + out.pairs[i].a]);
+              out.pairs[i].b = static_cast<uint32_t>(w[s + out.pairs[i].b]);
+            }
+            out.tally.largest = std::max(out.tally.largest, size);
+            out.tally.candidates += size * (size - 1) / 2;
+            out.tally.tested += size * (size - 1) / 2;
+            s = e;
+            continue;
           }
           dedup_internal::VerifyBucket(
               size, [w, s](size_t i) { return static_cast<uint32_t>(w[s + i]); }, test,
@@ -318,7 +372,7 @@ Status Run(size_t n, const Keys& keys, const Test& test, int key_bits, bool reco
 
 Status BandJoin(size_t n, const BandKeyFunction& keys, const PairTest& test,
                 const BandJoinOptions& options, std::vector<IdPair>* pairs, BandJoinStats* stats) {
-  return Run(n, keys, test, 0, false, Prefetcher{}, options, pairs, stats);
+  return Run(n, keys, test, 0, false, Prefetcher{}, BucketWords{}, options, pairs, stats);
 }
 
 Status SimHashBandJoin(std::span<const Fingerprint> fps, int k, const SimHashBands& layout,
@@ -361,6 +415,7 @@ Status dedup_internal::SimHashBandJoinWords(std::span<const std::pair<uint64_t, 
     return d <= k ? d : -1;
   };
   const Prefetcher prefetch{reinterpret_cast<const char*>(words.data()), sizeof(words[0])};
+  const BucketWords bucket_words{words.data(), k};
   BandJoinOptions opt = options;
   opt.bands = end_band - first_band;
   if (layout.band_bits <= 32) {
@@ -380,7 +435,7 @@ Status dedup_internal::SimHashBandJoinWords(std::span<const std::pair<uint64_t, 
         dedup_internal::PackKeysTable(*tables[b], words.data() + begin, end - begin, out);
       }
     };
-    return Run(n, keys, test, layout.band_bits, true, prefetch, opt, pairs, stats);
+    return Run(n, keys, test, layout.band_bits, true, prefetch, bucket_words, opt, pairs, stats);
   }
   const auto keys = [&](int band, size_t begin, size_t end, uint64_t* out) {
     const uint64_t mhi = masks[static_cast<size_t>(band)].first;
@@ -389,7 +444,7 @@ Status dedup_internal::SimHashBandJoinWords(std::span<const std::pair<uint64_t, 
       out[i - begin] = (words[i].second & mlo) ^ SplitMix64(words[i].first & mhi);
     }
   };
-  return Run(n, keys, test, 0, false, prefetch, opt, pairs, stats);
+  return Run(n, keys, test, 0, false, prefetch, bucket_words, opt, pairs, stats);
 }
 
 // ---------------------------------------------------------------------------

@@ -71,4 +71,54 @@ void PackKeysTable(const BandByteTables& tables, const FingerprintWords* words, 
   }
 }
 
+void BucketPairsScalar(const uint64_t* hi, const uint64_t* lo, size_t m, int k,
+                       std::vector<IdPair>* out) {
+  for (size_t x = 0; x + 1 < m; ++x) {
+    const uint64_t hx = hi[x], lx = lo[x];
+    for (size_t y = x + 1; y < m; ++y) {
+      const int d = std::popcount(hx ^ hi[y]) + std::popcount(lx ^ lo[y]);
+      if (d <= k) out->push_back({x, y, d});
+    }
+  }
+}
+
+#ifdef NEARDUP_HAVE_PEXT
+bool HaveAvx512Popcount() {
+  static const bool have = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+  }();
+  return have;
+}
+
+__attribute__((target("avx512f,avx512vpopcntdq"))) void BucketPairsAvx512(
+    const uint64_t* hi, const uint64_t* lo, size_t m, int k, std::vector<IdPair>* out) {
+  const __m512i limit = _mm512_set1_epi64(k);
+  for (size_t x = 0; x + 1 < m; ++x) {
+    const __m512i hx = _mm512_set1_epi64(static_cast<long long>(hi[x]));
+    const __m512i lx = _mm512_set1_epi64(static_cast<long long>(lo[x]));
+    for (size_t y = x + 1; y < m; y += 8) {
+      const __mmask8 valid =
+          m - y >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (m - y)) - 1);
+      const __m512i h = _mm512_maskz_loadu_epi64(valid, hi + y);
+      const __m512i l = _mm512_maskz_loadu_epi64(valid, lo + y);
+      const __m512i d = _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_xor_si512(h, hx)),
+                                         _mm512_popcnt_epi64(_mm512_xor_si512(l, lx)));
+      for (unsigned hit = _mm512_mask_cmple_epu64_mask(valid, d, limit); hit != 0; hit &= hit - 1) {
+        const size_t z = y + static_cast<size_t>(std::countr_zero(hit));
+        out->push_back({x, z, std::popcount(hi[x] ^ hi[z]) + std::popcount(lo[x] ^ lo[z])});
+      }
+    }
+  }
+}
+#else
+bool HaveAvx512Popcount() { return false; }
+
+void BucketPairsAvx512(const uint64_t* hi, const uint64_t* lo, size_t m, int k,
+                       std::vector<IdPair>* out) {
+  (void)hi, (void)lo, (void)m, (void)k, (void)out;
+  __builtin_trap();  // REQUIRES: HaveAvx512Popcount()
+}
+#endif
+
 }  // namespace neardup::dedup_internal

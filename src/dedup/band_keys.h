@@ -17,6 +17,9 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
+
+#include "neardup/index.h"
 
 namespace neardup::dedup_internal {
 
@@ -38,6 +41,18 @@ struct BandByteTables {
 std::unique_ptr<BandByteTables> MakeBandByteTables(uint64_t mask_hi, uint64_t mask_lo);
 void PackKeysTable(const BandByteTables& tables, const FingerprintWords* words, size_t n,
                    uint64_t* out);
+
+// The tests of one bucket: the pairs x < y < m of fingerprints (hi[i], lo[i])
+// whose Hamming distance d is at most k, appended to *out as {x, y, d} in
+// (x, y) order. Two implementations with equal output: AVX-512 (VPOPCNTDQ:
+// a member against eight others per instruction) where the CPU has it, else
+// scalar.
+bool HaveAvx512Popcount();
+void BucketPairsScalar(const uint64_t* hi, const uint64_t* lo, size_t m, int k,
+                       std::vector<IdPair>* out);
+// REQUIRES: HaveAvx512Popcount().
+void BucketPairsAvx512(const uint64_t* hi, const uint64_t* lo, size_t m, int k,
+                       std::vector<IdPair>* out);
 
 }  // namespace neardup::dedup_internal
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -388,6 +389,39 @@ TEST(PackedBandKeysTest, PextAndTablesEqualTheBitByBitPacking) {
       if (dedup_internal::HaveFastPext()) {
         dedup_internal::PackKeysPext(words.data(), words.size(), mhi, mlo, pext.data());
         EXPECT_EQ(pext, want) << "r " << r;
+      }
+    }
+  }
+}
+
+// The tests of one bucket: scalar and AVX-512 against the pair-by-pair
+// definition, for bucket sizes around the vector width and distances at k.
+TEST(BucketPairsTest, ScalarAndAvx512EqualThePairByPairTest) {
+  std::mt19937_64 rng(5);
+  for (size_t m : {0, 1, 2, 7, 8, 9, 16, 17, 40}) {
+    // Near copies of a few seeds: distances from 0 to well over k.
+    std::vector<uint64_t> hi(m), lo(m);
+    for (size_t i = 0; i < m; ++i) {
+      hi[i] = rng() % 3 == 0 ? rng() : 0x0123456789abcdefULL;
+      lo[i] = 0xfedcba9876543210ULL;
+      for (int f = static_cast<int>(rng() % 30); f > 0; --f) {
+        const int bit = static_cast<int>(rng() % 128);
+        (bit < 64 ? lo[i] : hi[i]) ^= uint64_t{1} << (bit % 64);
+      }
+    }
+    for (int k : {0, 3, 12, 24, 128}) {
+      std::vector<IdPair> want, scalar, vec;
+      for (size_t x = 0; x < m; ++x) {
+        for (size_t y = x + 1; y < m; ++y) {
+          const int d = std::popcount(hi[x] ^ hi[y]) + std::popcount(lo[x] ^ lo[y]);
+          if (d <= k) want.push_back({x, y, d});
+        }
+      }
+      dedup_internal::BucketPairsScalar(hi.data(), lo.data(), m, k, &scalar);
+      EXPECT_EQ(scalar, want) << "m " << m << " k " << k;
+      if (dedup_internal::HaveAvx512Popcount()) {
+        dedup_internal::BucketPairsAvx512(hi.data(), lo.data(), m, k, &vec);
+        EXPECT_EQ(vec, want) << "m " << m << " k " << k;
       }
     }
   }

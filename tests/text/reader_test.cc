@@ -14,6 +14,7 @@
 
 #include "neardup/text.h"
 #include "tests/testing/test_util.h"
+#include "text/json_line.h"
 #include "util/utf8.h"
 
 namespace neardup {
@@ -661,6 +662,65 @@ TEST(ReaderTest, RecordsAreTheInputBytes) {
   EXPECT_EQ(r.docs[0].fields.at("meta.n"), "1.5");
   EXPECT_EQ(r.docs[0].fields.count("meta.missing"), 0u);
   EXPECT_EQ(r.stats.missing_field, 1u);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// A random string of long runs of three-byte characters (every lead E0..EF,
+// mostly with the continuations each allows), ASCII and two-byte
+// characters, with a few bytes overwritten by bytes >= 0x80 (none a quote,
+// backslash or control): valid or not at any place of a run.
+std::string MixedUtf8(std::mt19937_64& rng) {
+  std::string s;
+  const size_t chars = rng() % 120;
+  for (size_t c = 0; c < chars; ++c) {
+    const uint64_t kind = rng() % 20;
+    if (kind == 0) {
+      s += static_cast<char>('a' + rng() % 26);
+    } else if (kind == 1) {
+      s += static_cast<char>(0xC2 + rng() % 30);
+      s += static_cast<char>(0x80 + rng() % 64);
+    } else {
+      const auto lead = static_cast<unsigned char>(0xE0 + rng() % 16);
+      // Now and then an overlong E0 or a surrogate ED sequence (invalid).
+      const bool any = rng() % 64 == 0;
+      const unsigned low = lead == 0xE0 && !any ? 0xA0 : 0x80;
+      const unsigned high = lead == 0xED && !any ? 0x9F : 0xBF;
+      s += static_cast<char>(lead);
+      s += static_cast<char>(low + rng() % (high - low + 1));
+      s += static_cast<char>(0x80 + rng() % 64);
+    }
+  }
+  for (int bad = static_cast<int>(rng() % 4) - 1; bad > 0 && !s.empty(); --bad) {
+    s[rng() % s.size()] = static_cast<char>(0x80 + rng() % 128);
+  }
+  return s;
+}
+
+// The strict fast path takes a line exactly when its text is valid UTF-8,
+// however its runs of CJK characters fall against the 30-byte steps.
+TEST(FastJsonLineTest, StrictTakesExactlyTheValidUtf8) {
+  std::mt19937_64 rng(8);
+  size_t valid = 0, invalid = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::string text = MixedUtf8(rng);
+    const std::string line = "{\"id\":\"x\",\"text\":\"" + text + "\"}";
+    FastJsonLine parser(line, true);
+    FastJsonLine::Member t, id, title;
+    const bool took = parser.Parse("text", "id", "title", &t, &id, &title);
+    const bool want = utf8::IsValid(text);
+    ASSERT_EQ(took, want) << "trial " << trial << " size " << text.size();
+    if (took) {
+      EXPECT_EQ(t.raw, "\"" + text + "\"");
+    }
+    (want ? valid : invalid) += 1;
+  }
+  EXPECT_GT(valid, 2000u);
+  EXPECT_GT(invalid, 2000u);
 }
 
 }  // namespace
