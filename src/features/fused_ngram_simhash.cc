@@ -55,6 +55,10 @@ constexpr int kMaxNgram = 5;
 // reuses its table across documents; a document uses the first `capacity`
 // slots, sized to it, and grows them when half full.
 class GramSet {
+  struct Slot {
+    uint64_t lo = 0, hi = 0;
+  };
+
  public:
   // Starts a document of about `expected` n-grams.
   void Begin(size_t expected) {
@@ -71,27 +75,63 @@ class GramSet {
   static uint64_t Mix(uint64_t lo, uint64_t hi) {
     return (lo ^ (hi * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull;
   }
-  void Prefetch(uint64_t mix) const { __builtin_prefetch(&slots_[mix >> shift_]); }
+  // Prefetches the home slot of a key whose Mix() is `mix`; a copy of the
+  // table's address and shift, for a loop that stores 64-bit words.
+  class Prefetcher {
+   public:
+    void operator()(uint64_t mix) const { __builtin_prefetch(slots_ + (mix >> shift_)); }
 
-  // Inserts the key (lo, hi), whose Mix() is `mix`; true when it was not
-  // there. REQUIRES: hi < 2^41.
-  [[gnu::always_inline]] bool Insert(uint64_t lo, uint64_t hi, uint64_t mix) {
-    const uint64_t tagged = hi | generation_ << kGenerationShift;
-    for (size_t i = mix >> shift_;; i = (i + 1) & mask_) {
-      Slot& slot = slots_[i];
-      if (slot.hi >> kGenerationShift != generation_) {
-        slot = {lo, tagged};
-        if (++size_ * 2 > mask_ + 1) Grow();
-        return true;
+   private:
+    friend class GramSet;
+    Prefetcher(const void* slots, int shift)
+        : slots_(static_cast<const Slot*>(slots)), shift_(shift) {}
+    const Slot* slots_;
+    int shift_;
+  };
+  Prefetcher MakePrefetcher() const { return {slots_.data(), shift_}; }
+
+  // Inserts the keys of grams[0, m) (members lo, hi < 2^41 and mix, their
+  // Mix()), in order; sets fresh[0, r) to the indexes of the r of them that
+  // were not there, in order, and returns r. The table's fields live in
+  // locals here: stores to the slots (64-bit words) could alias them, and
+  // reloading them per key cost ~1.1x on BBC.
+  template <typename Gram>
+  [[gnu::always_inline]] size_t InsertAll(const Gram* grams, size_t m, uint32_t* fresh) {
+    Slot* slots = slots_.data();
+    size_t mask = mask_;
+    int shift = shift_;
+    uint64_t generation = generation_;
+    size_t size = size_;
+    size_t limit = (mask + 1) / 2;  // grows past half full
+    size_t r = 0;
+    for (size_t g = 0; g < m; ++g) {
+      const uint64_t lo = grams[g].lo;
+      const uint64_t tagged = grams[g].hi | generation << kGenerationShift;
+      fresh[r] = static_cast<uint32_t>(g);
+      for (size_t i = grams[g].mix >> shift;; i = (i + 1) & mask) {
+        Slot& slot = slots[i];
+        if (slot.hi >> kGenerationShift != generation) {
+          slot = {lo, tagged};
+          ++r;
+          if (++size > limit) {
+            size_ = size;
+            Grow();
+            slots = slots_.data();
+            mask = mask_;
+            shift = shift_;
+            generation = generation_;
+            limit = (mask + 1) / 2;
+          }
+          break;
+        }
+        if (slot.lo == lo && slot.hi == tagged) break;
       }
-      if (slot.lo == lo && slot.hi == tagged) return false;
     }
+    size_ = size;
+    return r;
   }
 
  private:
-  struct Slot {
-    uint64_t lo = 0, hi = 0;
-  };
   static constexpr int kGenerationShift = 41;
   static constexpr uint64_t kMaxGeneration = (uint64_t{1} << (64 - kGenerationShift)) - 1;
 
