@@ -142,11 +142,10 @@ class UnitSimHasher {
     block_[static_cast<size_t>(pending_)].hi = hi;
     block_[static_cast<size_t>(pending_)].lo = lo;
     ++pending_;
-    ++count_;
     if (pending_ == kBlock) FlushBlock();
   }
   // Number of Add() calls since construction or Reset().
-  size_t count() const { return count_; }
+  size_t count() const { return flushed_ + static_cast<size_t>(pending_); }
   // Bit j is 1 iff more than half of the added hashes have bit j set.
   Fingerprint Finish() const;
   void Reset();
@@ -162,7 +161,9 @@ class UnitSimHasher {
   int bits_;
   int pending_ = 0;
   int planes_used_ = 0;
-  size_t count_ = 0;
+  // Hashes in the flushed blocks (Add counts none: a counter stored per
+  // Add was a chain through memory in the fused pass's hash loop).
+  size_t flushed_ = 0;
   // Bit j of ones_ + 2 twos_ + 4 fours_ + 8 eights_ + 16 sixteens_ (the bits
   // j of its planes read as a binary number, plane k worth 2^k) is the number
   // of flushed hashes with bit j set.

@@ -227,6 +227,7 @@ void UnitSimHasher::FlushBlock() {
   Store(eights, &eights_);
   Increment(sixteens, &sixteens_, &planes_used_);
   pending_ = 0;
+  flushed_ += kBlock;
 }
 
 Fingerprint UnitSimHasher::Finish() const {
@@ -242,7 +243,7 @@ Fingerprint UnitSimHasher::Finish() const {
   // floor(count / 2) = t. All 128 counters at once, compared bit-sliced with
   // t from the most significant plane down: `greater` marks the lanes whose
   // higher planes already exceed t's bits, `equal` those equal so far.
-  const uint64_t t = count_ / 2;
+  const uint64_t t = count() / 2;
   const int num_planes = 4 + planes_used;
   Lanes greater = {0, 0};
   Lanes equal = {~uint64_t{0}, ~uint64_t{0}};
@@ -265,7 +266,7 @@ Fingerprint UnitSimHasher::Finish() const {
 void UnitSimHasher::Reset() {
   pending_ = 0;
   planes_used_ = 0;
-  count_ = 0;
+  flushed_ = 0;
   ones_ = twos_ = fours_ = eights_ = Plane{};
   sixteens_.fill(Plane{});
 }

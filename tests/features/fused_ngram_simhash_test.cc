@@ -422,6 +422,46 @@ TEST(FusedNgramSimHashTest, LongDocumentsGrowTheTable) {
   EXPECT_EQ(tally.taken, 9);
 }
 
+TEST(FusedNgramSimHashTest, AsciiMappingsGrowTheAsciiTable) {
+  // N-grams of ASCII code points have a table of their own (8-byte slots),
+  // sized from the text's code points like the other; ligatures and
+  // compatibility squares that normalize to two or three ASCII letters
+  // (U+FB01 to "fi", U+3392 to "mhz", ...) give more ASCII n-grams than the
+  // text has code points, so that table grows within the document; mixed
+  // with CJK, the n-grams at the seams go to the other table.
+  const Paths s = Make(PipelineOptions());
+  ASSERT_NE(s.fused, nullptr);
+  // The code points of U+2100-U+33FF and U+FB00-U+FB06 that normalize to
+  // two or more ASCII digits and letters, and nothing else.
+  auto utf8 = [](char32_t c) {
+    const char buf[4] = {static_cast<char>(0xE0 | (c >> 12)),
+                         static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                         static_cast<char>(0x80 | (c & 0x3F)), 0};
+    return std::string(buf);
+  };
+  std::vector<std::string> to_ascii;
+  for (char32_t c = 0x2100; c < 0xFB07; c = c == 0x33FF ? 0xFB00 : c + 1) {
+    const std::string normalized = s.pipeline->Normalize(utf8(c));
+    if (normalized.size() >= 2 && std::all_of(normalized.begin(), normalized.end(), [](char b) {
+          return (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9');
+        })) {
+      to_ascii.push_back(utf8(c));
+    }
+  }
+  ASSERT_GE(to_ascii.size(), 50u);
+  std::mt19937_64 rng(11);
+  Tally tally;
+  for (int round = 0; round < 4; ++round) {
+    std::string text;
+    for (size_t i = 0; i < 4096; ++i) {
+      text += round % 2 == 1 && rng() % 5 == 0 ? utf8(0x4E00 + static_cast<char32_t>(rng() % 3000))
+                                               : to_ascii[rng() % to_ascii.size()];
+    }
+    ExpectSame(s, text, &tally);
+  }
+  EXPECT_EQ(tally.taken, 4);
+}
+
 void CheckCorpus(const std::string& path, int expected_docs) {
   Paths s = Make(PipelineOptions());
   ASSERT_NE(s.fused, nullptr);
