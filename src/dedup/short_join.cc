@@ -4,10 +4,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <numeric>
+#include <utility>
 
+#include "neardup/parallel.h"
+#include "util/random.h"
 #include "util/thread_pool.h"
 
 namespace neardup::dedup_internal {
@@ -610,6 +617,174 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   MergePairs(pairs);
   *short_stats = st;
   return Status::OK();
+}
+
+namespace {
+
+// The second layout's order of the slots: a fixed Fisher-Yates shuffle.
+std::array<uint8_t, kSketchSlots> ShuffledSlots() {
+  std::array<uint8_t, kSketchSlots> order;
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint8_t>(i);
+  uint64_t state = 0x73686f727462616eULL;
+  for (size_t i = order.size() - 1; i > 0; --i) {
+    state = SplitMix64(state);
+    std::swap(order[i], order[state % (i + 1)]);
+  }
+  return order;
+}
+
+// The key of band b of sketch s: 4 values (8 bits each, 0 where empty) and
+// the 4 empty marks above them; kNoKey when fewer than two of its slots hold
+// a value.
+constexpr uint64_t kNoKey = ~uint64_t{0};
+uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kShortBandSlots>& slots) {
+  uint64_t values = 0, empty = 0;
+  for (int i = 0; i < kShortBandSlots; ++i) {
+    const size_t slot = slots[static_cast<size_t>(i)];
+    const bool e = ((s.empty[slot / 64] >> (slot % 64)) & 1) != 0;
+    empty |= uint64_t{e} << i;
+    values |= uint64_t{e ? uint8_t{0} : s.slot[slot]} << (8 * i);
+  }
+  // Fewer than two values: 8 bits (and where the others are empty) are too
+  // weak a key (tiny sketches would meet by chance in most such bands).
+  if (std::popcount(empty) > kShortBandSlots - 2) return kNoKey;
+  return empty << 32 | values;
+}
+
+}  // namespace
+
+std::array<uint8_t, kShortBandSlots> ShortBandSlots(int b) {
+  static const std::array<uint8_t, kSketchSlots> shuffled = ShuffledSlots();
+  constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
+  const int layout = b / kPerLayout, first = (b % kPerLayout) * kShortBandSlots;
+  std::array<uint8_t, kShortBandSlots> slots;
+  for (int i = 0; i < kShortBandSlots; ++i) {
+    const int at = first + i;
+    slots[static_cast<size_t>(i)] =
+        layout == 0 ? static_cast<uint8_t>(at) : shuffled[static_cast<size_t>(at)];
+  }
+  return slots;
+}
+
+Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
+    std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
+    double t, int threads) {
+  static_assert(kSketchSlots % kShortBandSlots == 0 &&
+                kShortBands == 2 * (kSketchSlots / kShortBandSlots));
+  constexpr int kIdBits = 28;
+  if (who.size() >= (size_t{1} << kIdBits)) {
+    return Status::InvalidArgument("the sketch short rule takes fewer than 2^28 documents");
+  }
+  if (!(t > 0 && t <= 1)) return Status::InvalidArgument("short_jaccard must be in (0, 1]");
+  const double limit = static_cast<double>(short_features) / t;
+  std::vector<uint32_t> part;  // the participants, positions in `who`
+  for (size_t i = 0; i < who.size(); ++i) {
+    const uint32_t f = sketches[who[i]].features;
+    if (f > 0 && static_cast<double>(f) < limit) part.push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  if (part.size() < 2 || short_features == 0) return out;
+  // The participants' feature counts, read in place of their sketches by
+  // the size filter.
+  std::vector<uint32_t> feat(part.size());
+  for (size_t i = 0; i < part.size(); ++i) feat[i] = sketches[who[part[i]]].features;
+  const auto sketch = [&](uint32_t i) -> const JaccardSketch& { return sketches[who[part[i]]]; };
+  constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
+  constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
+  std::array<std::array<uint8_t, kShortBandSlots>, kShortBands> band_slots;
+  for (int b = 0; b < kShortBands; ++b) band_slots[static_cast<size_t>(b)] = ShortBandSlots(b);
+  const auto key_of = [&](uint32_t i, int b) {
+    return BandKey(sketch(i), band_slots[static_cast<size_t>(b)]);
+  };
+  struct Worker {
+    std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`
+    std::vector<std::pair<uint32_t, uint32_t>> members;  // (features, position)
+  };
+  // The pairs of a bucket (entries: key << kIdBits | position), its members
+  // by feature count: the smaller member (under short_features) first, its
+  // partners up to its count / t. One larger than the cap is cut by the
+  // next band of its layout (depth: bands taken so far).
+  const double inv_t = 1 / t;
+  std::function<void(std::span<uint64_t>, int, int, Worker*)> bucket =
+      [&](std::span<uint64_t> run, int b, int depth, Worker* w) {
+        if (run.size() <= kShortBucketCap || depth == kPerLayout) {
+          auto& m = w->members;
+          m.clear();
+          for (const uint64_t e : run) {
+            const auto i = static_cast<uint32_t>(e & kIdMask);
+            m.emplace_back(feat[i], i);
+          }
+          std::sort(m.begin(), m.end());
+          for (size_t x = 0; x < m.size() && m[x].first < short_features; ++x) {
+            const double most = static_cast<double>(m[x].first) * inv_t + 1e-9;
+            for (size_t y = x + 1; y < m.size() && static_cast<double>(m[y].first) <= most; ++y) {
+              const uint32_t a = m[x].second, c = m[y].second;
+              if (SketchJaccard(sketch(a), sketch(c)) >= t) {
+                w->found.emplace_back(std::min(a, c), std::max(a, c));
+              }
+            }
+          }
+          return;
+        }
+        const int layout = b / kPerLayout;
+        const int next = layout * kPerLayout + (b % kPerLayout + depth) % kPerLayout;
+        for (uint64_t& e : run) {
+          const auto i = static_cast<uint32_t>(e & kIdMask);
+          const uint64_t k = key_of(i, next);
+          // An empty band matches an empty band here: the bucket agrees so far.
+          e = (k == kNoKey ? (uint64_t{1} << 36) - 1 : k) << kIdBits | i;
+        }
+        std::sort(run.begin(), run.end());
+        for (size_t i = 0; i < run.size();) {
+          size_t j = i + 1;
+          while (j < run.size() && (run[j] >> kIdBits) == (run[i] >> kIdBits)) ++j;
+          if (j - i > 1) bucket(run.subspan(i, j - i), b, depth + 1, w);
+          i = j;
+        }
+      };
+  // Bands in tasks of kBandsPerTask: one pass over the sketches gives a
+  // task's keys (the sketches are read once a task, not once a band).
+  constexpr int kBandsPerTask = 8;
+  static_assert(kShortBands % kBandsPerTask == 0);
+  constexpr int kTasks = kShortBands / kBandsPerTask;
+  const int workers = std::max(1, std::min(ResolveThreadCount(threads), kTasks));
+  std::vector<Worker> work(static_cast<size_t>(workers));
+  ParallelFor(static_cast<size_t>(kTasks), workers, [&](size_t task, int worker) {
+    Worker& w = work[static_cast<size_t>(worker)];
+    std::array<std::vector<uint64_t>, kBandsPerTask> keys;
+    for (auto& k : keys) k.reserve(part.size());
+    const int first = static_cast<int>(task) * kBandsPerTask;
+    for (uint32_t i = 0; i < part.size(); ++i) {
+      for (int d = 0; d < kBandsPerTask; ++d) {
+        const uint64_t key = key_of(i, first + d);
+        if (key != kNoKey) keys[static_cast<size_t>(d)].push_back(key << kIdBits | i);
+      }
+    }
+    for (int d = 0; d < kBandsPerTask; ++d) {
+      std::vector<uint64_t>& k = keys[static_cast<size_t>(d)];
+      std::sort(k.begin(), k.end());
+      for (size_t i = 0; i < k.size();) {
+        size_t j = i + 1;
+        while (j < k.size() && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
+        if (j - i > 1) bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
+        i = j;
+      }
+      std::vector<uint64_t>().swap(k);
+      // A pair found in several bands is held once per band: merged now and
+      // then so that a worker's list stays near its distinct pairs.
+      if (w.found.size() > 4 * (part.size() + 1024)) {
+        std::sort(w.found.begin(), w.found.end());
+        w.found.erase(std::unique(w.found.begin(), w.found.end()), w.found.end());
+      }
+    }
+  });
+  for (Worker& w : work) {
+    for (const auto& [a, c] : w.found) out.emplace_back(part[a], part[c]);
+    std::vector<std::pair<uint32_t, uint32_t>>().swap(w.found);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace neardup::dedup_internal
