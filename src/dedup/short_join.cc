@@ -633,38 +633,65 @@ std::array<uint8_t, kSketchSlots> ShuffledSlots() {
   return order;
 }
 
-// The key of band b of sketch s: 4 values (8 bits each, 0 where empty) and
-// the 4 empty marks above them; kNoKey when fewer than two of its slots hold
-// a value.
+// The key of the band at positions first..first + 3 of a layout's slot
+// order (`order`) of sketch s: 4 values (8 bits each, 0 where empty) and the
+// 4 empty marks above them. With one value only, 8 bits (and where the
+// others are empty) are too weak a key (tiny sketches met by chance in most
+// such bands): for a sparse sketch (at most kSparseValues values), the
+// next two slots after the band (in the layout's order, circular) that hold
+// a value extend it (their distances and values, mixed into 24 bits in the
+// empty bytes); otherwise (bands of two values or more are many) no key. kNoKey when the
+// band holds no value.
 constexpr uint64_t kNoKey = ~uint64_t{0};
-uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kShortBandSlots>& slots) {
+uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kSketchSlots>& order, int first,
+                 bool sparse) {
+  const auto is_empty = [&s](size_t slot) {
+    return ((s.empty[slot / 64] >> (slot % 64)) & 1) != 0;
+  };
   uint64_t values = 0, empty = 0;
+  int value_at = 0;
   for (int i = 0; i < kShortBandSlots; ++i) {
-    const size_t slot = slots[static_cast<size_t>(i)];
-    const bool e = ((s.empty[slot / 64] >> (slot % 64)) & 1) != 0;
+    const size_t slot = order[static_cast<size_t>(first + i)];
+    const bool e = is_empty(slot);
     empty |= uint64_t{e} << i;
-    values |= uint64_t{e ? uint8_t{0} : s.slot[slot]} << (8 * i);
+    if (!e) {
+      values |= uint64_t{s.slot[slot]} << (8 * i);
+      value_at = i;
+    }
   }
-  // Fewer than two values: 8 bits (and where the others are empty) are too
-  // weak a key (tiny sketches would meet by chance in most such bands).
-  if (std::popcount(empty) > kShortBandSlots - 2) return kNoKey;
+  const int held = kShortBandSlots - std::popcount(empty);
+  if (held == 0) return kNoKey;
+  if (held == 1) {
+    if (!sparse) return kNoKey;
+    // The next two values (their distances and values), mixed into the 24
+    // bits the empty bytes leave.
+    uint64_t ext = 0;
+    int found = 0;
+    for (int d = kShortBandSlots; d < kSketchSlots && found < 2; ++d) {
+      const size_t slot = order[static_cast<size_t>((first + d) % kSketchSlots)];
+      if (!is_empty(slot)) {
+        ext = ext << 16 | uint64_t(d) << 8 | s.slot[slot];
+        ++found;
+      }
+    }
+    values = uint64_t{s.slot[order[static_cast<size_t>(first + value_at)]]} |
+             (SplitMix64(ext) & 0xFFFFFF) << 8;
+  }
   return empty << 32 | values;
 }
 
-}  // namespace
-
-std::array<uint8_t, kShortBandSlots> ShortBandSlots(int b) {
-  static const std::array<uint8_t, kSketchSlots> shuffled = ShuffledSlots();
-  constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
-  const int layout = b / kPerLayout, first = (b % kPerLayout) * kShortBandSlots;
-  std::array<uint8_t, kShortBandSlots> slots;
-  for (int i = 0; i < kShortBandSlots; ++i) {
-    const int at = first + i;
-    slots[static_cast<size_t>(i)] =
-        layout == 0 ? static_cast<uint8_t>(at) : shuffled[static_cast<size_t>(at)];
-  }
-  return slots;
+// Layout 0's order of the slots and layout 1's.
+const std::array<std::array<uint8_t, kSketchSlots>, 2>& LayoutOrders() {
+  static const std::array<std::array<uint8_t, kSketchSlots>, 2> orders = [] {
+    std::array<std::array<uint8_t, kSketchSlots>, 2> o;
+    for (size_t i = 0; i < kSketchSlots; ++i) o[0][i] = static_cast<uint8_t>(i);
+    o[1] = ShuffledSlots();
+    return o;
+  }();
+  return orders;
 }
+
+}  // namespace
 
 Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
@@ -691,10 +718,16 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   const auto sketch = [&](uint32_t i) -> const JaccardSketch& { return sketches[who[part[i]]]; };
   constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
   constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
-  std::array<std::array<uint8_t, kShortBandSlots>, kShortBands> band_slots;
-  for (int b = 0; b < kShortBands; ++b) band_slots[static_cast<size_t>(b)] = ShortBandSlots(b);
+  const auto& orders = LayoutOrders();
+  std::vector<uint8_t> sparse(part.size());
+  for (size_t i = 0; i < part.size(); ++i) {
+    const JaccardSketch& sk = sketch(static_cast<uint32_t>(i));
+    const int held = kSketchSlots - std::popcount(sk.empty[0]) - std::popcount(sk.empty[1]);
+    sparse[i] = held <= kSparseValues;
+  }
   const auto key_of = [&](uint32_t i, int b) {
-    return BandKey(sketch(i), band_slots[static_cast<size_t>(b)]);
+    return BandKey(sketch(i), orders[static_cast<size_t>(b / kPerLayout)],
+                   (b % kPerLayout) * kShortBandSlots, sparse[i] != 0);
   };
   struct Worker {
     std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`

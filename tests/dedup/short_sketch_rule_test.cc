@@ -9,13 +9,17 @@
 //
 // The model of one pair, from its two sketches: A slots agree (equal values,
 // or empty in both), E of them empty in both; a band of 4 slots drawn at
-// random agrees and holds two values or more (a band of fewer gives no key)
-// with probability p = (C(A, 4) - C(E, 4) - C(E, 3) (A - E)) / C(128, 4),
-// and the 64 bands are taken as independent: P(found) = 1 - (1 - p)^64.
+// random agrees with probability p = (C(A, 4) - C(E, 4) - C(E, 3) (A - E)
+// (1 - n)) / C(128, 4): no value in both gives no key, and one value needs,
+// when both sketches are sparse (kSparseValues), the next two slots with a
+// value to agree too (n = (A - E) (A - E - 1) / ((128 - E) (127 - E))), else
+// gives no key (n = 0); the 64
+// bands are taken as independent: P(found) = 1 - (1 - p)^64.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -60,7 +64,16 @@ double FoundProbability(const JaccardSketch& a, const JaccardSketch& b) {
   const double e3 = both_empty < 3 ? 0.0
                                    : static_cast<double>(both_empty) * (both_empty - 1) *
                                          (both_empty - 2) / 6.0 * (agree - both_empty);
-  const double p = (Choose4(agree) - Choose4(both_empty) - e3) / Choose4(kSketchSlots);
+  // A band of one value agrees when the next slot holding a value in either
+  // holds the same in both: (A - E) of the 128 - E such slots.
+  const auto values = [](const JaccardSketch& s) {
+    return kSketchSlots - std::popcount(s.empty[0]) - std::popcount(s.empty[1]);
+  };
+  const bool sparse =
+      values(a) <= dedup_internal::kSparseValues && values(b) <= dedup_internal::kSparseValues;
+  const double held = agree - both_empty, any = kSketchSlots - both_empty;
+  const double next = sparse && any > 1 ? held / any * std::max(held - 1, 0.0) / (any - 1) : 0.0;
+  const double p = (Choose4(agree) - Choose4(both_empty) - e3 + e3 * next) / Choose4(kSketchSlots);
   return 1 - std::pow(1 - p, dedup_internal::kShortBands);
 }
 
