@@ -644,40 +644,41 @@ std::array<uint8_t, kSketchSlots> ShuffledSlots() {
 // band holds no value.
 constexpr uint64_t kNoKey = ~uint64_t{0};
 uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kSketchSlots>& order, int first,
-                 bool sparse) {
-  const auto is_empty = [&s](size_t slot) {
-    return ((s.empty[slot / 64] >> (slot % 64)) & 1) != 0;
-  };
-  uint64_t values = 0, empty = 0;
-  int value_at = 0;
-  for (int i = 0; i < kShortBandSlots; ++i) {
-    const size_t slot = order[static_cast<size_t>(first + i)];
-    const bool e = is_empty(slot);
-    empty |= uint64_t{e} << i;
-    if (!e) {
-      values |= uint64_t{s.slot[slot]} << (8 * i);
-      value_at = i;
-    }
+                 const uint64_t* held) {
+  // held: the slots holding a value, in the layout's order (2 words).
+  const uint64_t bits = (held[first / 64] >> (first % 64)) & 0xF;
+  if (bits == 0) return kNoKey;
+  const int n = std::popcount(bits);
+  const bool sparse = std::popcount(held[0]) + std::popcount(held[1]) <= kSparseValues;
+  if (n == 1 && !sparse) return kNoKey;
+  uint64_t values = 0;
+  for (uint64_t m = bits; m != 0; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    values |= uint64_t{s.slot[order[static_cast<size_t>(first + i)]]} << (8 * i);
   }
-  const int held = kShortBandSlots - std::popcount(empty);
-  if (held == 0) return kNoKey;
-  if (held == 1) {
-    if (!sparse) return kNoKey;
+  if (n == 1) {
     // The next two values (their distances and values), mixed into the 24
     // bits the empty bytes leave.
     uint64_t ext = 0;
     int found = 0;
-    for (int d = kShortBandSlots; d < kSketchSlots && found < 2; ++d) {
-      const size_t slot = order[static_cast<size_t>((first + d) % kSketchSlots)];
-      if (!is_empty(slot)) {
-        ext = ext << 16 | uint64_t(d) << 8 | s.slot[slot];
-        ++found;
+    const auto scan = [&](int lo, int hi) {  // positions [lo, hi), ascending
+      for (int w = lo / 64; lo < hi && w <= (hi - 1) / 64 && found < 2; ++w) {
+        uint64_t m = held[w];
+        if (w * 64 < lo) m &= ~uint64_t{0} << (lo - w * 64);
+        if ((w + 1) * 64 > hi) m &= (uint64_t{1} << (hi - w * 64)) - 1;
+        for (; m != 0 && found < 2; m &= m - 1) {
+          const int q = w * 64 + std::countr_zero(m);
+          const int d = (q - first + kSketchSlots) % kSketchSlots;
+          ext = ext << 16 | uint64_t(d) << 8 | s.slot[order[static_cast<size_t>(q)]];
+          ++found;
+        }
       }
-    }
-    values = uint64_t{s.slot[order[static_cast<size_t>(first + value_at)]]} |
-             (SplitMix64(ext) & 0xFFFFFF) << 8;
+    };
+    scan(first + kShortBandSlots, kSketchSlots);
+    scan(0, first);
+    values = values >> (8 * std::countr_zero(bits)) | (SplitMix64(ext) & 0xFFFFFF) << 8;
   }
-  return empty << 32 | values;
+  return (~bits & 0xF) << 32 | values;
 }
 
 // Layout 0's order of the slots and layout 1's.
@@ -719,15 +720,24 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
   constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
   const auto& orders = LayoutOrders();
-  std::vector<uint8_t> sparse(part.size());
+  // Per participant and layout, the slots holding a value in the layout's
+  // order (4 words: 32 bytes a participant).
+  std::vector<std::array<uint64_t, 4>> held(part.size());
   for (size_t i = 0; i < part.size(); ++i) {
     const JaccardSketch& sk = sketch(static_cast<uint32_t>(i));
-    const int held = kSketchSlots - std::popcount(sk.empty[0]) - std::popcount(sk.empty[1]);
-    sparse[i] = held <= kSparseValues;
+    const uint64_t w0 = ~sk.empty[0], w1 = ~sk.empty[1];
+    uint64_t p[2] = {0, 0};  // layout 1, in registers (not through memory)
+    for (size_t q = 0; q < kSketchSlots; ++q) {
+      const size_t slot = orders[1][q];
+      p[q / 64] |= (((slot < 64 ? w0 : w1) >> (slot % 64)) & 1) << (q % 64);
+    }
+    held[i] = {w0, w1, p[0], p[1]};
   }
   const auto key_of = [&](uint32_t i, int b) {
-    return BandKey(sketch(i), orders[static_cast<size_t>(b / kPerLayout)],
-                   (b % kPerLayout) * kShortBandSlots, sparse[i] != 0);
+    const int layout = b / kPerLayout;
+    return BandKey(sketch(i), orders[static_cast<size_t>(layout)],
+                   (b % kPerLayout) * kShortBandSlots,
+                   held[i].data() + 2 * static_cast<size_t>(layout));
   };
   struct Worker {
     std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`
