@@ -189,6 +189,96 @@ TEST(ShortSketchRuleTest, ShortNewsWithEditedCopiesMatchTheModel) {
   CheckAgainstExact(sets, "short THUCNews texts and edited copies");
 }
 
+// Dedup with ShortRule::kSketch: every pair it reports is within k or a
+// short pair whose estimate passes, every pair within k that passes
+// verification is there, and of the short pairs beyond k that the exact
+// rule reports (after verification) it finds what the model says (here:
+// all). Without sketches it is refused.
+TEST(ShortSketchRuleTest, DedupAddsTheSketchPairsBeyondK) {
+  std::mt19937_64 rng(11);
+  auto pipeline = Pipeline::Create(Method::Default().pipeline);
+  ASSERT_TRUE(pipeline.ok());
+  // Short texts of 8-40 CJK characters, each with 1-3 copies with 1-4
+  // characters changed.
+  std::vector<std::string> texts;
+  const auto ch = [&rng] {
+    const char32_t c = 0x4E00 + static_cast<char32_t>(rng() % 400);
+    return std::string{static_cast<char>(0xE0 | (c >> 12)),
+                       static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                       static_cast<char>(0x80 | (c & 0x3F))};
+  };
+  for (int b = 0; b < 150; ++b) {
+    std::vector<std::string> chars(8 + rng() % 33);
+    for (auto& c : chars) c = ch();
+    for (int v = 0, copies = 1 + static_cast<int>(rng() % 3); v <= copies; ++v) {
+      std::vector<std::string> copy = chars;
+      for (int e = 0, edits = v == 0 ? 0 : 1 + static_cast<int>(rng() % 4); e < edits; ++e) {
+        copy[rng() % copy.size()] = ch();
+      }
+      std::string text;
+      for (const auto& c : copy) text += c;
+      texts.push_back(text);
+    }
+  }
+  const size_t n = texts.size();
+  std::vector<DedupDocument> docs(n);
+  std::vector<std::vector<uint64_t>> sets(n);
+  std::vector<JaccardSketch> sketches(n);
+  for (size_t i = 0; i < n; ++i) {
+    const DocumentFingerprint fp = (*pipeline)->Fingerprint(texts[i]);
+    docs[i].fingerprint = fp.fingerprint;
+    docs[i].empty = fp.empty();
+    (*pipeline)->FeatureSet(texts[i], "", &sets[i]);
+    sketches[i] = MakeJaccardSketch(sets[i]);
+  }
+  DedupOptions opt;
+  opt.cluster_rule = ClusterRule::kComponents;
+  opt.k = Method::Default().default_k;
+  opt.threads = 2;
+  opt.collect_pairs = true;
+  opt.short_features = kShortFeatures;
+  opt.short_jaccard = kT;
+  opt.short_rule = ShortRule::kSketch;
+  auto refused = Dedup(docs, opt);
+  EXPECT_FALSE(refused.ok()) << "the sketch rule needs the sketches";
+  opt.sketches = sketches;
+  auto sketch = Dedup(docs, opt);
+  ASSERT_TRUE(sketch.ok()) << sketch.status().ToString();
+  opt.short_rule = ShortRule::kExact;
+  opt.short_sets = sets;
+  auto exact = Dedup(docs, opt);
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  std::set<std::pair<size_t, size_t>> got;
+  size_t beyond_k = 0;
+  for (const DedupPair& p : sketch->pairs) {
+    got.insert({p.i, p.j});
+    const double est = SketchJaccard(sketches[p.i], sketches[p.j]);
+    EXPECT_GE(est, kT) << p.i << " " << p.j;
+    if (p.distance > opt.k) {
+      ++beyond_k;
+      EXPECT_LT(std::min(sets[p.i].size(), sets[p.j].size()), kShortFeatures);
+    }
+  }
+  EXPECT_GT(beyond_k, 20u) << "the rule must matter here";
+  EXPECT_GT(sketch->join.short_pairs, 0u);
+  double expected = 0, variance = 0;
+  size_t hit = 0, exact_beyond = 0;
+  for (const DedupPair& p : exact->pairs) {
+    if (p.distance <= opt.k) {
+      EXPECT_TRUE(got.count({p.i, p.j})) << "within k: " << p.i << " " << p.j;
+      continue;
+    }
+    ++exact_beyond;
+    const double q = FoundProbability(sketches[p.i], sketches[p.j]);
+    expected += q;
+    variance += q * (1 - q);
+    hit += got.count({p.i, p.j});
+  }
+  ASSERT_GT(exact_beyond, 20u);
+  EXPECT_LE(std::abs(static_cast<double>(hit) - expected), 4 * std::sqrt(variance) + 1)
+      << hit << " of " << exact_beyond << ", model " << expected;
+}
+
 TEST(ShortSketchRuleTest, RefusesABadThreshold) {
   const std::vector<JaccardSketch> sketches(2);
   const std::vector<size_t> who = {0, 1};
