@@ -123,8 +123,18 @@ Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::
 Status AddShortSketchPairs(std::span<const DedupDocument> docs,
                            const dedup_internal::SimHashPlan& plan, const DedupOptions& opt,
                            std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
-  std::vector<size_t> first(plan.groups.size());
-  for (size_t g = 0; g < first.size(); ++g) first[g] = plan.groups.Members(g).front();
+  // Only the groups that may take part (fewer than short_features /
+  // short_jaccard features; on long texts none): no array per group.
+  const double limit = static_cast<double>(opt.short_features) / opt.short_jaccard;
+  std::vector<size_t> first, group;
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    const size_t d = plan.groups.Members(g).front();
+    const uint32_t f = opt.sketches[d].features;
+    if (f > 0 && static_cast<double>(f) < limit) {
+      first.push_back(d);
+      group.push_back(g);
+    }
+  }
   NEARDUP_ASSIGN_OR_RETURN(const auto pairs,
                            dedup_internal::ShortSketchPairs(opt.sketches, first, opt.short_features,
                                                             opt.short_jaccard, opt.threads));
@@ -132,7 +142,7 @@ Status AddShortSketchPairs(std::span<const DedupDocument> docs,
   for (const auto& [a, b] : pairs) {
     const int d = HammingDistance(docs[first[a]].fingerprint, docs[first[b]].fingerprint);
     if (d <= opt.k) continue;
-    group_pairs->push_back({a, b, d});
+    group_pairs->push_back({group[a], group[b], d});
   }
   report->short_pairs = group_pairs->size() - before;
   if (report->short_pairs > 0) dedup_internal::MergePairs(group_pairs);
