@@ -130,6 +130,16 @@ struct DedupDocument {
   std::optional<double> score;
 };
 
+// How the short-document rule (DedupOptions::short_features) finds its
+// pairs: kExact joins the exact feature sets (DedupOptions::short_sets);
+// kSketch joins the verification sketches (DedupOptions::sketches) by LSH
+// bands and checks each candidate by its sketch estimate, keeping no
+// feature set (dedup/short_join.h states its recall).
+enum class ShortRule { kExact, kSketch };
+// "exact" / "sketch"; InvalidArgument for anything else.
+Result<ShortRule> ParseShortRule(std::string_view name);
+const char* ShortRuleName(ShortRule rule);
+
 enum class DedupMode {
   kCluster,
   kStream,
@@ -215,8 +225,12 @@ struct DedupOptions {
   // that close to a short one), empty for the others. Such a duplicate's
   // record can have a distance above k (nearest_within_k unset); its pairs
   // carry their Hamming distance.
+  // short_rule kSketch: short_sets is not read; `sketches` (below) give the
+  // pairs instead (an LSH join over them, each candidate's SketchJaccard
+  // >= short_jaccard).
   size_t short_features = 0;
   double short_jaccard = 0.5;
+  ShortRule short_rule = ShortRule::kExact;
   std::span<const std::vector<uint64_t>> short_sets;
   // Verified pairs. With `sketches` (one per document, MakeJaccardSketch of
   // its feature set; empty documents: any), a pair within k is a

@@ -74,6 +74,10 @@ struct DedupJobOptions {
   uint64_t band_seed = kDefaultBandSeed;
   size_t short_features = 0;  // the short-document rule (dedup.h); 0: off
   double short_jaccard = 0.5;
+  // How the rule finds its pairs (dedup.h, ShortRule): kSketch keeps no
+  // feature set and needs verified pairs' sketches (made for it when
+  // verify_jaccard is 0).
+  ShortRule short_rule = ShortRule::kExact;
   // Verified pairs (SimHash methods; dedup.h, DedupOptions::sketches): a
   // pair within k is a near-duplicate only when the estimated Jaccard of its
   // feature sets is at least verify_jaccard (0: off); pairs whose smaller

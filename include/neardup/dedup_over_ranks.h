@@ -111,7 +111,8 @@ bool ComponentsOnly(const DedupOptions& options);
 // merged pairs (or spanning forest), and merges them; returns how many were
 // added (DedupJoinReport::short_pairs). The pairs are those neardup dedup's
 // one process adds. Memory: the sets (8 bytes an element) and the join's
-// (JaccardJoin: 4 bytes an element and its index).
+// (JaccardJoin: 4 bytes an element and its index). The exact rule only:
+// InvalidArgument for ShortRule::kSketch (not distributed).
 Result<size_t> AddShortRulePairs(const DedupOptions& options,
                                  std::span<const std::vector<uint64_t>> sets,
                                  std::span<const uint64_t> groups,

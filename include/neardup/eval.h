@@ -367,6 +367,7 @@ struct NaturalEvalOptions {
   // --short-jaccard; 0: off.
   size_t short_features = DedupJobOptions{}.short_features;
   double short_jaccard = DedupJobOptions{}.short_jaccard;
+  ShortRule short_rule = DedupJobOptions{}.short_rule;
   int threads = 0;
 };
 

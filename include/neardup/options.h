@@ -8,6 +8,8 @@
 //   keep         first | longest | field:NAME          ParseKeepPolicy / KeepPolicyName
 //   cluster      center | components                   ParseClusterRule / ClusterRuleName
 //                                                      (dedup.h, core layer)
+//   short rule   exact | sketch                        ParseShortRule / ShortRuleName
+//                                                      (dedup.h, core layer)
 //   normalize    nfkc,t2s,ws,... (or '+' between)      ParseNormalizeList / NormalizeListName
 //   boilerplate  off | lines                           ParseBoilerplateMode / BoilerplateModeName
 //                                                      (boilerplate.h, text layer)

@@ -49,8 +49,11 @@ Status ValidateOptions(const DedupOptions& opt, int bits, size_t n) {
     if (opt.mode != DedupMode::kCluster) {
       return Status::InvalidArgument("the short-document rule applies to cluster mode only");
     }
-    if (opt.short_sets.size() != n) {
+    if (opt.short_rule == ShortRule::kExact && opt.short_sets.size() != n) {
       return Status::InvalidArgument("short_sets must hold one set per document");
+    }
+    if (opt.short_rule == ShortRule::kSketch && opt.sketches.size() != n) {
+      return Status::InvalidArgument("the sketch short rule needs one sketch per document");
     }
     if (!(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
       return Status::InvalidArgument("short_jaccard must be in (0, 1]");
@@ -114,6 +117,38 @@ Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::
   return Status::OK();
 }
 
+// The sketch short rule (ShortRule::kSketch): ShortSketchPairs over the
+// groups' first members, as pairs of groups more than k apart (within k the
+// join has them), added to the join's and merged.
+Status AddShortSketchPairs(std::span<const DedupDocument> docs,
+                           const dedup_internal::SimHashPlan& plan, const DedupOptions& opt,
+                           std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
+  // Only the groups that may take part (fewer than short_features /
+  // short_jaccard features; on long texts none): no array per group.
+  const double limit = static_cast<double>(opt.short_features) / opt.short_jaccard;
+  std::vector<size_t> first, group;
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    const size_t d = plan.groups.Members(g).front();
+    const uint32_t f = opt.sketches[d].features;
+    if (f > 0 && static_cast<double>(f) < limit) {
+      first.push_back(d);
+      group.push_back(g);
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(const auto pairs,
+                           dedup_internal::ShortSketchPairs(opt.sketches, first, opt.short_features,
+                                                            opt.short_jaccard, opt.threads));
+  const size_t before = group_pairs->size();
+  for (const auto& [a, b] : pairs) {
+    const int d = HammingDistance(docs[first[a]].fingerprint, docs[first[b]].fingerprint);
+    if (d <= opt.k) continue;
+    group_pairs->push_back({group[a], group[b], d});
+  }
+  report->short_pairs = group_pairs->size() - before;
+  if (report->short_pairs > 0) dedup_internal::MergePairs(group_pairs);
+  return Status::OK();
+}
+
 // Memory grows with the documents and the pairs of distinct fingerprints
 // within k, never with the pairs of documents: identical fingerprints are
 // collapsed before the self-join and their documents united directly.
@@ -149,7 +184,9 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   }
   dedup_internal::IndexGroupMembers(docs.size(), &plan.groups);
   if (opt.short_features > 0) {
-    NEARDUP_RETURN_IF_ERROR(AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
+    NEARDUP_RETURN_IF_ERROR(opt.short_rule == ShortRule::kSketch
+                                ? AddShortSketchPairs(docs, plan, opt, &group_pairs, &r->join)
+                                : AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
   // The clusters need the groups alone, and the pairs are verified in place.
@@ -315,6 +352,17 @@ Result<ClusterRule> ParseClusterRule(std::string_view name) {
   if (name == "center") return ClusterRule::kCenter;
   return Status::InvalidArgument("unknown cluster rule '" + std::string(name) +
                                  "' (expected components or center)");
+}
+
+Result<ShortRule> ParseShortRule(std::string_view name) {
+  if (name == "exact") return ShortRule::kExact;
+  if (name == "sketch") return ShortRule::kSketch;
+  return Status::InvalidArgument("unknown short rule '" + std::string(name) +
+                                 "' (expected exact or sketch)");
+}
+
+const char* ShortRuleName(ShortRule rule) {
+  return rule == ShortRule::kSketch ? "sketch" : "exact";
 }
 
 const char* ClusterRuleName(ClusterRule rule) {

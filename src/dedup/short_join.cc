@@ -4,10 +4,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <numeric>
+#include <utility>
 
+#include "neardup/parallel.h"
+#include "util/random.h"
 #include "util/thread_pool.h"
 
 namespace neardup::dedup_internal {
@@ -610,6 +617,217 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   MergePairs(pairs);
   *short_stats = st;
   return Status::OK();
+}
+
+namespace {
+
+// The second layout's order of the slots: a fixed Fisher-Yates shuffle.
+std::array<uint8_t, kSketchSlots> ShuffledSlots() {
+  std::array<uint8_t, kSketchSlots> order;
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint8_t>(i);
+  uint64_t state = 0x73686f727462616eULL;
+  for (size_t i = order.size() - 1; i > 0; --i) {
+    state = SplitMix64(state);
+    std::swap(order[i], order[state % (i + 1)]);
+  }
+  return order;
+}
+
+// The key of the band at positions first..first + 3 of a layout's slot
+// order (`order`) of sketch s: 4 values (8 bits each, 0 where empty) and the
+// 4 empty marks above them. With one value only, 8 bits (and where the
+// others are empty) are too weak a key (tiny sketches met by chance in most
+// such bands): for a sparse sketch (at most kSparseValues values), the
+// next two slots after the band (in the layout's order, circular) that hold
+// a value extend it (their distances and values, mixed into 24 bits in the
+// empty bytes); otherwise (bands of two values or more are many) no key. kNoKey when the
+// band holds no value.
+constexpr uint64_t kNoKey = ~uint64_t{0};
+uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kSketchSlots>& order, int first,
+                 const uint64_t* held) {
+  // held: the slots holding a value, in the layout's order (2 words).
+  const uint64_t bits = (held[first / 64] >> (first % 64)) & 0xF;
+  if (bits == 0) return kNoKey;
+  const int n = std::popcount(bits);
+  const bool sparse = std::popcount(held[0]) + std::popcount(held[1]) <= kSparseValues;
+  if (n == 1 && !sparse) return kNoKey;
+  uint64_t values = 0;
+  for (uint64_t m = bits; m != 0; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    values |= uint64_t{s.slot[order[static_cast<size_t>(first + i)]]} << (8 * i);
+  }
+  if (n == 1) {
+    // The next two values (their distances and values), mixed into the 24
+    // bits the empty bytes leave.
+    uint64_t ext = 0;
+    int found = 0;
+    const auto scan = [&](int lo, int hi) {  // positions [lo, hi), ascending
+      for (int w = lo / 64; lo < hi && w <= (hi - 1) / 64 && found < 2; ++w) {
+        uint64_t m = held[w];
+        if (w * 64 < lo) m &= ~uint64_t{0} << (lo - w * 64);
+        if ((w + 1) * 64 > hi) m &= (uint64_t{1} << (hi - w * 64)) - 1;
+        for (; m != 0 && found < 2; m &= m - 1) {
+          const int q = w * 64 + std::countr_zero(m);
+          const int d = (q - first + kSketchSlots) % kSketchSlots;
+          ext = ext << 16 | uint64_t(d) << 8 | s.slot[order[static_cast<size_t>(q)]];
+          ++found;
+        }
+      }
+    };
+    scan(first + kShortBandSlots, kSketchSlots);
+    scan(0, first);
+    values = values >> (8 * std::countr_zero(bits)) | (SplitMix64(ext) & 0xFFFFFF) << 8;
+  }
+  return (~bits & 0xF) << 32 | values;
+}
+
+// Layout 0's order of the slots and layout 1's.
+const std::array<std::array<uint8_t, kSketchSlots>, 2>& LayoutOrders() {
+  static const std::array<std::array<uint8_t, kSketchSlots>, 2> orders = [] {
+    std::array<std::array<uint8_t, kSketchSlots>, 2> o;
+    for (size_t i = 0; i < kSketchSlots; ++i) o[0][i] = static_cast<uint8_t>(i);
+    o[1] = ShuffledSlots();
+    return o;
+  }();
+  return orders;
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
+    std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
+    double t, int threads) {
+  static_assert(kSketchSlots % kShortBandSlots == 0 &&
+                kShortBands == 2 * (kSketchSlots / kShortBandSlots));
+  constexpr int kIdBits = 28;
+  if (who.size() >= (size_t{1} << kIdBits)) {
+    return Status::InvalidArgument("the sketch short rule takes fewer than 2^28 documents");
+  }
+  if (!(t > 0 && t <= 1)) return Status::InvalidArgument("short_jaccard must be in (0, 1]");
+  const double limit = static_cast<double>(short_features) / t;
+  std::vector<uint32_t> part;  // the participants, positions in `who`
+  for (size_t i = 0; i < who.size(); ++i) {
+    const uint32_t f = sketches[who[i]].features;
+    if (f > 0 && static_cast<double>(f) < limit) part.push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  if (part.size() < 2 || short_features == 0) return out;
+  // The participants' feature counts, read in place of their sketches by
+  // the size filter.
+  std::vector<uint32_t> feat(part.size());
+  for (size_t i = 0; i < part.size(); ++i) feat[i] = sketches[who[part[i]]].features;
+  const auto sketch = [&](uint32_t i) -> const JaccardSketch& { return sketches[who[part[i]]]; };
+  constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
+  constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
+  const auto& orders = LayoutOrders();
+  // Per participant and layout, the slots holding a value in the layout's
+  // order (4 words: 32 bytes a participant).
+  std::vector<std::array<uint64_t, 4>> held(part.size());
+  for (size_t i = 0; i < part.size(); ++i) {
+    const JaccardSketch& sk = sketch(static_cast<uint32_t>(i));
+    const uint64_t w0 = ~sk.empty[0], w1 = ~sk.empty[1];
+    uint64_t p[2] = {0, 0};  // layout 1, in registers (not through memory)
+    for (size_t q = 0; q < kSketchSlots; ++q) {
+      const size_t slot = orders[1][q];
+      p[q / 64] |= (((slot < 64 ? w0 : w1) >> (slot % 64)) & 1) << (q % 64);
+    }
+    held[i] = {w0, w1, p[0], p[1]};
+  }
+  const auto key_of = [&](uint32_t i, int b) {
+    const int layout = b / kPerLayout;
+    return BandKey(sketch(i), orders[static_cast<size_t>(layout)],
+                   (b % kPerLayout) * kShortBandSlots,
+                   held[i].data() + 2 * static_cast<size_t>(layout));
+  };
+  struct Worker {
+    std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`
+    std::vector<std::pair<uint32_t, uint32_t>> members;  // (features, position)
+  };
+  // The pairs of a bucket (entries: key << kIdBits | position), its members
+  // by feature count: the smaller member (under short_features) first, its
+  // partners up to its count / t. One larger than the cap is cut by the
+  // next band of its layout (depth: bands taken so far).
+  const double inv_t = 1 / t;
+  std::function<void(std::span<uint64_t>, int, int, Worker*)> bucket =
+      [&](std::span<uint64_t> run, int b, int depth, Worker* w) {
+        if (run.size() <= kShortBucketCap || depth == kPerLayout) {
+          auto& m = w->members;
+          m.clear();
+          for (const uint64_t e : run) {
+            const auto i = static_cast<uint32_t>(e & kIdMask);
+            m.emplace_back(feat[i], i);
+          }
+          std::sort(m.begin(), m.end());
+          for (size_t x = 0; x < m.size() && m[x].first < short_features; ++x) {
+            const double most = static_cast<double>(m[x].first) * inv_t + 1e-9;
+            for (size_t y = x + 1; y < m.size() && static_cast<double>(m[y].first) <= most; ++y) {
+              const uint32_t a = m[x].second, c = m[y].second;
+              if (SketchJaccard(sketch(a), sketch(c)) >= t) {
+                w->found.emplace_back(std::min(a, c), std::max(a, c));
+              }
+            }
+          }
+          return;
+        }
+        const int layout = b / kPerLayout;
+        const int next = layout * kPerLayout + (b % kPerLayout + depth) % kPerLayout;
+        for (uint64_t& e : run) {
+          const auto i = static_cast<uint32_t>(e & kIdMask);
+          const uint64_t k = key_of(i, next);
+          // An empty band matches an empty band here: the bucket agrees so far.
+          e = (k == kNoKey ? (uint64_t{1} << 36) - 1 : k) << kIdBits | i;
+        }
+        std::sort(run.begin(), run.end());
+        for (size_t i = 0; i < run.size();) {
+          size_t j = i + 1;
+          while (j < run.size() && (run[j] >> kIdBits) == (run[i] >> kIdBits)) ++j;
+          if (j - i > 1) bucket(run.subspan(i, j - i), b, depth + 1, w);
+          i = j;
+        }
+      };
+  // Bands in tasks of kBandsPerTask: one pass over the sketches gives a
+  // task's keys (the sketches are read once a task, not once a band).
+  constexpr int kBandsPerTask = 8;
+  static_assert(kShortBands % kBandsPerTask == 0);
+  constexpr int kTasks = kShortBands / kBandsPerTask;
+  const int workers = std::max(1, std::min(ResolveThreadCount(threads), kTasks));
+  std::vector<Worker> work(static_cast<size_t>(workers));
+  ParallelFor(static_cast<size_t>(kTasks), workers, [&](size_t task, int worker) {
+    Worker& w = work[static_cast<size_t>(worker)];
+    std::array<std::vector<uint64_t>, kBandsPerTask> keys;
+    for (auto& k : keys) k.reserve(part.size());
+    const int first = static_cast<int>(task) * kBandsPerTask;
+    for (uint32_t i = 0; i < part.size(); ++i) {
+      for (int d = 0; d < kBandsPerTask; ++d) {
+        const uint64_t key = key_of(i, first + d);
+        if (key != kNoKey) keys[static_cast<size_t>(d)].push_back(key << kIdBits | i);
+      }
+    }
+    for (int d = 0; d < kBandsPerTask; ++d) {
+      std::vector<uint64_t>& k = keys[static_cast<size_t>(d)];
+      std::sort(k.begin(), k.end());
+      for (size_t i = 0; i < k.size();) {
+        size_t j = i + 1;
+        while (j < k.size() && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
+        if (j - i > 1) bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
+        i = j;
+      }
+      std::vector<uint64_t>().swap(k);
+      // A pair found in several bands is held once per band: merged now and
+      // then so that a worker's list stays near its distinct pairs.
+      if (w.found.size() > 4 * (part.size() + 1024)) {
+        std::sort(w.found.begin(), w.found.end());
+        w.found.erase(std::unique(w.found.begin(), w.found.end()), w.found.end());
+      }
+    }
+  });
+  for (Worker& w : work) {
+    for (const auto& [a, c] : w.found) out.emplace_back(part[a], part[c]);
+    std::vector<std::pair<uint32_t, uint32_t>>().swap(w.found);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace neardup::dedup_internal

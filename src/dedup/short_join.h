@@ -70,8 +70,11 @@
 #ifndef NEARDUP_DEDUP_SHORT_JOIN_H_
 #define NEARDUP_DEDUP_SHORT_JOIN_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "dedup/stages.h"
@@ -151,6 +154,57 @@ bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options);
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
                          ShortJoinStats* short_stats);
+
+// The approximate short-document rule (DedupOptions::short_rule
+// ShortRule::kSketch): the pairs of the short documents found by an LSH join
+// over their Jaccard sketches instead of the exact join of their feature
+// sets, so that no feature set is kept (the sketches are verification's).
+// The 128 slots are cut into kShortBands bands of kShortBandSlots slots: the
+// first 32 bands are the slots in order, the next 32 the slots in a fixed
+// pseudo-random order (a layout each). A band's key is its slots' values and
+// empty marks (exact, 36 bits). A band with no value gives no key; one with a
+// single value (8 bits: tiny sketches met by chance in most such bands, 10.5
+// of 12.8 million candidates on 100,000 texts of 20-200 characters) gives
+// one only in a sparse sketch (at most kSparseValues values), extended by
+// the next two values of its layout. Two sketches are candidates when some
+// band's keys are equal, and a pair when the smaller has fewer than
+// short_features features, their feature counts are within the ratio t and
+// SketchJaccard >= t (t = short_jaccard). Of the pairs the exact rule keeps
+// after verification, one is found with probability
+//
+//   P = 1 - (1 - p)^64,
+//   p = (C(A, 4) - C(E, 4) - C(E, 3) (A - E) (1 - n)) / C(128, 4)
+//
+// for a pair whose sketches agree on A slots (equal values, or empty in
+// both), E of them empty in both (a band of 4 random slots agrees and holds
+// a value; n: for two sparse sketches, the chance that the next two slots
+// holding a value agree, (A - E) (A - E - 1) / ((128 - E) (127 - E)), else
+// 0; bands taken as independent). For sets that fill the slots a slot
+// agrees with probability J: P ~ 1 - (1 - J^4)^64, 0.984 at J = 0.5, 0.9998
+// at 0.6. tests/dedup/short_sketch_rule_test.cc checks the model against the
+// exact rule (random sets, short news with edited copies). A bucket of more
+// than kShortBucketCap sketches is cut by the next band of its layout (again
+// while it stays larger, up to all 128 slots), so that sketches sharing a
+// template's slots cost no square; a pair in such a bucket is then found in
+// it only when it agrees on those slots as well (outside the model). Pairs
+// may have an exact Jaccard below t (the estimate's error; the exact rule's
+// pairs are verified by the same estimate). Cost: per band one sort of the
+// participants (8 bytes each, 8 bands' keys at a time per thread) and the
+// candidates' estimates; no feature set (doc/evaluation.md, "The short rule
+// by sketch").
+inline constexpr int kShortBandSlots = 4;
+inline constexpr int kShortBands = 64;
+inline constexpr size_t kShortBucketCap = 1024;
+// A sketch with at most this many values is sparse (BandKey in short_join.cc).
+inline constexpr int kSparseValues = 24;
+
+// The pairs (i, j), i < j, positions in `who`, sorted and each once, of the
+// approximate rule over the sketches sketches[who[i]]. A sketch with no
+// feature or with at least short_features / t features takes no part.
+// InvalidArgument when `who` holds 2^28 sketches or more.
+Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
+    std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
+    double t, int threads);
 
 // For tests: the keys one pass of the sketch join makes at most (unless one
 // token's keys are more; 0: the default, 4M). Not thread-safe: set it before

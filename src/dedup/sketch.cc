@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <bit>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "neardup/dedup.h"
 #include "util/random.h"
 
@@ -16,6 +20,23 @@ namespace {
 // fingerprint sums (the same XXH3 hashes).
 constexpr uint64_t kSketchSeed = 0x736b65746368ULL;
 constexpr int kSlotShift = 64 - std::countr_zero(static_cast<unsigned>(kSketchSlots));
+
+// Bit i set when x[i] == y[i], i < 64 (the slots of one `empty` word): SSE2
+// compares 16 bytes at a time (most of what an estimate costs when the short
+// rule's sketch join tests millions of candidates).
+uint64_t EqualBytes(const uint8_t* x, const uint8_t* y) {
+  uint64_t eq = 0;
+#if defined(__SSE2__)
+  for (int c = 0; c < 4; ++c) {
+    const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 16 * c));
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y + 16 * c));
+    eq |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(u, v)))} << (16 * c);
+  }
+#else
+  for (int i = 0; i < 64; ++i) eq |= uint64_t{x[i] == y[i]} << i;
+#endif
+  return eq;
+}
 
 }  // namespace
 
@@ -48,10 +69,7 @@ double SketchJaccard(const JaccardSketch& a, const JaccardSketch& b) {
     const uint64_t full = ~a.empty[w] & ~b.empty[w];
     slots += std::popcount(~(a.empty[w] & b.empty[w]));
     both += std::popcount(full);
-    for (uint64_t m = full; m != 0; m &= m - 1) {
-      const size_t i = w * 64 + static_cast<size_t>(std::countr_zero(m));
-      matches += a.slot[i] == b.slot[i];
-    }
+    matches += std::popcount(full & EqualBytes(a.slot.data() + w * 64, b.slot.data() + w * 64));
   }
   if (slots == 0) return 0;
   // E[matches] = J slots + (both - J slots) / 256: two different minima

@@ -129,6 +129,7 @@ Result<std::unique_ptr<DedupJob>> DedupJob::Create(DedupJobOptions o) {
   }
   options.short_features = opt.short_features;
   options.short_jaccard = opt.short_jaccard;
+  options.short_rule = opt.short_rule;
   if (!(opt.verify_jaccard >= 0 && opt.verify_jaccard <= 1)) {
     return Status::InvalidArgument("--verify-jaccard must be in [0, 1]");
   }
@@ -297,8 +298,10 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
   // elements the fingerprint's pass gives (one extraction).
   const double short_limit =
       static_cast<double>(dedup_.short_features) / std::max(dedup_.short_jaccard, 1e-9);
-  const bool sketch = verifies();
-  const bool with_set = sketch || dedup_.short_features > 0;
+  // The sketch rule (ShortRule::kSketch) joins the sketches: no set is kept.
+  const bool exact_rule = dedup_.short_features > 0 && dedup_.short_rule == ShortRule::kExact;
+  const bool sketch = verifies() || (dedup_.short_features > 0 && !exact_rule);
+  const bool with_set = sketch || exact_rule;
   engine_internal::ReadPass<SketchedFingerprint>(
       &pool, reader, kPhase, progress,
       [&](const Document& doc) {
@@ -314,8 +317,8 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
           f.sketch = MakeJaccardSketch(set);
           f.sketch.features = static_cast<uint32_t>(f.fp.features);
         }
-        const bool short_doc = dedup_.short_features > 0 && !f.fp.empty() &&
-                               static_cast<double>(f.fp.features) < short_limit;
+        const bool short_doc =
+            exact_rule && !f.fp.empty() && static_cast<double>(f.fp.features) < short_limit;
         if (short_doc) {
           // FeatureSet's set: sorted, each element once; kept at its size
           // (the pass's vector has room for repeats).
@@ -328,7 +331,7 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         DedupDocument d;
         d.fingerprint = f.fp.fingerprint;
         d.empty = f.fp.empty();
-        if (dedup_.short_features > 0) corpus->short_sets.push_back(std::move(f.short_set));
+        if (exact_rule) corpus->short_sets.push_back(std::move(f.short_set));
         if (sketch) corpus->sketches.push_back(f.sketch);
         add(doc, d);
       });

@@ -118,6 +118,11 @@ Result<size_t> AddShortRulePairs(const DedupOptions& options,
   if (groups.size() != sets.size() || fingerprints.size() != sets.size()) {
     return Status::InvalidArgument("short-document rule: one group and fingerprint per set");
   }
+  if (options.short_features > 0 && options.short_rule == ShortRule::kSketch) {
+    // The sets are the exact rule's: the sketch rule is not distributed.
+    return Status::InvalidArgument(
+        "the sketch short rule (--short-rule sketch) runs on one process only");
+  }
   return dedup_internal::AddShortRulePairs(
       sets, [groups](size_t e) { return groups[e]; },
       [fingerprints](size_t e) { return fingerprints[e]; }, options, group_pairs);

@@ -134,6 +134,7 @@ Result<NaturalEvalReport> EvaluateNatural(const std::vector<EvalDocument>& corpu
     job.verify_short_jaccard = options.verify_short_jaccard;
     job.short_features = options.short_features;
     job.short_jaccard = options.short_jaccard;
+    job.short_rule = options.short_rule;
     job.threads = options.threads;
     const bool minhash = job.method.is_minhash();
     NEARDUP_ASSIGN_OR_RETURN(auto run, RunEvalDedupJob(texts, std::move(job)));

@@ -380,6 +380,24 @@ TEST(DedupOverRanksTest, ShortRuleOverRanksGivesTheJobsRecords) {
 // bands (the band-range join, every key in one process): with packed keys
 // (at most 32 sampled bits: exact buckets) and hashed ones (more: the top
 // bits of the key's hash, BandJoin's buckets), 64- and 128-bit fingerprints.
+// The sketch short rule is not distributed: the gathered sets are the exact
+// rule's, so asking for the sketch rule there is refused, not answered with
+// the exact rule's pairs (or none).
+TEST(DedupOverRanksTest, SketchShortRuleIsRefused) {
+  DedupOptions options;
+  options.short_features = 300;
+  options.short_rule = ShortRule::kSketch;
+  const std::vector<std::vector<uint64_t>> sets = {{1, 2, 3}, {1, 2, 4}};
+  const std::vector<uint64_t> groups = {0, 1};
+  const std::vector<Fingerprint> fingerprints(2);
+  std::vector<IdPair> pairs;
+  auto added = AddShortRulePairs(options, sets, groups, fingerprints, &pairs);
+  ASSERT_FALSE(added.ok());
+  EXPECT_NE(added.status().message().find("sketch"), std::string::npos);
+  options.short_rule = ShortRule::kExact;
+  EXPECT_TRUE(AddShortRulePairs(options, sets, groups, fingerprints, &pairs).ok());
+}
+
 TEST(DedupOverRanksTest, SimHashBandKeysFindTheBandJoinsPairs) {
   const auto docs = Corpus();
   for (const char* method : {"chars5", "tfidf,bits=64"}) {

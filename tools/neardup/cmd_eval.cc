@@ -47,6 +47,7 @@ struct EvalFlags {
   std::vector<std::string> dedup_specs;
   size_t short_features = DedupJobOptions{}.short_features;
   double short_jaccard = DedupJobOptions{}.short_jaccard;
+  std::string short_rule = ShortRuleName(DedupJobOptions{}.short_rule);
 };
 
 template <typename T>
@@ -170,6 +171,9 @@ int RunNatural(const EvalFlags& flags) {
   options.verify_short_jaccard = flags.verify_short_jaccard;
   options.short_features = flags.short_features;
   options.short_jaccard = flags.short_jaccard;
+  auto short_rule = ParseShortRule(flags.short_rule);
+  if (!short_rule.ok()) return Fail(short_rule.status());
+  options.short_rule = *short_rule;
   if (flags.t2s) options.t2s = kT2sFlagConversion;
   options.threads = ResolveThreadCount(flags.threads);
   auto mode = ParseBoilerplateMode(flags.boilerplate);
@@ -235,6 +239,9 @@ int RunDocs(const EvalFlags& flags) {
   job.verify_short_jaccard = flags.verify_short_jaccard;
   job.short_features = flags.short_features;
   job.short_jaccard = flags.short_jaccard;
+  auto short_rule = ParseShortRule(flags.short_rule);
+  if (!short_rule.ok()) return Fail(short_rule.status());
+  job.short_rule = *short_rule;
 
   auto corpus = ReadCorpus(flags.corpus);
   if (!corpus.ok()) return Fail(corpus.status());
@@ -294,6 +301,8 @@ void AddJobOptions(CLI::App* cmd, EvalFlags* flags) {
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard, "As dedup's --short-jaccard")
       ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--short-rule", flags->short_rule, "As dedup's --short-rule")
       ->capture_default_str();
 }
 

@@ -144,12 +144,18 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "one document has fewer than this many distinct features is also a "
                   "near-duplicate when the exact Jaccard of their feature sets is >= "
                   "--short-jaccard, whatever their distance (k does not limit it). For short "
-                  "texts (300 measured); on a corpus of them it costs about 3x CPU and 5x memory "
-                  "(doc/evaluation.md)")
+                  "texts (300 measured); on a corpus of them it costs about 3x CPU and 3.5x memory "
+                  "(exact), or 1.8x CPU and 1.3x memory (--short-rule sketch; doc/evaluation.md)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
       ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--short-rule", flags->short_rule,
+                  "Short-document rule: exact (the exact Jaccard of the kept feature sets) or "
+                  "sketch (LSH bands over the verification sketches, each candidate's estimated "
+                  "Jaccard >= --short-jaccard; no feature set kept; doc/evaluation.md states its "
+                  "recall and cost)")
       ->capture_default_str();
   AddVerifyOptions(cmd, &flags->verify_jaccard, &flags->verify_short_features,
                    &flags->verify_short_jaccard);
@@ -190,6 +196,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   o.band_seed = flags.band_seed;
   o.short_features = flags.short_features;
   o.short_jaccard = flags.short_jaccard;
+  NEARDUP_ASSIGN_OR_RETURN(o.short_rule, ParseShortRule(flags.short_rule));
   o.verify_jaccard = flags.verify_jaccard;
   o.verify_short_features = flags.verify_short_features;
   o.verify_short_jaccard = flags.verify_short_jaccard;

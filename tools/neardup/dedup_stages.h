@@ -61,6 +61,7 @@ struct DedupFlags {
   uint64_t band_seed = kDefaultBandSeed;
   size_t short_features = 0;  // DedupOptions::short_features
   double short_jaccard = 0.5;
+  std::string short_rule = ShortRuleName(DedupJobOptions{}.short_rule);
   double verify_jaccard = DedupJobOptions{}.verify_jaccard;  // verified pairs
   size_t verify_short_features = DedupJobOptions{}.verify_short_features;
   double verify_short_jaccard = DedupJobOptions{}.verify_short_jaccard;
