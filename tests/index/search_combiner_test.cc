@@ -475,6 +475,16 @@ TEST(SearchCombinerHandOffTest, CombinedCallsAppendToTheCallersRows) {
   }
   FileSearchCombiner combiner(1);
   combiner.SetGatherWindowForTesting(std::chrono::microseconds(100));
+  // The first leader holds on until every thread has called (at most 10 s),
+  // so that the next batch combines the others' calls.
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < kThreads && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
   const Neighbor before{kRows + 7, 99};  // no row's id
   std::vector<std::vector<Neighbor>> got(queries.size());
   std::vector<std::thread> threads;
