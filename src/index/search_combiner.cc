@@ -2,6 +2,12 @@
 
 #include "index/search_combiner.h"
 
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <exception>
 #include <thread>
@@ -12,6 +18,13 @@
 namespace neardup::index_internal {
 
 namespace {
+
+// The state words a leader wakes after releasing the lock (reused: no
+// allocation a batch).
+std::vector<std::atomic<uint32_t>*>& WakeList() {
+  thread_local std::vector<std::atomic<uint32_t>*> list;
+  return list;
+}
 
 int DefaultLeaders() {
   const unsigned hw = std::thread::hardware_concurrency();
@@ -42,14 +55,14 @@ void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerp
     TableIndex::SearchFileBatchChunked(file, nullptr, queries, k, out);
     return;
   }
-  auto request = std::make_shared<Request>();
-  request->file = &file;
-  request->queries = queries;
-  request->k = k;
-  request->out = out;
+  Request request;
+  request.file = &file;
+  request.queries = queries;
+  request.k = k;
+  request.out = out;
   calls_.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock lock(mu_);
-  pending_.push_back(request);
+  pending_.push_back(&request);
   if (gather_target_ != 0 && pending_.size() == gather_target_) arrived_.notify_one();
   bool lead = leaders_ < max_leaders_;
   if (lead) ++leaders_;
@@ -59,42 +72,78 @@ void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerp
     } else {
       lock.unlock();
     }
-    // Asleep until a leader completes this request or hands it the lead.
-    int state;
-    if ((state = request->state.load(std::memory_order_acquire)) == kWaiting) {
-      std::unique_lock sleep(request->wake_mu);
-      request->wake.wait(sleep, [&] {
-        return (state = request->state.load(std::memory_order_acquire)) != kWaiting;
-      });
-    }
-    if (state == kDone) break;
+    // Asleep until a leader completes this request or hands it the lead
+    // (a leader's own request is complete here already).
+    if (Await(request) == kDone) break;
     lock.lock();
     // Offered the lead; a leader that took this request meanwhile has
     // completed it (and given up the place counted for it).
-    if (request->state.load(std::memory_order_relaxed) == kDone) {
+    if (request.state.load(std::memory_order_relaxed) == kDone) {
       lock.unlock();
       break;
     }
-    request->state.store(kWaiting, std::memory_order_relaxed);
-    request->reserved = false;
+    request.state.store(kWaiting, std::memory_order_relaxed);
+    request.reserved = false;
     lead = true;
   }
-  if (request->error) std::rethrow_exception(request->error);
+  if (request.error) std::rethrow_exception(request.error);
 }
 
-void FileSearchCombiner::Wake(Request& r) {
-  // The caller tests its state holding wake_mu: taken here after the
-  // change, the wake-up cannot fall between its test and its sleep.
-  { std::lock_guard order(r.wake_mu); }
-  r.wake.notify_one();
+namespace {
+
+#if defined(__linux__)
+// The futex of a state word: sleeps while it holds `value`; wakes one
+// sleeper.
+void FutexWait(std::atomic<uint32_t>* word, uint32_t value) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr,
+          0);
+}
+void FutexWake(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+              std::atomic<uint32_t>::is_always_lock_free);
+#endif
+
+}  // namespace
+
+uint32_t FileSearchCombiner::Await(Request& r) {
+  uint32_t state = r.state.load(std::memory_order_acquire);
+  while ((state & ~kSleeping) == kWaiting) {
+    // Announced first, so that the leader that changes the state knows to
+    // wake this caller (and, when it changed it meanwhile, no sleep).
+    if (state == kWaiting &&
+        !r.state.compare_exchange_weak(state, kWaiting | kSleeping, std::memory_order_acquire)) {
+      continue;
+    }
+#if defined(__linux__)
+    FutexWait(&r.state, kWaiting | kSleeping);  // returns at once if changed
+#else
+    r.state.wait(kWaiting | kSleeping, std::memory_order_acquire);
+#endif
+    state = r.state.load(std::memory_order_acquire);
+  }
+  return state & ~kSleeping;
 }
 
-FileSearchCombiner::RequestPtr FileSearchCombiner::HandOffLocked() {
+std::atomic<uint32_t>* FileSearchCombiner::Publish(Request& r, uint32_t to) {
+  const uint32_t was = r.state.exchange(to, std::memory_order_acq_rel);
+  return (was & kSleeping) != 0 ? &r.state : nullptr;
+}
+
+void FileSearchCombiner::Wake(std::atomic<uint32_t>* state) {
+#if defined(__linux__)
+  FutexWake(state);
+#else
+  state->notify_one();
+#endif
+}
+
+FileSearchCombiner::Request* FileSearchCombiner::HandOffLocked() {
   if (leaders_ >= max_leaders_) return nullptr;
-  for (const RequestPtr& r : pending_) {
+  for (Request* r : pending_) {
     if (!r->reserved) {
       r->reserved = true;
-      r->state.store(kOffered, std::memory_order_release);
       ++leaders_;
       return r;
     }
@@ -122,7 +171,11 @@ void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
       gather_target_ = 0;
     }
   }
-  std::vector<RequestPtr> batch;
+  // The queued requests; pending_ gets the last batch's vector (its
+  // capacity) in their place.
+  std::vector<Request*> batch;
+  batch.swap(spare_);
+  batch.clear();
   batch.swap(pending_);  // empty when another leader took this caller's request
   std::exception_ptr error;
   if (!batch.empty()) {
@@ -144,39 +197,51 @@ void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
     last_batch_ = batch.size();
     queued_after_ = !pending_.empty();
   }
-  for (const RequestPtr& r : batch) {
+  // Each request completed; the callers asleep are woken once the lock is
+  // released (their addresses kept in `batch`'s place: after kDone a
+  // request may be gone, only its state word's address is used).
+  std::vector<std::atomic<uint32_t>*>& wake = WakeList();
+  wake.clear();
+  for (Request* r : batch) {
     r->error = error;
     if (r->reserved) {  // offered the lead, but searched here: its place is free
       r->reserved = false;
       --leaders_;
     }
-    r->state.store(kDone, std::memory_order_release);
+    if (std::atomic<uint32_t>* w = Publish(*r, kDone)) wake.push_back(w);
   }
   --leaders_;
   // Every place free now (this one, and those of offered requests searched
-  // here) to a queued caller, woken at once (queued, it stays alive while
-  // mu_ is held; nothing here allocates, so no caller is left unwoken).
-  while (RequestPtr r = HandOffLocked()) Wake(*r);
+  // here) to a queued caller.
+  while (Request* r = HandOffLocked()) {
+    if (std::atomic<uint32_t>* w = Publish(*r, kOffered)) wake.push_back(w);
+  }
+  if (spare_.capacity() < batch.capacity()) spare_.swap(batch);
   lock.unlock();
-  // Each caller of the batch woken (the references held here keep their
-  // states alive while they are).
-  for (const RequestPtr& r : batch) Wake(*r);
+  for (std::atomic<uint32_t>* w : wake) Wake(w);
 }
 
-void FileSearchCombiner::Run(std::span<const RequestPtr> batch) {
+void FileSearchCombiner::Run(std::span<Request* const> batch) {
+  // One call (a caller alone): its own rows, searched in place.
+  if (batch.size() == 1) {
+    Request& r = *batch[0];
+    TableIndex::SearchFileBatchChunked(*r.file, nullptr, r.queries, r.k, r.out);
+    return;
+  }
   std::vector<bool> taken(batch.size(), false);
   std::vector<Fingerprint> queries;
   std::vector<std::vector<Neighbor>> rows;
+  std::vector<Request*> group;
   for (size_t first = 0; first < batch.size(); ++first) {
     if (taken[first]) continue;
     const IndexFileV2* file = batch[first]->file;
     const int k = batch[first]->k;
     // Every request of this (file, k), in arrival order.
-    std::vector<Request*> group;
+    group.clear();
     for (size_t i = first; i < batch.size(); ++i) {
       if (!taken[i] && batch[i]->file == file && batch[i]->k == k) {
         taken[i] = true;
-        group.push_back(batch[i].get());
+        group.push_back(batch[i]);
       }
     }
     if (group.size() == 1) {
@@ -193,7 +258,11 @@ void FileSearchCombiner::Run(std::span<const RequestPtr> batch) {
     for (Request* r : group) {
       for (size_t j = 0; j < r->queries.size(); ++j, ++at) {
         auto& to = (*r->out)[j];
-        to.insert(to.end(), rows[at].begin(), rows[at].end());
+        if (to.empty()) {
+          to = std::move(rows[at]);
+        } else {
+          to.insert(to.end(), rows[at].begin(), rows[at].end());
+        }
       }
     }
   }

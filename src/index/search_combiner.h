@@ -15,10 +15,10 @@
 // callers are searching, it becomes a leader, takes every queued request
 // and searches them as one batch per (file, k), then hands each caller its
 // rows. Other callers wait, each on its own request: a leader that is done
-// wakes the callers of its batch alone (a check in `neardup serve` that
-// waits costs one sleep and one wake-up, not one for every batch that ends
-// meanwhile), and hands its place to the first caller still queued, which
-// leads the next batch with every request queued by then. A caller alone
+// wakes the callers of its batch alone, and only those asleep (a check in
+// `neardup serve` that waits costs one sleep and one wake-up, not one for
+// every batch that ends meanwhile; a leader's own call none), and hands its place to the first
+// caller still queued, which leads the next batch with every request queued by then. A caller alone
 // (no load) leads at once with its own queries: no added wait. Under load
 // (the last batch held several calls, or calls queued while it ran) a
 // leader first waits, at most half a batch's measured search time and 1
@@ -42,7 +42,6 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <memory>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -94,43 +93,58 @@ class FileSearchCombiner {
   void SetGatherWindowForTesting(std::chrono::nanoseconds window) { gather_for_testing_ = window; }
 
  private:
-  // A queued call. Its state is written under mu_ and read by its caller
-  // without it; the leader that completes it holds a reference while it
-  // wakes the caller, so the caller may return (and drop its own) at once.
-  // The caller sleeps on its own condition variable (std::atomic::wait
-  // spins through sched_yield first: ~5 % of the server's CPU, measured).
-  enum State : int { kWaiting = 0, kOffered = 1, kDone = 2 };
+  // A queued call, on its caller's stack. Its state is written under mu_
+  // (by the leader that completes it or hands it the lead) and read by its
+  // caller without it. A caller that finds its state unchanged sleeps on the
+  // state word itself (a futex on Linux: one FUTEX_WAIT, and one FUTEX_WAKE
+  // by the leader only when the caller did sleep; a leader's own call and a
+  // call completed before its caller slept cost no system call). The leader
+  // writes the request's fields before it publishes kDone, and after that
+  // touches only the state word's address (a wake-up of an address whose
+  // caller has returned wakes nobody, or a waiter that tests its own state
+  // again). std::atomic::wait spins through sched_yield first (~5 % of the
+  // server's CPU, measured): used only where there is no futex.
+  enum State : uint32_t { kWaiting = 0, kOffered = 1, kDone = 2, kSleeping = 4 };
   struct Request {
     const IndexFileV2* file = nullptr;
     std::span<const Fingerprint> queries;
     int k = 0;
     std::vector<std::vector<Neighbor>>* out = nullptr;
-    std::atomic<int> state{kWaiting};  // kOffered: the lead was handed to it
-    std::mutex wake_mu;                // orders a wake-up with the caller's sleep
-    std::condition_variable wake;
+    // kWaiting, kOffered (the lead was handed to it) or kDone, with
+    // kSleeping or'ed in while its caller sleeps (or is about to).
+    std::atomic<uint32_t> state{kWaiting};
     bool reserved = false;     // a leader's place is counted for it (kOffered); guarded by mu_
     std::exception_ptr error;  // the batch's search threw; written before kDone
   };
-  using RequestPtr = std::shared_ptr<Request>;
-  // Wakes r's caller after its state changed.
-  static void Wake(Request& r);
+  // Sleeps until r's state is no longer kWaiting; returns it (kOffered or
+  // kDone, without kSleeping).
+  static uint32_t Await(Request& r);
+  // Sets r's state to `to` (kOffered or kDone; requires mu_); returns the
+  // state word to wake once mu_ is released (nullptr: its caller is awake).
+  static std::atomic<uint32_t>* Publish(Request& r, uint32_t to);
+  // Wakes the caller sleeping on `state` (an address Publish returned).
+  static void Wake(std::atomic<uint32_t>* state);
   // Leads one batch: every queued request. Called with `lock` held and
   // this caller's place counted in leaders_; returns with it released and
   // the place given up (or handed on).
   void Lead(std::unique_lock<std::mutex>& lock);
-  // A place is free and a request queued: offers the lead to the first
-  // queued caller not offered it yet (counting its place). Requires mu_.
-  RequestPtr HandOffLocked();
+  // A place is free and a request queued: the first queued caller not
+  // offered the lead yet, its place counted (the caller publishes kOffered);
+  // nullptr when none. Requires mu_.
+  Request* HandOffLocked();
   // How long a new leader waits for more calls (zero: not at all), from
   // the last batch. Requires mu_.
   std::chrono::nanoseconds GatherWindowLocked() const;
   // Searches `batch`, one pipeline per (file, k). Called without mu_.
-  static void Run(std::span<const RequestPtr> batch);
+  static void Run(std::span<Request* const> batch);
 
   const int max_leaders_;
   std::mutex mu_;
-  std::vector<RequestPtr> pending_;  // guarded by mu_
-  int leaders_ = 0;                  // guarded by mu_
+  std::vector<Request*> pending_;  // guarded by mu_
+  // A batch's vector once searched, whose capacity the next leader gives
+  // pending_ (no allocation a call in the steady state); guarded by mu_.
+  std::vector<Request*> spare_;
+  int leaders_ = 0;  // guarded by mu_
   // Gathering: a leader waits on arrived_ until gather_target_ calls are
   // queued (0: none waits). The last batch's calls, whether calls queued
   // while it ran, and a batch's search time (a moving average).

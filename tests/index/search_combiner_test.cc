@@ -455,6 +455,60 @@ TEST(SearchCombinerHandOffTest, ManyLeadersUnderLoadAnswerEveryCall) {
   std::filesystem::remove_all(dir);
 }
 
+// Search appends to each caller's rows: what a caller's rows held before
+// its call stays first, whether its call was searched alone or in a
+// combined batch (one leader, eight callers back to back, gathering).
+TEST(SearchCombinerHandOffTest, CombinedCallsAppendToTheCallersRows) {
+  std::mt19937_64 rng(23);
+  constexpr size_t kRows = 2000;
+  const std::vector<IndexEntry> entries = RandomEntries(kRows, rng);
+  const std::string dir = testing::MakeTempDir("search_combiner_append");
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
+
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 40;
+  std::vector<Fingerprint> queries;
+  for (int i = 0; i < kThreads * kCalls * 2; ++i) {
+    queries.push_back(
+        FlipBits(entries[rng() % kRows].fingerprint, static_cast<int>(rng() % 30), rng));
+  }
+  FileSearchCombiner combiner(1);
+  combiner.SetGatherWindowForTesting(std::chrono::microseconds(100));
+  // The first leader holds on until every thread has called (at most 10 s),
+  // so that the next batch combines the others' calls.
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < kThreads && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const Neighbor before{kRows + 7, 99};  // no row's id
+  std::vector<std::vector<Neighbor>> got(queries.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        const size_t q = static_cast<size_t>(2 * (t * kCalls + i));
+        std::vector<std::vector<Neighbor>> out(2, std::vector<Neighbor>{before});
+        combiner.Search(*file, std::span<const Fingerprint>(&queries[q], 2), 28, &out);
+        got[q] = std::move(out[0]);
+        got[q + 1] = std::move(out[1]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t q = 0; q < queries.size(); ++q) {
+    std::vector<Neighbor> want{before};
+    TableIndex::SearchFile(*file, nullptr, queries[q], 28, &want);
+    ASSERT_EQ(got[q], want) << "query " << q;
+  }
+  EXPECT_LT(combiner.counts().batches, combiner.counts().calls);
+  std::filesystem::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, SearchCombinerTest, ::testing::Values(Case{128, 28}, Case{64, 3}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::to_string(info.param.bits) + "bits_k" +

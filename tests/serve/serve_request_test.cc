@@ -260,5 +260,42 @@ TEST(FastBatchBodyTest, MutatedBodiesNeverDisagree) {
   EXPECT_GT(taken, 1000u);  // the mutations that keep a body valid
 }
 
+// The access log's line, built without a JSON tree, is the line the tree
+// gave: the same fields in the same order with the same values, strings of
+// any content (quotes, backslashes, control characters, UTF-8, invalid
+// UTF-8 replaced), one line.
+TEST(AccessLogLineTest, IsTheJsonTreesLine) {
+  const std::string odd[] = {"",
+                             "/v1/check",
+                             "/a \"quoted\" \\ path",
+                             std::string("/nul\0byte", 9),
+                             "/tab\tnew\nline\x01\x1f\x7f",
+                             "/\xe4\xb8\xad\xe6\x96\x87",
+                             "/bad\xff\xfeutf8\xc3"};
+  for (const std::string& path : odd) {
+    for (const char* error : {static_cast<const char*>(nullptr), "refused: \"x\"", ""}) {
+      const double ts = 1795795195.123456;
+      const std::string line =
+          AccessLogLine(ts, "127.0.0.1", path.empty() ? "" : "POST", path, 404, 17, 1234, error);
+      ASSERT_FALSE(line.empty());
+      EXPECT_EQ(line.back(), '\n');
+      EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
+      ServeJson want = {
+          {"ts", ts},         {"remote", "127.0.0.1"}, {"method", path.empty() ? "" : "POST"},
+          {"path", path},     {"status", 404},         {"bytes_in", 17},
+          {"bytes_out", 1234}};
+      if (error != nullptr) want["error"] = error;
+      const ServeJson got = ServeJson::parse(line);
+      // Compared as text: the tree's own dump of each (invalid UTF-8
+      // replaced in both).
+      EXPECT_EQ(
+          got.dump(-1, ' ', false, ServeJson::error_handler_t::replace),
+          ServeJson::parse(want.dump(-1, ' ', false, ServeJson::error_handler_t::replace)).dump())
+          << line;
+      EXPECT_EQ(got["ts"].get<double>(), ts);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace neardup::cli

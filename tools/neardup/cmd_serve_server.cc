@@ -166,14 +166,8 @@ void Server::Route() {
     metrics_.Record(EndpointLabel(req.path), res.status, seconds);
     const auto now = std::chrono::system_clock::now();
     const double t = std::chrono::duration<double>(now.time_since_epoch()).count();
-    Json line = {{"ts", t},
-                 {"remote", req.remote_addr},
-                 {"method", req.method},
-                 {"path", req.path},
-                 {"status", res.status},
-                 {"bytes_in", last_body_bytes},
-                 {"bytes_out", res.body.size()}};
-    const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    const std::string text = AccessLogLine(t, req.remote_addr, req.method, req.path, res.status,
+                                           last_body_bytes, res.body.size());
     std::lock_guard lock(log_mu_);
     std::fputs(text.c_str(), stderr);
     last_body_bytes = 0;
@@ -209,10 +203,7 @@ bool Server::Run() {
     const double t =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     // The access log's fields (method and path unknown: not parsed), and why.
-    const Json line = {{"ts", t},        {"remote", remote}, {"method", ""},
-                       {"path", ""},     {"status", status}, {"bytes_in", 0},
-                       {"bytes_out", 0}, {"error", message}};
-    const std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    const std::string text = AccessLogLine(t, remote, "", "", status, 0, 0, message.c_str());
     std::lock_guard lock(log_mu_);
     std::fputs(text.c_str(), stderr);
   });

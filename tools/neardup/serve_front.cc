@@ -163,6 +163,8 @@ struct FrontServer::Conn {
   int fd = -1;
   std::string remote;
   int remote_port = 0;
+  std::string local;  // this end's address and port, asked once (httplib asks each request)
+  int local_port = 0;
   std::string buf;  // bytes read, not yet consumed, from `pos` on
   size_t pos = 0;
   Clock::time_point deadline;          // the poller's: head, idle or drain time
@@ -236,7 +238,8 @@ class FrontServer::ConnStream : public httplib::Stream {
     port = conn_->remote_port;
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
-    ip = AddressOf(conn_->fd, /*peer=*/false, &port);
+    ip = conn_->local;
+    port = conn_->local_port;
   }
   socket_t socket() const override { return conn_->fd; }
 
@@ -332,6 +335,7 @@ bool FrontServer::process_and_close_socket(socket_t sock) {
   auto conn = std::make_unique<Conn>();
   conn->fd = sock;
   conn->remote = AddressOf(sock, /*peer=*/true, &conn->remote_port);
+  conn->local = AddressOf(sock, /*peer=*/false, &conn->local_port);
   const int on = 1;
   setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
   fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace neardup::cli {
 
@@ -529,6 +532,49 @@ std::string DecodeFastString(std::string_view raw) {
     }
   }
   return out;
+}
+
+namespace {
+
+// `s` as a JSON string.
+void AppendJsonString(std::string_view s, std::string* out) {
+  const bool plain = std::all_of(
+      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (!plain) {
+    *out += ServeJson(std::string(s)).dump(-1, ' ', false, ServeJson::error_handler_t::replace);
+    return;
+  }
+  *out += '"';
+  out->append(s);
+  *out += '"';
+}
+
+}  // namespace
+
+std::string AccessLogLine(double ts, std::string_view remote, std::string_view method,
+                          std::string_view path, int status, size_t bytes_in, size_t bytes_out,
+                          const char* error) {
+  std::string line;
+  line.reserve(160 + path.size());
+  char number[64];
+  line += "{\"ts\":";
+  const auto [end, ec] = std::to_chars(number, number + sizeof(number), ts);
+  line.append(number, ec == std::errc() ? end : number);
+  line += ",\"remote\":";
+  AppendJsonString(remote, &line);
+  line += ",\"method\":";
+  AppendJsonString(method, &line);
+  line += ",\"path\":";
+  AppendJsonString(path, &line);
+  std::snprintf(number, sizeof(number), ",\"status\":%d,\"bytes_in\":%zu,\"bytes_out\":%zu", status,
+                bytes_in, bytes_out);
+  line += number;
+  if (error != nullptr) {
+    line += ",\"error\":";
+    AppendJsonString(error, &line);
+  }
+  line += "}\n";
+  return line;
 }
 
 }  // namespace neardup::cli

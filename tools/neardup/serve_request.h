@@ -163,6 +163,15 @@ bool ParseFastBatchBody(std::string_view text, const RequestLimits& limits, Fast
 // The value of a string's JSON text accepted by ParseFastBatchBody.
 std::string DecodeFastString(std::string_view raw);
 
+// One line of the access log (JSON, with its newline): {"ts", "remote",
+// "method", "path", "status", "bytes_in", "bytes_out"}, plus "error" when
+// `error` is not null. Built without a JSON tree (once a request): a string
+// of printable ASCII is copied as it is, any other escaped as nlohmann's
+// dump does (invalid UTF-8 replaced by U+FFFD).
+std::string AccessLogLine(double ts, std::string_view remote, std::string_view method,
+                          std::string_view path, int status, size_t bytes_in, size_t bytes_out,
+                          const char* error = nullptr);
+
 // The message of a 503 for a request the memory budget cannot hold.
 extern const char kBudgetSpentMessage[];
 
