@@ -48,6 +48,7 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
   m.attr("_DEFAULT_VERIFY_JACCARD") = py::float_(DedupJobOptions{}.verify_jaccard);
   m.attr("_DEFAULT_VERIFY_SHORT_FEATURES") = py::int_(DedupJobOptions{}.verify_short_features);
   m.attr("_DEFAULT_VERIFY_SHORT_JACCARD") = py::float_(DedupJobOptions{}.verify_short_jaccard);
+  m.attr("_DEFAULT_SHORT_RULE") = py::str(ShortRuleName(DedupJobOptions{}.short_rule));
   // The job of `neardup dedup` over documents given as (texts, titles,
   // scores): scores are the keep field's values as the JSONL reader keeps
   // them (a str, or the JSON text of a number; None: absent). Returns
@@ -62,9 +63,9 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                          std::optional<int> k, const std::string& mode, const std::string& keep,
                          const std::string& cluster, const std::string& boilerplate,
                          int boilerplate_min_docs, size_t short_features, double short_jaccard,
-                         double verify_jaccard, size_t verify_short_features,
-                         double verify_short_jaccard, const std::string& join, double recall,
-                         uint64_t band_seed, int threads) {
+                         const std::string& short_rule, double verify_jaccard,
+                         size_t verify_short_features, double verify_short_jaccard,
+                         const std::string& join, double recall, uint64_t band_seed, int threads) {
         const auto value = [&check](auto result) {
           check(result.status());
           return std::move(*result);
@@ -85,6 +86,7 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
         o.boilerplate_min_docs = boilerplate_min_docs;
         o.short_features = short_features;
         o.short_jaccard = short_jaccard;
+        o.short_rule = value(ParseShortRule(short_rule));
         o.verify_jaccard = verify_jaccard;
         o.verify_short_features = verify_short_features;
         o.verify_short_jaccard = verify_short_jaccard;
@@ -166,9 +168,9 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
       py::arg("texts"), py::arg("titles"), py::arg("scores"), py::arg("method"),
       py::arg("method_text"), py::arg("k"), py::arg("mode"), py::arg("keep"), py::arg("cluster"),
       py::arg("boilerplate"), py::arg("boilerplate_min_docs"), py::arg("short_features"),
-      py::arg("short_jaccard"), py::arg("verify_jaccard"), py::arg("verify_short_features"),
-      py::arg("verify_short_jaccard"), py::arg("join"), py::arg("recall"), py::arg("band_seed"),
-      py::arg("threads"));
+      py::arg("short_jaccard"), py::arg("short_rule"), py::arg("verify_jaccard"),
+      py::arg("verify_short_features"), py::arg("verify_short_jaccard"), py::arg("join"),
+      py::arg("recall"), py::arg("band_seed"), py::arg("threads"));
 }
 
 }  // namespace neardup::python

@@ -184,6 +184,7 @@ def dedup(
     boilerplate_min_docs=0,
     short_features=0,
     short_jaccard=0.5,
+    short_rule=_neardup._DEFAULT_SHORT_RULE,
     verify_jaccard=_neardup._DEFAULT_VERIFY_JACCARD,
     verify_short_features=_neardup._DEFAULT_VERIFY_SHORT_FEATURES,
     verify_short_jaccard=_neardup._DEFAULT_VERIFY_SHORT_JACCARD,
@@ -221,8 +222,8 @@ def dedup(
     mode ("cluster" | "stream"), keep ("first" | "longest" | "field:NAME"),
     cluster ("center" | "components"), boilerplate (None: lines unless the
     method names boilerplate=...; "off" | "lines"), boilerplate_min_docs
-    (0: the method's), short_features / short_jaccard (the short-document
-    rule), verify_jaccard (verified pairs, SimHash methods: a pair within k
+    (0: the method's), short_features / short_jaccard / short_rule ("exact" |
+    "sketch": the short-document rule), verify_jaccard (verified pairs, SimHash methods: a pair within k
     is a near-duplicate only when its estimated Jaccard is at least this;
     0: off), verify_short_features / verify_short_jaccard (the threshold of
     short documents), join ("auto" | "exact" | "banded": --exact /
@@ -247,6 +248,7 @@ def dedup(
     options = dict(method=method, k=k, mode=mode, keep=keep, cluster=cluster,
                    boilerplate=boilerplate, boilerplate_min_docs=boilerplate_min_docs,
                    short_features=short_features, short_jaccard=short_jaccard,
+                   short_rule=short_rule,
                    verify_jaccard=verify_jaccard, verify_short_features=verify_short_features,
                    verify_short_jaccard=verify_short_jaccard, join=join,
                    recall=recall, band_seed=band_seed, threads=threads)
@@ -300,7 +302,8 @@ def _dedup_records(docs, options, text_field, id_field, title_field, unique, sum
     records, counts, verifies = _neardup._dedup(
         texts, titles, scores, method, method_text, options["k"], options["mode"], keep,
         options["cluster"], options["boilerplate"] or "", options["boilerplate_min_docs"],
-        options["short_features"], options["short_jaccard"], options["verify_jaccard"],
+        options["short_features"], options["short_jaccard"], options["short_rule"],
+        options["verify_jaccard"],
         options["verify_short_features"], options["verify_short_jaccard"], options["join"],
         options["recall"], _neardup._DEFAULT_BAND_SEED if band_seed is None else band_seed,
         options["threads"])

@@ -88,6 +88,7 @@ def dedup(docs: Iterable[Union[_Text, Dict[str, Any]]], *, method: _MethodArg = 
           k: Optional[int] = None, mode: str = "cluster", keep: str = "first",
           cluster: str = "center", boilerplate: Optional[str] = None,
           boilerplate_min_docs: int = 0, short_features: int = 0, short_jaccard: float = 0.5,
+          short_rule: str = "exact",
           verify_jaccard: float = 0.5, verify_short_features: int = 0,
           verify_short_jaccard: float = 0.5,
           join: str = "auto", recall: float = 0.99, band_seed: Optional[int] = None,

@@ -125,6 +125,8 @@ def test_the_cli_options_have_python_twins(corpus_file):
         (["--cluster", "components"], {"cluster": "components"}),
         (["--keep", "longest"], {"keep": "longest"}),
         (["--short-features", "30"], {"short_features": 30}),
+        (["--short-features", "30", "--short-rule", "sketch"],
+         {"short_features": 30, "short_rule": "sketch"}),
         (["--verify-jaccard", "0"], {"verify_jaccard": 0}),
         (["--verify-jaccard", "0.9"], {"verify_jaccard": 0.9}),
         (["--verify-short-features", "40", "--verify-short-jaccard", "0.8"],
