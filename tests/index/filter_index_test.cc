@@ -23,6 +23,7 @@
 #include "index/table_index.h"
 #include "neardup/index.h"
 #include "tests/testing/hamming_oracle.h"
+#include "tests/testing/planted_index_file.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -97,29 +98,12 @@ Data MakeData(size_t random_rows, size_t queries, int at_k_per_query, uint64_t s
   return testing::MakePlantedRows(random_rows, queries, planted, seed);
 }
 
-std::shared_ptr<const index_internal::IndexFileV2> WriteFile(const Data& d, const TablesSpec& spec,
-                                                             const std::string& path) {
-  index_internal::IndexFileV2Meta meta;
-  meta.spec = spec;
-  meta.rows = d.ids.size();
-  std::vector<std::string_view> views(d.names.begin(), d.names.end());
-  uint64_t checksum = 0;
-  const Status written = index_internal::WriteIndexFileV2(
-      path, meta, index_internal::IndexFileV2Rows{d.ids, d.lo, d.hi, views}, 1, &checksum);
-  EXPECT_TRUE(written.ok()) << written.ToString();
-  auto mapped = index_internal::MappedFile::Open(path);
-  EXPECT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto file = index_internal::IndexFileV2::Open(*mapped, path);
-  EXPECT_TRUE(file.ok()) << file.status().ToString();
-  return std::shared_ptr<const index_internal::IndexFileV2>(std::move(*file));
-}
-
 TEST(FilterTest, FileAnswersTheFilteredExactScanInBatchesAndAlone) {
   const Data d = MakeData(10000, 200, 2, 11);
   const TablesSpec spec = ChooseFilter(d.ids.size(), kK, 0.99);
   ASSERT_EQ(spec.kind, TablesKind::kFilter);
   const std::string dir = testing::MakeTempDir("filter_file");
-  const auto file = WriteFile(d, spec, dir + "/filter.ndx");
+  const auto file = testing::WritePlantedIndexFile(d, spec, dir + "/filter.ndx");
   ASSERT_TRUE(file->Verify().ok()) << file->Verify().ToString();
   EXPECT_EQ(file->meta().spec.kind, TablesKind::kFilter);
   EXPECT_EQ(file->meta().spec.radius, spec.radius);
@@ -161,10 +145,11 @@ TEST(FilterTest, DeltaAnswersAsTheFileWrittenFromIt) {
   // An empty file of the filter chosen for 1M entries, its delta scanned.
   ASSERT_EQ(spec.kind, TablesKind::kFilter);
   const std::string dir = testing::MakeTempDir("filter_delta");
-  const auto mem = TableIndex::FromFile(WriteFile(Data{}, spec, dir + "/empty.ndx"));
+  const auto mem =
+      TableIndex::FromFile(testing::WritePlantedIndexFile(Data{}, spec, dir + "/empty.ndx"));
   ASSERT_EQ(mem->spec().kind, TablesKind::kFilter);
   ASSERT_TRUE(mem->AddBatch(d.ids, d.fps).ok());
-  const auto file = WriteFile(d, mem->spec(), dir + "/delta.ndx");
+  const auto file = testing::WritePlantedIndexFile(d, mem->spec(), dir + "/delta.ndx");
   const auto from_file = TableIndex::FromFile(file);
   std::vector<std::vector<Neighbor>> a, b;
   ASSERT_TRUE(mem->SearchEach(d.queries, kK, &a).ok());
@@ -184,7 +169,8 @@ TEST(FilterTest, MeasuredRecallAtKIsTheStatedGuarantee) {
   const TablesSpec spec = ChooseFilter(1000000, kK, 0.99);
   ASSERT_EQ(spec.kind, TablesKind::kFilter);
   const std::string dir = testing::MakeTempDir("filter_recall");
-  const auto index = TableIndex::FromFile(WriteFile(d, spec, dir + "/recall.ndx"));
+  const auto index =
+      TableIndex::FromFile(testing::WritePlantedIndexFile(d, spec, dir + "/recall.ndx"));
   std::vector<std::vector<Neighbor>> got;
   ASSERT_TRUE(index->SearchEach(d.queries, kK, &got).ok());
   SearchResults truth;

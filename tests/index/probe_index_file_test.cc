@@ -24,6 +24,7 @@
 #include "neardup/document_index.h"
 #include "neardup/index.h"
 #include "tests/testing/hamming_oracle.h"
+#include "tests/testing/planted_index_file.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -41,25 +42,6 @@ using Data = testing::PlantedRows;
 Data MakeData(size_t random_rows, size_t queries, uint64_t seed) {
   return testing::MakePlantedRows(random_rows, queries, {kK, kK, 0, 5, 14, kK - 4, kK - 1, kK + 1},
                                   seed);
-}
-
-std::shared_ptr<const index_internal::IndexFileV2> WriteFile(const Data& d, const TablesSpec& spec,
-                                                             uint32_t version,
-                                                             const std::string& path) {
-  index_internal::IndexFileV2Meta meta;
-  meta.version = version;
-  meta.spec = spec;
-  meta.rows = d.ids.size();
-  std::vector<std::string_view> views(d.names.begin(), d.names.end());
-  uint64_t checksum = 0;
-  const Status written = index_internal::WriteIndexFileV2(
-      path, meta, index_internal::IndexFileV2Rows{d.ids, d.lo, d.hi, views}, 1, &checksum);
-  EXPECT_TRUE(written.ok()) << written.ToString();
-  auto mapped = index_internal::MappedFile::Open(path);
-  EXPECT_TRUE(mapped.ok()) << mapped.status().ToString();
-  auto file = index_internal::IndexFileV2::Open(*mapped, path);
-  EXPECT_TRUE(file.ok()) << file.status().ToString();
-  return std::shared_ptr<const index_internal::IndexFileV2>(std::move(*file));
 }
 
 // The exact scan's neighbours of q that the tables of `spec` find.
@@ -115,8 +97,8 @@ TEST(ProbeIndexFileTest, FilesOfBothVersionsAnswerAsTheTables) {
   ASSERT_EQ(spec.kind, TablesKind::kProbe);
   const std::string dir = testing::MakeTempDir("probe_file");
   for (uint32_t version : {index_internal::kIndexVersion3, index_internal::kIndexVersion2}) {
-    const auto file =
-        WriteFile(d, spec, version, dir + "/probe" + std::to_string(version) + ".ndx");
+    const auto file = testing::WritePlantedIndexFile(
+        d, spec, dir + "/probe" + std::to_string(version) + ".ndx", version);
     ASSERT_TRUE(file->Verify().ok()) << file->Verify().ToString();
     EXPECT_EQ(file->meta().spec.kind, TablesKind::kProbe);
     EXPECT_EQ(file->meta().spec.radius, spec.radius);
@@ -136,7 +118,8 @@ TEST(ProbeIndexFileTest, DeltaAnswersAsTheFileWrittenFromIt) {
   const TablesSpec spec = index_internal::ChooseTables(1000000, 128, kK, TablesPolicy{});
   ASSERT_EQ(spec.kind, TablesKind::kProbe);
   const std::string dir = testing::MakeTempDir("probe_delta");
-  const auto mem = TableIndex::FromFile(WriteFile(Data{}, spec, 3, dir + "/empty.ndx"));
+  const auto mem =
+      TableIndex::FromFile(testing::WritePlantedIndexFile(Data{}, spec, dir + "/empty.ndx"));
   ASSERT_EQ(mem->spec().kind, TablesKind::kProbe);
   const size_t half = d.ids.size() * 3 / 4;
   ASSERT_TRUE(mem->AddBatch(std::span(d.ids).first(half), std::span(d.fps).first(half)).ok());
@@ -145,7 +128,8 @@ TEST(ProbeIndexFileTest, DeltaAnswersAsTheFileWrittenFromIt) {
   // The level's tables (8 x 12 bytes a row) are built: beyond the delta's
   // own ~72 bytes a row.
   EXPECT_GT(mem->MemoryBytes(), 150 * d.ids.size());
-  const auto from_file = TableIndex::FromFile(WriteFile(d, spec, 3, dir + "/full.ndx"));
+  const auto from_file =
+      TableIndex::FromFile(testing::WritePlantedIndexFile(d, spec, dir + "/full.ndx"));
   std::vector<std::vector<Neighbor>> a, b;
   ASSERT_TRUE(mem->SearchEach(d.queries, kK, &a).ok());
   ASSERT_TRUE(from_file->SearchEach(d.queries, kK, &b).ok());
@@ -207,7 +191,7 @@ TEST(ProbeIndexFileTest, FlippedBytesAreCaughtByOpenOrVerify) {
   ASSERT_EQ(spec.kind, TablesKind::kProbe);
   const std::string dir = testing::MakeTempDir("probe_damaged");
   const std::string path = dir + "/probe.ndx";
-  ASSERT_TRUE(WriteFile(d, spec, 3, path)->Verify().ok());
+  ASSERT_TRUE(testing::WritePlantedIndexFile(d, spec, path)->Verify().ok());
   const std::string good = testing::ReadFile(path);
   std::mt19937_64 rng(4);
   size_t opened = 0;
