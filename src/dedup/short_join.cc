@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <numeric>
 #include <utility>
@@ -681,6 +682,54 @@ uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kSketchSlots>
   return (~bits & 0xF) << 32 | values;
 }
 
+// The key BandKey gives a band of two values or more (bits: its slots
+// holding a value), from the band's 4 slot values in the layout's order:
+// the values (0 where empty) and the empty marks.
+uint64_t FullBandKey(const uint8_t* v, uint32_t bits) {
+  uint64_t values = 0;
+  for (int i = 0; i < kShortBandSlots; ++i) {
+    values |= uint64_t{(bits >> i & 1) != 0 ? v[i] : uint8_t{0}} << (8 * i);
+  }
+  return (~uint64_t{bits} & 0xF) << 32 | values;
+}
+
+// Sorts the entries (key << id_bits | id, ids increasing in the input) as
+// std::sort would: a stable LSD radix sort of the key bits, 12 at a time
+// (the ids stay in order within a key). scratch, counts: buffers it
+// reuses.
+void SortByKey(std::vector<uint64_t>* entries, int id_bits, std::vector<uint64_t>* scratch,
+               std::vector<uint32_t>* counts) {
+  constexpr int kDigitBits = 12;
+  constexpr size_t kDigits = size_t{1} << kDigitBits;
+  std::vector<uint64_t>& a = *entries;
+  if (a.size() < 256) {
+    std::sort(a.begin(), a.end());
+    return;
+  }
+  const int passes = (64 - id_bits + kDigitBits - 1) / kDigitBits;
+  std::vector<uint32_t>& count = *counts;
+  count.assign(kDigits * static_cast<size_t>(passes), 0);
+  for (const uint64_t e : a) {
+    for (int p = 0; p < passes; ++p) {
+      ++count[static_cast<size_t>(p) * kDigits + (e >> (id_bits + kDigitBits * p) & (kDigits - 1))];
+    }
+  }
+  scratch->resize(a.size());
+  uint64_t* from = a.data();
+  uint64_t* to = scratch->data();
+  for (int p = 0; p < passes; ++p) {
+    uint32_t* c = count.data() + static_cast<size_t>(p) * kDigits;
+    if (c[from[0] >> (id_bits + kDigitBits * p) & (kDigits - 1)] == a.size())
+      continue;  // one digit
+    uint32_t total = 0;
+    for (size_t d = 0; d < kDigits; ++d) total += std::exchange(c[d], total);
+    const int shift = id_bits + kDigitBits * p;
+    for (size_t i = 0; i < a.size(); ++i) to[c[from[i] >> shift & (kDigits - 1)]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != a.data()) std::memcpy(a.data(), from, a.size() * sizeof(uint64_t));
+}
+
 // Layout 0's order of the slots and layout 1's.
 const std::array<std::array<uint8_t, kSketchSlots>, 2>& LayoutOrders() {
   static const std::array<std::array<uint8_t, kSketchSlots>, 2> orders = [] {
@@ -739,9 +788,13 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
                    (b % kPerLayout) * kShortBandSlots,
                    held[i].data() + 2 * static_cast<size_t>(layout));
   };
+  constexpr int kBandsPerTask = 8;
   struct Worker {
-    std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`
-    std::vector<std::pair<uint32_t, uint32_t>> members;  // (features, position)
+    std::vector<std::pair<uint32_t, uint32_t>> found;       // positions in `part`
+    std::vector<std::pair<uint32_t, uint32_t>> members;     // (features, position)
+    std::vector<uint64_t> scratch;                          // SortByKey's
+    std::vector<uint32_t> counts;                           // SortByKey's
+    std::array<std::vector<uint64_t>, kBandsPerTask> keys;  // a task's, per band
   };
   // The pairs of a bucket (entries: key << kIdBits | position), its members
   // by feature count: the smaller member (under short_features) first, its
@@ -787,32 +840,61 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
       };
   // Bands in tasks of kBandsPerTask: one pass over the sketches gives a
   // task's keys (the sketches are read once a task, not once a band).
-  constexpr int kBandsPerTask = 8;
   static_assert(kShortBands % kBandsPerTask == 0);
   constexpr int kTasks = kShortBands / kBandsPerTask;
   const int workers = std::max(1, std::min(ResolveThreadCount(threads), kTasks));
   std::vector<Worker> work(static_cast<size_t>(workers));
   ParallelFor(static_cast<size_t>(kTasks), workers, [&](size_t task, int worker) {
     Worker& w = work[static_cast<size_t>(worker)];
-    std::array<std::vector<uint64_t>, kBandsPerTask> keys;
-    for (auto& k : keys) k.reserve(part.size());
+    // The worker's buffers, kept from task to task (not given back to the
+    // system and faulted in again: that was 9 % of a run).
+    auto& keys = w.keys;
+    for (auto& k : keys) k.clear();
     const int first = static_cast<int>(task) * kBandsPerTask;
+    const int layout = first / kPerLayout;
+    const auto& order = orders[static_cast<size_t>(layout)];
+    // The task's 32 positions of its layout: one 32-bit word of `held`.
+    constexpr int kTaskSlots = kBandsPerTask * kShortBandSlots;
+    static_assert(kTaskSlots == 32 && kPerLayout % kBandsPerTask == 0);
+    const int pos0 = (first % kPerLayout) * kShortBandSlots;
     for (uint32_t i = 0; i < part.size(); ++i) {
+      const JaccardSketch& sk = sketch(i);
+      const uint64_t* h = held[i].data() + 2 * static_cast<size_t>(layout);
+      const auto task_bits = static_cast<uint32_t>(h[pos0 / 64] >> (pos0 % 64));
+      if (task_bits == 0) continue;
+      const bool sparse = std::popcount(h[0]) + std::popcount(h[1]) <= kSparseValues;
+      // The task's slot values in the layout's order.
+      std::array<uint8_t, kTaskSlots> v;
+      if (layout == 0) {
+        std::memcpy(v.data(), sk.slot.data() + pos0, kTaskSlots);
+      } else {
+        for (int q = 0; q < kTaskSlots; ++q) {
+          v[static_cast<size_t>(q)] = sk.slot[order[static_cast<size_t>(pos0 + q)]];
+        }
+      }
       for (int d = 0; d < kBandsPerTask; ++d) {
-        const uint64_t key = key_of(i, first + d);
-        if (key != kNoKey) keys[static_cast<size_t>(d)].push_back(key << kIdBits | i);
+        const uint32_t bits = task_bits >> (kShortBandSlots * d) & 0xF;
+        if (bits == 0) continue;
+        uint64_t key;
+        if (std::has_single_bit(bits)) {
+          if (!sparse) continue;
+          key = BandKey(sk, order, pos0 + kShortBandSlots * d, h);
+        } else {
+          key = FullBandKey(v.data() + kShortBandSlots * d, bits);
+        }
+        keys[static_cast<size_t>(d)].push_back(key << kIdBits | i);
       }
     }
     for (int d = 0; d < kBandsPerTask; ++d) {
       std::vector<uint64_t>& k = keys[static_cast<size_t>(d)];
-      std::sort(k.begin(), k.end());
+      SortByKey(&k, kIdBits, &w.scratch, &w.counts);
       for (size_t i = 0; i < k.size();) {
         size_t j = i + 1;
         while (j < k.size() && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
         if (j - i > 1) bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
         i = j;
       }
-      std::vector<uint64_t>().swap(k);
+      k.clear();
       // A pair found in several bands is held once per band: merged now and
       // then so that a worker's list stays near its distinct pairs.
       if (w.found.size() > 4 * (part.size() + 1024)) {
