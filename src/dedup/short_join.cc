@@ -814,7 +814,6 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
           auto& m = w->members;
           m.clear();
           for (size_t u = 0; u < run.size(); ++u) {
-            if (u + 4 < run.size()) __builtin_prefetch(&rows[run[u + 4] & kIdMask]);
             const auto i = static_cast<uint32_t>(run[u] & kIdMask);
             m.emplace_back(rows[i].features, i);
           }
@@ -922,10 +921,36 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     for (int d = 0; d < kBandsPerTask; ++d) {
       std::vector<uint64_t>& k = keys[static_cast<size_t>(d)];
       SortByKey(&k, kIdBits, &w.scratch, &w.counts);
+      // The entries of buckets of two or more, moved to the front (most keys
+      // are alone), so that their rows and sketches, scattered, can be
+      // fetched ahead of the buckets that read them.
+      size_t kept = 0;
       for (size_t i = 0; i < k.size();) {
         size_t j = i + 1;
         while (j < k.size() && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
-        if (j - i > 1) bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
+        if (j - i > 1) {
+          for (size_t u = i; u < j; ++u) k[kept++] = k[u];
+        }
+        i = j;
+      }
+      constexpr size_t kRowsAhead = 16, kSketchesAhead = 8;
+      for (size_t u = 0; u < std::min(kept, kRowsAhead); ++u) {
+        __builtin_prefetch(&rows[k[u] & kIdMask]);
+      }
+      for (size_t i = 0; i < kept;) {
+        size_t j = i + 1;
+        while (j < kept && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
+        for (size_t u = i; u < j; ++u) {
+          if (u + kRowsAhead < kept) __builtin_prefetch(&rows[k[u + kRowsAhead] & kIdMask]);
+          if (u + kSketchesAhead < kept) {
+            const auto* next =
+                reinterpret_cast<const char*>(rows[k[u + kSketchesAhead] & kIdMask].sketch);
+            __builtin_prefetch(next);
+            __builtin_prefetch(next + 64);
+            __builtin_prefetch(next + 128);
+          }
+        }
+        bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
         i = j;
       }
       k.clear();
