@@ -773,14 +773,34 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
   constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
   const auto& orders = LayoutOrders();
+  // Layout 1's occupancy from layout 0's, 8 slots at a time: for slots
+  // 8c..8c + 7 holding the values of the byte, the positions of layout 1
+  // they take (16 tables of 256; 64 KB).
+  std::vector<std::array<uint64_t, 2>> spread(kSketchSlots / 8 * 256, {0, 0});
+  {
+    std::array<uint8_t, kSketchSlots> where;  // slot -> its position in layout 1
+    for (size_t q = 0; q < kSketchSlots; ++q) where[orders[1][q]] = static_cast<uint8_t>(q);
+    for (size_t c = 0; c < kSketchSlots / 8; ++c) {
+      for (size_t byte = 0; byte < 256; ++byte) {
+        std::array<uint64_t, 2>& m = spread[c * 256 + byte];
+        for (size_t bit = 0; bit < 8; ++bit) {
+          if ((byte >> bit & 1) == 0) continue;
+          const size_t q = where[8 * c + bit];
+          m[q / 64] |= uint64_t{1} << (q % 64);
+        }
+      }
+    }
+  }
   std::vector<Row> rows(part.size());
   for (size_t i = 0; i < part.size(); ++i) {
     const JaccardSketch& sk = sketches[who[part[i]]];
     const uint64_t w0 = ~sk.empty[0], w1 = ~sk.empty[1];
     uint64_t p[2] = {0, 0};  // layout 1, in registers (not through memory)
-    for (size_t q = 0; q < kSketchSlots; ++q) {
-      const size_t slot = orders[1][q];
-      p[q / 64] |= (((slot < 64 ? w0 : w1) >> (slot % 64)) & 1) << (q % 64);
+    for (size_t c = 0; c < kSketchSlots / 8; ++c) {
+      const auto byte = static_cast<size_t>(((c < 8 ? w0 : w1) >> (8 * (c % 8))) & 0xFF);
+      const std::array<uint64_t, 2>& m = spread[c * 256 + byte];
+      p[0] |= m[0];
+      p[1] |= m[1];
     }
     rows[i] = {{w0, w1, p[0], p[1]}, &sk, sk.features};
   }
@@ -791,12 +811,18 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
                    (b % kPerLayout) * kShortBandSlots,
                    rows[i].held.data() + 2 * static_cast<size_t>(layout));
   };
+  // A bucket's member: its feature count, position and layout 0's
+  // occupancy masks (the bound on the estimate), in one array.
+  struct Member {
+    uint32_t features, id;
+    std::array<uint64_t, 2> held;
+  };
   constexpr int kBandsPerTask = 8;
   constexpr int kSeenBits = 16;
   constexpr uint64_t kPassed = uint64_t{1} << 63;  // pairs use 2 x 28 bits
   struct Worker {
-    std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`
-    std::vector<std::pair<uint32_t, uint32_t>> members;  // (features, position)
+    std::vector<std::pair<uint32_t, uint32_t>> found;  // positions in `part`
+    std::vector<Member> members;
     // Recent estimates: pair + 1 (0: none), kPassed when it passed.
     std::vector<uint64_t> seen = std::vector<uint64_t>(size_t{1} << kSeenBits, 0);
     std::vector<uint64_t> scratch;                          // SortByKey's
@@ -808,57 +834,61 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   // partners up to its count / t. One larger than the cap is cut by the
   // next band of its layout (depth: bands taken so far).
   const double inv_t = 1 / t;
-  std::function<void(std::span<uint64_t>, int, int, Worker*)> bucket =
-      [&](std::span<uint64_t> run, int b, int depth, Worker* w) {
-        if (run.size() <= kShortBucketCap || depth == kPerLayout) {
-          auto& m = w->members;
-          m.clear();
-          for (size_t u = 0; u < run.size(); ++u) {
-            const auto i = static_cast<uint32_t>(run[u] & kIdMask);
-            m.emplace_back(rows[i].features, i);
-          }
-          std::sort(m.begin(), m.end());
-          for (size_t x = 0; x < m.size() && m[x].first < short_features; ++x) {
-            const double most = static_cast<double>(m[x].first) * inv_t + 1e-9;
-            for (size_t y = x + 1; y < m.size() && static_cast<double>(m[y].first) <= most; ++y) {
-              const uint32_t a = m[x].second, c = m[y].second;
-              // The estimate is at most both / slots (matches <= both):
-              // from the occupancy masks alone, most pairs of a bucket cut
-              // by shared words stop here (89 % of the short records').
-              const uint64_t* ha = rows[a].held.data();
-              const uint64_t* hc = rows[c].held.data();
-              const int both = std::popcount(ha[0] & hc[0]) + std::popcount(ha[1] & hc[1]);
-              const int slots = std::popcount(ha[0] | hc[0]) + std::popcount(ha[1] | hc[1]);
-              if (static_cast<double>(both) < (t - 1e-9) * slots) continue;
-              // A pair that meets in several bands is estimated once per
-              // worker while it stays in the worker's table of recent
-              // outcomes (and held once: a pair found again is not).
-              const uint64_t pk = uint64_t{std::min(a, c)} << 32 | std::max(a, c);
-              uint64_t& seen = w->seen[(pk * 0x9e3779b97f4a7c15ULL) >> (64 - kSeenBits)];
-              if ((seen & ~kPassed) == pk + 1) continue;
-              const bool pass = SketchJaccard(sketch(a), sketch(c)) >= t;
-              seen = (pk + 1) | (pass ? kPassed : 0);
-              if (pass) w->found.emplace_back(std::min(a, c), std::max(a, c));
-            }
-          }
-          return;
+  std::function<void(std::span<uint64_t>, int, int, Worker*)> bucket = [&](std::span<uint64_t> run,
+                                                                           int b, int depth,
+                                                                           Worker* w) {
+    if (run.size() <= kShortBucketCap || depth == kPerLayout) {
+      auto& m = w->members;
+      m.clear();
+      for (size_t u = 0; u < run.size(); ++u) {
+        const auto i = static_cast<uint32_t>(run[u] & kIdMask);
+        const Row& row = rows[i];
+        m.push_back({row.features, i, {row.held[0], row.held[1]}});
+      }
+      std::sort(m.begin(), m.end(), [](const Member& x, const Member& y) {
+        return x.features != y.features ? x.features < y.features : x.id < y.id;
+      });
+      for (size_t x = 0; x < m.size() && m[x].features < short_features; ++x) {
+        const double most = static_cast<double>(m[x].features) * inv_t + 1e-9;
+        for (size_t y = x + 1; y < m.size() && static_cast<double>(m[y].features) <= most; ++y) {
+          const uint32_t a = m[x].id, c = m[y].id;
+          // The estimate is at most both / slots (matches <= both):
+          // from the occupancy masks alone, most pairs of a bucket cut
+          // by shared words stop here (89 % of the short records').
+          const uint64_t* ha = m[x].held.data();
+          const uint64_t* hc = m[y].held.data();
+          const int both = std::popcount(ha[0] & hc[0]) + std::popcount(ha[1] & hc[1]);
+          const int slots = std::popcount(ha[0] | hc[0]) + std::popcount(ha[1] | hc[1]);
+          if (static_cast<double>(both) < (t - 1e-9) * slots) continue;
+          // A pair that meets in several bands is estimated once per
+          // worker while it stays in the worker's table of recent
+          // outcomes (and held once: a pair found again is not).
+          const uint64_t pk = uint64_t{std::min(a, c)} << 32 | std::max(a, c);
+          uint64_t& seen = w->seen[(pk * 0x9e3779b97f4a7c15ULL) >> (64 - kSeenBits)];
+          if ((seen & ~kPassed) == pk + 1) continue;
+          const bool pass = SketchJaccard(sketch(a), sketch(c)) >= t;
+          seen = (pk + 1) | (pass ? kPassed : 0);
+          if (pass) w->found.emplace_back(std::min(a, c), std::max(a, c));
         }
-        const int layout = b / kPerLayout;
-        const int next = layout * kPerLayout + (b % kPerLayout + depth) % kPerLayout;
-        for (uint64_t& e : run) {
-          const auto i = static_cast<uint32_t>(e & kIdMask);
-          const uint64_t k = key_of(i, next);
-          // An empty band matches an empty band here: the bucket agrees so far.
-          e = (k == kNoKey ? (uint64_t{1} << 36) - 1 : k) << kIdBits | i;
-        }
-        std::sort(run.begin(), run.end());
-        for (size_t i = 0; i < run.size();) {
-          size_t j = i + 1;
-          while (j < run.size() && (run[j] >> kIdBits) == (run[i] >> kIdBits)) ++j;
-          if (j - i > 1) bucket(run.subspan(i, j - i), b, depth + 1, w);
-          i = j;
-        }
-      };
+      }
+      return;
+    }
+    const int layout = b / kPerLayout;
+    const int next = layout * kPerLayout + (b % kPerLayout + depth) % kPerLayout;
+    for (uint64_t& e : run) {
+      const auto i = static_cast<uint32_t>(e & kIdMask);
+      const uint64_t k = key_of(i, next);
+      // An empty band matches an empty band here: the bucket agrees so far.
+      e = (k == kNoKey ? (uint64_t{1} << 36) - 1 : k) << kIdBits | i;
+    }
+    std::sort(run.begin(), run.end());
+    for (size_t i = 0; i < run.size();) {
+      size_t j = i + 1;
+      while (j < run.size() && (run[j] >> kIdBits) == (run[i] >> kIdBits)) ++j;
+      if (j - i > 1) bucket(run.subspan(i, j - i), b, depth + 1, w);
+      i = j;
+    }
+  };
   // Bands in tasks of kBandsPerTask: one pass over the sketches gives a
   // task's keys (the sketches are read once a task, not once a band).
   static_assert(kShortBands % kBandsPerTask == 0);
