@@ -743,6 +743,10 @@ const std::array<std::array<uint8_t, kSketchSlots>, 2>& LayoutOrders() {
 
 }  // namespace
 
+const std::array<uint8_t, kSketchSlots>& ShortBandOrder(int layout) {
+  return LayoutOrders()[layout == 0 ? 0 : 1];
+}
+
 Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
     double t, int threads) {

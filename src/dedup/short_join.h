@@ -206,6 +206,10 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
     double t, int threads);
 
+// The slots of layout 0 (the slots in order) or 1 (a fixed shuffle) in
+// their order: band b of the layout is positions 4b..4b + 3. For tests.
+const std::array<uint8_t, kSketchSlots>& ShortBandOrder(int layout);
+
 // For tests: the keys one pass of the sketch join makes at most (unless one
 // token's keys are more; 0: the default, 4M). Not thread-safe: set it before
 // joining.
