@@ -188,10 +188,15 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
 // template's slots cost no square; a pair in such a bucket is then found in
 // it only when it agrees on those slots as well (outside the model). Pairs
 // may have an exact Jaccard below t (the estimate's error; the exact rule's
-// pairs are verified by the same estimate). Cost: per band one sort of the
-// participants (8 bytes each, 8 bands' keys at a time per thread) and the
-// candidates' estimates; no feature set (doc/evaluation.md, "The short rule
-// by sketch").
+// pairs are verified by the same estimate). Cost: per band one radix sort
+// of the participants' keys (8 bytes each, 8 bands' keys at a time per
+// thread), a 48-byte row per participant (occupancy masks of both layouts,
+// sketch, feature count), and the candidates' estimates: a pair is
+// estimated only when the slots non-empty in both are at least t of those
+// non-empty in either (the estimate's bound; exact, no pair lost), and
+// once per worker while it stays in the worker's table of recent pairs; no
+// feature set (doc/evaluation.md, "The short rule by sketch" and "The short
+// rule by sketch made cheaper").
 inline constexpr int kShortBandSlots = 4;
 inline constexpr int kShortBands = 64;
 inline constexpr size_t kShortBucketCap = 1024;
