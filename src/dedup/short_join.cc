@@ -131,7 +131,12 @@ struct BucketJoin {
   double t = 0;                                             // the lowest verification threshold
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
-  std::vector<uint64_t> pairs;  // group a << 32 | group b, a < b
+  // The sketch short rule's pairs beyond k (ShortRuleBeyondK): 0 when not
+  // asked for.
+  size_t short_features = 0;
+  double short_jaccard = 0;
+  std::vector<uint64_t> pairs;   // group a << 32 | group b, a < b
+  std::vector<uint64_t> beyond;  // the same, more than k apart
   size_t candidates = 0, tested = 0, rejected = 0, largest = 0;
 
   // A member of a bucket of level s, gathered once (one cache miss per
@@ -179,10 +184,24 @@ struct BucketJoin {
     if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) return;
     ++tested;
     const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
-    if (d > k) return;
+    if (d > k && short_features == 0) return;
     const int matches = FirstCommonAre(*sets, mx.x, my.x, path, s, need);
     if (matches < 0) return;
     const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
+    if (d > k) {
+      // The sketch short rule's test (ShortSketchPairs): the smaller set
+      // under short_features, the sizes within the ratio, the estimate.
+      const JaccardSketch& sa = sketches[plan->groups.Members(ga).front()];
+      const JaccardSketch& sb = sketches[plan->groups.Members(gb).front()];
+      const uint32_t lo = std::min(sa.features, sb.features);
+      const uint32_t hi = std::max(sa.features, sb.features);
+      if (lo == 0 || lo >= short_features) return;
+      if (static_cast<double>(hi) > static_cast<double>(lo) / short_jaccard + 1e-9) return;
+      if (SketchJaccard(sa, sb) >= short_jaccard) {
+        beyond.push_back(uint64_t{std::min(ga, gb)} << 32 | std::max(ga, gb));
+      }
+      return;
+    }
     // The verifier's estimate from the matches and the two occupancies (a
     // margin for rounding): most pairs that reach here and fail
     // verification stop here, before they are held and verified.
@@ -363,10 +382,17 @@ bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options) {
   return false;
 }
 
+bool ShortRuleBeyondK(const DedupOptions& options) {
+  return options.short_features > 0 && options.short_rule == ShortRule::kSketch &&
+         options.short_jaccard >= LowestVerifyThreshold(options);
+}
+
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
-                         ShortJoinStats* short_stats) {
+                         ShortJoinStats* short_stats, std::vector<IdPair>* beyond_k) {
   pairs->clear();
+  if (beyond_k != nullptr) beyond_k->clear();
+  const bool beyond = beyond_k != nullptr && ShortRuleBeyondK(opt);
   *band_stats = BandJoinStats();
   ShortJoinStats st;
   const size_t n = plan.groups.size();
@@ -500,6 +526,10 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     out.t = t;
     out.words = &plan.words;
     out.k = opt.k;
+    if (beyond) {
+      out.short_features = opt.short_features;
+      out.short_jaccard = opt.short_jaccard;
+    }
   }
   for (size_t pass = 0; pass < plan_passes.size() && m >= 2; ++pass) {
     if (opt.progress) opt.progress("short join", pass, passes);
@@ -581,6 +611,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     st.rejected += out.rejected;
     st.largest_bucket = std::max(st.largest_bucket, out.largest);
     st.confirmed += out.pairs.size();
+    st.beyond_k += out.beyond.size();
   }
 
   // 4. The long groups: the plan's bands over them alone.
@@ -611,7 +642,16 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       pairs->push_back({ga, gb, d});
     }
     std::vector<uint64_t>().swap(out.pairs);
+    for (const uint64_t p : out.beyond) {
+      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
+      const auto& wa = plan.words[ga];
+      const auto& wb = plan.words[gb];
+      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
+      beyond_k->push_back({ga, gb, d});
+    }
+    std::vector<uint64_t>().swap(out.beyond);
   }
+  if (beyond) MergePairs(beyond_k);
   for (const IdPair& p : long_pairs) {
     pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
   }

@@ -97,7 +97,8 @@ struct ShortJoinStats {
   size_t confirmed = 0;      // pairs within k whose estimate passes t
   size_t rejected = 0;       // pairs within k sharing enough tokens whose estimate fails t
   size_t largest_bucket = 0;
-  size_t passes = 0;  // passes over the prefixes (the keys of one pass are held at once)
+  size_t passes = 0;    // passes over the prefixes (the keys of one pass are held at once)
+  size_t beyond_k = 0;  // the sketch short rule's pairs more than k apart (ShortRuleBeyondK)
 };
 
 // The overlap a pair of token sets (sketches) of sizes a and b needs to
@@ -147,13 +148,26 @@ double LowestVerifyThreshold(const DedupOptions& options);
 // prefixes grow long), and one short group at least.
 bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options);
 
+// True when the routed join also gives the sketch short rule's pairs more
+// than k apart (SimHashJoinRouted's beyond_k): the rule is ShortRule::kSketch
+// and its threshold is at least the routed join's (LowestVerifyThreshold), so
+// the join's candidates hold every such pair with a short member.
+bool ShortRuleBeyondK(const DedupOptions& options);
+
 // The routed join over every group of the plan: the pairs (of group numbers,
 // a < b, sorted by (a, b), each once) within k from the sketch join and from
-// the banded join of the long groups (plan.report.bands). REQUIRES:
-// RouteShortDocuments(plan, options).
+// the banded join of the long groups (plan.report.bands). With beyond_k and
+// ShortRuleBeyondK(options): also, in beyond_k (same order), the pairs of
+// the sketch join's candidates more than k apart that pass the sketch short
+// rule's test (ShortSketchPairs: the smaller under short_features, sizes
+// within the ratio, SketchJaccard >= short_jaccard): the work of the join
+// shared with the rule, and every such pair with a short member (at most
+// kShortSlots non-empty slots, at most kSlotClashes clashing slots) found,
+// where the rule's bands find those of tiny sketches with low probability.
+// REQUIRES: RouteShortDocuments(plan, options).
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
-                         ShortJoinStats* short_stats);
+                         ShortJoinStats* short_stats, std::vector<IdPair>* beyond_k = nullptr);
 
 // The approximate short-document rule (DedupOptions::short_rule
 // ShortRule::kSketch): the pairs of the short documents found by an LSH join
