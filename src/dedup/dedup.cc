@@ -142,6 +142,8 @@ Status AddShortSketchPairs(std::span<const DedupDocument> docs,
   const size_t before = group_pairs->size();
   // The routed join's pairs of the rule (SimHashJoinRouted's beyond_k: every
   // pair with a short member), then the bands'.
+  // (Reserved once: no doubling of the join's pairs while the old block is held.)
+  group_pairs->reserve(before + routed_beyond_k.size() + pairs.size());
   group_pairs->insert(group_pairs->end(), routed_beyond_k.begin(), routed_beyond_k.end());
   for (const auto& [a, b] : pairs) {
     const int d = HammingDistance(docs[first[a]].fingerprint, docs[first[b]].fingerprint);

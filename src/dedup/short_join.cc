@@ -633,6 +633,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   // words, as tested), each worker's freed once copied; then sorted, each
   // once.
   pairs->reserve(st.confirmed + long_pairs.size());
+  if (beyond) beyond_k->reserve(st.beyond_k);
   for (BucketJoin& out : outs) {
     for (const uint64_t p : out.pairs) {
       const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
