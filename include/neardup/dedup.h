@@ -227,7 +227,8 @@ struct DedupOptions {
   // carry their Hamming distance.
   // short_rule kSketch: short_sets is not read; `sketches` (below) give the
   // pairs instead (an LSH join over them, each candidate's SketchJaccard
-  // >= short_jaccard).
+  // >= short_jaccard; where the join routes short documents, its exact
+  // sketch-space candidates add those with a member of few features).
   size_t short_features = 0;
   double short_jaccard = 0.5;
   ShortRule short_rule = ShortRule::kExact;

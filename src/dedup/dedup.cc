@@ -122,6 +122,7 @@ Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::
 // join has them), added to the join's and merged.
 Status AddShortSketchPairs(std::span<const DedupDocument> docs,
                            const dedup_internal::SimHashPlan& plan, const DedupOptions& opt,
+                           std::span<const IdPair> routed_beyond_k,
                            std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
   // Only the groups that may take part (fewer than short_features /
   // short_jaccard features; on long texts none): no array per group.
@@ -139,13 +140,19 @@ Status AddShortSketchPairs(std::span<const DedupDocument> docs,
                            dedup_internal::ShortSketchPairs(opt.sketches, first, opt.short_features,
                                                             opt.short_jaccard, opt.threads));
   const size_t before = group_pairs->size();
+  // The routed join's pairs of the rule (SimHashJoinRouted's beyond_k: every
+  // pair with a short member), then the bands'.
+  // (Reserved once: no doubling of the join's pairs while the old block is held.)
+  group_pairs->reserve(before + routed_beyond_k.size() + pairs.size());
+  group_pairs->insert(group_pairs->end(), routed_beyond_k.begin(), routed_beyond_k.end());
   for (const auto& [a, b] : pairs) {
     const int d = HammingDistance(docs[first[a]].fingerprint, docs[first[b]].fingerprint);
     if (d <= opt.k) continue;
     group_pairs->push_back({group[a], group[b], d});
   }
+  // Those beyond k are not the join's (within k): counted once merged.
+  if (group_pairs->size() > before) dedup_internal::MergePairs(group_pairs);
   report->short_pairs = group_pairs->size() - before;
-  if (report->short_pairs > 0) dedup_internal::MergePairs(group_pairs);
   return Status::OK();
 }
 
@@ -157,7 +164,8 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
                            dedup_internal::PlanSimHash(docs, opt));
   r->join = plan.report;
   const auto t = std::chrono::steady_clock::now();
-  std::vector<IdPair> group_pairs;  // ids are group numbers
+  std::vector<IdPair> group_pairs;      // ids are group numbers
+  std::vector<IdPair> routed_beyond_k;  // the sketch short rule's, from the routed join
   const bool routed = dedup_internal::RouteShortDocuments(plan, opt);
   // No join reads the groups' `of` (8 bytes a document): freed while they
   // run (their peak is the run's at 1M), rebuilt for the clusters.
@@ -166,7 +174,7 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
     BandJoinStats stats;
     dedup_internal::ShortJoinStats sj;
     NEARDUP_RETURN_IF_ERROR(
-        dedup_internal::SimHashJoinRouted(plan, opt, &group_pairs, &stats, &sj));
+        dedup_internal::SimHashJoinRouted(plan, opt, &group_pairs, &stats, &sj, &routed_beyond_k));
     dedup_internal::AddBandStats(stats, &r->join);
     r->join.confirmed = group_pairs.size();  // both joins, each pair once
     r->join.rejected += sj.rejected;         // dropped in the sketch join already
@@ -184,9 +192,10 @@ Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt,
   }
   dedup_internal::IndexGroupMembers(docs.size(), &plan.groups);
   if (opt.short_features > 0) {
-    NEARDUP_RETURN_IF_ERROR(opt.short_rule == ShortRule::kSketch
-                                ? AddShortSketchPairs(docs, plan, opt, &group_pairs, &r->join)
-                                : AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
+    NEARDUP_RETURN_IF_ERROR(
+        opt.short_rule == ShortRule::kSketch
+            ? AddShortSketchPairs(docs, plan, opt, routed_beyond_k, &group_pairs, &r->join)
+            : AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
   // The clusters need the groups alone, and the pairs are verified in place.

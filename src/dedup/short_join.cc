@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <numeric>
 #include <utility>
@@ -130,7 +131,12 @@ struct BucketJoin {
   double t = 0;                                             // the lowest verification threshold
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
-  std::vector<uint64_t> pairs;  // group a << 32 | group b, a < b
+  // The sketch short rule's pairs beyond k (ShortRuleBeyondK): 0 when not
+  // asked for.
+  size_t short_features = 0;
+  double short_jaccard = 0;
+  std::vector<uint64_t> pairs;   // group a << 32 | group b, a < b
+  std::vector<uint64_t> beyond;  // the same, more than k apart
   size_t candidates = 0, tested = 0, rejected = 0, largest = 0;
 
   // A member of a bucket of level s, gathered once (one cache miss per
@@ -178,10 +184,24 @@ struct BucketJoin {
     if (s + std::min(mx.size - mx.pos, my.size - my.pos) - 1 < need) return;
     ++tested;
     const int d = std::popcount(mx.hi ^ my.hi) + std::popcount(mx.lo ^ my.lo);
-    if (d > k) return;
+    if (d > k && short_features == 0) return;
     const int matches = FirstCommonAre(*sets, mx.x, my.x, path, s, need);
     if (matches < 0) return;
     const uint32_t ga = sets->group[mx.x], gb = sets->group[my.x];
+    if (d > k) {
+      // The sketch short rule's test (ShortSketchPairs): the smaller set
+      // under short_features, the sizes within the ratio, the estimate.
+      const JaccardSketch& sa = sketches[plan->groups.Members(ga).front()];
+      const JaccardSketch& sb = sketches[plan->groups.Members(gb).front()];
+      const uint32_t lo = std::min(sa.features, sb.features);
+      const uint32_t hi = std::max(sa.features, sb.features);
+      if (lo == 0 || lo >= short_features) return;
+      if (static_cast<double>(hi) > static_cast<double>(lo) / short_jaccard + 1e-9) return;
+      if (SketchJaccard(sa, sb) >= short_jaccard) {
+        beyond.push_back(uint64_t{std::min(ga, gb)} << 32 | std::max(ga, gb));
+      }
+      return;
+    }
     // The verifier's estimate from the matches and the two occupancies (a
     // margin for rounding): most pairs that reach here and fail
     // verification stop here, before they are held and verified.
@@ -362,10 +382,17 @@ bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options) {
   return false;
 }
 
+bool ShortRuleBeyondK(const DedupOptions& options) {
+  return options.short_features > 0 && options.short_rule == ShortRule::kSketch &&
+         options.short_jaccard >= LowestVerifyThreshold(options);
+}
+
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
-                         ShortJoinStats* short_stats) {
+                         ShortJoinStats* short_stats, std::vector<IdPair>* beyond_k) {
   pairs->clear();
+  if (beyond_k != nullptr) beyond_k->clear();
+  const bool beyond = beyond_k != nullptr && ShortRuleBeyondK(opt);
   *band_stats = BandJoinStats();
   ShortJoinStats st;
   const size_t n = plan.groups.size();
@@ -499,6 +526,10 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     out.t = t;
     out.words = &plan.words;
     out.k = opt.k;
+    if (beyond) {
+      out.short_features = opt.short_features;
+      out.short_jaccard = opt.short_jaccard;
+    }
   }
   for (size_t pass = 0; pass < plan_passes.size() && m >= 2; ++pass) {
     if (opt.progress) opt.progress("short join", pass, passes);
@@ -580,6 +611,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     st.rejected += out.rejected;
     st.largest_bucket = std::max(st.largest_bucket, out.largest);
     st.confirmed += out.pairs.size();
+    st.beyond_k += out.beyond.size();
   }
 
   // 4. The long groups: the plan's bands over them alone.
@@ -601,6 +633,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   // words, as tested), each worker's freed once copied; then sorted, each
   // once.
   pairs->reserve(st.confirmed + long_pairs.size());
+  if (beyond) beyond_k->reserve(st.beyond_k);
   for (BucketJoin& out : outs) {
     for (const uint64_t p : out.pairs) {
       const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
@@ -610,7 +643,16 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
       pairs->push_back({ga, gb, d});
     }
     std::vector<uint64_t>().swap(out.pairs);
+    for (const uint64_t p : out.beyond) {
+      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
+      const auto& wa = plan.words[ga];
+      const auto& wb = plan.words[gb];
+      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
+      beyond_k->push_back({ga, gb, d});
+    }
+    std::vector<uint64_t>().swap(out.beyond);
   }
+  if (beyond) MergePairs(beyond_k);
   for (const IdPair& p : long_pairs) {
     pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
   }
@@ -681,6 +723,54 @@ uint64_t BandKey(const JaccardSketch& s, const std::array<uint8_t, kSketchSlots>
   return (~bits & 0xF) << 32 | values;
 }
 
+// The key BandKey gives a band of two values or more (bits: its slots
+// holding a value), from the band's 4 slot values in the layout's order:
+// the values (0 where empty) and the empty marks.
+uint64_t FullBandKey(const uint8_t* v, uint32_t bits) {
+  uint64_t values = 0;
+  for (int i = 0; i < kShortBandSlots; ++i) {
+    values |= uint64_t{(bits >> i & 1) != 0 ? v[i] : uint8_t{0}} << (8 * i);
+  }
+  return (~uint64_t{bits} & 0xF) << 32 | values;
+}
+
+// Sorts the entries (key << id_bits | id, ids increasing in the input) as
+// std::sort would: a stable LSD radix sort of the key bits, 12 at a time
+// (the ids stay in order within a key). scratch, counts: buffers it
+// reuses.
+void SortByKey(std::vector<uint64_t>* entries, int id_bits, std::vector<uint64_t>* scratch,
+               std::vector<uint32_t>* counts) {
+  constexpr int kDigitBits = 12;
+  constexpr size_t kDigits = size_t{1} << kDigitBits;
+  std::vector<uint64_t>& a = *entries;
+  if (a.size() < 256) {
+    std::sort(a.begin(), a.end());
+    return;
+  }
+  const int passes = (64 - id_bits + kDigitBits - 1) / kDigitBits;
+  std::vector<uint32_t>& count = *counts;
+  count.assign(kDigits * static_cast<size_t>(passes), 0);
+  for (const uint64_t e : a) {
+    for (int p = 0; p < passes; ++p) {
+      ++count[static_cast<size_t>(p) * kDigits + (e >> (id_bits + kDigitBits * p) & (kDigits - 1))];
+    }
+  }
+  scratch->resize(a.size());
+  uint64_t* from = a.data();
+  uint64_t* to = scratch->data();
+  for (int p = 0; p < passes; ++p) {
+    uint32_t* c = count.data() + static_cast<size_t>(p) * kDigits;
+    if (c[from[0] >> (id_bits + kDigitBits * p) & (kDigits - 1)] == a.size())
+      continue;  // one digit
+    uint32_t total = 0;
+    for (size_t d = 0; d < kDigits; ++d) total += std::exchange(c[d], total);
+    const int shift = id_bits + kDigitBits * p;
+    for (size_t i = 0; i < a.size(); ++i) to[c[from[i] >> shift & (kDigits - 1)]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != a.data()) std::memcpy(a.data(), from, a.size() * sizeof(uint64_t));
+}
+
 // Layout 0's order of the slots and layout 1's.
 const std::array<std::array<uint8_t, kSketchSlots>, 2>& LayoutOrders() {
   static const std::array<std::array<uint8_t, kSketchSlots>, 2> orders = [] {
@@ -693,6 +783,10 @@ const std::array<std::array<uint8_t, kSketchSlots>, 2>& LayoutOrders() {
 }
 
 }  // namespace
+
+const std::array<uint8_t, kSketchSlots>& ShortBandOrder(int layout) {
+  return LayoutOrders()[layout == 0 ? 0 : 1];
+}
 
 Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
@@ -712,107 +806,229 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   }
   std::vector<std::pair<uint32_t, uint32_t>> out;
   if (part.size() < 2 || short_features == 0) return out;
-  // The participants' feature counts, read in place of their sketches by
-  // the size filter.
-  std::vector<uint32_t> feat(part.size());
-  for (size_t i = 0; i < part.size(); ++i) feat[i] = sketches[who[part[i]]].features;
-  const auto sketch = [&](uint32_t i) -> const JaccardSketch& { return sketches[who[part[i]]]; };
+  // Per participant, what the bands and the buckets read, in one row (48
+  // bytes): its sketch, its feature count (the size filter) and, per layout,
+  // the slots holding a value in the layout's order (the band keys; layout
+  // 0's give the buckets' bound on the estimate).
+  struct Row {
+    std::array<uint64_t, 4> held;
+    const JaccardSketch* sketch;
+    uint32_t features;
+  };
   constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
   constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
   const auto& orders = LayoutOrders();
-  // Per participant and layout, the slots holding a value in the layout's
-  // order (4 words: 32 bytes a participant).
-  std::vector<std::array<uint64_t, 4>> held(part.size());
+  // Layout 1's occupancy from layout 0's, 8 slots at a time: for slots
+  // 8c..8c + 7 holding the values of the byte, the positions of layout 1
+  // they take (16 tables of 256; 64 KB).
+  std::vector<std::array<uint64_t, 2>> spread(kSketchSlots / 8 * 256, {0, 0});
+  {
+    std::array<uint8_t, kSketchSlots> where;  // slot -> its position in layout 1
+    for (size_t q = 0; q < kSketchSlots; ++q) where[orders[1][q]] = static_cast<uint8_t>(q);
+    for (size_t c = 0; c < kSketchSlots / 8; ++c) {
+      for (size_t byte = 0; byte < 256; ++byte) {
+        std::array<uint64_t, 2>& m = spread[c * 256 + byte];
+        for (size_t bit = 0; bit < 8; ++bit) {
+          if ((byte >> bit & 1) == 0) continue;
+          const size_t q = where[8 * c + bit];
+          m[q / 64] |= uint64_t{1} << (q % 64);
+        }
+      }
+    }
+  }
+  std::vector<Row> rows(part.size());
   for (size_t i = 0; i < part.size(); ++i) {
-    const JaccardSketch& sk = sketch(static_cast<uint32_t>(i));
+    const JaccardSketch& sk = sketches[who[part[i]]];
     const uint64_t w0 = ~sk.empty[0], w1 = ~sk.empty[1];
     uint64_t p[2] = {0, 0};  // layout 1, in registers (not through memory)
-    for (size_t q = 0; q < kSketchSlots; ++q) {
-      const size_t slot = orders[1][q];
-      p[q / 64] |= (((slot < 64 ? w0 : w1) >> (slot % 64)) & 1) << (q % 64);
+    for (size_t c = 0; c < kSketchSlots / 8; ++c) {
+      const auto byte = static_cast<size_t>(((c < 8 ? w0 : w1) >> (8 * (c % 8))) & 0xFF);
+      const std::array<uint64_t, 2>& m = spread[c * 256 + byte];
+      p[0] |= m[0];
+      p[1] |= m[1];
     }
-    held[i] = {w0, w1, p[0], p[1]};
+    rows[i] = {{w0, w1, p[0], p[1]}, &sk, sk.features};
   }
+  const auto sketch = [&](uint32_t i) -> const JaccardSketch& { return *rows[i].sketch; };
   const auto key_of = [&](uint32_t i, int b) {
     const int layout = b / kPerLayout;
     return BandKey(sketch(i), orders[static_cast<size_t>(layout)],
                    (b % kPerLayout) * kShortBandSlots,
-                   held[i].data() + 2 * static_cast<size_t>(layout));
+                   rows[i].held.data() + 2 * static_cast<size_t>(layout));
   };
+  // A bucket's member: its feature count, position and layout 0's
+  // occupancy masks (the bound on the estimate), in one array.
+  struct Member {
+    uint32_t features, id;
+    std::array<uint64_t, 2> held;
+  };
+  constexpr int kBandsPerTask = 8;
+  constexpr int kSeenBits = 16;
+  constexpr uint64_t kPassed = uint64_t{1} << 63;  // pairs use 2 x 28 bits
   struct Worker {
-    std::vector<std::pair<uint32_t, uint32_t>> found;    // positions in `part`
-    std::vector<std::pair<uint32_t, uint32_t>> members;  // (features, position)
+    std::vector<std::pair<uint32_t, uint32_t>> found;  // positions in `part`
+    std::vector<Member> members;
+    // Recent estimates: pair + 1 (0: none), kPassed when it passed.
+    std::vector<uint64_t> seen = std::vector<uint64_t>(size_t{1} << kSeenBits, 0);
+    std::vector<uint64_t> scratch;                          // SortByKey's
+    std::vector<uint32_t> counts;                           // SortByKey's
+    std::array<std::vector<uint64_t>, kBandsPerTask> keys;  // a task's, per band
   };
   // The pairs of a bucket (entries: key << kIdBits | position), its members
   // by feature count: the smaller member (under short_features) first, its
   // partners up to its count / t. One larger than the cap is cut by the
   // next band of its layout (depth: bands taken so far).
   const double inv_t = 1 / t;
-  std::function<void(std::span<uint64_t>, int, int, Worker*)> bucket =
-      [&](std::span<uint64_t> run, int b, int depth, Worker* w) {
-        if (run.size() <= kShortBucketCap || depth == kPerLayout) {
-          auto& m = w->members;
-          m.clear();
-          for (const uint64_t e : run) {
-            const auto i = static_cast<uint32_t>(e & kIdMask);
-            m.emplace_back(feat[i], i);
-          }
-          std::sort(m.begin(), m.end());
-          for (size_t x = 0; x < m.size() && m[x].first < short_features; ++x) {
-            const double most = static_cast<double>(m[x].first) * inv_t + 1e-9;
-            for (size_t y = x + 1; y < m.size() && static_cast<double>(m[y].first) <= most; ++y) {
-              const uint32_t a = m[x].second, c = m[y].second;
-              if (SketchJaccard(sketch(a), sketch(c)) >= t) {
-                w->found.emplace_back(std::min(a, c), std::max(a, c));
-              }
-            }
-          }
-          return;
+  std::function<void(std::span<uint64_t>, int, int, Worker*)> bucket = [&](std::span<uint64_t> run,
+                                                                           int b, int depth,
+                                                                           Worker* w) {
+    if (run.size() <= kShortBucketCap || depth == kPerLayout) {
+      auto& m = w->members;
+      m.clear();
+      for (size_t u = 0; u < run.size(); ++u) {
+        const auto i = static_cast<uint32_t>(run[u] & kIdMask);
+        const Row& row = rows[i];
+        m.push_back({row.features, i, {row.held[0], row.held[1]}});
+      }
+      std::sort(m.begin(), m.end(), [](const Member& x, const Member& y) {
+        return x.features != y.features ? x.features < y.features : x.id < y.id;
+      });
+      for (size_t x = 0; x < m.size() && m[x].features < short_features; ++x) {
+        const double most = static_cast<double>(m[x].features) * inv_t + 1e-9;
+        for (size_t y = x + 1; y < m.size() && static_cast<double>(m[y].features) <= most; ++y) {
+          const uint32_t a = m[x].id, c = m[y].id;
+          // The estimate is at most both / slots (matches <= both):
+          // from the occupancy masks alone, most pairs of a bucket cut
+          // by shared words stop here (89 % of the short records').
+          const uint64_t* ha = m[x].held.data();
+          const uint64_t* hc = m[y].held.data();
+          const int both = std::popcount(ha[0] & hc[0]) + std::popcount(ha[1] & hc[1]);
+          const int slots = std::popcount(ha[0] | hc[0]) + std::popcount(ha[1] | hc[1]);
+          if (static_cast<double>(both) < (t - 1e-9) * slots) continue;
+          // A pair that meets in several bands is estimated once per
+          // worker while it stays in the worker's table of recent
+          // outcomes (and held once: a pair found again is not).
+          const uint64_t pk = uint64_t{std::min(a, c)} << 32 | std::max(a, c);
+          uint64_t& seen = w->seen[(pk * 0x9e3779b97f4a7c15ULL) >> (64 - kSeenBits)];
+          if ((seen & ~kPassed) == pk + 1) continue;
+          const bool pass = SketchJaccard(sketch(a), sketch(c)) >= t;
+          seen = (pk + 1) | (pass ? kPassed : 0);
+          if (pass) w->found.emplace_back(std::min(a, c), std::max(a, c));
         }
-        const int layout = b / kPerLayout;
-        const int next = layout * kPerLayout + (b % kPerLayout + depth) % kPerLayout;
-        for (uint64_t& e : run) {
-          const auto i = static_cast<uint32_t>(e & kIdMask);
-          const uint64_t k = key_of(i, next);
-          // An empty band matches an empty band here: the bucket agrees so far.
-          e = (k == kNoKey ? (uint64_t{1} << 36) - 1 : k) << kIdBits | i;
-        }
-        std::sort(run.begin(), run.end());
-        for (size_t i = 0; i < run.size();) {
-          size_t j = i + 1;
-          while (j < run.size() && (run[j] >> kIdBits) == (run[i] >> kIdBits)) ++j;
-          if (j - i > 1) bucket(run.subspan(i, j - i), b, depth + 1, w);
-          i = j;
-        }
-      };
+      }
+      return;
+    }
+    const int layout = b / kPerLayout;
+    const int next = layout * kPerLayout + (b % kPerLayout + depth) % kPerLayout;
+    for (uint64_t& e : run) {
+      const auto i = static_cast<uint32_t>(e & kIdMask);
+      const uint64_t k = key_of(i, next);
+      // An empty band matches an empty band here: the bucket agrees so far.
+      e = (k == kNoKey ? (uint64_t{1} << 36) - 1 : k) << kIdBits | i;
+    }
+    std::sort(run.begin(), run.end());
+    for (size_t i = 0; i < run.size();) {
+      size_t j = i + 1;
+      while (j < run.size() && (run[j] >> kIdBits) == (run[i] >> kIdBits)) ++j;
+      if (j - i > 1) bucket(run.subspan(i, j - i), b, depth + 1, w);
+      i = j;
+    }
+  };
   // Bands in tasks of kBandsPerTask: one pass over the sketches gives a
   // task's keys (the sketches are read once a task, not once a band).
-  constexpr int kBandsPerTask = 8;
   static_assert(kShortBands % kBandsPerTask == 0);
   constexpr int kTasks = kShortBands / kBandsPerTask;
   const int workers = std::max(1, std::min(ResolveThreadCount(threads), kTasks));
   std::vector<Worker> work(static_cast<size_t>(workers));
   ParallelFor(static_cast<size_t>(kTasks), workers, [&](size_t task, int worker) {
     Worker& w = work[static_cast<size_t>(worker)];
-    std::array<std::vector<uint64_t>, kBandsPerTask> keys;
-    for (auto& k : keys) k.reserve(part.size());
+    // The worker's buffers, kept from task to task (not given back to the
+    // system and faulted in again: that was 9 % of a run).
+    auto& keys = w.keys;
+    for (auto& k : keys) k.clear();
     const int first = static_cast<int>(task) * kBandsPerTask;
+    const int layout = first / kPerLayout;
+    const auto& order = orders[static_cast<size_t>(layout)];
+    // The task's 32 positions of its layout: one 32-bit word of `held`.
+    constexpr int kTaskSlots = kBandsPerTask * kShortBandSlots;
+    static_assert(kTaskSlots == 32 && kPerLayout % kBandsPerTask == 0);
+    const int pos0 = (first % kPerLayout) * kShortBandSlots;
+    constexpr uint32_t kAhead = 8;
     for (uint32_t i = 0; i < part.size(); ++i) {
+      // The task reads 32 bytes (layout 0) or the 128 slots (layout 1) of
+      // each sketch: fetched ahead (it waited on them: a third of its time).
+      if (i + kAhead < part.size()) {
+        const JaccardSketch& next = sketch(i + kAhead);
+        if (layout == 0) {
+          __builtin_prefetch(next.slot.data() + pos0);
+        } else {
+          __builtin_prefetch(next.slot.data());
+          __builtin_prefetch(next.slot.data() + 64);
+        }
+      }
+      const JaccardSketch& sk = sketch(i);
+      const uint64_t* h = rows[i].held.data() + 2 * static_cast<size_t>(layout);
+      const auto task_bits = static_cast<uint32_t>(h[pos0 / 64] >> (pos0 % 64));
+      if (task_bits == 0) continue;
+      const bool sparse = std::popcount(h[0]) + std::popcount(h[1]) <= kSparseValues;
+      // The task's slot values in the layout's order.
+      std::array<uint8_t, kTaskSlots> v;
+      if (layout == 0) {
+        std::memcpy(v.data(), sk.slot.data() + pos0, kTaskSlots);
+      } else {
+        for (int q = 0; q < kTaskSlots; ++q) {
+          v[static_cast<size_t>(q)] = sk.slot[order[static_cast<size_t>(pos0 + q)]];
+        }
+      }
       for (int d = 0; d < kBandsPerTask; ++d) {
-        const uint64_t key = key_of(i, first + d);
-        if (key != kNoKey) keys[static_cast<size_t>(d)].push_back(key << kIdBits | i);
+        const uint32_t bits = task_bits >> (kShortBandSlots * d) & 0xF;
+        if (bits == 0) continue;
+        uint64_t key;
+        if (std::has_single_bit(bits)) {
+          if (!sparse) continue;
+          key = BandKey(sk, order, pos0 + kShortBandSlots * d, h);
+        } else {
+          key = FullBandKey(v.data() + kShortBandSlots * d, bits);
+        }
+        keys[static_cast<size_t>(d)].push_back(key << kIdBits | i);
       }
     }
     for (int d = 0; d < kBandsPerTask; ++d) {
       std::vector<uint64_t>& k = keys[static_cast<size_t>(d)];
-      std::sort(k.begin(), k.end());
+      SortByKey(&k, kIdBits, &w.scratch, &w.counts);
+      // The entries of buckets of two or more, moved to the front (most keys
+      // are alone), so that their rows and sketches, scattered, can be
+      // fetched ahead of the buckets that read them.
+      size_t kept = 0;
       for (size_t i = 0; i < k.size();) {
         size_t j = i + 1;
         while (j < k.size() && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
-        if (j - i > 1) bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
+        if (j - i > 1) {
+          for (size_t u = i; u < j; ++u) k[kept++] = k[u];
+        }
         i = j;
       }
-      std::vector<uint64_t>().swap(k);
+      constexpr size_t kRowsAhead = 16, kSketchesAhead = 8;
+      for (size_t u = 0; u < std::min(kept, kRowsAhead); ++u) {
+        __builtin_prefetch(&rows[k[u] & kIdMask]);
+      }
+      for (size_t i = 0; i < kept;) {
+        size_t j = i + 1;
+        while (j < kept && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
+        for (size_t u = i; u < j; ++u) {
+          if (u + kRowsAhead < kept) __builtin_prefetch(&rows[k[u + kRowsAhead] & kIdMask]);
+          if (u + kSketchesAhead < kept) {
+            const auto* next =
+                reinterpret_cast<const char*>(rows[k[u + kSketchesAhead] & kIdMask].sketch);
+            __builtin_prefetch(next);
+            __builtin_prefetch(next + 64);
+            __builtin_prefetch(next + 128);
+          }
+        }
+        bucket(std::span<uint64_t>(k).subspan(i, j - i), first + d, 1, &w);
+        i = j;
+      }
+      k.clear();
       // A pair found in several bands is held once per band: merged now and
       // then so that a worker's list stays near its distinct pairs.
       if (w.found.size() > 4 * (part.size() + 1024)) {
@@ -822,6 +1038,8 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     }
   });
   for (Worker& w : work) {
+    w.keys = {};  // the buffers, freed before the pairs are gathered
+    std::vector<uint64_t>().swap(w.scratch);
     for (const auto& [a, c] : w.found) out.emplace_back(part[a], part[c]);
     std::vector<std::pair<uint32_t, uint32_t>>().swap(w.found);
   }

@@ -97,7 +97,8 @@ struct ShortJoinStats {
   size_t confirmed = 0;      // pairs within k whose estimate passes t
   size_t rejected = 0;       // pairs within k sharing enough tokens whose estimate fails t
   size_t largest_bucket = 0;
-  size_t passes = 0;  // passes over the prefixes (the keys of one pass are held at once)
+  size_t passes = 0;    // passes over the prefixes (the keys of one pass are held at once)
+  size_t beyond_k = 0;  // the sketch short rule's pairs more than k apart (ShortRuleBeyondK)
 };
 
 // The overlap a pair of token sets (sketches) of sizes a and b needs to
@@ -147,13 +148,26 @@ double LowestVerifyThreshold(const DedupOptions& options);
 // prefixes grow long), and one short group at least.
 bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options);
 
+// True when the routed join also gives the sketch short rule's pairs more
+// than k apart (SimHashJoinRouted's beyond_k): the rule is ShortRule::kSketch
+// and its threshold is at least the routed join's (LowestVerifyThreshold), so
+// the join's candidates hold every such pair with a short member.
+bool ShortRuleBeyondK(const DedupOptions& options);
+
 // The routed join over every group of the plan: the pairs (of group numbers,
 // a < b, sorted by (a, b), each once) within k from the sketch join and from
-// the banded join of the long groups (plan.report.bands). REQUIRES:
-// RouteShortDocuments(plan, options).
+// the banded join of the long groups (plan.report.bands). With beyond_k and
+// ShortRuleBeyondK(options): also, in beyond_k (same order), the pairs of
+// the sketch join's candidates more than k apart that pass the sketch short
+// rule's test (ShortSketchPairs: the smaller under short_features, sizes
+// within the ratio, SketchJaccard >= short_jaccard): the work of the join
+// shared with the rule, and every such pair with a short member (at most
+// kShortSlots non-empty slots, at most kSlotClashes clashing slots) found,
+// where the rule's bands find those of tiny sketches with low probability.
+// REQUIRES: RouteShortDocuments(plan, options).
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,
-                         ShortJoinStats* short_stats);
+                         ShortJoinStats* short_stats, std::vector<IdPair>* beyond_k = nullptr);
 
 // The approximate short-document rule (DedupOptions::short_rule
 // ShortRule::kSketch): the pairs of the short documents found by an LSH join
@@ -188,10 +202,15 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
 // template's slots cost no square; a pair in such a bucket is then found in
 // it only when it agrees on those slots as well (outside the model). Pairs
 // may have an exact Jaccard below t (the estimate's error; the exact rule's
-// pairs are verified by the same estimate). Cost: per band one sort of the
-// participants (8 bytes each, 8 bands' keys at a time per thread) and the
-// candidates' estimates; no feature set (doc/evaluation.md, "The short rule
-// by sketch").
+// pairs are verified by the same estimate). Cost: per band one radix sort
+// of the participants' keys (8 bytes each, 8 bands' keys at a time per
+// thread), a 48-byte row per participant (occupancy masks of both layouts,
+// sketch, feature count), and the candidates' estimates: a pair is
+// estimated only when the slots non-empty in both are at least t of those
+// non-empty in either (the estimate's bound; exact, no pair lost), and
+// once per worker while it stays in the worker's table of recent pairs; no
+// feature set (doc/evaluation.md, "The short rule by sketch" and "The short
+// rule by sketch made cheaper").
 inline constexpr int kShortBandSlots = 4;
 inline constexpr int kShortBands = 64;
 inline constexpr size_t kShortBucketCap = 1024;
@@ -205,6 +224,10 @@ inline constexpr int kSparseValues = 24;
 Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
     double t, int threads);
+
+// The slots of layout 0 (the slots in order) or 1 (a fixed shuffle) in
+// their order: band b of the layout is positions 4b..4b + 3. For tests.
+const std::array<uint8_t, kSketchSlots>& ShortBandOrder(int layout);
 
 // For tests: the keys one pass of the sketch join makes at most (unless one
 // token's keys are more; 0: the default, 4M). Not thread-safe: set it before

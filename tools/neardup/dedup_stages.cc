@@ -145,7 +145,7 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "near-duplicate when the exact Jaccard of their feature sets is >= "
                   "--short-jaccard, whatever their distance (k does not limit it). For short "
                   "texts (300 measured); on a corpus of them it costs about 3x CPU and 3.5x memory "
-                  "(exact), or 1.8x CPU and 1.3x memory (--short-rule sketch; doc/evaluation.md)")
+                  "(exact), or 1.3x CPU and 1.4x memory (--short-rule sketch; doc/evaluation.md)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
