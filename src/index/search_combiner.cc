@@ -33,6 +33,11 @@ int DefaultLeaders() {
 
 }  // namespace
 
+size_t AloneQueries(const IndexFileV2& file) {
+  const TablesSpec& spec = file.meta().spec;
+  return spec.kind == TablesKind::kProbe ? TableIndex::BatchChunk(spec) : kSearchAloneQueries;
+}
+
 FileSearchCombiner::FileSearchCombiner(int max_leaders)
     : max_leaders_(max_leaders > 0 ? max_leaders : DefaultLeaders()) {}
 
@@ -47,7 +52,7 @@ FileSearchCombiner::Counts FileSearchCombiner::counts() const {
 void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerprint> queries,
                                 int k, std::vector<std::vector<Neighbor>>* out) {
   if (queries.empty()) return;
-  if (queries.size() >= kSearchAloneQueries) {
+  if (queries.size() >= AloneQueries(file)) {
     // A batch already: searched at once, on this thread (two large calls
     // use two cores, not one after the other).
     calls_.fetch_add(1, std::memory_order_relaxed);

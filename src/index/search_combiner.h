@@ -25,9 +25,15 @@
 // ms, for one more call than the last batch held: a search that is bound
 // by reading the file costs little more for a few queries than for one, so
 // larger batches cost less CPU a query (never for searches under 40 us,
-// such as the 64-bit exact tables'). A call of
-// kSearchAloneQueries queries or more is a batch already: it is searched at
-// once on its own thread, never queued.
+// such as the 64-bit exact tables'). A call of AloneQueries(file) queries
+// or more is a batch already: it is searched at once on its own thread,
+// never queued. That is kSearchAloneQueries for a scan or banded tables
+// (whose batch gains end with the scan's tile), and the pipeline's whole
+// chunk (4,096) for the probe tables (the default method at 1M and more):
+// their sorted path reads each table once a batch, so that it costs less a
+// query the larger the batch (at 1M ~43 us a query in batches of 256, ~25
+// in batches of 1,000: doc/benchmarks.md), and `neardup serve`'s requests
+// of 32 or 256 fingerprints are combined into one batch as those of one.
 //
 // Thread-safe. The answers are those of TableIndex::SearchFileBatchChunked
 // for each caller's queries alone (the batch pipeline answers each query
@@ -55,6 +61,10 @@ namespace neardup::index_internal {
 // Calls with at least this many queries are not combined (the tiled scan's
 // batch, kMinTiledBatch).
 inline constexpr size_t kSearchAloneQueries = 64;
+
+// The queries from which a call on `file` is searched alone, not combined
+// (see above).
+size_t AloneQueries(const IndexFileV2& file);
 
 class FileSearchCombiner {
  public:

@@ -29,15 +29,15 @@ constexpr size_t kBatchChunk = 256;
 // a few times; BM_ChosenEach, doc/benchmarks.md).
 constexpr size_t kProbeBatchChunk = 4096;
 
-size_t ChunkFor(const TablesSpec& spec) {
-  return spec.kind == TablesKind::kProbe ? kProbeBatchChunk : kBatchChunk;
-}
-
 bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
   return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
 }
 
 }  // namespace
+
+size_t TableIndex::BatchChunk(const TablesSpec& spec) {
+  return spec.kind == TablesKind::kProbe ? kProbeBatchChunk : kBatchChunk;
+}
 
 Result<std::unique_ptr<TableIndex>> TableIndex::Create(int bits, int max_k,
                                                        const TablesPolicy& policy,
@@ -421,7 +421,7 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
   // `threads` threads; each chunk's results are concatenated in order
   // afterwards, so the output does not depend on `threads`.
-  const size_t chunk = ChunkFor(spec_);
+  const size_t chunk = BatchChunk(spec_);
   const size_t chunks = (queries.size() + chunk - 1) / chunk;
   std::vector<std::vector<Neighbor>> found(chunks);
   std::vector<std::vector<size_t>> counts(chunks);
@@ -458,7 +458,7 @@ Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
 void TableIndex::SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
                                          std::vector<std::vector<Neighbor>>* out) const {
   std::vector<std::vector<Neighbor>> part;
-  const size_t chunk = ChunkFor(spec_);
+  const size_t chunk = BatchChunk(spec_);
   for (size_t b = 0; b < queries.size(); b += chunk) {
     const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});
@@ -475,7 +475,7 @@ void TableIndex::SearchFileBatchChunked(const IndexFileV2& file, const std::vect
                                         std::vector<std::vector<Neighbor>>* out) {
   // The pipeline's scratch grows with the batch: bounded by chunks.
   std::vector<std::vector<Neighbor>> part;
-  const size_t chunk = ChunkFor(file.meta().spec);
+  const size_t chunk = BatchChunk(file.meta().spec);
   for (size_t b = 0; b < queries.size(); b += chunk) {
     const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});

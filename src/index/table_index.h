@@ -93,11 +93,16 @@ class TableIndex : public HammingIndex {
   static void SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
                               std::span<const Fingerprint> queries, int k,
                               std::vector<std::vector<Neighbor>>* out);
-  // SearchFileBatch over any number of queries (in chunks of 256).
+  // SearchFileBatch over any number of queries (in chunks of BatchChunk).
   static void SearchFileBatchChunked(const IndexFileV2& file, const std::vector<bool>* dead,
                                      std::span<const Fingerprint> queries, int k,
                                      std::vector<std::vector<Neighbor>>* out);
-  // SearchDeltaBatch over any number of queries (in chunks of 256).
+  // The queries the batch pipeline of `spec` takes at once: 256 (a tiled
+  // scan's tile, or the tables' pipeline scratch), or 4,096 for the probe
+  // tables, whose sorted path costs less a query the larger the batch (it
+  // reads each table once a batch).
+  static size_t BatchChunk(const TablesSpec& spec);
+  // SearchDeltaBatch over any number of queries (in chunks of BatchChunk).
   void SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
                                std::vector<std::vector<Neighbor>>* out) const;
   // SearchDelta for a batch of queries (the levels' tables through one

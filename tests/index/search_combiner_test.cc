@@ -24,12 +24,15 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
+#include "index/probe_tables.h"
 #include "index/table_index.h"
 #include "tests/testing/hamming_oracle.h"
+#include "tests/testing/planted_index_file.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -43,6 +46,7 @@ using index_internal::IndexFileV2Rows;
 using index_internal::MappedFile;
 using index_internal::TableIndex;
 using index_internal::TablesPolicy;
+using index_internal::TablesSpec;
 using testing::FlipBits;
 using testing::OracleSearch;
 using testing::RandomFingerprint;
@@ -506,6 +510,85 @@ TEST(SearchCombinerHandOffTest, CombinedCallsAppendToTheCallersRows) {
     ASSERT_EQ(got[q], want) << "query " << q;
   }
   EXPECT_LT(combiner.counts().batches, combiner.counts().calls);
+  std::filesystem::remove_all(dir);
+}
+
+// On an index file of probe tables (the default method's layout at 1M),
+// calls of 256 queries (a `neardup serve` request of 256 fingerprints) are
+// combined: the sorted probe path costs less a query the larger the batch.
+// A leader held until every call is queued: its own call is one batch, the
+// three queued meanwhile another, and each caller gets, query by query, the
+// rows of SearchFile alone, which are the exact scan's that the tables
+// find (ProbeFinds). Only a call of the pipeline's whole chunk is searched
+// alone; on a scan's file, one of kSearchAloneQueries.
+TEST(SearchCombinerProbeTest, LargeCallsOnProbeTablesAreCombined) {
+  const TablesSpec spec = ChooseTables(1000000, 128, 28, TablesPolicy{});
+  ASSERT_EQ(spec.kind, index_internal::TablesKind::kProbe);
+  constexpr int kThreads = 4;
+  constexpr size_t kQueriesACall = 256;
+  const testing::PlantedRows d =
+      testing::MakePlantedRows(3000, kThreads * kQueriesACall, {0, 5, 14, 27, 28, 29}, 31);
+  const std::string dir = testing::MakeTempDir("search_combiner_probe");
+  const auto file = testing::WritePlantedIndexFile(d, spec, dir + "/probe.ndx");
+  ASSERT_EQ(file->meta().spec.kind, index_internal::TablesKind::kProbe);
+  EXPECT_EQ(index_internal::AloneQueries(*file), TableIndex::BatchChunk(spec));
+  EXPECT_GT(index_internal::AloneQueries(*file), kQueriesACall);
+  {
+    std::mt19937_64 rng(3);
+    const std::unique_ptr<const IndexFileV2> scan =
+        WriteAndOpen(RandomEntries(2000, rng), 128, 28, dir);
+    ASSERT_NE(scan, nullptr);
+    EXPECT_NE(scan->meta().spec.kind, index_internal::TablesKind::kProbe);
+    EXPECT_EQ(index_internal::AloneQueries(*scan), index_internal::kSearchAloneQueries);
+  }
+
+  FileSearchCombiner combiner(1);
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<std::vector<std::vector<Neighbor>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      got[t].resize(kQueriesACall);
+      combiner.Search(*file, std::span(d.queries).subspan(t * kQueriesACall, kQueriesACall), 28,
+                      &got[t]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(combiner.counts().calls, static_cast<uint64_t>(kThreads));
+  EXPECT_EQ(combiner.counts().batches, 2u);
+
+  std::unordered_map<uint64_t, Fingerprint> by_id;
+  for (const IndexEntry& e : d.entries) by_id.emplace(e.id, e.fingerprint);
+  size_t found = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (size_t j = 0; j < kQueriesACall; ++j) {
+      const Fingerprint& q = d.queries[t * kQueriesACall + j];
+      std::vector<Neighbor> alone;
+      TableIndex::SearchFile(*file, nullptr, q, 28, &alone);
+      EXPECT_EQ(got[t][j], alone) << "thread " << t << " query " << j;
+      std::vector<Neighbor> want;
+      for (const Neighbor& n : OracleSearch(d.entries, q, 28)) {
+        const Fingerprint& x = by_id.at(n.id);
+        if (index_internal::ProbeFinds(spec, x.hi() ^ q.hi(), x.lo() ^ q.lo())) want.push_back(n);
+      }
+      std::vector<Neighbor> sorted = got[t][j];
+      std::sort(sorted.begin(), sorted.end(), [](const Neighbor& a, const Neighbor& b) {
+        return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+      });
+      EXPECT_EQ(sorted, want) << "thread " << t << " query " << j;
+      found += sorted.size();
+    }
+  }
+  // The planted neighbours at 0 and 5 bits are always found.
+  EXPECT_GE(found, 2 * d.queries.size());
   std::filesystem::remove_all(dir);
 }
 
