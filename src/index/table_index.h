@@ -4,10 +4,11 @@
 // file used in place, index_file_v2.h; or none) plus an in-memory delta of
 // the entries added since the base was written, with tombstones for removed
 // base rows. The delta is indexed in levels, each with tables of the base's
-// masks over a run of consecutive entries (oldest and largest first; two
-// neighbours of like size are merged, so there are at most
-// log2(delta / tail cap) + 1 of them and an entry is rebuilt that many times
-// at most), plus an unsorted tail scanned linearly. The tail's cap is what a
+// masks over a run of consecutive entries (oldest and largest first; a
+// level is merged into the one before it while that one is less than 8
+// times its size, so there are at most log8(delta / tail cap) + 1 of them,
+// one or two between a server's compactions, and an entry is rebuilt
+// about 9 times for each of them), plus an unsorted tail scanned linearly. The tail's cap is what a
 // level costs a query: 64 entries per probe (a probe is a random read, an
 // entry of the tail two loads and two popcounts), so a layout of few probes
 // keeps a short tail and one of many a long one; a spec without tables (the
@@ -78,6 +79,9 @@ class TableIndex : public HammingIndex {
   const TablesPolicy& policy() const { return policy_; }
   const IndexFileV2* base() const { return base_.get(); }
   size_t delta_size() const { return d_ids_.size(); }
+  // The entries of each of the delta's levels, oldest first (the tail not
+  // included; levels deferred by AddBatchDeferTables built first).
+  std::vector<size_t> DeltaLevelSizes() const;
   // The version 2 file used in place (null for an index without one). It
   // never changes: queries of it need no lock once the pointer is held.
   std::shared_ptr<const IndexFileV2> base_file() const { return base_; }
