@@ -17,6 +17,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -95,9 +97,19 @@ struct DocumentIndex::Rep {
   // Shared by Query, Contains, Stats and the queries of Check; exclusive for
   // every change.
   mutable RwMutex mu;
-  // Check's searches of the index file, combined across the threads
-  // checking at once (search_combiner.h); needs no lock.
+  // Check's searches of the index file and of the delta, combined across
+  // the threads checking at once (search_combiner.h); needs no lock (the
+  // delta's search takes `mu` shared, once a batch).
   FileSearchCombiner combiner;
+  Rep() {
+    combiner.SetDeltaSearch([this](std::span<const Fingerprint> queries, int k,
+                                   std::vector<std::vector<Neighbor>>* out, DeltaMark* mark) {
+      std::shared_lock lock(mu);
+      mark->epoch = epoch;
+      index->SearchDeltaBatchChunked(queries, k, out);
+      mark->end = index->delta_size();
+    });
+  }
   // Incremented whenever `index` and `names` are replaced by a newly
   // committed file (the delta's positions start again); guarded by mu.
   uint64_t epoch = 0;

@@ -592,6 +592,104 @@ TEST(SearchCombinerProbeTest, LargeCallsOnProbeTablesAreCombined) {
   std::filesystem::remove_all(dir);
 }
 
+// The delta's search (SetDeltaSearch) runs once a batch for the callers
+// that ask for it (delta_out), with their queries alone: each gets, query
+// by query, the delta's rows for its own queries (here an in-memory index
+// of its own, against SearchDelta one query at a time) and the mark the
+// search set; a caller that does not ask gets no delta rows.
+TEST(SearchCombinerDeltaTest, TheDeltaIsSearchedOnceABatchForTheCallersThatAsk) {
+  std::mt19937_64 rng(17);
+  const std::vector<IndexEntry> entries = RandomEntries(2000, rng);
+  const std::string dir = testing::MakeTempDir("search_combiner_delta");
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
+  // The delta: other rows, some near the file's.
+  auto delta = TableIndex::Create(128, 28, TablesPolicy{}, 3000);
+  ASSERT_TRUE(delta.ok());
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fps;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    ids.push_back(10000 + i);
+    fps.push_back(i % 2 == 0 ? FlipBits(entries[i % entries.size()].fingerprint,
+                                        static_cast<int>(i % 31), rng)
+                             : RandomFingerprint(128, rng));
+  }
+  ASSERT_TRUE((*delta)->AddBatch(ids, fps).ok());
+
+  FileSearchCombiner combiner(1);
+  std::atomic<int> delta_calls{0};
+  std::atomic<size_t> delta_queries{0};
+  combiner.SetDeltaSearch([&](std::span<const Fingerprint> queries, int k,
+                              std::vector<std::vector<Neighbor>>* out,
+                              index_internal::DeltaMark* mark) {
+    ++delta_calls;
+    delta_queries += queries.size();
+    (*delta)->SearchDeltaBatchChunked(queries, k, out);
+    mark->epoch = 7;
+    mark->end = (*delta)->delta_size();
+  });
+  constexpr int kThreads = 4;
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  // Three queries a caller, near the file's rows and the delta's; caller 2
+  // asks for the file alone.
+  std::vector<std::vector<Fingerprint>> queries(kThreads);
+  for (auto& q : queries) {
+    for (int j = 0; j < 3; ++j) {
+      q.push_back(
+          FlipBits(j == 0 ? entries[rng() % entries.size()].fingerprint : fps[rng() % fps.size()],
+                   static_cast<int>(rng() % 20), rng));
+    }
+  }
+  std::vector<std::vector<std::vector<Neighbor>>> got(kThreads), got_delta(kThreads);
+  std::vector<index_internal::DeltaMark> marks(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      got[t].resize(3);
+      got_delta[t].resize(3);
+      if (t == 2) {
+        combiner.Search(*file, queries[t], 28, &got[t]);
+      } else {
+        combiner.Search(*file, queries[t], 28, &got[t], &got_delta[t], &marks[t]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(combiner.counts().batches, 2u);
+  EXPECT_EQ(delta_calls.load(), 2);  // the first leader's own call, then the three queued
+  EXPECT_EQ(delta_queries.load(), 3u * (kThreads - 1));
+  size_t found = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (size_t j = 0; j < 3; ++j) {
+      std::vector<Neighbor> alone;
+      TableIndex::SearchFile(*file, nullptr, queries[t][j], 28, &alone);
+      EXPECT_EQ(got[t][j], alone) << "thread " << t << " query " << j;
+      std::vector<Neighbor> want;
+      if (t != 2) (*delta)->SearchDelta(queries[t][j], 28, &want);
+      std::vector<Neighbor> have = got_delta[t][j];
+      const auto by_id = [](const Neighbor& a, const Neighbor& b) { return a.id < b.id; };
+      std::sort(want.begin(), want.end(), by_id);
+      std::sort(have.begin(), have.end(), by_id);
+      EXPECT_EQ(have, want) << "thread " << t << " query " << j;
+      found += have.size();
+    }
+    if (t != 2) {
+      EXPECT_EQ(marks[t].epoch, 7u);
+      EXPECT_EQ(marks[t].end, 3000u);
+    }
+  }
+  EXPECT_GE(found, 2u * (kThreads - 1));  // the queries near delta rows find them
+  std::filesystem::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, SearchCombinerTest, ::testing::Values(Case{128, 28}, Case{64, 3}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::to_string(info.param.bits) + "bits_k" +
