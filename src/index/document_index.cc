@@ -166,6 +166,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   rep->header.attachment = std::move(raw.header.attachment);
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
+  rep->NoteIndex();
   rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
   rep->compact_basis = V1Bytes(rep->index->size(), rep->index->bits());
   if (const index_internal::IndexFileV2* base = rep->index->base()) {
@@ -275,6 +276,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
   NEARDUP_RETURN_IF_ERROR(rep->index->AddBatchDeferTables(numeric, fps));
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
+  rep->NoteIndex();
   // Leftovers are not removed here: until this index commits, a pending ids
   // file may still belong to the committed index file.
   rep->dirty = true;
@@ -575,6 +577,7 @@ void DocumentIndex::Rep::RestoreFromDisk() {
   Rep& f = *(*fresh)->rep_;
   if (f.committed_checksum != committed_checksum) return;  // not the pair this object wrote
   index = std::move(f.index);
+  NoteIndex();
   names = std::move(f.names);
   times = std::move(f.times);
   evict_floor = 0;  // the failed call may have been an eviction
@@ -847,6 +850,9 @@ Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint&
 // width or max k, which are kept apart.
 int DocumentIndex::bits() const { return rep_->bits; }
 int DocumentIndex::max_k() const { return rep_->max_k; }
+double DocumentIndex::recall_at_max_k() const {
+  return rep_->recall_at_max_k.load(std::memory_order_relaxed);
+}
 size_t DocumentIndex::size() const {
   std::shared_lock lock(rep_->mu);
   return rep_->index->size();

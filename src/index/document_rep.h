@@ -119,6 +119,10 @@ struct DocumentIndex::Rep {
   std::unique_ptr<index_internal::TableIndex> index;
   int bits = 0;   // index->bits(), fixed for the object's life
   int max_k = 0;  // index->max_k(), likewise
+  // index->spec().recall_at_k, set (NoteIndex) whenever `index` is
+  // replaced; read without the lock.
+  std::atomic<double> recall_at_max_k{1};
+  void NoteIndex() { recall_at_max_k.store(index->spec().recall_at_k, std::memory_order_relaxed); }
   DocumentIndexHeader header;
   // Line n of the ids (numeric id n): the document id, or nullopt once
   // removed. Numeric ids are never reused.
