@@ -38,11 +38,6 @@ size_t AloneQueries(const IndexFileV2& file) {
   return spec.kind == TablesKind::kProbe ? TableIndex::BatchChunk(spec) : kSearchAloneQueries;
 }
 
-std::chrono::nanoseconds GatherCap(const IndexFileV2& file) {
-  return AloneQueries(file) > kSearchAloneQueries ? std::chrono::milliseconds(4)
-                                                  : std::chrono::milliseconds(1);
-}
-
 FileSearchCombiner::FileSearchCombiner(int max_leaders)
     : max_leaders_(max_leaders > 0 ? max_leaders : DefaultLeaders()) {}
 
@@ -173,10 +168,7 @@ std::chrono::nanoseconds FileSearchCombiner::GatherWindowLocked() const {
   // once.
   if (last_batch_ < 2 && !queued_after_) return nanoseconds(0);
   if (gather_for_testing_.count() >= 0) return gather_for_testing_;
-  // The first queued call's file: the batch's, in a server of one index.
-  const nanoseconds cap =
-      !pending_.empty() ? GatherCap(*pending_.front()->file) : std::chrono::milliseconds(1);
-  const nanoseconds window = std::min<nanoseconds>(search_time_ / 2, cap);
+  const nanoseconds window = std::min<nanoseconds>(search_time_ / 2, std::chrono::milliseconds(1));
   return window >= std::chrono::microseconds(20) ? window : nanoseconds(0);
 }
 

@@ -22,8 +22,7 @@
 // (no load) leads at once with its own queries: no added wait. Under load
 // (the last batch held several calls, or calls queued while it ran) a
 // leader first waits, at most half a batch's measured search time and 1
-// ms (4 on the probe tables, GatherCap), for one more call than the last
-// batch held: a search that is bound
+// ms, for one more call than the last batch held: a search that is bound
 // by reading the file costs little more for a few queries than for one, so
 // larger batches cost less CPU a query (never for searches under 40 us,
 // such as the 64-bit exact tables'). A call of AloneQueries(file) queries
@@ -66,11 +65,6 @@ inline constexpr size_t kSearchAloneQueries = 64;
 // The queries from which a call on `file` is searched alone, not combined
 // (see above).
 size_t AloneQueries(const IndexFileV2& file);
-// The longest a leader under load waits for one more call (besides half a
-// batch's search time): 1 ms, or 4 ms on the probe tables, whose batches
-// gain up to thousands of queries (at 1M and 8 requests of 32 fingerprints
-// in flight, 6.8-7.6 calls a batch instead of 5.6-6.2).
-std::chrono::nanoseconds GatherCap(const IndexFileV2& file);
 
 // Where a combined search found the delta (SetDeltaSearch): the index's
 // epoch and the delta's size when it was searched.
