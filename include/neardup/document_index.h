@@ -411,6 +411,9 @@ class DocumentIndex {
 
   int bits() const;
   int max_k() const;
+  // Stats().tables.recall_at_k (the recall guaranteed at d = max_k), read
+  // without the index's lock: a server answers every request with it.
+  double recall_at_max_k() const;
   size_t size() const;
   const DocumentIndexHeader& header() const;
   const std::string& path() const;

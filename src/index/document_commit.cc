@@ -128,6 +128,7 @@ Status DocumentIndex::Rep::UseCommittedFile(const Snapshot& snap) {
   file_bytes = static_cast<int64_t>(file->file_bytes());
   names.Reset(file, snap.lines);
   index = index_internal::TableIndex::FromFile(std::move(file));
+  NoteIndex();
   ++epoch;
   return Status::OK();
 }

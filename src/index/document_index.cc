@@ -166,6 +166,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Open(const std::string& pa
   rep->header.attachment = std::move(raw.header.attachment);
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
+  rep->NoteIndex();
   rep->file_bytes = static_cast<int64_t>(raw.index_bytes.size());
   rep->compact_basis = V1Bytes(rep->index->size(), rep->index->bits());
   if (const index_internal::IndexFileV2* base = rep->index->base()) {
@@ -275,6 +276,7 @@ Result<std::unique_ptr<DocumentIndex>> DocumentIndex::Build(const std::string& p
   NEARDUP_RETURN_IF_ERROR(rep->index->AddBatchDeferTables(numeric, fps));
   rep->bits = rep->index->bits();
   rep->max_k = rep->index->max_k();
+  rep->NoteIndex();
   // Leftovers are not removed here: until this index commits, a pending ids
   // file may still belong to the committed index file.
   rep->dirty = true;
@@ -575,6 +577,7 @@ void DocumentIndex::Rep::RestoreFromDisk() {
   Rep& f = *(*fresh)->rep_;
   if (f.committed_checksum != committed_checksum) return;  // not the pair this object wrote
   index = std::move(f.index);
+  NoteIndex();
   names = std::move(f.names);
   times = std::move(f.times);
   evict_floor = 0;  // the failed call may have been an eviction
@@ -731,30 +734,48 @@ Status DocumentIndex::Check(std::span<const std::string> ids, std::span<const Fi
   }
   // The whole batch through the tables' pipeline (the same rows as one
   // query at a time), in one batch with those of the other checks in
-  // flight (the scan costs half as much a query in a batch).
+  // flight (the tables cost less a query in a larger batch); the delta for
+  // the whole batch too (its levels' pipelines, the tail's tiled scan: the
+  // same entries as SearchDelta query by query), in the same batch, which
+  // tells where it searched the delta (`mark`).
+  std::vector<std::vector<Neighbor>> delta(ids.size());
+  index_internal::DeltaMark mark;
   if (file) {
     std::vector<std::vector<Neighbor>> rows(ids.size());
-    r.combiner.Search(*file, fps, k, &rows);
+    r.combiner.Search(*file, fps, k, &rows, &delta, &mark);
     for (size_t i = 0; i < ids.size(); ++i) found[i].neighbors = std::move(rows[i]);
   }
-  {
+  if (file && may_add) {
+    // No lock: the writer's half drops the rows removed since, scans the
+    // delta from mark.end and sorts; a compaction meanwhile (another
+    // epoch) makes it query again.
+    for (size_t i = 0; i < ids.size(); ++i) {
+      found[i].epoch = epoch;
+      if (mark.epoch != epoch) {
+        found[i].stale = true;
+        continue;
+      }
+      found[i].delta_end = mark.end;
+      std::vector<Neighbor>& neighbors = found[i].neighbors;
+      neighbors.insert(neighbors.end(), delta[i].begin(), delta[i].end());
+    }
+  } else {
     std::shared_lock lock(r.mu);
-    // The delta for the whole batch too (its levels' pipelines, the tail's
-    // tiled scan): the same entries as SearchDelta query by query.
-    std::vector<std::vector<Neighbor>> delta;
-    if (r.epoch == epoch) {
-      delta.resize(ids.size());
-      r.index->SearchDeltaBatchChunked(fps, k, &delta);
+    if (!file) {
+      // No index file (an index not committed yet): the delta here.
+      mark.epoch = r.epoch;
+      if (r.epoch == epoch) r.index->SearchDeltaBatchChunked(fps, k, &delta);
+      mark.end = r.index->delta_size();
     }
     for (size_t i = 0; i < ids.size(); ++i) {
       found[i].epoch = epoch;
       std::vector<Neighbor>& neighbors = found[i].neighbors;
-      if (r.epoch != epoch) {
+      if (r.epoch != epoch || mark.epoch != epoch) {
         found[i].stale = true;
         if (may_add) continue;  // the writer's half queries again
         NEARDUP_RETURN_IF_ERROR(r.index->Search(fps[i], k, &neighbors));
       } else {
-        found[i].delta_end = r.index->delta_size();
+        found[i].delta_end = mark.end;
         neighbors.insert(neighbors.end(), delta[i].begin(), delta[i].end());
         std::erase_if(neighbors, [&](const Neighbor& n) { return !r.names.Get(n.id); });
         std::sort(neighbors.begin(), neighbors.end(), ByDistanceThenId);
@@ -829,6 +850,9 @@ Result<bool> DocumentIndex::CheckOrAdd(const std::string& id, const Fingerprint&
 // width or max k, which are kept apart.
 int DocumentIndex::bits() const { return rep_->bits; }
 int DocumentIndex::max_k() const { return rep_->max_k; }
+double DocumentIndex::recall_at_max_k() const {
+  return rep_->recall_at_max_k.load(std::memory_order_relaxed);
+}
 size_t DocumentIndex::size() const {
   std::shared_lock lock(rep_->mu);
   return rep_->index->size();

@@ -17,6 +17,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -95,9 +97,19 @@ struct DocumentIndex::Rep {
   // Shared by Query, Contains, Stats and the queries of Check; exclusive for
   // every change.
   mutable RwMutex mu;
-  // Check's searches of the index file, combined across the threads
-  // checking at once (search_combiner.h); needs no lock.
+  // Check's searches of the index file and of the delta, combined across
+  // the threads checking at once (search_combiner.h); needs no lock (the
+  // delta's search takes `mu` shared, once a batch).
   FileSearchCombiner combiner;
+  Rep() {
+    combiner.SetDeltaSearch([this](std::span<const Fingerprint> queries, int k,
+                                   std::vector<std::vector<Neighbor>>* out, DeltaMark* mark) {
+      std::shared_lock lock(mu);
+      mark->epoch = epoch;
+      index->SearchDeltaBatchChunked(queries, k, out);
+      mark->end = index->delta_size();
+    });
+  }
   // Incremented whenever `index` and `names` are replaced by a newly
   // committed file (the delta's positions start again); guarded by mu.
   uint64_t epoch = 0;
@@ -107,6 +119,10 @@ struct DocumentIndex::Rep {
   std::unique_ptr<index_internal::TableIndex> index;
   int bits = 0;   // index->bits(), fixed for the object's life
   int max_k = 0;  // index->max_k(), likewise
+  // index->spec().recall_at_k, set (NoteIndex) whenever `index` is
+  // replaced; read without the lock.
+  std::atomic<double> recall_at_max_k{1};
+  void NoteIndex() { recall_at_max_k.store(index->spec().recall_at_k, std::memory_order_relaxed); }
   DocumentIndexHeader header;
   // Line n of the ids (numeric id n): the document id, or nullopt once
   // removed. Numeric ids are never reused.

@@ -33,6 +33,11 @@ int DefaultLeaders() {
 
 }  // namespace
 
+size_t AloneQueries(const IndexFileV2& file) {
+  const TablesSpec& spec = file.meta().spec;
+  return spec.kind == TablesKind::kProbe ? TableIndex::BatchChunk(spec) : kSearchAloneQueries;
+}
+
 FileSearchCombiner::FileSearchCombiner(int max_leaders)
     : max_leaders_(max_leaders > 0 ? max_leaders : DefaultLeaders()) {}
 
@@ -45,21 +50,27 @@ FileSearchCombiner::Counts FileSearchCombiner::counts() const {
 }
 
 void FileSearchCombiner::Search(const IndexFileV2& file, std::span<const Fingerprint> queries,
-                                int k, std::vector<std::vector<Neighbor>>* out) {
+                                int k, std::vector<std::vector<Neighbor>>* out,
+                                std::vector<std::vector<Neighbor>>* delta_out, DeltaMark* mark) {
   if (queries.empty()) return;
-  if (queries.size() >= kSearchAloneQueries) {
-    // A batch already: searched at once, on this thread (two large calls
-    // use two cores, not one after the other).
-    calls_.fetch_add(1, std::memory_order_relaxed);
-    batches_.fetch_add(1, std::memory_order_relaxed);
-    TableIndex::SearchFileBatchChunked(file, nullptr, queries, k, out);
-    return;
-  }
   Request request;
   request.file = &file;
   request.queries = queries;
   request.k = k;
   request.out = out;
+  if (delta_out != nullptr) {
+    request.delta_out = delta_out;
+    request.mark = mark;
+  }
+  if (queries.size() >= AloneQueries(file)) {
+    // A batch already: searched at once, on this thread (two large calls
+    // use two cores, not one after the other).
+    calls_.fetch_add(1, std::memory_order_relaxed);
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    Request* const alone = &request;
+    Run(std::span<Request* const>(&alone, 1));
+    return;
+  }
   calls_.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock lock(mu_);
   pending_.push_back(&request);
@@ -221,11 +232,52 @@ void FileSearchCombiner::Lead(std::unique_lock<std::mutex>& lock) {
   for (std::atomic<uint32_t>* w : wake) Wake(w);
 }
 
+void FileSearchCombiner::RunDelta(std::span<Request* const> group,
+                                  std::span<const Fingerprint> queries, int k) {
+  size_t wanted = 0, total = 0;
+  for (const Request* r : group) {
+    total += r->queries.size();
+    if (r->delta_out != nullptr) wanted += r->queries.size();
+  }
+  if (wanted == 0) return;
+  // Every request of the group (the common case): its queries as they are;
+  // else those of the requests that ask.
+  std::vector<Fingerprint> some;
+  if (wanted < total) {
+    for (const Request* r : group) {
+      if (r->delta_out != nullptr) some.insert(some.end(), r->queries.begin(), r->queries.end());
+    }
+    queries = some;
+  }
+  DeltaMark mark;
+  if (group.size() == 1) {
+    delta_(queries, k, group[0]->delta_out, &mark);
+    *group[0]->mark = mark;
+    return;
+  }
+  std::vector<std::vector<Neighbor>> rows(queries.size());
+  delta_(queries, k, &rows, &mark);
+  size_t at = 0;
+  for (Request* r : group) {
+    if (r->delta_out == nullptr) continue;
+    for (size_t j = 0; j < r->queries.size(); ++j, ++at) {
+      auto& to = (*r->delta_out)[j];
+      if (to.empty()) {
+        to = std::move(rows[at]);
+      } else {
+        to.insert(to.end(), rows[at].begin(), rows[at].end());
+      }
+    }
+    *r->mark = mark;
+  }
+}
+
 void FileSearchCombiner::Run(std::span<Request* const> batch) {
   // One call (a caller alone): its own rows, searched in place.
   if (batch.size() == 1) {
     Request& r = *batch[0];
     TableIndex::SearchFileBatchChunked(*r.file, nullptr, r.queries, r.k, r.out);
+    RunDelta(batch, r.queries, r.k);
     return;
   }
   std::vector<bool> taken(batch.size(), false);
@@ -247,6 +299,7 @@ void FileSearchCombiner::Run(std::span<Request* const> batch) {
     if (group.size() == 1) {
       Request& r = *group[0];
       TableIndex::SearchFileBatchChunked(*file, nullptr, r.queries, k, r.out);
+      RunDelta(group, r.queries, k);
       continue;
     }
     queries.clear();
@@ -265,6 +318,7 @@ void FileSearchCombiner::Run(std::span<Request* const> batch) {
         }
       }
     }
+    RunDelta(group, queries, k);
   }
 }
 

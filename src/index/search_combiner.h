@@ -25,9 +25,15 @@
 // ms, for one more call than the last batch held: a search that is bound
 // by reading the file costs little more for a few queries than for one, so
 // larger batches cost less CPU a query (never for searches under 40 us,
-// such as the 64-bit exact tables'). A call of
-// kSearchAloneQueries queries or more is a batch already: it is searched at
-// once on its own thread, never queued.
+// such as the 64-bit exact tables'). A call of AloneQueries(file) queries
+// or more is a batch already: it is searched at once on its own thread,
+// never queued. That is kSearchAloneQueries for a scan or banded tables
+// (whose batch gains end with the scan's tile), and the pipeline's whole
+// chunk (4,096) for the probe tables (the default method at 1M and more):
+// their sorted path reads each table once a batch, so that it costs less a
+// query the larger the batch (at 1M ~43 us a query in batches of 256, ~25
+// in batches of 1,000: doc/benchmarks.md), and `neardup serve`'s requests
+// of 32 or 256 fingerprints are combined into one batch as those of one.
 //
 // Thread-safe. The answers are those of TableIndex::SearchFileBatchChunked
 // for each caller's queries alone (the batch pipeline answers each query
@@ -56,8 +62,27 @@ namespace neardup::index_internal {
 // batch, kMinTiledBatch).
 inline constexpr size_t kSearchAloneQueries = 64;
 
+// The queries from which a call on `file` is searched alone, not combined
+// (see above).
+size_t AloneQueries(const IndexFileV2& file);
+
+// Where a combined search found the delta (SetDeltaSearch): the index's
+// epoch and the delta's size when it was searched.
+struct DeltaMark {
+  uint64_t epoch = 0;
+  size_t end = 0;
+};
+
 class FileSearchCombiner {
  public:
+  // The search of the in-memory delta that follows the file's in a
+  // combined batch: appends to (*out)[j] the delta's rows for queries[j]
+  // and sets *mark (the owner takes its own lock inside). The delta's
+  // tables (probe tables at the default method) also cost less a query in
+  // a larger batch.
+  using DeltaSearch = std::function<void(std::span<const Fingerprint> queries, int k,
+                                         std::vector<std::vector<Neighbor>>* out, DeltaMark* mark)>;
+
   // max_leaders: batches searched at once (at least 1); 0 picks half of
   // the hardware threads (at least 1), leaving the others to the callers'
   // own work (in serve: HTTP, JSON, fingerprinting, the writer's half).
@@ -72,8 +97,17 @@ class FileSearchCombiner {
   // rethrown in each of its callers (their rows then incomplete); the
   // combiner goes on serving others. REQUIRES: out->size() >=
   // queries.size(); k and the widths valid; `file` outlives the call.
+  //
+  // With delta_out (and mark) not null, the batch's queries are also run
+  // through the delta search set by SetDeltaSearch, once for the batch:
+  // appends queries[j]'s delta rows to (*delta_out)[j] and sets *mark to
+  // where it searched. REQUIRES then: SetDeltaSearch was called,
+  // delta_out->size() >= queries.size().
   void Search(const IndexFileV2& file, std::span<const Fingerprint> queries, int k,
-              std::vector<std::vector<Neighbor>>* out);
+              std::vector<std::vector<Neighbor>>* out,
+              std::vector<std::vector<Neighbor>>* delta_out = nullptr, DeltaMark* mark = nullptr);
+  // Sets the delta search (before any Search).
+  void SetDeltaSearch(DeltaSearch fn) { delta_ = std::move(fn); }
 
   int max_leaders() const { return max_leaders_; }
   // Calls of Search, and batches taken by leaders (fewer when calls were
@@ -110,6 +144,8 @@ class FileSearchCombiner {
     std::span<const Fingerprint> queries;
     int k = 0;
     std::vector<std::vector<Neighbor>>* out = nullptr;
+    std::vector<std::vector<Neighbor>>* delta_out = nullptr;  // null: the file alone
+    DeltaMark* mark = nullptr;
     // kWaiting, kOffered (the lead was handed to it) or kDone, with
     // kSleeping or'ed in while its caller sleeps (or is about to).
     std::atomic<uint32_t> state{kWaiting};
@@ -135,8 +171,12 @@ class FileSearchCombiner {
   // How long a new leader waits for more calls (zero: not at all), from
   // the last batch. Requires mu_.
   std::chrono::nanoseconds GatherWindowLocked() const;
-  // Searches `batch`, one pipeline per (file, k). Called without mu_.
-  static void Run(std::span<Request* const> batch);
+  // Searches `batch`, one pipeline per (file, k), then the delta for the
+  // requests that ask for it. Called without mu_.
+  void Run(std::span<Request* const> batch);
+  // The delta search of the requests of `group` that ask for it; `queries`
+  // holds every request's queries in group order.
+  void RunDelta(std::span<Request* const> group, std::span<const Fingerprint> queries, int k);
 
   const int max_leaders_;
   std::mutex mu_;
@@ -157,6 +197,7 @@ class FileSearchCombiner {
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> batches_{0};
   std::function<void()> on_lead_;
+  DeltaSearch delta_;
 };
 
 }  // namespace neardup::index_internal

@@ -18,6 +18,16 @@ constexpr size_t kMaxEntries = 0xfffffffeu;
 // read (~100-200 ns) a probe, a tail entry about 1-2 ns.
 constexpr size_t kMinTail = 1024;
 constexpr size_t kTailEntriesPerProbe = 64;
+// A level is merged into the one before it while that one holds fewer than
+// this many times its entries. A level costs a query about the same
+// whatever its size (its probes: at 1M, 848 nearly empty buckets, 7-15 us),
+// while rebuilding one costs ~10-20 ns an entry and table, once: with a
+// ratio of 2 a delta of 358,000 entries (a crawler's between compactions,
+// doc/benchmarks.md) held 3-4 levels and its search cost more than the
+// index file's; with 8 it holds one or two. Each entry is rebuilt about
+// kLevelRatio + 1 times for each level it ends in (a level grows by at
+// least 1/kLevelRatio a rebuild), and a rebuild holds the writer's lock.
+constexpr size_t kLevelRatio = 8;
 // Queries through one probing pipeline (or one tiled scan) at a time: the
 // pipeline's scratch grows with it, and a scan's tile of 256 queries reads
 // each block of rows once for all of them.
@@ -29,15 +39,15 @@ constexpr size_t kBatchChunk = 256;
 // a few times; BM_ChosenEach, doc/benchmarks.md).
 constexpr size_t kProbeBatchChunk = 4096;
 
-size_t ChunkFor(const TablesSpec& spec) {
-  return spec.kind == TablesKind::kProbe ? kProbeBatchChunk : kBatchChunk;
-}
-
 bool ByDistanceThenId(const Neighbor& a, const Neighbor& b) {
   return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
 }
 
 }  // namespace
+
+size_t TableIndex::BatchChunk(const TablesSpec& spec) {
+  return spec.kind == TablesKind::kProbe ? kProbeBatchChunk : kBatchChunk;
+}
 
 Result<std::unique_ptr<TableIndex>> TableIndex::Create(int bits, int max_k,
                                                        const TablesPolicy& policy,
@@ -122,12 +132,12 @@ void TableIndex::IndexTail() {
   const size_t end = d_ids_.size();
   if (end == d_built_) return;
   d_levels_.push_back(BuildLevel(d_built_, end));
-  // Merged while the older is less than twice the newer: the sizes at least
-  // halve from the oldest level to the newest.
+  // Merged while the older is less than kLevelRatio times the newer: the
+  // sizes fall at least that much from the oldest level to the newest.
   while (d_levels_.size() >= 2) {
     const DeltaLevel& older = d_levels_[d_levels_.size() - 2];
     const DeltaLevel& newer = d_levels_.back();
-    if (older.end - older.begin >= 2 * (newer.end - newer.begin)) break;
+    if (older.end - older.begin >= kLevelRatio * (newer.end - newer.begin)) break;
     const size_t begin = older.begin;
     d_levels_.resize(d_levels_.size() - 2);
     d_levels_.push_back(BuildLevel(begin, end));
@@ -142,6 +152,13 @@ void TableIndex::PointViews() {
     level.view.lo = std::span<const uint64_t>(d_lo_.data() + level.begin, n);
     if (spec_.bits == 128) level.view.hi = std::span<const uint64_t>(d_hi_.data() + level.begin, n);
   }
+}
+
+std::vector<size_t> TableIndex::DeltaLevelSizes() const {
+  EnsureTables();
+  std::vector<size_t> sizes;
+  for (const DeltaLevel& level : d_levels_) sizes.push_back(level.end - level.begin);
+  return sizes;
 }
 
 size_t TableIndex::MemoryBytes() const {
@@ -421,7 +438,7 @@ Status TableIndex::SearchBatch(std::span<const Fingerprint> queries, int k, int 
   // Chunks of kBatchChunk queries (each through one probing pipeline), on
   // `threads` threads; each chunk's results are concatenated in order
   // afterwards, so the output does not depend on `threads`.
-  const size_t chunk = ChunkFor(spec_);
+  const size_t chunk = BatchChunk(spec_);
   const size_t chunks = (queries.size() + chunk - 1) / chunk;
   std::vector<std::vector<Neighbor>> found(chunks);
   std::vector<std::vector<size_t>> counts(chunks);
@@ -458,7 +475,7 @@ Status TableIndex::SearchEach(std::span<const Fingerprint> queries, int k,
 void TableIndex::SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
                                          std::vector<std::vector<Neighbor>>* out) const {
   std::vector<std::vector<Neighbor>> part;
-  const size_t chunk = ChunkFor(spec_);
+  const size_t chunk = BatchChunk(spec_);
   for (size_t b = 0; b < queries.size(); b += chunk) {
     const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});
@@ -475,7 +492,7 @@ void TableIndex::SearchFileBatchChunked(const IndexFileV2& file, const std::vect
                                         std::vector<std::vector<Neighbor>>* out) {
   // The pipeline's scratch grows with the batch: bounded by chunks.
   std::vector<std::vector<Neighbor>> part;
-  const size_t chunk = ChunkFor(file.meta().spec);
+  const size_t chunk = BatchChunk(file.meta().spec);
   for (size_t b = 0; b < queries.size(); b += chunk) {
     const size_t n = std::min(chunk, queries.size() - b);
     part.assign(n, {});

@@ -4,10 +4,11 @@
 // file used in place, index_file_v2.h; or none) plus an in-memory delta of
 // the entries added since the base was written, with tombstones for removed
 // base rows. The delta is indexed in levels, each with tables of the base's
-// masks over a run of consecutive entries (oldest and largest first; two
-// neighbours of like size are merged, so there are at most
-// log2(delta / tail cap) + 1 of them and an entry is rebuilt that many times
-// at most), plus an unsorted tail scanned linearly. The tail's cap is what a
+// masks over a run of consecutive entries (oldest and largest first; a
+// level is merged into the one before it while that one is less than 8
+// times its size, so there are at most log8(delta / tail cap) + 1 of them,
+// one or two between a server's compactions, and an entry is rebuilt
+// about 9 times for each of them), plus an unsorted tail scanned linearly. The tail's cap is what a
 // level costs a query: 64 entries per probe (a probe is a random read, an
 // entry of the tail two loads and two popcounts), so a layout of few probes
 // keeps a short tail and one of many a long one; a spec without tables (the
@@ -78,6 +79,9 @@ class TableIndex : public HammingIndex {
   const TablesPolicy& policy() const { return policy_; }
   const IndexFileV2* base() const { return base_.get(); }
   size_t delta_size() const { return d_ids_.size(); }
+  // The entries of each of the delta's levels, oldest first (the tail not
+  // included; levels deferred by AddBatchDeferTables built first).
+  std::vector<size_t> DeltaLevelSizes() const;
   // The version 2 file used in place (null for an index without one). It
   // never changes: queries of it need no lock once the pointer is held.
   std::shared_ptr<const IndexFileV2> base_file() const { return base_; }
@@ -93,11 +97,16 @@ class TableIndex : public HammingIndex {
   static void SearchFileBatch(const IndexFileV2& file, const std::vector<bool>* dead,
                               std::span<const Fingerprint> queries, int k,
                               std::vector<std::vector<Neighbor>>* out);
-  // SearchFileBatch over any number of queries (in chunks of 256).
+  // SearchFileBatch over any number of queries (in chunks of BatchChunk).
   static void SearchFileBatchChunked(const IndexFileV2& file, const std::vector<bool>* dead,
                                      std::span<const Fingerprint> queries, int k,
                                      std::vector<std::vector<Neighbor>>* out);
-  // SearchDeltaBatch over any number of queries (in chunks of 256).
+  // The queries the batch pipeline of `spec` takes at once: 256 (a tiled
+  // scan's tile, or the tables' pipeline scratch), or 4,096 for the probe
+  // tables, whose sorted path costs less a query the larger the batch (it
+  // reads each table once a batch).
+  static size_t BatchChunk(const TablesSpec& spec);
+  // SearchDeltaBatch over any number of queries (in chunks of BatchChunk).
   void SearchDeltaBatchChunked(std::span<const Fingerprint> queries, int k,
                                std::vector<std::vector<Neighbor>>* out) const;
   // SearchDelta for a batch of queries (the levels' tables through one

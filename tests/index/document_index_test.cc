@@ -308,6 +308,38 @@ TEST_F(DocumentIndexTest, ReadersPairFilesByChecksum) {
 
 // CheckOrAdd over a stream with planted near copies keeps exactly what a
 // linear scan over the kept fingerprints keeps, and reports the same matches.
+// recall_at_max_k() (read without the lock, for every answer of a server)
+// is Stats().tables.recall_at_k: when created, once the first commit
+// chose the tables for the rows it holds, and when opened again.
+TEST_F(DocumentIndexTest, RecallAtMaxKIsTheStatsRecall) {
+  PermutedTableOptions o = Options();
+  o.bits = 128;
+  o.max_k = 28;
+  DocumentIndexHeader h;
+  h.pipeline_json = R"({"method":"tfidf","bits":128,"topk":20,"t2s":false})";
+  auto w = DocumentIndex::Create(path_, h, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ((*w)->recall_at_max_k(), (*w)->Stats().tables.recall_at_k);
+  std::mt19937_64 rng(5);
+  std::vector<std::string> ids;
+  std::vector<Fingerprint> fps;
+  for (int i = 0; i < 20000; ++i) {
+    ids.push_back("d" + std::to_string(i));
+    fps.push_back(Fingerprint::From128(rng(), rng()));
+  }
+  ASSERT_TRUE((*w)->AddBatch(ids, fps).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+  const double recall = (*w)->Stats().tables.recall_at_k;
+  EXPECT_GT(recall, 0.98);
+  EXPECT_LE(recall, 1.0);
+  EXPECT_EQ((*w)->recall_at_max_k(), recall);
+  w->reset();
+  auto r = DocumentIndex::Open(path_);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->recall_at_max_k(), (*r)->Stats().tables.recall_at_k);
+  EXPECT_EQ((*r)->recall_at_max_k(), recall);
+}
+
 TEST_F(DocumentIndexTest, CheckOrAddMatchesLinearScan) {
   DocumentIndexHeader h;
   h.pipeline_json = kPipeline;

@@ -24,12 +24,15 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
+#include "index/probe_tables.h"
 #include "index/table_index.h"
 #include "tests/testing/hamming_oracle.h"
+#include "tests/testing/planted_index_file.h"
 #include "tests/testing/test_util.h"
 
 namespace neardup {
@@ -43,6 +46,7 @@ using index_internal::IndexFileV2Rows;
 using index_internal::MappedFile;
 using index_internal::TableIndex;
 using index_internal::TablesPolicy;
+using index_internal::TablesSpec;
 using testing::FlipBits;
 using testing::OracleSearch;
 using testing::RandomFingerprint;
@@ -506,6 +510,183 @@ TEST(SearchCombinerHandOffTest, CombinedCallsAppendToTheCallersRows) {
     ASSERT_EQ(got[q], want) << "query " << q;
   }
   EXPECT_LT(combiner.counts().batches, combiner.counts().calls);
+  std::filesystem::remove_all(dir);
+}
+
+// On an index file of probe tables (the default method's layout at 1M),
+// calls of 256 queries (a `neardup serve` request of 256 fingerprints) are
+// combined: the sorted probe path costs less a query the larger the batch.
+// A leader held until every call is queued: its own call is one batch, the
+// three queued meanwhile another, and each caller gets, query by query, the
+// rows of SearchFile alone, which are the exact scan's that the tables
+// find (ProbeFinds). Only a call of the pipeline's whole chunk is searched
+// alone; on a scan's file, one of kSearchAloneQueries.
+TEST(SearchCombinerProbeTest, LargeCallsOnProbeTablesAreCombined) {
+  const TablesSpec spec = ChooseTables(1000000, 128, 28, TablesPolicy{});
+  ASSERT_EQ(spec.kind, index_internal::TablesKind::kProbe);
+  constexpr int kThreads = 4;
+  constexpr size_t kQueriesACall = 256;
+  const testing::PlantedRows d =
+      testing::MakePlantedRows(3000, kThreads * kQueriesACall, {0, 5, 14, 27, 28, 29}, 31);
+  const std::string dir = testing::MakeTempDir("search_combiner_probe");
+  const auto file = testing::WritePlantedIndexFile(d, spec, dir + "/probe.ndx");
+  ASSERT_EQ(file->meta().spec.kind, index_internal::TablesKind::kProbe);
+  EXPECT_EQ(index_internal::AloneQueries(*file), TableIndex::BatchChunk(spec));
+  EXPECT_GT(index_internal::AloneQueries(*file), kQueriesACall);
+  {
+    std::mt19937_64 rng(3);
+    const std::unique_ptr<const IndexFileV2> scan =
+        WriteAndOpen(RandomEntries(2000, rng), 128, 28, dir);
+    ASSERT_NE(scan, nullptr);
+    EXPECT_NE(scan->meta().spec.kind, index_internal::TablesKind::kProbe);
+    EXPECT_EQ(index_internal::AloneQueries(*scan), index_internal::kSearchAloneQueries);
+  }
+
+  FileSearchCombiner combiner(1);
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::vector<std::vector<std::vector<Neighbor>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      got[t].resize(kQueriesACall);
+      combiner.Search(*file, std::span(d.queries).subspan(t * kQueriesACall, kQueriesACall), 28,
+                      &got[t]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(combiner.counts().calls, static_cast<uint64_t>(kThreads));
+  EXPECT_EQ(combiner.counts().batches, 2u);
+
+  std::unordered_map<uint64_t, Fingerprint> by_id;
+  for (const IndexEntry& e : d.entries) by_id.emplace(e.id, e.fingerprint);
+  size_t found = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (size_t j = 0; j < kQueriesACall; ++j) {
+      const Fingerprint& q = d.queries[t * kQueriesACall + j];
+      std::vector<Neighbor> alone;
+      TableIndex::SearchFile(*file, nullptr, q, 28, &alone);
+      EXPECT_EQ(got[t][j], alone) << "thread " << t << " query " << j;
+      std::vector<Neighbor> want;
+      for (const Neighbor& n : OracleSearch(d.entries, q, 28)) {
+        const Fingerprint& x = by_id.at(n.id);
+        if (index_internal::ProbeFinds(spec, x.hi() ^ q.hi(), x.lo() ^ q.lo())) want.push_back(n);
+      }
+      std::vector<Neighbor> sorted = got[t][j];
+      std::sort(sorted.begin(), sorted.end(), [](const Neighbor& a, const Neighbor& b) {
+        return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+      });
+      EXPECT_EQ(sorted, want) << "thread " << t << " query " << j;
+      found += sorted.size();
+    }
+  }
+  // The planted neighbours at 0 and 5 bits are always found.
+  EXPECT_GE(found, 2 * d.queries.size());
+  std::filesystem::remove_all(dir);
+}
+
+// The delta's search (SetDeltaSearch) runs once a batch for the callers
+// that ask for it (delta_out), with their queries alone: each gets, query
+// by query, the delta's rows for its own queries (here an in-memory index
+// of its own, against SearchDelta one query at a time) and the mark the
+// search set; a caller that does not ask gets no delta rows.
+TEST(SearchCombinerDeltaTest, TheDeltaIsSearchedOnceABatchForTheCallersThatAsk) {
+  std::mt19937_64 rng(17);
+  const std::vector<IndexEntry> entries = RandomEntries(2000, rng);
+  const std::string dir = testing::MakeTempDir("search_combiner_delta");
+  const std::unique_ptr<const IndexFileV2> file = WriteAndOpen(entries, 128, 28, dir);
+  ASSERT_NE(file, nullptr);
+  // The delta: other rows, some near the file's.
+  auto delta = TableIndex::Create(128, 28, TablesPolicy{}, 3000);
+  ASSERT_TRUE(delta.ok());
+  std::vector<uint64_t> ids;
+  std::vector<Fingerprint> fps;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    ids.push_back(10000 + i);
+    fps.push_back(i % 2 == 0 ? FlipBits(entries[i % entries.size()].fingerprint,
+                                        static_cast<int>(i % 31), rng)
+                             : RandomFingerprint(128, rng));
+  }
+  ASSERT_TRUE((*delta)->AddBatch(ids, fps).ok());
+
+  FileSearchCombiner combiner(1);
+  std::atomic<int> delta_calls{0};
+  std::atomic<size_t> delta_queries{0};
+  combiner.SetDeltaSearch([&](std::span<const Fingerprint> queries, int k,
+                              std::vector<std::vector<Neighbor>>* out,
+                              index_internal::DeltaMark* mark) {
+    ++delta_calls;
+    delta_queries += queries.size();
+    (*delta)->SearchDeltaBatchChunked(queries, k, out);
+    mark->epoch = 7;
+    mark->end = (*delta)->delta_size();
+  });
+  constexpr int kThreads = 4;
+  std::atomic<bool> first{true};
+  combiner.SetOnLeadForTesting([&] {
+    if (!first.exchange(false)) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (combiner.counts().calls < static_cast<uint64_t>(kThreads) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  // Three queries a caller, near the file's rows and the delta's; caller 2
+  // asks for the file alone.
+  std::vector<std::vector<Fingerprint>> queries(kThreads);
+  for (auto& q : queries) {
+    for (int j = 0; j < 3; ++j) {
+      q.push_back(
+          FlipBits(j == 0 ? entries[rng() % entries.size()].fingerprint : fps[rng() % fps.size()],
+                   static_cast<int>(rng() % 20), rng));
+    }
+  }
+  std::vector<std::vector<std::vector<Neighbor>>> got(kThreads), got_delta(kThreads);
+  std::vector<index_internal::DeltaMark> marks(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      got[t].resize(3);
+      got_delta[t].resize(3);
+      if (t == 2) {
+        combiner.Search(*file, queries[t], 28, &got[t]);
+      } else {
+        combiner.Search(*file, queries[t], 28, &got[t], &got_delta[t], &marks[t]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(combiner.counts().batches, 2u);
+  EXPECT_EQ(delta_calls.load(), 2);  // the first leader's own call, then the three queued
+  EXPECT_EQ(delta_queries.load(), 3u * (kThreads - 1));
+  size_t found = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (size_t j = 0; j < 3; ++j) {
+      std::vector<Neighbor> alone;
+      TableIndex::SearchFile(*file, nullptr, queries[t][j], 28, &alone);
+      EXPECT_EQ(got[t][j], alone) << "thread " << t << " query " << j;
+      std::vector<Neighbor> want;
+      if (t != 2) (*delta)->SearchDelta(queries[t][j], 28, &want);
+      std::vector<Neighbor> have = got_delta[t][j];
+      const auto by_id = [](const Neighbor& a, const Neighbor& b) { return a.id < b.id; };
+      std::sort(want.begin(), want.end(), by_id);
+      std::sort(have.begin(), have.end(), by_id);
+      EXPECT_EQ(have, want) << "thread " << t << " query " << j;
+      found += have.size();
+    }
+    if (t != 2) {
+      EXPECT_EQ(marks[t].epoch, 7u);
+      EXPECT_EQ(marks[t].end, 3000u);
+    }
+  }
+  EXPECT_GE(found, 2u * (kThreads - 1));  // the queries near delta rows find them
   std::filesystem::remove_all(dir);
 }
 

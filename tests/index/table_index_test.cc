@@ -278,6 +278,53 @@ TEST(TableIndexTest, DeltaLevelsEqualLinearScanThroughAddsAndRemovals) {
   EXPECT_GT((*index)->MemoryBytes(), all.size() * 8);
 }
 
+// A delta grown by many batches (a server's adds between compactions)
+// keeps few levels: each at least 8 times the next one's size (a level's
+// probes cost a query the same whatever its size), so 60 batches of 1,500
+// entries form at most log8(delta / smallest level) + 1; and the search
+// still equals the linear scan.
+TEST(TableIndexTest, DeltaKeepsFewLevelsUnderSustainedAdds) {
+  constexpr int kBits = 64, kK = 3;
+  std::mt19937_64 rng(12);
+  TablesPolicy policy;
+  policy.exact = true;
+  auto index = TableIndex::Create(kBits, kK, policy, 1);
+  ASSERT_TRUE(index.ok());
+  std::vector<IndexEntry> entries;
+  size_t most_levels = 0;
+  for (int batch = 0; batch < 60; ++batch) {
+    std::vector<uint64_t> ids;
+    std::vector<Fingerprint> fps;
+    for (int i = 0; i < 1500; ++i) {
+      const Fingerprint fp = !entries.empty() && rng() % 4 == 0
+                                 ? FlipBits(entries[rng() % entries.size()].fingerprint,
+                                            static_cast<int>(rng() % 5), rng)
+                                 : RandomFingerprint(kBits, rng);
+      ids.push_back(entries.size());
+      fps.push_back(fp);
+      entries.push_back({entries.size(), fp});
+    }
+    ASSERT_TRUE((*index)->AddBatch(ids, fps).ok());
+    const std::vector<size_t> levels = (*index)->DeltaLevelSizes();
+    ASSERT_FALSE(levels.empty()) << "batch " << batch;  // 1,500 entries pass the tail cap
+    for (size_t l = 1; l < levels.size(); ++l) {
+      EXPECT_GE(levels[l - 1], 8 * levels[l]) << "batch " << batch << " level " << l;
+    }
+    size_t bound = 1;
+    for (size_t s = levels.back(); s * 8 <= entries.size(); s *= 8) ++bound;
+    EXPECT_LE(levels.size(), bound) << "batch " << batch;
+    most_levels = std::max(most_levels, levels.size());
+  }
+  EXPECT_GE(most_levels, 2u);  // the merging is exercised, not one level alone
+  std::vector<Neighbor> got;
+  for (int q = 0; q < 100; ++q) {
+    const Fingerprint query = FlipBits(entries[rng() % entries.size()].fingerprint,
+                                       static_cast<int>(rng() % (kK + 2)), rng);
+    ASSERT_TRUE((*index)->Search(query, kK, &got).ok());
+    ASSERT_EQ(got, OracleSearch(entries, query, kK)) << "query " << q;
+  }
+}
+
 // Bands at the default method: planted pairs at every distance 0..k+4 among
 // random fingerprints. No false match ever; the recall measured at each
 // distance is held to the computed guarantee minus 4 sigma.

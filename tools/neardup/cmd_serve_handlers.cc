@@ -55,7 +55,7 @@ Json ResultsJson(const Batch& batch, const std::vector<TextIndexResult>& results
     out.push_back(ResultJson(batch.ids[i], results[i], with_added));
   }
   return Json{{"results", std::move(out)},
-              {"recall_at_max_k", index.documents().Stats().tables.recall_at_k}};
+              {"recall_at_max_k", index.documents().recall_at_max_k()}};
 }
 
 // Runs Check with `policy` and answers {"results": [{"id", "matches",
