@@ -5,8 +5,8 @@
 // columns DedupJob::Run holds (CompactDocuments: 17 bytes a document, 25
 // with the lengths, instead of DedupDocument's 56, whose Fingerprint keeps
 // its width in an int and whose optional score takes 16 bytes; 10M short
-// records: 0.17 GB instead of 0.56 GB). A DocumentView reads either; the stages take one, and a
-// span or vector of DedupDocument converts to it.
+// records: 0.17 GB instead of 0.56 GB). A DocumentView reads either; the
+// stages take one, and a span or vector of DedupDocument converts to it.
 //
 //   dedup_internal::CompactDocuments docs;
 //   docs.push_back(document);                 // a DedupDocument, copied in
