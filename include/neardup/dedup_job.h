@@ -52,6 +52,9 @@ namespace neardup {
 namespace engine_internal {
 class IdBlock;
 }  // namespace engine_internal
+namespace dedup_internal {
+class CompactDocuments;
+}  // namespace dedup_internal
 
 // Everything a dedup job decides, with the command line's defaults.
 struct DedupJobOptions {
@@ -250,11 +253,15 @@ class DedupJob {
 
  private:
   explicit DedupJob(DedupJobOptions options) : options_(std::move(options)) {}
-  // Join, with DedupOptions::release_sketches.
+  // Join, with DedupOptions::release_sketches; `held`, when not null: the
+  // documents (SimHash) instead of corpus.docs.
   Result<DedupResult> JoinWith(const DedupCorpus& corpus,
                                std::function<void(const DedupPair&)> pair_sink,
                                const DedupProgress& progress, int k,
-                               std::function<void()> release_sketches) const;
+                               std::function<void()> release_sketches,
+                               const dedup_internal::CompactDocuments* held = nullptr) const;
+  // CheckScoreField for `documents` documents of which `scored` have the field.
+  Status CheckScoreField(size_t documents, uint64_t scored, const InputStats& stats) const;
   std::string Strip(const std::string& text) const;
 
   DedupJobOptions options_;
@@ -268,6 +275,9 @@ class DedupJob {
   // Run's ids: Fingerprint appends them here instead of DedupCorpus::ids
   // while set (one block of bytes: no std::string per document).
   engine_internal::IdBlock* ids_out_ = nullptr;
+  // Run's documents (SimHash methods): Fingerprint appends them here instead
+  // of DedupCorpus::docs while set (24 bytes a document instead of 56).
+  dedup_internal::CompactDocuments* docs_out_ = nullptr;
   InputStats held_stats_;
   mutable std::atomic<size_t> dropped_{0};
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "util/union_find.h"
 
@@ -12,19 +13,21 @@ namespace neardup::dedup_internal {
 namespace {
 
 // True when document a should be kept in preference to b (a != b).
-bool Better(const DedupDocument& da, size_t a, const DedupDocument& db, size_t b,
-            KeepPolicy policy) {
+bool Better(const DocumentView& docs, size_t a, size_t b, KeepPolicy policy) {
   switch (policy) {
     case KeepPolicy::kFirst:
       break;
-    case KeepPolicy::kLongest:
-      if (da.length != db.length) return da.length > db.length;
+    case KeepPolicy::kLongest: {
+      const uint64_t la = docs.length(a), lb = docs.length(b);
+      if (la != lb) return la > lb;
       break;
+    }
     case KeepPolicy::kField: {
-      const bool ha = da.score.has_value() && !std::isnan(*da.score);
-      const bool hb = db.score.has_value() && !std::isnan(*db.score);
+      const std::optional<double> sa = docs.score(a), sb = docs.score(b);
+      const bool ha = sa.has_value() && !std::isnan(*sa);
+      const bool hb = sb.has_value() && !std::isnan(*sb);
       if (ha != hb) return ha;
-      if (ha && *da.score != *db.score) return *da.score > *db.score;
+      if (ha && *sa != *sb) return *sa > *sb;
       break;
     }
   }
@@ -123,7 +126,7 @@ namespace {
 // once, so the work is O(documents + group pairs). The neighbours' order in
 // a row does not matter: every unassigned member of a neighbour takes c.
 template <typename Index, typename Node, typename Offset>
-void AssignCenters(std::span<const DedupDocument> docs, const Groups& groups,
+void AssignCenters(const DocumentView& docs, const Groups& groups,
                    const GroupAdjacency<Node, Offset>& ga, KeepPolicy keep,
                    std::vector<Index>* root) {
   const size_t n = docs.size();
@@ -134,7 +137,7 @@ void AssignCenters(std::span<const DedupDocument> docs, const Groups& groups,
     if (groups.of[i] != SIZE_MAX) order.push_back(static_cast<Index>(i));
   }
   std::stable_sort(order.begin(), order.end(),
-                   [&](Index a, Index b) { return Better(docs[a], a, docs[b], b, keep); });
+                   [&](Index a, Index b) { return Better(docs, a, b, keep); });
   std::vector<Index>& center = *root;
   center.assign(n, kNone);
   std::vector<char> done(groups.size(), 0);  // every member assigned
@@ -159,7 +162,7 @@ void AssignCenters(std::span<const DedupDocument> docs, const Groups& groups,
 
 }  // namespace
 
-Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
+Groups GroupByKey(DocumentView docs, const IdentityKey& key) {
   Groups g;
   const size_t n = docs.size();
   struct Keyed {
@@ -168,7 +171,7 @@ Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key) {
   };
   std::vector<Keyed> keyed;
   for (size_t i = 0; i < n; ++i) {
-    if (!docs[i].empty) keyed.push_back({key(i), i});
+    if (!docs.empty(i)) keyed.push_back({key(i), i});
   }
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     return a.key != b.key ? a.key < b.key : a.position < b.position;
@@ -196,9 +199,7 @@ void IndexGroupMembers(size_t n, Groups* g) {
   }
 }
 
-Groups GroupIdentical(std::span<const DedupDocument> docs) {
-  return GroupByKey(docs, DocumentIdentity(docs, {}, 0));
-}
+Groups GroupIdentical(DocumentView docs) { return GroupByKey(docs, DocumentIdentity(docs, {}, 0)); }
 
 void Summarize(DedupResult* r) {
   DedupSummary& s = r->summary;
@@ -223,8 +224,8 @@ namespace {
 // AssembleClusters with document positions as Index (uint32_t when they fit:
 // the per-document arrays are its largest state besides the records).
 template <typename Index>
-void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
-              std::span<const IdPair> group_pairs, const AssembleOptions& opt, DedupResult* r) {
+void Assemble(const DocumentView& docs, const Groups& groups, std::span<const IdPair> group_pairs,
+              const AssembleOptions& opt, DedupResult* r) {
   const size_t n = docs.size();
   constexpr Index kNone = std::numeric_limits<Index>::max();
   // Per document: the root whose cluster it is in; per root: first member
@@ -260,7 +261,7 @@ void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
     if (first[c] == kNone) first[c] = static_cast<Index>(i);
     if (opt.rule == ClusterRule::kCenter) {
       kept[c] = static_cast<Index>(c);
-    } else if (kept[c] == kNone || Better(docs[i], i, docs[kept[c]], kept[c], opt.keep)) {
+    } else if (kept[c] == kNone || Better(docs, i, kept[c], opt.keep)) {
       kept[c] = static_cast<Index>(i);
     }
   }
@@ -289,7 +290,7 @@ void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
   for (size_t i = 0; i < n; ++i) {
     if (opt.progress && i > 0 && i % (size_t{1} << 18) == 0) opt.progress("cluster", i, n);
     DedupRecord& rec = r->records[i];
-    rec.empty = docs[i].empty;
+    rec.empty = docs.empty(i);
     rec.cluster = first[root[i]];
     rec.nearest = kept[root[i]];
     rec.duplicate = rec.nearest != i;
@@ -310,9 +311,8 @@ void Assemble(std::span<const DedupDocument> docs, const Groups& groups,
 
 }  // namespace
 
-void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
-                      std::span<const IdPair> group_pairs, const AssembleOptions& opt,
-                      DedupResult* r) {
+void AssembleClusters(DocumentView docs, const Groups& groups, std::span<const IdPair> group_pairs,
+                      const AssembleOptions& opt, DedupResult* r) {
   if (docs.size() < std::numeric_limits<uint32_t>::max()) {
     Assemble<uint32_t>(docs, groups, group_pairs, opt, r);
   } else {

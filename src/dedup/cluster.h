@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "dedup/documents.h"
 #include "neardup/dedup.h"
 #include "neardup/dedup_groups.h"
 #include "neardup/index.h"
@@ -40,7 +41,7 @@ using Groups = DedupGroups;
 using IdentityKey = std::function<std::pair<uint64_t, uint64_t>(size_t position)>;
 
 // Groups the non-empty documents (DedupDocument::empty false) by key.
-Groups GroupByKey(std::span<const DedupDocument> docs, const IdentityKey& key);
+Groups GroupByKey(DocumentView docs, const IdentityKey& key);
 // Fills g->of (n positions) from g->members and g->begin: what GroupByKey
 // does last, and what a caller that freed `of` while it was not read (the
 // join) does to get it back.
@@ -48,11 +49,11 @@ void IndexGroupMembers(size_t n, Groups* g);
 // What neardup dedup groups identical documents by, for either method
 // (estimate only): perm == 0, SimHash: the fingerprint (GroupIdentical's
 // key); perm > 0, MinHash: the MinHashIdentity (stages.h) of document i's signature
-// (signatures: perm words per document). The spans must outlive the key.
-IdentityKey DocumentIdentity(std::span<const DedupDocument> docs,
-                             std::span<const uint32_t> signatures, size_t perm);
+// (signatures: perm words per document). The documents and the spans must
+// outlive the key.
+IdentityKey DocumentIdentity(DocumentView docs, std::span<const uint32_t> signatures, size_t perm);
 // GroupByKey on the fingerprints (DocumentIdentity's SimHash key).
-Groups GroupIdentical(std::span<const DedupDocument> docs);
+Groups GroupIdentical(DocumentView docs);
 
 struct AssembleOptions {
   KeepPolicy keep = KeepPolicy::kFirst;
@@ -91,9 +92,8 @@ struct AssembleOptions {
 // freed before first and kept. `group_pairs` hold group numbers (a <
 // b), each pair once; their distance is the pairs' emitted distance. Members
 // of a group are at distance 0 of each other.
-void AssembleClusters(std::span<const DedupDocument> docs, const Groups& groups,
-                      std::span<const IdPair> group_pairs, const AssembleOptions& options,
-                      DedupResult* result);
+void AssembleClusters(DocumentView docs, const Groups& groups, std::span<const IdPair> group_pairs,
+                      const AssembleOptions& options, DedupResult* result);
 
 // Every document pair, in (i, j) order, from the groups and the pairs of
 // groups (each once): i's pairs are the later members of its own group

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "dedup/cluster.h"
+#include "dedup/documents.h"
 #include "dedup/short_join.h"
 #include "dedup/stages.h"
 #include "dedup/stream_bands.h"
@@ -24,6 +25,7 @@
 namespace neardup {
 namespace {
 
+using dedup_internal::DocumentView;
 using dedup_internal::Groups;
 
 double SecondsSince(std::chrono::steady_clock::time_point t) {
@@ -76,12 +78,13 @@ Status ValidateOptions(const DedupOptions& opt, int bits, size_t n) {
   return Status::OK();
 }
 
-Status Validate(std::span<const DedupDocument> docs, const DedupOptions& opt, int* bits) {
+Status Validate(DocumentView docs, const DedupOptions& opt, int* bits) {
   *bits = 0;
-  for (const DedupDocument& d : docs) {
-    if (d.empty) continue;
-    if (*bits == 0) *bits = d.fingerprint.bits();
-    if (d.fingerprint.bits() != *bits) {
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (docs.empty(i)) continue;
+    const int b = docs.fingerprint(i).bits();
+    if (*bits == 0) *bits = b;
+    if (b != *bits) {
       return Status::InvalidArgument("documents mix 64- and 128-bit fingerprints");
     }
   }
@@ -105,24 +108,23 @@ std::vector<int> SampleDistances(std::span<const Fingerprint> fps) {
 
 // The short-document rule: its pairs, as pairs of fingerprint groups, added
 // to the join's (a pair the join found already is kept once).
-Status AddShortPairs(std::span<const DedupDocument> docs, const dedup_internal::SimHashPlan& plan,
+Status AddShortPairs(DocumentView docs, const dedup_internal::SimHashPlan& plan,
                      const DedupOptions& opt, std::vector<IdPair>* group_pairs,
                      DedupJoinReport* report) {
   NEARDUP_ASSIGN_OR_RETURN(
       report->short_pairs,
       dedup_internal::AddShortRulePairs(
           opt.short_sets,
-          [&](size_t i) { return docs[i].empty ? UINT64_MAX : uint64_t{plan.groups.of[i]}; },
-          [&](size_t i) { return docs[i].fingerprint; }, opt, group_pairs));
+          [&](size_t i) { return docs.empty(i) ? UINT64_MAX : uint64_t{plan.groups.of[i]}; },
+          [&](size_t i) { return docs.fingerprint(i); }, opt, group_pairs));
   return Status::OK();
 }
 
 // The sketch short rule (ShortRule::kSketch): ShortSketchPairs over the
 // groups' first members, as pairs of groups more than k apart (within k the
 // join has them), added to the join's and merged.
-Status AddShortSketchPairs(std::span<const DedupDocument> docs,
-                           const dedup_internal::SimHashPlan& plan, const DedupOptions& opt,
-                           std::span<const IdPair> routed_beyond_k,
+Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan& plan,
+                           const DedupOptions& opt, std::span<const IdPair> routed_beyond_k,
                            std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
   // Only the groups that may take part (fewer than short_features /
   // short_jaccard features; on long texts none): no array per group.
@@ -146,7 +148,7 @@ Status AddShortSketchPairs(std::span<const DedupDocument> docs,
   group_pairs->reserve(before + routed_beyond_k.size() + pairs.size());
   group_pairs->insert(group_pairs->end(), routed_beyond_k.begin(), routed_beyond_k.end());
   for (const auto& [a, b] : pairs) {
-    const int d = HammingDistance(docs[first[a]].fingerprint, docs[first[b]].fingerprint);
+    const int d = HammingDistance(docs.fingerprint(first[a]), docs.fingerprint(first[b]));
     if (d <= opt.k) continue;
     group_pairs->push_back({group[a], group[b], d});
   }
@@ -159,7 +161,7 @@ Status AddShortSketchPairs(std::span<const DedupDocument> docs,
 // Memory grows with the documents and the pairs of distinct fingerprints
 // within k, never with the pairs of documents: identical fingerprints are
 // collapsed before the self-join and their documents united directly.
-Status ClusterMode(std::span<const DedupDocument> docs, const DedupOptions& opt, DedupResult* r) {
+Status ClusterMode(DocumentView docs, const DedupOptions& opt, DedupResult* r) {
   NEARDUP_ASSIGN_OR_RETURN(dedup_internal::SimHashPlan plan,
                            dedup_internal::PlanSimHash(docs, opt));
   r->join = plan.report;
@@ -220,11 +222,10 @@ SimHashBands ForcedBands(const DedupOptions& opt, int bits) {
 // The stream join: banded (dedup/stream_bands.h) when the exact tables would
 // be slow, as cluster mode chooses (but on documents, not distinct
 // fingerprints: stream mode inserts only kept documents).
-bool ChooseStream(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
-                  DedupJoinReport* rep) {
+bool ChooseStream(DocumentView docs, const DedupOptions& opt, int bits, DedupJoinReport* rep) {
   std::vector<Fingerprint> fps;
-  for (const DedupDocument& d : docs) {
-    if (!d.empty) fps.push_back(d.fingerprint);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (!docs.empty(i)) fps.push_back(docs.fingerprint(i));
   }
   rep->distinct = fps.size();
   if (opt.join == DedupJoin::kExact || fps.size() < 2) return false;
@@ -255,8 +256,7 @@ void StreamPairs(const DedupOptions& opt, DedupResult* r) {
   }
 }
 
-Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, int bits,
-                  DedupResult* r) {
+Status StreamMode(DocumentView docs, const DedupOptions& opt, int bits, DedupResult* r) {
   const size_t n = docs.size();
   const auto t = std::chrono::steady_clock::now();
   if (bits != 0 && ChooseStream(docs, opt, bits, &r->join)) {
@@ -282,18 +282,19 @@ Status StreamMode(std::span<const DedupDocument> docs, const DedupOptions& opt, 
   for (size_t i = 0; i < n; ++i) {
     if (opt.progress && i % 65536 == 0) opt.progress("stream", i, n);
     DedupRecord& rec = r->records[i];
-    rec.empty = docs[i].empty;
+    rec.empty = docs.empty(i);
     rec.cluster = i;
     rec.nearest = i;
-    if (docs[i].empty) continue;
-    NEARDUP_RETURN_IF_ERROR(index->Search(docs[i].fingerprint, opt.k, &hits));
+    if (rec.empty) continue;
+    const Fingerprint fp = docs.fingerprint(i);
+    NEARDUP_RETURN_IF_ERROR(index->Search(fp, opt.k, &hits));
     // Sorted by (distance, id): the first verified hit is the closest,
     // earliest kept one.
     const auto hit = std::find_if(hits.begin(), hits.end(), [&](const Neighbor& h) {
       return dedup_internal::PassesVerification(opt, static_cast<size_t>(h.id), i);
     });
     if (hit == hits.end()) {
-      NEARDUP_RETURN_IF_ERROR(index->Add(i, docs[i].fingerprint));
+      NEARDUP_RETURN_IF_ERROR(index->Add(i, fp));
       continue;
     }
     rec.duplicate = true;
@@ -379,6 +380,12 @@ const char* ClusterRuleName(ClusterRule rule) {
 }
 
 Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupOptions& options) {
+  return dedup_internal::DedupDocuments(documents, options);
+}
+
+namespace dedup_internal {
+
+Result<DedupResult> DedupDocuments(DocumentView documents, const DedupOptions& options) {
   int bits = 0;
   NEARDUP_RETURN_IF_ERROR(Validate(documents, options, &bits));
   DedupResult r;
@@ -390,8 +397,6 @@ Result<DedupResult> Dedup(std::span<const DedupDocument> documents, const DedupO
   }
   return r;
 }
-
-namespace dedup_internal {
 
 bool ComponentsOnly(const DedupOptions& opt) {
   // Centre clustering and pair output need every pair within k; so does
@@ -416,7 +421,7 @@ size_t VerifyGroupPairs(const Groups& groups, const DedupOptions& opt, std::vect
   return before - pairs->size();
 }
 
-Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& opt) {
+Result<SimHashPlan> PlanSimHash(DocumentView docs, const DedupOptions& opt) {
   SimHashPlan plan;
   NEARDUP_RETURN_IF_ERROR(Validate(docs, opt, &plan.bits));
   auto t = std::chrono::steady_clock::now();
@@ -424,7 +429,7 @@ Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const Dedup
   const size_t n = plan.groups.size();
   plan.words.resize(n);
   for (size_t g = 0; g < n; ++g) {
-    const Fingerprint& fp = docs[plan.groups.Members(g).front()].fingerprint;
+    const Fingerprint fp = docs.fingerprint(plan.groups.Members(g).front());
     plan.words[g] = {fp.hi(), fp.lo()};
   }
   plan.report.group_seconds = SecondsSince(t);
@@ -545,14 +550,14 @@ namespace {
 
 // FinishSimHash on pairs verified already.
 // pairs_done (may be empty): AssembleOptions::pairs_done.
-void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                    std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r,
+void FinishVerified(DocumentView docs, const SimHashPlan& plan, std::span<const IdPair> group_pairs,
+                    const DedupOptions& opt, DedupResult* r,
                     std::chrono::steady_clock::time_point t, std::function<void()> pairs_done) {
   AssembleOptions a;
   a.keep = opt.keep;
   a.rule = opt.cluster_rule;
   a.distance = [&docs](size_t i, size_t kept) {
-    return HammingDistance(docs[i].fingerprint, docs[kept].fingerprint);
+    return HammingDistance(docs.fingerprint(i), docs.fingerprint(kept));
   };
   if (Verifying(opt)) {
     a.jaccard = [&opt](size_t i, size_t j) {
@@ -571,8 +576,8 @@ void FinishVerified(std::span<const DedupDocument> docs, const SimHashPlan& plan
 
 }  // namespace
 
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::span<const IdPair> group_pairs, const DedupOptions& opt, DedupResult* r) {
+void FinishSimHash(DocumentView docs, const SimHashPlan& plan, std::span<const IdPair> group_pairs,
+                   const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
   if (!Verifying(opt)) return FinishVerified(docs, plan, group_pairs, opt, r, t, {});
   // Verified pairs: only the pairs that pass make clusters and pairs.
@@ -582,15 +587,15 @@ void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
                  [&verified] { std::vector<IdPair>().swap(verified); });
 }
 
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::vector<IdPair>* group_pairs, const DedupOptions& opt, DedupResult* r) {
+void FinishSimHash(DocumentView docs, const SimHashPlan& plan, std::vector<IdPair>* group_pairs,
+                   const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
   r->join.rejected += VerifyGroupPairs(plan.groups, opt, group_pairs);
   FinishVerified(docs, plan, *group_pairs, opt, r, t, {});
 }
 
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::vector<IdPair>&& group_pairs, const DedupOptions& opt, DedupResult* r) {
+void FinishSimHash(DocumentView docs, const SimHashPlan& plan, std::vector<IdPair>&& group_pairs,
+                   const DedupOptions& opt, DedupResult* r) {
   const auto t = std::chrono::steady_clock::now();
   std::vector<IdPair> pairs = std::move(group_pairs);
   r->join.rejected += VerifyGroupPairs(plan.groups, opt, &pairs);

@@ -118,15 +118,14 @@ std::pair<uint64_t, uint64_t> MinHashIdentity(std::span<const uint32_t> signatur
   return {h.high64, h.low64};
 }
 
-IdentityKey DocumentIdentity(std::span<const DedupDocument> docs,
-                             std::span<const uint32_t> signatures, size_t perm) {
+IdentityKey DocumentIdentity(DocumentView docs, std::span<const uint32_t> signatures, size_t perm) {
   if (perm > 0) {
     return [signatures, perm](size_t i) {
       return MinHashIdentity(signatures.subspan(i * perm, perm));
     };
   }
   return [docs](size_t i) {
-    const Fingerprint& fp = docs[i].fingerprint;
+    const Fingerprint fp = docs.fingerprint(i);
     return std::pair<uint64_t, uint64_t>(fp.hi(), fp.lo());
   };
 }

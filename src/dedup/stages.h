@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "dedup/cluster.h"
+#include "dedup/documents.h"
 #include "neardup/band_join.h"
 #include "neardup/dedup.h"
 #include "neardup/index.h"
@@ -51,7 +52,7 @@ struct SimHashPlan {
 // Validates as Dedup does (cluster mode), groups and chooses the join.
 // Deterministic: every process that plans the same documents and options
 // gets the same plan.
-Result<SimHashPlan> PlanSimHash(std::span<const DedupDocument> docs, const DedupOptions& options);
+Result<SimHashPlan> PlanSimHash(DocumentView docs, const DedupOptions& options);
 
 // The same plan from the distinct fingerprints alone (words, in increasing
 // (hi, lo) order: GroupIdentical's group order) of `bits` (0 when there is
@@ -97,20 +98,17 @@ Status SimHashJoinExact(const SimHashPlan& plan, const DedupOptions& options,
 
 // Clusters, keep policy, records, summary and document pairs (pair_sink) from
 // the merged group pairs. result->join is left as the caller filled it.
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::span<const IdPair> group_pairs, const DedupOptions& options,
-                   DedupResult* result);
+void FinishSimHash(DocumentView docs, const SimHashPlan& plan, std::span<const IdPair> group_pairs,
+                   const DedupOptions& options, DedupResult* result);
 // The same, verifying *group_pairs in place (the span form verifies a copy):
 // on return they are the pairs that passed.
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::vector<IdPair>* group_pairs, const DedupOptions& options,
-                   DedupResult* result);
+void FinishSimHash(DocumentView docs, const SimHashPlan& plan, std::vector<IdPair>* group_pairs,
+                   const DedupOptions& options, DedupResult* result);
 // The same, taking the pairs: verified in place and freed as soon as the
 // clusters no longer read them (the centre rule without document pairs:
 // once the groups' adjacency is built), before the clusters' own arrays.
-void FinishSimHash(std::span<const DedupDocument> docs, const SimHashPlan& plan,
-                   std::vector<IdPair>&& group_pairs, const DedupOptions& options,
-                   DedupResult* result);
+void FinishSimHash(DocumentView docs, const SimHashPlan& plan, std::vector<IdPair>&& group_pairs,
+                   const DedupOptions& options, DedupResult* result);
 
 // MinHash: documents with identical signatures (exact: sets) collapsed.
 struct MinHashPlan {

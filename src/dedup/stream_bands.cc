@@ -192,8 +192,8 @@ size_t StreamBandIndex::MemoryBytes() const {
   return bytes;
 }
 
-Status BandedStream(std::span<const DedupDocument> docs, const DedupOptions& opt,
-                    const SimHashBands& layout, DedupResult* r) {
+Status BandedStream(DocumentView docs, const DedupOptions& opt, const SimHashBands& layout,
+                    DedupResult* r) {
   const size_t n = docs.size();
   if (n >= (uint64_t{1} << 32) - 1) {
     return Status::InvalidArgument("banded stream mode takes fewer than 2^32 - 1 documents");
@@ -206,11 +206,12 @@ Status BandedStream(std::span<const DedupDocument> docs, const DedupOptions& opt
   r->records.resize(n);
   for (size_t i = 0; i < n; ++i) {
     DedupRecord& rec = r->records[i];
-    rec.empty = docs[i].empty;
+    rec.empty = docs.empty(i);
     rec.cluster = i;
     rec.nearest = i;
-    if (docs[i].empty) continue;
-    words[i] = {docs[i].fingerprint.hi(), docs[i].fingerprint.lo()};
+    if (rec.empty) continue;
+    const Fingerprint fp = docs.fingerprint(i);
+    words[i] = {fp.hi(), fp.lo()};
     positions.push_back(static_cast<uint32_t>(i));
   }
   StreamBandIndex index(layout, words);

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "dedup/documents.h"
 #include "neardup/band_join.h"
 #include "neardup/dedup.h"
 #include "neardup/status.h"
@@ -111,8 +112,8 @@ class StreamBandIndex {
 // ChooseSimHashStreamBands): fills result->records, pairs (as Dedup's stream
 // mode does), and result->join's counts. Output depends on the input order
 // and layout only, not on options.threads.
-Status BandedStream(std::span<const DedupDocument> docs, const DedupOptions& options,
-                    const SimHashBands& layout, DedupResult* result);
+Status BandedStream(DocumentView docs, const DedupOptions& options, const SimHashBands& layout,
+                    DedupResult* result);
 
 }  // namespace neardup::dedup_internal
 

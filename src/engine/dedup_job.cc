@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "dedup/documents.h"
 #include "engine/id_block.h"
 #include "engine/read_pass.h"
 #include "neardup/minhash.h"
@@ -249,7 +250,11 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         }
       }
     }
-    corpus->docs.push_back(d);
+    if (docs_out_ != nullptr) {
+      docs_out_->push_back(d);
+    } else {
+      corpus->docs.push_back(d);
+    }
     if (ids_out_ != nullptr) {
       ids_out_->push_back(doc.id);
     } else {
@@ -339,12 +344,16 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
 }
 
 Status DedupJob::CheckScoreField(const DedupCorpus& corpus, const InputStats& stats) const {
+  return CheckScoreField(corpus.docs.size(), corpus.scored, stats);
+}
+
+Status DedupJob::CheckScoreField(size_t documents, uint64_t scored, const InputStats& stats) const {
   const std::string& field = options_.score_field;
-  if (field.empty() || corpus.docs.empty() || corpus.scored > 0) return Status::OK();
+  if (field.empty() || documents == 0 || scored > 0) return Status::OK();
   std::string fields;
   for (const std::string& f : stats.first_fields) fields += (fields.empty() ? "" : ", ") + f;
   return Status::InvalidArgument(
-      "--keep field:" + field + ": none of the " + std::to_string(corpus.docs.size()) +
+      "--keep field:" + field + ": none of the " + std::to_string(documents) +
       " documents has a field \"" + field + "\"" +
       (fields.empty() ? "" : " (the first records have " + fields + ")") +
       "; name a numeric field that the records have, or use --keep first or longest");
@@ -359,7 +368,8 @@ Result<DedupResult> DedupJob::Join(const DedupCorpus& corpus,
 Result<DedupResult> DedupJob::JoinWith(const DedupCorpus& corpus,
                                        std::function<void(const DedupPair&)> pair_sink,
                                        const DedupProgress& progress, int k,
-                                       std::function<void()> release_sketches) const {
+                                       std::function<void()> release_sketches,
+                                       const dedup_internal::CompactDocuments* held) const {
   DedupOptions options = dedup_;
   options.release_sketches = std::move(release_sketches);
   if (k >= 0 && !options_.method.is_minhash()) options.k = k;
@@ -376,6 +386,7 @@ Result<DedupResult> DedupJob::JoinWith(const DedupCorpus& corpus,
     return MinHashDedup(corpus.docs, corpus.signatures, corpus.sets, options_.method.minhash,
                         options);
   }
+  if (held != nullptr) return dedup_internal::DedupDocuments(*held, options);
   return Dedup(corpus.docs, options);
 }
 
@@ -444,19 +455,32 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   }
   DedupCorpus corpus;
   engine_internal::IdBlock ids;  // not corpus.ids: one block of bytes
+  // Not corpus.docs (SimHash): compact columns, with the lengths only where
+  // they are read (the longest policy; record_values passes them on).
+  // MinHash keeps corpus.docs (its signatures, 4 bytes a permutation, dwarf
+  // them).
+  const bool compact = !options_.method.is_minhash();
+  dedup_internal::CompactDocuments held(options_.keep == KeepPolicy::kLongest ||
+                                        static_cast<bool>(outputs.record_values));
   if (strips()) {
     // The boilerplate pass counted the documents: the per-document arrays
     // are sized once instead of doubling as they grow (a doubling holds the
     // old and the new array at once).
     const size_t n = line_stats_.documents();
-    corpus.docs.reserve(n);
+    if (compact) {
+      held.reserve(n);
+    } else {
+      corpus.docs.reserve(n);
+    }
     ids.reserve(n);
     if (verifies()) corpus.sketches.reserve(n);
     if (options_.keep_records) corpus.records.reserve(n);
   }
   ids_out_ = &ids;
+  docs_out_ = compact ? &held : nullptr;
   Result<InputStats> read = Fingerprint(input, &corpus, progress);
   ids_out_ = nullptr;
+  docs_out_ = nullptr;
   NEARDUP_ASSIGN_OR_RETURN(summary.input, std::move(read));
   summary.seconds.fingerprint = Since(start);
 #if defined(__GLIBC__)
@@ -464,7 +488,8 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   // arenas, are handed back before the join.
   malloc_trim(0);
 #endif
-  NEARDUP_RETURN_IF_ERROR(CheckScoreField(corpus, summary.input));
+  const size_t n = compact ? held.size() : corpus.docs.size();
+  NEARDUP_RETURN_IF_ERROR(CheckScoreField(n, corpus.scored, summary.input));
   summary.bad_scores = corpus.bad_scores;
   summary.repeated_ids = RepeatedIdsOf(ids);
 
@@ -479,25 +504,27 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   const auto dedup_start = std::chrono::steady_clock::now();
   // The sketches (152 bytes a document) are freed before the records are
   // built.
-  NEARDUP_ASSIGN_OR_RETURN(
-      summary.result, JoinWith(corpus, std::move(pair_sink), progress, -1,
-                               [&corpus] { std::vector<JaccardSketch>().swap(corpus.sketches); }));
+  NEARDUP_ASSIGN_OR_RETURN(summary.result,
+                           JoinWith(
+                               corpus, std::move(pair_sink), progress, -1,
+                               [&corpus] { std::vector<JaccardSketch>().swap(corpus.sketches); },
+                               compact ? &held : nullptr));
   summary.seconds.dedup = Since(dedup_start);
 
   const auto output_start = std::chrono::steady_clock::now();
   const DedupResult& result = summary.result;
-  const size_t n = corpus.docs.size();
+  const auto doc = [&](size_t i) { return compact ? held[i] : corpus.docs[i]; };
   if (outputs.records) {
     for (size_t i = 0; i < n; ++i) {
       if (progress && i % 4096 == 0) {
         progress("output", static_cast<double>(i), static_cast<double>(n), "records");
       }
       const DedupRecord& r = result.records[i];
-      outputs.records(RecordLine(corpus.docs[i], r, ids[i], ids[r.nearest]));
+      outputs.records(RecordLine(doc(i), r, ids[i], ids[r.nearest]));
     }
   }
   if (outputs.record_values) {
-    for (size_t i = 0; i < n; ++i) outputs.record_values(i, corpus.docs[i], result.records[i]);
+    for (size_t i = 0; i < n; ++i) outputs.record_values(i, doc(i), result.records[i]);
   }
   // The input records as they were read.
   for (const bool duplicates : {false, true}) {

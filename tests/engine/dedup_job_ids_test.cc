@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -30,6 +31,26 @@ TEST(IdBlockTest, HoldsEveryIdAsAppended) {
   for (const std::string& id : ids) block.push_back(id);
   ASSERT_EQ(block.size(), ids.size());
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(block[i], ids[i]) << i;
+}
+
+// Ends are 32-bit within chunks of 4,096 ids, and 64-bit once a chunk's ids
+// take more than the narrow limit (4 GiB; here 400 bytes: at once; 100,000:
+// in the fourth chunk): every
+// id reads back across chunks and across the switch.
+TEST(IdBlockTest, ChunksAndTheSwitchToWideEndsKeepEveryId) {
+  std::mt19937_64 rng(9);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 20000; ++i) {
+    ids.push_back("sr10m.txt:" + std::to_string(i) + std::string(rng() % 3, 'x'));
+  }
+  ids[15000] = std::string(200000, 'y');  // widens at 100,000 (4,096 ids take ~65 KB)
+  for (const uint64_t limit : {uint64_t{UINT32_MAX}, uint64_t{400}, uint64_t{100000}}) {
+    engine_internal::IdBlock block(limit);
+    block.reserve(100);
+    for (const std::string& id : ids) block.push_back(id);
+    ASSERT_EQ(block.size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(block[i], ids[i]) << limit << " " << i;
+  }
 }
 
 // Near copies of a few texts under long ids (not held inline by a
