@@ -255,7 +255,9 @@ class DedupJob {
                                std::function<void(const DedupPair&)> pair_sink,
                                const DedupProgress& progress, int k,
                                std::function<void()> release_sketches) const;
-  std::string Strip(const std::string& text) const;
+  // `text` without its boilerplate lines; a view of `text` itself or of a
+  // buffer of the calling thread, valid until its next call.
+  std::string_view Strip(const std::string& text) const;
 
   DedupJobOptions options_;
   DedupOptions dedup_;

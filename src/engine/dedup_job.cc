@@ -207,11 +207,14 @@ std::string DedupJob::BoilerplateSummary(size_t dropped) const {
          " line occurrences left out";
 }
 
-std::string DedupJob::Strip(const std::string& text) const {
+std::string_view DedupJob::Strip(const std::string& text) const {
+  // The kept text, when lines are left out, in this thread's buffer (valid
+  // until its next call): no copy, no allocation per document.
+  thread_local std::string kept;
   size_t dropped = 0;
-  std::string out = filter_->Strip(text, &dropped);
+  if (!filter_->StripInto(text, &kept, &dropped)) return text;
   dropped_.fetch_add(dropped, std::memory_order_relaxed);
-  return out;
+  return kept;
 }
 
 Result<InputStats> DedupJob::Fingerprint(const DedupInput& input, DedupCorpus* corpus,
@@ -276,9 +279,8 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         [&](const Document& doc) {
           MinHashed m;
           m.signature.resize(static_cast<size_t>(mh.num_perm));
-          const std::string stripped = strip ? Strip(doc.text) : "";
           m.features = pipeline.MinHashSignature(
-              hasher, strip ? std::string_view(stripped) : std::string_view(doc.text), doc.title,
+              hasher, strip ? Strip(doc.text) : std::string_view(doc.text), doc.title,
               m.signature.data(), &m.set);
           if (!mh.exact) m.set = {};
           return m;
@@ -306,9 +308,10 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
       &pool, reader, kPhase, progress,
       [&](const Document& doc) {
         SketchedFingerprint f;
-        const std::string stripped = strip ? Strip(doc.text) : "";
-        const std::string_view text = strip ? std::string_view(stripped) : doc.text;
-        std::vector<uint64_t> set;
+        const std::string_view text = strip ? Strip(doc.text) : std::string_view(doc.text);
+        // The pass's hashes, in a buffer per thread (its capacity reused).
+        thread_local std::vector<uint64_t> set;
+        set.clear();
         f.fp = with_set ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
                         : pipeline.Fingerprint(text, doc.title);
         if (sketch) {
