@@ -514,6 +514,10 @@ std::string BoilerplateFilter::Strip(std::string_view text, size_t* dropped) con
 
 bool BoilerplateFilter::StripInto(std::string_view text, std::string* out, size_t* dropped) const {
   if (options_.mode == BoilerplateMode::kOff || flagged_ == 0) return false;
+  // One line (no '\n' but a last one): never stripped, since leaving it out
+  // would leave nothing of the document's own (the rule below); not keyed.
+  const size_t newline = text.find('\n');
+  if (newline == std::string_view::npos || newline + 1 >= text.size()) return false;
   const uint32_t min_docs = static_cast<uint32_t>(std::max(options_.min_docs, 1));
   thread_local std::string scratch;
   // With a normalizer, line i is keyed by line i of the normalized text when
