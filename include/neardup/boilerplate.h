@@ -203,6 +203,10 @@ class BoilerplateFilter {
   // the whole text when more than 90 % would be left out (above). Adds the
   // number of line occurrences left out to *dropped when non-null.
   std::string Strip(std::string_view text, size_t* dropped) const;
+  // Strip without a copy of a text that keeps all its lines: true when
+  // lines were left out (*out holds what Strip returns; its capacity is
+  // reused), false when Strip would return `text` whole (*out unspecified).
+  bool StripInto(std::string_view text, std::string* out, size_t* dropped) const;
 
   // Distinct lines the filter leaves out.
   size_t flagged_lines() const { return flagged_; }

@@ -262,7 +262,9 @@ class DedupJob {
                                const dedup_internal::CompactDocuments* held = nullptr) const;
   // CheckScoreField for `documents` documents of which `scored` have the field.
   Status CheckScoreField(size_t documents, uint64_t scored, const InputStats& stats) const;
-  std::string Strip(const std::string& text) const;
+  // `text` without its boilerplate lines; a view of `text` itself or of a
+  // buffer of the calling thread, valid until its next call.
+  std::string_view Strip(const std::string& text) const;
 
   DedupJobOptions options_;
   DedupOptions dedup_;

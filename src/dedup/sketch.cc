@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NEARDUP_SKETCH_AVX512 1
 #endif
 
 #include "neardup/dedup.h"
@@ -38,6 +42,37 @@ uint64_t EqualBytes(const uint8_t* x, const uint8_t* y) {
   return eq;
 }
 
+// The sketch's remix of hashes[0, n) into out[0, n): SplitMix64(h ^ seed),
+// eight at a time with AVX-512 (DQ's 64-bit multiplies) where the CPU has it.
+// The hashes' slot updates then run without the mixer's two multiplies.
+#ifdef NEARDUP_SKETCH_AVX512
+bool HaveAvx512Dq() {
+  static const bool have = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  }();
+  return have;
+}
+
+// GCC's vector extensions rather than intrinsics: GCC 12's _mm512_srli_epi64
+// trips -Wmaybe-uninitialized (as in minhash.cc).
+using U64x8 = uint64_t __attribute__((vector_size(64)));
+
+[[gnu::target("avx512f,avx512dq")]] void MixAvx512(const uint64_t* h, size_t n, uint64_t* out) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    U64x8 x;
+    std::memcpy(&x, h + i, sizeof(x));
+    x = (x ^ kSketchSeed) + kSplitMix64Gamma;  // SplitMix64, lane by lane
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    std::memcpy(out + i, &x, sizeof(x));
+  }
+  for (; i < n; ++i) out[i] = SplitMix64(h[i] ^ kSketchSeed);
+}
+#endif
+
 }  // namespace
 
 JaccardSketch MakeJaccardSketch(std::span<const uint64_t> hashes) {
@@ -48,11 +83,25 @@ JaccardSketch MakeJaccardSketch(std::span<const uint64_t> hashes) {
   constexpr uint64_t kNone = ~uint64_t{0};
   std::array<uint64_t, kSketchSlots> low;
   low.fill(kNone);
-  for (const uint64_t h : hashes) {
-    const uint64_t x = SplitMix64(h ^ kSketchSeed);
+  const auto update = [&low](uint64_t x) {
     uint64_t& m = low[static_cast<size_t>(x >> kSlotShift)];
     m = std::min<uint64_t>(m, static_cast<uint32_t>(x));
+  };
+#ifdef NEARDUP_SKETCH_AVX512
+  if (HaveAvx512Dq()) {
+    constexpr size_t kBlock = 256;
+    uint64_t mixed[kBlock];
+    for (size_t b = 0; b < hashes.size(); b += kBlock) {
+      const size_t m = std::min(kBlock, hashes.size() - b);
+      MixAvx512(hashes.data() + b, m, mixed);
+      for (size_t i = 0; i < m; ++i) update(mixed[i]);
+    }
+  } else {
+    for (const uint64_t h : hashes) update(SplitMix64(h ^ kSketchSeed));
   }
+#else
+  for (const uint64_t h : hashes) update(SplitMix64(h ^ kSketchSeed));
+#endif
   for (size_t i = 0; i < low.size(); ++i) {
     // An empty slot keeps the low 8 bits of UINT32_MAX, as before.
     s.slot[i] = static_cast<uint8_t>(low[i]);

@@ -11,7 +11,6 @@
 #include <malloc.h>
 #endif
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
 #include "dedup/documents.h"
 #include "engine/id_block.h"
@@ -56,20 +55,35 @@ nlohmann::ordered_json VerifiedJaccard(double jaccard) {
 }
 
 // FindRepeatedIds over any ids with size() and [i] (std::string or
-// std::string_view): one rule for DedupCorpus::ids and Run's IdBlock.
+// std::string_view): one rule for DedupCorpus::ids and Run's IdBlock. The
+// documents sorted by (hash of the id, document): equal ids are neighbours,
+// the first document of each id first among them. 16 bytes per document and
+// one sort, where a hash map of the ids took a node (an allocation) each.
 template <typename Ids>
 RepeatedIds RepeatedIdsOf(const Ids& ids) {
-  std::unordered_map<std::string_view, size_t> first;  // id -> its first document
-  first.reserve(ids.size());
+  const size_t n = ids.size();
+  std::vector<std::pair<uint64_t, size_t>> order(n);
+  const std::hash<std::string_view> hash;
+  for (size_t i = 0; i < n; ++i) order[i] = {hash(std::string_view(ids[i])), i};
+  std::sort(order.begin(), order.end());
   RepeatedIds r;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const auto [it, fresh] = first.emplace(ids[i], i);
-    if (fresh) continue;
-    if (r.count++ == 0) {
-      r.first_of = it->second;
-      r.first = i;
-      r.id = ids[i];
+  for (size_t s = 0; s < n;) {
+    size_t e = s + 1;
+    while (e < n && order[e].first == order[s].first) ++e;
+    for (size_t x = s + 1; x < e; ++x) {
+      const size_t i = order[x].second;
+      for (size_t y = s; y < x; ++y) {  // the id's first document, if before i
+        const size_t j = order[y].second;
+        if (std::string_view(ids[j]) != std::string_view(ids[i])) continue;
+        if (r.count++ == 0 || i < r.first) {
+          r.first_of = j;
+          r.first = i;
+          r.id = ids[i];
+        }
+        break;
+      }
     }
+    s = e;
   }
   return r;
 }
@@ -208,11 +222,14 @@ std::string DedupJob::BoilerplateSummary(size_t dropped) const {
          " line occurrences left out";
 }
 
-std::string DedupJob::Strip(const std::string& text) const {
+std::string_view DedupJob::Strip(const std::string& text) const {
+  // The kept text, when lines are left out, in this thread's buffer (valid
+  // until its next call): no copy, no allocation per document.
+  thread_local std::string kept;
   size_t dropped = 0;
-  std::string out = filter_->Strip(text, &dropped);
+  if (!filter_->StripInto(text, &kept, &dropped)) return text;
   dropped_.fetch_add(dropped, std::memory_order_relaxed);
-  return out;
+  return kept;
 }
 
 Result<InputStats> DedupJob::Fingerprint(const DedupInput& input, DedupCorpus* corpus,
@@ -281,9 +298,8 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         [&](const Document& doc) {
           MinHashed m;
           m.signature.resize(static_cast<size_t>(mh.num_perm));
-          const std::string stripped = strip ? Strip(doc.text) : "";
           m.features = pipeline.MinHashSignature(
-              hasher, strip ? std::string_view(stripped) : std::string_view(doc.text), doc.title,
+              hasher, strip ? Strip(doc.text) : std::string_view(doc.text), doc.title,
               m.signature.data(), &m.set);
           if (!mh.exact) m.set = {};
           return m;
@@ -311,9 +327,10 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
       &pool, reader, kPhase, progress,
       [&](const Document& doc) {
         SketchedFingerprint f;
-        const std::string stripped = strip ? Strip(doc.text) : "";
-        const std::string_view text = strip ? std::string_view(stripped) : doc.text;
-        std::vector<uint64_t> set;
+        const std::string_view text = strip ? Strip(doc.text) : std::string_view(doc.text);
+        // The pass's hashes, in a buffer per thread (its capacity reused).
+        thread_local std::vector<uint64_t> set;
+        set.clear();
         f.fp = with_set ? pipeline.FingerprintAndFeatureSet(text, doc.title, &set)
                         : pipeline.Fingerprint(text, doc.title);
         if (sketch) {

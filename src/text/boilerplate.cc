@@ -507,24 +507,37 @@ BoilerplateFilter::BoilerplateFilter(const LineStats& stats, const BoilerplateOp
 }
 
 std::string BoilerplateFilter::Strip(std::string_view text, size_t* dropped) const {
-  if (options_.mode == BoilerplateMode::kOff || flagged_ == 0) return std::string(text);
-  const uint32_t min_docs = static_cast<uint32_t>(std::max(options_.min_docs, 1));
   std::string out;
-  std::string scratch;
+  if (!StripInto(text, &out, dropped)) return std::string(text);
+  return out;
+}
+
+bool BoilerplateFilter::StripInto(std::string_view text, std::string* out, size_t* dropped) const {
+  if (options_.mode == BoilerplateMode::kOff || flagged_ == 0) return false;
+  // One line (no '\n' but a last one): never stripped, since leaving it out
+  // would leave nothing of the document's own (the rule below); not keyed.
+  const size_t newline = text.find('\n');
+  if (newline == std::string_view::npos || newline + 1 >= text.size()) return false;
+  const uint32_t min_docs = static_cast<uint32_t>(std::max(options_.min_docs, 1));
+  thread_local std::string scratch;
   // With a normalizer, line i is keyed by line i of the normalized text when
   // normalization kept the line count (it keeps '\n'), else line by line.
   std::vector<std::string_view> normalized_lines;
   std::string normalized;
+  bool aligned = false;
   if (normalizer_ != nullptr) {
     normalized = normalizer_->Normalize(text);
     ForEachLine(normalized,
                 [&](std::string_view line, size_t, size_t) { normalized_lines.push_back(line); });
+    size_t line_count = 0;
+    ForEachLine(text, [&](std::string_view, size_t, size_t) { ++line_count; });
+    aligned = normalized_lines.size() == line_count;
   }
-  size_t line_count = 0;
-  ForEachLine(text, [&](std::string_view, size_t, size_t) { ++line_count; });
-  const bool aligned = normalized_lines.size() == line_count;
   size_t index = 0;
   size_t left_out = 0, left_out_bytes = 0, kept_bytes = 0;
+  // Lines are contiguous (each starts after the previous one's '\n'): the
+  // kept lines before the first one left out are the text's prefix up to
+  // it, copied only once a line is left out.
   ForEachLine(text, [&](std::string_view line, size_t start, size_t end) {
     uint64_t key = 0;
     if (normalizer_ == nullptr) {
@@ -536,20 +549,18 @@ std::string BoilerplateFilter::Strip(std::string_view text, size_t* dropped) con
     }
     ++index;
     if (key != 0 && stats_.Count(key) >= min_docs) {
-      ++left_out;
+      if (left_out++ == 0) out->assign(text.substr(0, start));
       left_out_bytes += scratch.size();
       return;
     }
     kept_bytes += scratch.size();
-    out.append(text.substr(start, std::min(end + 1, text.size()) - start));
+    if (left_out > 0) out->append(text.substr(start, std::min(end + 1, text.size()) - start));
   });
   // Little or nothing of its own: a reprint of a frequent document (with a
   // line or two added), not a template.
-  if (left_out == 0 || left_out_bytes > kMaxLeftOutPerKept * kept_bytes) {
-    return std::string(text);
-  }
+  if (left_out == 0 || left_out_bytes > kMaxLeftOutPerKept * kept_bytes) return false;
   if (dropped != nullptr) *dropped += left_out;
-  return out;
+  return true;
 }
 
 }  // namespace neardup

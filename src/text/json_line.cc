@@ -283,8 +283,9 @@ bool FastJsonLine::Parse(std::string_view text_key, std::string_view id_key,
   }
 }
 
-bool FastJsonLine::Decode(std::string_view raw, std::string* out) {
+bool FastJsonLine::Decode(std::string_view raw, std::string* out, bool* nul) {
   out->clear();
+  if (nul != nullptr) *nul = false;
   raw = raw.substr(1, raw.size() - 2);
   out->reserve(raw.size());
   size_t i = 0;
@@ -329,6 +330,7 @@ bool FastJsonLine::Decode(std::string_view raw, std::string* out) {
           cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<uint32_t>(lo) - 0xDC00);
           i += 6;
         }
+        if (cp == 0 && nul != nullptr) *nul = true;
         AppendUtf8(cp, out);
       }
     }

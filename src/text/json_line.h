@@ -72,8 +72,10 @@ class FastJsonLine {
              Member* text, Member* id, Member* title);
 
   // The decoded value of a string's JSON text; false on what nlohmann would
-  // treat differently (a lone surrogate escape).
-  static bool Decode(std::string_view raw, std::string* out);
+  // treat differently (a lone surrogate escape). *nul (when given) says
+  // whether the value holds a NUL: a string the parser took has no raw
+  // control byte, so only a \u0000 escape puts one there.
+  static bool Decode(std::string_view raw, std::string* out, bool* nul = nullptr);
 
  private:
   static void AppendUtf8(uint32_t cp, std::string* out);

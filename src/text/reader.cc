@@ -454,14 +454,16 @@ class DocumentReaderImpl final : public DocumentReader {
     if (title.found && title.is_string && !FastJsonLine::Decode(title.raw, &title_text)) {
       return false;
     }
-    if (!FastJsonLine::Decode(text.raw, &decoded)) return false;
+    bool nul = false;
+    if (!FastJsonLine::Decode(text.raw, &decoded, &nul)) return false;
     doc->source = source_;
     doc->line = line_;
     doc->id = id.found && id.is_string ? std::move(id_text) : source_ + ":" + std::to_string(line_);
     doc->title = std::move(title_text);
     doc->fields.clear();
-    // Decoded from a repaired line with no lone surrogate escape: valid UTF-8.
-    FinishText(std::move(decoded), doc, replaced, /*valid_utf8=*/true);
+    // Decoded from a repaired line with no lone surrogate escape: valid UTF-8,
+    // and with a NUL only where Decode decoded one.
+    FinishText(std::move(decoded), doc, replaced, /*valid_utf8=*/true, /*nul=*/nul);
     return true;
   }
 
@@ -564,9 +566,11 @@ class DocumentReaderImpl final : public DocumentReader {
   // Repairs and stores the text; reports replaced bytes.
   // `replaced`: invalid sequences already replaced in the document's line.
   // `valid_utf8`: the text is known to be valid UTF-8 (only NULs may need
-  // replacing), so the repair runs only when it holds a NUL.
-  void FinishText(std::string text, Document* doc, uint64_t replaced = 0, bool valid_utf8 = false) {
-    const bool clean = valid_utf8 && std::memchr(text.data(), 0, text.size()) == nullptr;
+  // replacing), so the repair runs only when it holds a NUL; with
+  // valid_utf8, `nul` false says it holds none (no scan for one).
+  void FinishText(std::string text, Document* doc, uint64_t replaced = 0, bool valid_utf8 = false,
+                  bool nul = true) {
+    const bool clean = valid_utf8 && (!nul || std::memchr(text.data(), 0, text.size()) == nullptr);
     const Utf8Repair repair = clean ? Utf8Repair{} : RepairUtf8(&text);
     RepairUtf8(&doc->title);
     if (repair.invalid + replaced > 0) {

@@ -99,7 +99,7 @@ JaccardSketch ReferenceSketch(const std::vector<uint64_t>& hashes) {
 
 TEST(JaccardSketchTest, EqualsTheDefinition) {
   std::mt19937_64 rng(11);
-  for (const size_t size : {0, 1, 5, 60, 127, 128, 300, 2000}) {
+  for (const size_t size : {0, 1, 5, 7, 8, 9, 17, 60, 127, 128, 255, 256, 257, 300, 2000}) {
     for (int t = 0; t < 20; ++t) {
       std::vector<uint64_t> hashes(size);
       for (uint64_t& h : hashes) h = rng() % (2 * size + 1);  // repeats too

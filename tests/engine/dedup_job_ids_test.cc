@@ -125,5 +125,35 @@ TEST(DedupJobIdsTest, RunNamesTheDocumentsItsFingerprintPassRead) {
   EXPECT_EQ(corpus.ids, ids);
 }
 
+// FindRepeatedIds against its definition, pair by pair: the ids that occur
+// at an earlier document, the first such document, and where its id first
+// occurred (random ids from a small alphabet: many repeats, long runs).
+TEST(DedupJobIdsTest, RepeatedIdsMatchTheDefinition) {
+  std::mt19937_64 rng(27);
+  for (int round = 0; round < 200; ++round) {
+    const size_t n = rng() % 60;
+    const size_t alphabet = 1 + rng() % 40;
+    std::vector<std::string> ids(n);
+    for (std::string& id : ids) id = "doc-" + std::to_string(rng() % alphabet);
+    RepeatedIds want;
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (ids[j] != ids[i]) continue;
+        if (want.count++ == 0) {
+          want.first = i;
+          want.first_of = j;
+          want.id = ids[i];
+        }
+        break;
+      }
+    }
+    const RepeatedIds got = FindRepeatedIds(ids);
+    EXPECT_EQ(got.count, want.count) << round;
+    EXPECT_EQ(got.id, want.id) << round;
+    EXPECT_EQ(got.first, want.first) << round;
+    EXPECT_EQ(got.first_of, want.first_of) << round;
+  }
+}
+
 }  // namespace
 }  // namespace neardup

@@ -225,7 +225,8 @@ TEST(BoilerplateTest, CountsMatchBruteForceOnRandomCorpora) {
       size_t flagged = 0;
       for (const auto& [line, count] : oracle) flagged += count >= min_docs;
       EXPECT_EQ(filter.flagged_lines(), flagged);
-      size_t dropped_total = 0, expected_total = 0;
+      size_t dropped_total = 0, expected_total = 0, into_total = 0;
+      std::string into = "left from before";  // one buffer for every text, as dedup keeps it
       for (const std::string& text : corpus) {
         std::string kept_text;
         size_t dropped = 0, dropped_bytes = 0, kept_bytes = 0;
@@ -248,8 +249,14 @@ TEST(BoilerplateTest, CountsMatchBruteForceOnRandomCorpora) {
         const bool whole = dropped == 0 || 10 * dropped_bytes > 9 * (dropped_bytes + kept_bytes);
         if (!whole) expected_total += dropped;
         EXPECT_EQ(filter.Strip(text, &dropped_total), whole ? text : kept_text) << text;
+        // StripInto: no copy of a text kept whole, else Strip's text.
+        EXPECT_EQ(filter.StripInto(text, &into, &into_total), !whole) << text;
+        if (!whole) {
+          EXPECT_EQ(into, kept_text) << text;
+        }
       }
       EXPECT_EQ(dropped_total, expected_total);
+      EXPECT_EQ(into_total, expected_total);
     }
   }
 }

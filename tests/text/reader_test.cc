@@ -723,5 +723,22 @@ TEST(FastJsonLineTest, StrictTakesExactlyTheValidUtf8) {
   EXPECT_GT(invalid, 2000u);
 }
 
+// Decode says whether the value holds a NUL (the reader then skips its scan
+// for one): exactly when a \u0000 escape was decoded.
+TEST(FastJsonLineTest, DecodeReportsANulExactlyWhenItDecodesOne) {
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {R"("plain")", false},        {R"("a\u0000b")", true},
+      {R"("\u0000")", true},        {R"("a\\u0000b")", false},
+      {R"("\u0001\n\t")", false},   {R"("中文\u4e2d")", false},
+      {R"("\ud83d\ude00")", false}, {R"("")", false}};
+  for (const auto& [raw, want] : cases) {
+    std::string out;
+    bool nul = !want;
+    ASSERT_TRUE(FastJsonLine::Decode(raw, &out, &nul)) << raw;
+    EXPECT_EQ(nul, want) << raw;
+    EXPECT_EQ(out.find('\0') != std::string::npos, want) << raw;
+  }
+}
+
 }  // namespace
 }  // namespace neardup
