@@ -8,8 +8,7 @@
 // normalized string, the content string, the n-gram table), in interleaved
 // rounds, on a corpus repeated `repeat` times; and the fused pass's baseline
 // build (no AVX2: the ASCII blocks' kept bytes moved one at a time) where
-// Pipeline::Fingerprint takes the AVX2 one, and the AVX2 build hashing one
-// n-gram at a time where it hashes eight at once (AVX-512). Fails unless all give the same
+// Pipeline::Fingerprint takes the AVX2 one. Fails unless all give the same
 // fingerprints. Prints the load average before and after (the machine
 // is shared). doc/benchmarks.md has the figures.
 //
@@ -85,11 +84,8 @@ int main(int argc, char** argv) {
   const auto best = neardup::FusedNgramSimHash::Create(options);
   // The baseline build, measured only where Pipeline::Fingerprint runs another.
   const bool compare_builds = baseline != nullptr && best != nullptr && best->UsesAvx2();
-  const auto avx2 =
-      neardup::FusedNgramSimHash::Create(options, neardup::FusedNgramSimHash::Simd::kAvx2);
-  const bool compare_hashes = avx2 != nullptr && best != nullptr && best->UsesXxh3x8();
   std::vector<neardup::Fingerprint> general(docs.size()), fused(docs.size()),
-      fused_baseline(docs.size()), fused_avx2(docs.size());
+      fused_baseline(docs.size());
   auto run_general = [&] {
     for (int r = 0; r < repeat; ++r) {
       for (size_t i = 0; i < docs.size(); ++i) {
@@ -112,21 +108,11 @@ int main(int argc, char** argv) {
       }
     }
   };
-  auto run_avx2 = [&] {
-    for (int r = 0; r < repeat; ++r) {
-      for (size_t i = 0; i < docs.size(); ++i) {
-        neardup::DocumentFingerprint out;
-        if (!avx2->Fingerprint(docs[i], &out)) out = p.Fingerprint(docs[i]);  // declined
-        fused_avx2[i] = out.fingerprint;
-      }
-    }
-  };
   run_general();  // warm-up (tables, caches)
   run_fused();
   if (compare_builds) run_baseline();
-  if (compare_hashes) run_avx2();
   PrintLoad("before");
-  std::vector<double> t_general, t_fused, t_baseline, t_avx2, ratios, build_ratios, hash_ratios;
+  std::vector<double> t_general, t_fused, t_baseline, ratios, build_ratios;
   for (int round = 0; round < rounds; ++round) {
     double t0 = ThreadCpuSeconds();
     run_general();
@@ -142,17 +128,9 @@ int main(int argc, char** argv) {
       t_baseline.push_back(t3 - t2);
       build_ratios.push_back((t3 - t2) / (t2 - t1));
     }
-    if (compare_hashes) {
-      const double t4 = ThreadCpuSeconds();
-      run_avx2();
-      const double t5 = ThreadCpuSeconds();
-      t_avx2.push_back(t5 - t4);
-      hash_ratios.push_back((t5 - t4) / (t2 - t1));
-    }
   }
   PrintLoad("after");
-  if (general != fused || (compare_builds && general != fused_baseline) ||
-      (compare_hashes && general != fused_avx2)) {
+  if (general != fused || (compare_builds && general != fused_baseline)) {
     std::fprintf(stderr, "FAIL: the fused pass and the general path disagree\n");
     return 1;
   }
@@ -169,12 +147,6 @@ int main(int argc, char** argv) {
         "fused pass, baseline build (no AVX2):  %.1f MB/CPU-s (median); the AVX2 build "
         "%.2fx it\n",
         mb / Median(t_baseline), Median(build_ratios));
-  }
-  if (compare_hashes) {
-    std::printf(
-        "fused pass, AVX2 build, one hash at a time: %.1f MB/CPU-s (median); eight at a time "
-        "(AVX-512) %.2fx it\n",
-        mb / Median(t_avx2), Median(hash_ratios));
   }
   return 0;
 }

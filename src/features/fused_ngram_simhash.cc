@@ -22,7 +22,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "features/fused_ngram_simhash_xxh3x8.h"
 #include "text/nfkc_casefold_table.h"
 
 namespace neardup {
@@ -128,13 +127,10 @@ class GramSet {
   Prefetcher MakePrefetcher() const { return {slots_.data(), shift_}; }
 
   // Inserts the keys of grams[0, m), in order; sets fresh[0, r) to the
-  // indexes of the r of them that were not there, in order, and returns r;
-  // with kKeys, keys[0, r) to their keys too (Slot::v: AsciiSlot).
+  // indexes of the r of them that were not there, in order, and returns r.
   // The table's fields live in locals here: stores to the slots (64-bit
   // words) could alias them, and reloading them per key cost ~1.1x on BBC.
-  template <bool kKeys = false>
-  [[gnu::always_inline]] size_t InsertAll(const Gram<Slot>* grams, size_t m, uint32_t* fresh,
-                                          uint64_t* keys = nullptr) {
+  [[gnu::always_inline]] size_t InsertAll(const Gram<Slot>* grams, size_t m, uint32_t* fresh) {
     Slot* slots = slots_.data();
     size_t mask = mask_;
     int shift = shift_;
@@ -145,7 +141,6 @@ class GramSet {
     for (size_t g = 0; g < m; ++g) {
       const Slot tagged = grams[g].key.Tagged(generation);
       fresh[r] = static_cast<uint32_t>(g);
-      if constexpr (kKeys) keys[r] = grams[g].key.v;
       for (size_t i = grams[g].mix >> shift;; i = (i + 1) & mask) {
         Slot& slot = slots[i];
         if (slot.Generation() != generation) {
@@ -437,24 +432,17 @@ std::unique_ptr<FusedNgramSimHash> FusedNgramSimHash::Create(const PipelineOptio
     }
   }
   bool avx2 = false;
-  bool xxh3x8 = false;
 #if NEARDUP_FUSED_X86
-  avx2 =
-      simd != Simd::kBaseline && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-  // The eight-lane hash has XXH3's 4-8 and 9-16 byte paths: n-grams of
-  // n >= 4 code points (shorter ones would all take the scalar hash).
-  xxh3x8 = avx2 && simd == Simd::kBest && options.bits == 128 && f.ngram >= 4 &&
-           fused::Xxh3x8Supported();
+  avx2 = simd == Simd::kBest && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #else
   (void)simd;
 #endif
   return std::unique_ptr<FusedNgramSimHash>(
-      new FusedNgramSimHash(f.ngram, options.bits, avx2, xxh3x8, std::move(tables)));
+      new FusedNgramSimHash(f.ngram, options.bits, avx2, std::move(tables)));
 }
 
-FusedNgramSimHash::FusedNgramSimHash(int ngram, int bits, bool avx2, bool xxh3x8,
-                                     std::unique_ptr<Tables> tables)
-    : ngram_(ngram), bits_(bits), avx2_(avx2), xxh3x8_(xxh3x8), tables_(std::move(tables)) {}
+FusedNgramSimHash::FusedNgramSimHash(int ngram, int bits, bool avx2, std::unique_ptr<Tables> tables)
+    : ngram_(ngram), bits_(bits), avx2_(avx2), tables_(std::move(tables)) {}
 
 FusedNgramSimHash::~FusedNgramSimHash() = default;
 
@@ -513,9 +501,9 @@ namespace avx2_pass {
 bool FusedNgramSimHash::Fingerprint(std::string_view text, DocumentFingerprint* out,
                                     std::vector<uint64_t>* set) const {
 #if NEARDUP_FUSED_X86
-  if (avx2_) return avx2_pass::Run(ngram_, bits_, xxh3x8_, *tables_, text, out, set);
+  if (avx2_) return avx2_pass::Run(ngram_, bits_, *tables_, text, out, set);
 #endif
-  return baseline_pass::Run(ngram_, bits_, false, *tables_, text, out, set);
+  return baseline_pass::Run(ngram_, bits_, *tables_, text, out, set);
 }
 
 }  // namespace neardup

@@ -47,21 +47,15 @@ class FusedNgramSimHash {
   //
   // The pass is compiled for the baseline instruction set and, on x86-64,
   // once more for AVX2 (the ASCII blocks' bytes compacted by a byte
-  // shuffle), whose 128-bit n-gram hashes go eight at a time through
-  // AVX-512 where the CPU has it (fused_ngram_simhash_xxh3x8.h). `simd`
-  // kBest takes all the CPU has, kAvx2 the AVX2 build with one hash at a
-  // time, kBaseline neither (tests compare them; the baseline's scalar
-  // hash is the reference).
-  enum class Simd { kBest, kAvx2, kBaseline };
+  // shuffle); `simd` kBest takes the AVX2 build where the CPU has it,
+  // kBaseline never (tests compare both).
+  enum class Simd { kBest, kBaseline };
   static std::unique_ptr<FusedNgramSimHash> Create(const PipelineOptions& options,
                                                    Simd simd = Simd::kBest);
   ~FusedNgramSimHash();
 
   // Whether Fingerprint() runs the AVX2 build.
   bool UsesAvx2() const { return avx2_; }
-  // Whether it hashes n-grams eight at a time (AVX-512; 128-bit
-  // fingerprints; implies UsesAvx2()).
-  bool UsesXxh3x8() const { return xxh3x8_; }
 
   // Sets *out to the fingerprint and number of features of `text` (raw, not
   // normalized) and returns true; false, with *out unspecified, when `text`
@@ -75,12 +69,11 @@ class FusedNgramSimHash {
   struct Tables;  // per-code-point flags (fused_ngram_simhash.cc)
 
  private:
-  FusedNgramSimHash(int ngram, int bits, bool avx2, bool xxh3x8, std::unique_ptr<Tables> tables);
+  FusedNgramSimHash(int ngram, int bits, bool avx2, std::unique_ptr<Tables> tables);
 
   int ngram_;
   int bits_;
   bool avx2_;
-  bool xxh3x8_;
   std::unique_ptr<Tables> tables_;
 };
 
