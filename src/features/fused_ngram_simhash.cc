@@ -352,12 +352,6 @@ struct FusedNgramSimHash::Tables {
   // that the digits and letters are kept (upper case as lower case) and the
   // rest skipped, and the machine is little-endian.
   bool ascii_words = false;
-  // Every code point in [cjk_first, cjk_last] (3-byte UTF-8, the CJK
-  // Unified Ideographs around U+4E00) is plain content, a normalization
-  // boundary on both sides: a block of five of them is taken whole
-  // (PushCjkBlock). Empty (first > last) where U+4E00 is not.
-  uint32_t cjk_first = 1;
-  uint32_t cjk_last = 0;
 
   uint8_t Flags(UChar32 c) const {
     if (c < 0x10000) return flags[static_cast<size_t>(c)];
@@ -437,15 +431,6 @@ std::unique_ptr<FusedNgramSimHash> FusedNgramSimHash::Create(const PipelineOptio
       tables->ascii_words = false;
     }
   }
-  constexpr uint8_t kPlainKeep = kBefore | kAfter | kKeep;
-  constexpr UChar32 kCjk = 0x4E00;
-  if (tables->flags[kCjk] == kPlainKeep) {
-    UChar32 first = kCjk, last = kCjk;
-    while (first > 0x800 && tables->flags[static_cast<size_t>(first - 1)] == kPlainKeep) --first;
-    while (last < 0xFFFF && tables->flags[static_cast<size_t>(last + 1)] == kPlainKeep) ++last;
-    tables->cjk_first = static_cast<uint32_t>(first);
-    tables->cjk_last = static_cast<uint32_t>(last);
-  }
   bool avx2 = false;
 #if NEARDUP_FUSED_X86
   avx2 = simd == Simd::kBest && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
@@ -502,38 +487,6 @@ namespace avx2_pass {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(offsets + 4 * q), offset);
     offset = _mm_add_epi32(offset, _mm_set1_epi32(4));
   }
-}
-
-// Five 3-byte UTF-8 sequences at s (REQUIRES: ThreeByteBlock(s)): if all
-// their code points lie in [first, last], appends them to code_points (writes
-// 8 entries), their offsets pos, pos + 3, ... to offsets (8 entries), their
-// 15 bytes to bytes (writes 16) and returns true; else false, having
-// changed nothing that counts. The code points are decoded together: a
-// byte shuffle puts each sequence's bytes in a 32-bit lane, shifts and
-// masks join their bits.
-[[gnu::always_inline]] inline bool PushCjkBlock(const uint8_t* s, uint32_t first, uint32_t last,
-                                                uint32_t* code_points, uint32_t* offsets,
-                                                uint8_t* bytes, uint32_t pos) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-  // Lane j (j < 5): the third byte of sequence j, its second, its lead.
-  const __m256i lanes = _mm256_shuffle_epi8(
-      _mm256_broadcastsi128_si256(v),
-      _mm256_setr_epi8(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1,  //
-                       14, 13, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-  const __m256i c = _mm256_or_si256(
-      _mm256_or_si256(_mm256_srli_epi32(_mm256_and_si256(lanes, _mm256_set1_epi32(0x0F0000)), 4),
-                      _mm256_srli_epi32(_mm256_and_si256(lanes, _mm256_set1_epi32(0x3F00)), 2)),
-      _mm256_and_si256(lanes, _mm256_set1_epi32(0x3F)));
-  const __m256i in =
-      _mm256_and_si256(_mm256_cmpgt_epi32(c, _mm256_set1_epi32(static_cast<int>(first) - 1)),
-                       _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(last) + 1), c));
-  if ((_mm256_movemask_ps(_mm256_castsi256_ps(in)) & 0x1F) != 0x1F) return false;
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(code_points), c);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(offsets),
-                      _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(pos)),
-                                       _mm256_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21)));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(bytes), v);
-  return true;
 }
 
 #define NEARDUP_FUSED_SSSE3 1
