@@ -144,13 +144,7 @@ class UnitSimHasher {
     ++pending_;
     if (pending_ == kBlock) FlushBlock();
   }
-  // Adds hashes[0, n): the same as Add() of each in turn (the counts do
-  // not depend on the order), but whole blocks of 16 go to the counters
-  // straight from `hashes`, with the counters in registers across the
-  // blocks and no per-hash bookkeeping: for a loop that lists its hashes
-  // first (the fused n-gram pass's hash loop, once per chunk).
-  void AddAll(const FeatureHash* hashes, size_t n);
-  // Number of hashes added since construction or Reset().
+  // Number of Add() calls since construction or Reset().
   size_t count() const { return flushed_ + static_cast<size_t>(pending_); }
   // Bit j is 1 iff more than half of the added hashes have bit j set.
   Fingerprint Finish() const;

@@ -249,24 +249,6 @@ template <int kBits, bool kSet>
   }
 }
 
-// HashFeature(gram, kBits) (XXH3), the same hash AddGram adds; with kSet,
-// HashFeature(gram, 64).lo appended to *set.
-template <int kBits, bool kSet>
-[[gnu::always_inline]] inline FeatureHash GramHash(const uint8_t* p, size_t len,
-                                                   std::vector<uint64_t>* set) {
-  if constexpr (kBits == 64) {
-    const uint64_t h = GramHash64(p, len);
-    if constexpr (kSet) set->push_back(h);
-    return {0, h};
-  } else {
-    if constexpr (kSet) set->push_back(GramHash64(p, len));
-    const XXH128_hash_t h =
-        len <= 16 ? XXH3_len_0to16_128b(p, len, XXH3_kSecret, 0)
-                  : XXH3_len_17to128_128b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
-    return {h.high64, h.low64};
-  }
-}
-
 // Eight ASCII bytes at once (SWAR): bit 7 of each byte of the result is
 // set where the byte of `w` lies in [lo, hi]. REQUIRES: every byte of w
 // below 0x80, lo >= 1.

@@ -230,23 +230,6 @@ void UnitSimHasher::FlushBlock() {
   flushed_ += kBlock;
 }
 
-void UnitSimHasher::AddAll(const FeatureHash* hashes, size_t n) {
-  size_t i = 0;
-  while (pending_ != 0 && i < n) Add(hashes[i++]);  // tops up the pending block
-  if (n - i >= kBlock) {
-    Lanes ones = Load(ones_), twos = Load(twos_), fours = Load(fours_), eights = Load(eights_);
-    for (; n - i >= kBlock; i += kBlock) {
-      Increment(AddBlock(hashes + i, &ones, &twos, &fours, &eights), &sixteens_, &planes_used_);
-      flushed_ += kBlock;
-    }
-    Store(ones, &ones_);
-    Store(twos, &twos_);
-    Store(fours, &fours_);
-    Store(eights, &eights_);
-  }
-  for (; i < n; ++i) block_[static_cast<size_t>(pending_++)] = hashes[i];  // fewer than kBlock
-}
-
 Fingerprint UnitSimHasher::Finish() const {
   // The pending hashes, padded with zero hashes (which count nothing), go
   // through one more block on copies of the counters.

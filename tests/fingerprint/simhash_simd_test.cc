@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -160,38 +159,6 @@ TEST(UnitSimHasherTest, LongRunsCarryThroughManyPlanes) {
   EXPECT_EQ(hasher.Finish(), Fingerprint::From128(0, 0));
   hasher.Add(h);
   EXPECT_EQ(hasher.Finish(), Fingerprint::From128(h.hi, h.lo));
-}
-
-TEST(UnitSimHasherTest, AddAllMatchesAddOneByOne) {
-  // The same hashes given one by one and in runs of random lengths (0 to
-  // 70: runs that top up a pending block, whole blocks straight from the
-  // input, a remainder left pending), mixed with single Adds.
-  std::mt19937_64 rng(27);
-  for (int round = 0; round < 600; ++round) {
-    const int bits = (round % 2) != 0 ? 128 : 64;
-    const size_t n = round < 100 ? static_cast<size_t>(round) : rng() % 3000;
-    std::vector<FeatureHash> hashes;
-    for (size_t i = 0; i < n; ++i) hashes.push_back(RandomHash(bits, rng));
-    UnitSimHasher runs(bits);
-    for (size_t i = 0; i < n;) {
-      if (rng() % 4 == 0) {
-        runs.Add(hashes[i++]);
-        continue;
-      }
-      const size_t len = std::min<size_t>(n - i, rng() % 71);
-      runs.AddAll(hashes.data() + i, len);
-      i += len;
-      ASSERT_EQ(runs.count(), i);
-    }
-    ASSERT_EQ(runs.Finish(), Unit(hashes, bits)) << "round " << round << ", n " << n;
-    ASSERT_EQ(runs.Finish(), Oracle(hashes, bits)) << "round " << round << ", n " << n;
-  }
-  // One run of 2^17 + 5 identical hashes carries through many planes.
-  const std::vector<FeatureHash> same((1 << 17) + 5, FeatureHash{0x0123, 0xfedc});
-  UnitSimHasher all(128);
-  all.AddAll(same.data(), same.size());
-  EXPECT_EQ(all.count(), same.size());
-  EXPECT_EQ(all.Finish(), Fingerprint::From128(0x0123, 0xfedc));
 }
 
 TEST(UnitSimHasherTest, SixtyFourBitsIgnoreTheHighWord) {
