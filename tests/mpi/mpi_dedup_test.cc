@@ -1354,7 +1354,8 @@ TEST_F(MpiDedupTest, ShortDocumentRuleIsByteIdenticalForOneToThreeRanks) {
 // with its group and fingerprint, where the library's LSH join over the
 // sketches (AddShortSketchRulePairs: ShortSketchPairs, as neardup dedup
 // runs it) adds its pairs beyond k. neardup dedup's outputs at P = 1, 2 and
-// 3 on the short texts, and with the components rule's spanning forest.
+// 3 on the short texts, with the components rule's spanning forest, and
+// resumed at another rank count from the shards (which keep the sketches).
 TEST_F(MpiDedupTest, SketchShortRuleIsByteIdenticalForOneToThreeRanks) {
   NEARDUP_REQUIRE_SHARED_DATA(news, "zh_thucnews1000.jsonl");
   WriteShortTexts(news);
@@ -1386,6 +1387,18 @@ TEST_F(MpiDedupTest, SketchShortRuleIsByteIdenticalForOneToThreeRanks) {
   const std::string forest_single = Single("sketch_forest_single", components, false);
   ASSERT_EQ(Mpi("sketch_forest_np3", 3, components, {}, false).exit_code, 0);
   ExpectSameOutputs(forest_single, "sketch_forest_np3");
+  // Killed after writing its parts, resumed with two ranks: the sketches
+  // are read back from the shards.
+  const CommandResult failed = Mpi("sketch_resume", 3, rule, {"NEARDUP_MPI_FAIL_AT=write:1"});
+  ASSERT_NE(failed.exit_code, 0) << failed.err;
+  std::vector<std::string> resume = rule;
+  resume.push_back("--resume");
+  const CommandResult resumed = Mpi("sketch_resume", 2, resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ExpectSameOutputs(single, "sketch_resume");
+  const std::set<std::string> shards = LinesWith(resumed.err, "fingerprint: input");
+  EXPECT_EQ(shards.size(), inputs_.size()) << resumed.err;
+  for (const std::string& l : shards) EXPECT_TRUE(l.ends_with("skipped")) << l;
 }
 
 }  // namespace
