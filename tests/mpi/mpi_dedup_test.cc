@@ -1354,8 +1354,9 @@ TEST_F(MpiDedupTest, ShortDocumentRuleIsByteIdenticalForOneToThreeRanks) {
 // with its group and fingerprint, where the library's LSH join over the
 // sketches (AddShortSketchRulePairs: ShortSketchPairs, as neardup dedup
 // runs it) adds its pairs beyond k. neardup dedup's outputs at P = 1, 2 and
-// 3 on the short texts, with the components rule's spanning forest, and
-// resumed at another rank count from the shards (which keep the sketches).
+// 3 on the short texts, with the band join split by band keys, the
+// components rule's spanning forest, and resumed at another rank count from
+// the shards (which keep the sketches).
 TEST_F(MpiDedupTest, SketchShortRuleIsByteIdenticalForOneToThreeRanks) {
   NEARDUP_REQUIRE_SHARED_DATA(news, "zh_thucnews1000.jsonl");
   WriteShortTexts(news);
@@ -1387,6 +1388,18 @@ TEST_F(MpiDedupTest, SketchShortRuleIsByteIdenticalForOneToThreeRanks) {
   const std::string forest_single = Single("sketch_forest_single", components, false);
   ASSERT_EQ(Mpi("sketch_forest_np3", 3, components, {}, false).exit_code, 0);
   ExpectSameOutputs(forest_single, "sketch_forest_np3");
+  // The band join split by band keys, where one process's join is the
+  // routed one (its candidates give rule pairs as well, which the rule's
+  // bands find too, but with low probability: doc/distributed.md).
+  std::vector<std::string> banded = rule;
+  banded.push_back("--banded");
+  std::vector<std::string> with_summary = banded;
+  with_summary.insert(with_summary.end(), {"--summary-json", dir_ + "/sketch_banded.json"});
+  const std::string banded_single = Single("sketch_banded_single", with_summary);
+  const auto summary = nlohmann::json::parse(testing::ReadFile(dir_ + "/sketch_banded.json"));
+  EXPECT_TRUE(summary["join"].contains("short_join")) << summary.dump();
+  ASSERT_EQ(Mpi("sketch_banded_np2", 2, banded).exit_code, 0);
+  ExpectSameOutputs(banded_single, "sketch_banded_np2");
   // Killed after writing its parts, resumed with two ranks: the sketches
   // are read back from the shards.
   const CommandResult failed = Mpi("sketch_resume", 3, rule, {"NEARDUP_MPI_FAIL_AT=write:1"});
