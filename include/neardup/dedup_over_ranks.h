@@ -20,6 +20,7 @@
 //   }
 //   MergePairs(&pairs);   ... gathered on one process ...
 //   AddShortRulePairs(options, sets, groups, fingerprints, &pairs);  // --short-features
+//   (--short-rule sketch: AddShortSketchRulePairs(options, sketches, groups, ...))
 //   plan->Finish(docs, &groups, &pairs, signature_of, sketches, options, &result);
 //
 // A band's pairs depend only on that band (band_join.h), so the merged pairs
@@ -112,12 +113,44 @@ bool ComponentsOnly(const DedupOptions& options);
 // added (DedupJoinReport::short_pairs). The pairs are those neardup dedup's
 // one process adds. Memory: the sets (8 bytes an element) and the join's
 // (JaccardJoin: 4 bytes an element and its index). The exact rule only:
-// InvalidArgument for ShortRule::kSketch (not distributed).
+// InvalidArgument for ShortRule::kSketch (AddShortSketchRulePairs).
 Result<size_t> AddShortRulePairs(const DedupOptions& options,
                                  std::span<const std::vector<uint64_t>> sets,
                                  std::span<const uint64_t> groups,
                                  std::span<const Fingerprint> fingerprints,
                                  std::vector<IdPair>* group_pairs);
+
+// Whether a group whose first member has this sketch takes part in the
+// sketch short rule (ShortRule::kSketch): at least one feature and fewer
+// than short_features / short_jaccard (false when the rule is off). What a
+// process sends for AddShortSketchRulePairs.
+bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch);
+
+// The sketch short rule (DedupOptions::short_rule ShortRule::kSketch) where
+// the documents are spread over processes: the same LSH join over the
+// sketches (ShortSketchPairs, dedup/short_join.h) that neardup dedup's one
+// process runs, on one process, over one entry per group that may take
+// part, gathered there in any order: entry e the sketch of its group's
+// first member (the document of the lowest position: one process joins the
+// groups' first members) sketches[e], its group groups[e] (numbered as the
+// join's) and fingerprints[e]; entries that do not take part
+// (TakesPartInShortSketchRule) are skipped. Adds the rule's pairs of groups
+// more than k apart (within k they are the join's), with their distance, to
+// *group_pairs, the join's merged pairs (or spanning forest), and merges
+// them; returns how many were added (DedupJoinReport::short_pairs). The
+// pairs are those neardup dedup's one process adds, but where its join is
+// the routed one (banded, verified, short groups: RouteShortDocuments in
+// dedup/short_join.h), which also gives the rule's pairs among its own
+// candidates; a distributed join is never routed. Memory: the sketches (152
+// bytes, 16 + 16 with group and fingerprint, an entry) and the join's
+// (ShortSketchPairs: a 48-byte row an entry and the keys of 8 bands).
+// InvalidArgument when the options' rule is not the sketch rule, when a
+// group has two entries, or when the sizes differ.
+Result<size_t> AddShortSketchRulePairs(const DedupOptions& options,
+                                       std::span<const JaccardSketch> sketches,
+                                       std::span<const uint64_t> groups,
+                                       std::span<const Fingerprint> fingerprints,
+                                       std::vector<IdPair>* group_pairs);
 
 class DedupJoinPlan {
  public:

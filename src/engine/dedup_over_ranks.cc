@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
 #include <utility>
 
 #include "dedup/cluster.h"
+#include "dedup/short_join.h"
 #include "dedup/stages.h"
 #include "neardup/band_bucket.h"
 #include "neardup/minhash.h"
@@ -119,13 +121,61 @@ Result<size_t> AddShortRulePairs(const DedupOptions& options,
     return Status::InvalidArgument("short-document rule: one group and fingerprint per set");
   }
   if (options.short_features > 0 && options.short_rule == ShortRule::kSketch) {
-    // The sets are the exact rule's: the sketch rule is not distributed.
+    // The sets are the exact rule's: the sketch rule's entries are sketches
+    // (AddShortSketchRulePairs).
     return Status::InvalidArgument(
-        "the sketch short rule (--short-rule sketch) runs on one process only");
+        "the sketch short rule (--short-rule sketch) joins sketches, not feature sets");
   }
   return dedup_internal::AddShortRulePairs(
       sets, [groups](size_t e) { return groups[e]; },
       [fingerprints](size_t e) { return fingerprints[e]; }, options, group_pairs);
+}
+
+bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch) {
+  if (options.short_features == 0 || !(options.short_jaccard > 0)) return false;
+  const double limit = static_cast<double>(options.short_features) / options.short_jaccard;
+  return sketch.features > 0 && static_cast<double>(sketch.features) < limit;
+}
+
+Result<size_t> AddShortSketchRulePairs(const DedupOptions& options,
+                                       std::span<const JaccardSketch> sketches,
+                                       std::span<const uint64_t> groups,
+                                       std::span<const Fingerprint> fingerprints,
+                                       std::vector<IdPair>* group_pairs) {
+  if (groups.size() != sketches.size() || fingerprints.size() != sketches.size()) {
+    return Status::InvalidArgument("sketch short rule: one group and fingerprint per sketch");
+  }
+  if (options.short_features == 0 || options.short_rule != ShortRule::kSketch) {
+    return Status::InvalidArgument("sketch short rule: the options ask for another rule");
+  }
+  // The entries in group order: the order of one process's groups, which
+  // ShortSketchPairs is given there (dedup.cc, AddShortSketchPairs).
+  std::vector<size_t> who;
+  who.reserve(sketches.size());
+  for (size_t e = 0; e < sketches.size(); ++e) {
+    if (TakesPartInShortSketchRule(options, sketches[e])) who.push_back(e);
+  }
+  std::sort(who.begin(), who.end(), [groups](size_t x, size_t y) { return groups[x] < groups[y]; });
+  for (size_t i = 1; i < who.size(); ++i) {
+    if (groups[who[i - 1]] == groups[who[i]]) {
+      return Status::InvalidArgument("sketch short rule: group " + std::to_string(groups[who[i]]) +
+                                     " has two entries (one per group: its first member's)");
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(
+      const auto pairs, dedup_internal::ShortSketchPairs(sketches, who, options.short_features,
+                                                         options.short_jaccard, options.threads));
+  // Within k the join has the pair: the rule adds those beyond k, counted
+  // once merged (as one process counts them).
+  const size_t before = group_pairs->size();
+  group_pairs->reserve(before + pairs.size());
+  for (const auto& [a, b] : pairs) {
+    const int d = HammingDistance(fingerprints[who[a]], fingerprints[who[b]]);
+    if (d <= options.k) continue;
+    group_pairs->push_back({groups[who[a]], groups[who[b]], d});
+  }
+  if (group_pairs->size() > before) dedup_internal::MergePairs(group_pairs);
+  return group_pairs->size() - before;
 }
 
 // One of the two plans, by the job's method.

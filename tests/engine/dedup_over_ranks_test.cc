@@ -214,7 +214,22 @@ DedupResult JoinInPieces(const DedupJob& job, const DedupCorpus& corpus,
   // The short-document rule: the documents that may take part, as ranks
   // gather them (here in reverse order), with their groups and fingerprints.
   size_t short_pairs = 0;
-  if (options.short_features > 0) {
+  if (options.short_features > 0 && options.short_rule == ShortRule::kSketch) {
+    // The sketch rule: each group's first member's sketch, gathered in
+    // reverse order.
+    std::vector<JaccardSketch> sketches;
+    std::vector<uint64_t> set_groups;
+    std::vector<Fingerprint> fingerprints;
+    for (size_t i = docs.size(); i-- > 0;) {
+      if (docs[i].empty || groups.Members(groups.of[i]).front() != i) continue;
+      sketches.push_back(corpus.sketches[i]);
+      set_groups.push_back(groups.of[i]);
+      fingerprints.push_back(docs[i].fingerprint);
+    }
+    auto added = AddShortSketchRulePairs(options, sketches, set_groups, fingerprints, &pairs);
+    EXPECT_TRUE(added.ok()) << added.status().message();
+    if (added.ok()) short_pairs = *added;
+  } else if (options.short_features > 0) {
     std::vector<std::vector<uint64_t>> sets;
     std::vector<uint64_t> set_groups;
     std::vector<Fingerprint> fingerprints;
@@ -326,64 +341,70 @@ std::shared_ptr<const std::vector<Document>> ShortCorpus() {
 // gives the job's records, with its banded and exact joins; and the job's
 // short sets (taken from the fingerprint's pass) are Pipeline::FeatureSet's
 // sets of the documents with fewer than short_features / short_jaccard
-// features.
+// features. The sketch rule (AddShortSketchRulePairs, each group's first
+// member's sketch, in any order) likewise, with no set kept.
 TEST(DedupOverRanksTest, ShortRuleOverRanksGivesTheJobsRecords) {
   const auto docs = ShortCorpus();
-  for (const DedupJoin join : {DedupJoin::kBanded, DedupJoin::kExact}) {
-    for (const bool verify : {true, false}) {
-      SCOPED_TRACE(std::string(join == DedupJoin::kBanded ? "banded" : "exact") +
-                   (verify ? ", verified" : ""));
-      DedupJobOptions o;
-      o.join = join;
-      o.threads = 2;
-      o.short_features = 25;
-      o.boilerplate = BoilerplateMode::kOff;  // the texts as FeatureSet sees them
-      if (!verify) o.verify_jaccard = 0;
-      auto job = DedupJob::Create(o);
-      ASSERT_TRUE(job.ok()) << job.status().message();
-      DedupCorpus corpus;
-      ASSERT_TRUE((*job)->Fingerprint(DocumentsInput(docs), &corpus).ok());
-      auto pipeline = Pipeline::Create(o.method.pipeline);
-      ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
-      ASSERT_EQ(corpus.short_sets.size(), docs->size());
-      size_t kept = 0;
-      for (size_t i = 0; i < docs->size(); ++i) {
-        std::vector<uint64_t> set;
-        (*pipeline)->FeatureSet((*docs)[i].text, "", &set);
-        if (static_cast<double>(set.size()) < 25 / o.short_jaccard) {
-          EXPECT_EQ(corpus.short_sets[i], set) << i;
-          ++kept;
-        } else {
-          EXPECT_TRUE(corpus.short_sets[i].empty()) << i;
+  for (const ShortRule rule : {ShortRule::kExact, ShortRule::kSketch}) {
+    for (const DedupJoin join : {DedupJoin::kBanded, DedupJoin::kExact}) {
+      for (const bool verify : {true, false}) {
+        SCOPED_TRACE(std::string(ShortRuleName(rule)) + ", " +
+                     (join == DedupJoin::kBanded ? "banded" : "exact") +
+                     (verify ? ", verified" : ""));
+        DedupJobOptions o;
+        o.join = join;
+        o.threads = 2;
+        o.short_features = 25;
+        o.short_rule = rule;
+        o.boilerplate = BoilerplateMode::kOff;  // the texts as FeatureSet sees them
+        if (!verify) o.verify_jaccard = 0;
+        auto job = DedupJob::Create(o);
+        ASSERT_TRUE(job.ok()) << job.status().message();
+        DedupCorpus corpus;
+        ASSERT_TRUE((*job)->Fingerprint(DocumentsInput(docs), &corpus).ok());
+        auto pipeline = Pipeline::Create(o.method.pipeline);
+        ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+        const bool sketch = rule == ShortRule::kSketch;
+        // The sketch rule keeps no set: the sketches are what it joins.
+        ASSERT_EQ(corpus.short_sets.size(), sketch ? 0 : docs->size());
+        ASSERT_EQ(corpus.sketches.size(), sketch || verify ? docs->size() : 0);
+        size_t kept = 0;
+        for (size_t i = 0; i < docs->size(); ++i) {
+          std::vector<uint64_t> set;
+          (*pipeline)->FeatureSet((*docs)[i].text, "", &set);
+          const bool takes_part = static_cast<double>(set.size()) < 25 / o.short_jaccard;
+          kept += takes_part ? 1 : 0;
+          if (sketch) {
+            EXPECT_EQ(TakesPartInShortSketchRule((*job)->dedup_options(), corpus.sketches[i]),
+                      takes_part && !set.empty())
+                << i;
+          } else {
+            EXPECT_EQ(corpus.short_sets[i], takes_part ? set : std::vector<uint64_t>()) << i;
+          }
         }
-      }
-      EXPECT_GT(kept, 100u);
-      EXPECT_LT(kept, docs->size()) << "some documents are too long to take part";
-      auto want = (*job)->Join(corpus);
-      ASSERT_TRUE(want.ok()) << want.status().message();
-      ASSERT_GT(want->join.short_pairs, 5u) << "the rule adds pairs beyond k";
+        EXPECT_GT(kept, 100u);
+        EXPECT_LT(kept, docs->size()) << "some documents are too long to take part";
+        auto want = (*job)->Join(corpus);
+        ASSERT_TRUE(want.ok()) << want.status().message();
+        ASSERT_GT(want->join.short_pairs, 5u) << "the rule adds pairs beyond k";
 
-      DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
-      std::vector<IdPair> found;
-      const DedupResult got = JoinInPieces(**job, corpus, &split, true, &found);
-      EXPECT_EQ(got.join.short_pairs, want->join.short_pairs);
-      EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const IdPair& p) {
-        return p.distance > (*job)->dedup_options().k;
-      }));
-      ExpectSameRecords(got, *want);
+        DedupJoinPlan::Split split = DedupJoinPlan::Split::kNone;
+        std::vector<IdPair> found;
+        const DedupResult got = JoinInPieces(**job, corpus, &split, true, &found);
+        EXPECT_EQ(got.join.short_pairs, want->join.short_pairs);
+        EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const IdPair& p) {
+          return p.distance > (*job)->dedup_options().k;
+        }));
+        ExpectSameRecords(got, *want);
+      }
     }
   }
 }
 
-// SimHash's join split by band keys (the plan from a sample of the keys,
-// BandBucket / VerifyBucket) finds the pairs of SimHashBandJoin over all
-// bands (the band-range join, every key in one process): with packed keys
-// (at most 32 sampled bits: exact buckets) and hashed ones (more: the top
-// bits of the key's hash, BandJoin's buckets), 64- and 128-bit fingerprints.
-// The sketch short rule is not distributed: the gathered sets are the exact
-// rule's, so asking for the sketch rule there is refused, not answered with
-// the exact rule's pairs (or none).
-TEST(DedupOverRanksTest, SketchShortRuleIsRefused) {
+// Each short rule has its own entries: the exact rule's feature sets are
+// refused for the sketch rule (not answered with the exact rule's pairs),
+// and the sketch rule takes one entry per group (its first member's sketch).
+TEST(DedupOverRanksTest, ShortRulesTakeTheirOwnEntries) {
   DedupOptions options;
   options.short_features = 300;
   options.short_rule = ShortRule::kSketch;
@@ -394,10 +415,23 @@ TEST(DedupOverRanksTest, SketchShortRuleIsRefused) {
   auto added = AddShortRulePairs(options, sets, groups, fingerprints, &pairs);
   ASSERT_FALSE(added.ok());
   EXPECT_NE(added.status().message().find("sketch"), std::string::npos);
+  const std::vector<JaccardSketch> sketches = {MakeJaccardSketch(sets[0]),
+                                               MakeJaccardSketch(sets[1])};
+  EXPECT_TRUE(AddShortSketchRulePairs(options, sketches, groups, fingerprints, &pairs).ok());
+  const std::vector<uint64_t> one_group = {1, 1};
+  auto twice = AddShortSketchRulePairs(options, sketches, one_group, fingerprints, &pairs);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("two entries"), std::string::npos);
   options.short_rule = ShortRule::kExact;
   EXPECT_TRUE(AddShortRulePairs(options, sets, groups, fingerprints, &pairs).ok());
+  EXPECT_FALSE(AddShortSketchRulePairs(options, sketches, groups, fingerprints, &pairs).ok());
 }
 
+// SimHash's join split by band keys (the plan from a sample of the keys,
+// BandBucket / VerifyBucket) finds the pairs of SimHashBandJoin over all
+// bands (the band-range join, every key in one process): with packed keys
+// (at most 32 sampled bits: exact buckets) and hashed ones (more: the top
+// bits of the key's hash, BandJoin's buckets), 64- and 128-bit fingerprints.
 TEST(DedupOverRanksTest, SimHashBandKeysFindTheBandJoinsPairs) {
   const auto docs = Corpus();
   for (const char* method : {"chars5", "tfidf,bits=64"}) {

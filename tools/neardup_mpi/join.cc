@@ -324,6 +324,7 @@ Status Run::JoinShortDocuments(bool use) {
   const DedupOptions& options = config_->options;
   // The same on every rank: the rule is off, or every rank takes part.
   if (options.short_features == 0 || options.mode != DedupMode::kCluster) return Status::OK();
+  if (options.short_rule == ShortRule::kSketch) return JoinShortSketches(use);
   const auto t = std::chrono::steady_clock::now();
   // The documents that may take part (fewer than short_features /
   // short_jaccard features: few on a corpus of long texts) to rank 0, each
@@ -382,6 +383,69 @@ Status Run::JoinShortDocuments(bool use) {
                      Since(t),
                      moved[0],
                      {{"documents_on_rank_0", documents}, {"pairs_added", added}}});
+  return status;
+}
+
+Status Run::JoinShortSketches(bool use) {
+  const DedupOptions& options = config_->options;
+  const auto t = std::chrono::steady_clock::now();
+  // The groups that may take part, each once: the sketch of the group's
+  // first member (one process joins the groups' first members), with its
+  // group and fingerprint, 152 + 56 bytes each, to rank 0.
+  struct Entry {
+    uint64_t group;
+    PackedDocument doc;
+    JaccardSketch sketch;
+  };
+  Status status = Status::OK();
+  if (own_.sketches.size() != own_.docs.size()) {
+    // Still collective: this rank sends nothing and fails the stage.
+    status = Status::Corruption("join: the sketch short rule needs every document's sketch");
+  }
+  std::string mine;
+  for (size_t i = 0; status.ok() && i < own_.docs.size(); ++i) {
+    if (groups_.group[i] == UINT64_MAX || (groups_.flags[i] & DistributedGroups::kFirst) == 0 ||
+        !TakesPartInShortSketchRule(options, own_.sketches[i])) {
+      continue;
+    }
+    AppendPod(Entry{groups_.group[i], Pack(own_.docs[i]), own_.sketches[i]}, &mine);
+  }
+  Traffic traffic;
+  std::string all = GatherBytes(w_, mine, 0, &traffic);
+  std::string().swap(mine);
+  std::vector<uint64_t> moved = {traffic.bytes_sent};
+  AllReduceSum(w_, &moved);
+  size_t documents = 0, added = 0;
+  if (w_.rank == 0 && use && status.ok()) {
+    if (all.size() % sizeof(Entry) != 0) {
+      status = Status::Corruption("join: short documents' sketches lost in the exchange");
+    } else {
+      documents = all.size() / sizeof(Entry);
+      std::vector<JaccardSketch> sketches(documents);
+      std::vector<uint64_t> groups(documents);
+      std::vector<neardup::Fingerprint> fingerprints(documents);  // (Run::Fingerprint: the stage)
+      for (size_t e = 0; e < documents; ++e) {
+        Entry entry;
+        std::memcpy(&entry, all.data() + e * sizeof entry, sizeof entry);
+        sketches[e] = entry.sketch;
+        groups[e] = entry.group;
+        fingerprints[e] = Unpack(entry.doc).fingerprint;
+      }
+      std::string().swap(all);
+      auto got = AddShortSketchRulePairs(options, sketches, groups, fingerprints, &group_pairs_);
+      if (got.ok()) {
+        added = *got;
+        result_.join.short_pairs = added;
+      } else {
+        status = got.status();
+      }
+    }
+  }
+  stages_.push_back(
+      {"short_rule",
+       Since(t),
+       moved[0],
+       {{"rule", "sketch"}, {"documents_on_rank_0", documents}, {"pairs_added", added}}});
   return status;
 }
 

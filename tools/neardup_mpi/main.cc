@@ -43,6 +43,10 @@
 //                cannot be split by band (SimHash's exact join when the
 //                automatic choice takes it) run on rank 0; --exact and
 //                --mode stream are refused at P > 1 (setup.cc).
+//                --short-features: the documents that may take part to
+//                rank 0 (their feature sets; --short-rule sketch: their
+//                groups' first members' sketches), which adds the
+//                library's short-rule pairs (dedup_over_ranks.h)
 //   cluster      (each rank sends rank 0 its documents of clusters of two
 //                or more, and minhash: their groups' signatures) rank 0:
 //                union-find, keep policy (the library's code) over them

@@ -203,6 +203,10 @@ class Run {
   // part gathered on rank 0, their pairs added to group_pairs_ there (when
   // `use`: its join is complete). Collective.
   Status JoinShortDocuments(bool use);
+  // --short-rule sketch: the sketches of the groups that may take part (of
+  // each group's first member) to rank 0, which runs the library's join
+  // (AddShortSketchRulePairs).
+  Status JoinShortSketches(bool use);
   // Whether SimHash's join runs on band ranges (--band-join): chosen once,
   // the same on every rank, by ChooseBandRanges when the plan knows the
   // number of distinct fingerprints.
