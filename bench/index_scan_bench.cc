@@ -45,7 +45,9 @@
 //                              at every batch and order)
 //   BM_Delta/<n>/<batch>/<level>  an index's delta of n entries: its tail
 //                              scanned (0, tiled over the batch) against a
-//                              level's probe tables (1)
+//                              level's probe tables, the probes ordered as
+//                              SearchEach picks (1), query by query (2) or
+//                              sorted by key (3)
 //   BM_ChunkReads/<words>      one core's bandwidth reading runs of `words`
 //                              words at random places (a probed bucket)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
@@ -631,6 +633,10 @@ void BM_Delta(benchmark::State& state) {
   const auto n = static_cast<size_t>(state.range(0));
   const auto batch = static_cast<size_t>(state.range(1));
   const bool level = state.range(2) != 0;
+  // The level's probes ordered as SearchEach picks (1), query by query (2)
+  // or sorted by key (3).
+  const auto order = level ? static_cast<index_internal::ProbeOrder>(state.range(2) - 1)
+                           : index_internal::ProbeOrder::kAuto;
   std::vector<uint64_t> lo, hi, q_lo, q_hi;
   Words(d.fps, n, &lo, &hi);
   Words(d.queries, d.queries.size(), &q_lo, &q_hi);
@@ -652,7 +658,7 @@ void BM_Delta(benchmark::State& state) {
       const auto part_hi = std::span<const uint64_t>(q_hi).subspan(j, m);
       const auto part_lo = std::span<const uint64_t>(q_lo).subspan(j, m);
       if (level) {
-        tables->SearchEach(part_hi, part_lo, out.data() + j);
+        tables->SearchEach(part_hi, part_lo, out.data() + j, order);
         continue;
       }
       for (size_t b = 0; b < n; b += index_internal::kScanBlockRows) {
@@ -666,7 +672,7 @@ void BM_Delta(benchmark::State& state) {
   PerQuery(state, q_lo.size());
 }
 BENCHMARK(BM_Delta)
-    ->ArgsProduct({{4096, 16384, 54272, 100000}, {1, 4}, {0, 1}})
+    ->ArgsProduct({{4096, 16384, 54272, 100000}, {1, 4, 64, 128, 250, 1000}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond);
 
 // The floor under a query of the probe tables alone: it reads its probed

@@ -309,16 +309,35 @@ constexpr size_t kBucketAhead = 8;
 // 40 and 35. (At 100,000 rows, the tables in the cache, sorting from 16
 // costs up to ~15 % more than query by query below ~100 queries, as
 // before this rule.)
+//
+// A small table (a delta's level: the index file's keys over a few
+// thousand to a few hundred thousand rows, its buckets nearly empty) costs
+// a query its probes whatever its rows (~850 at 1M, each a directory slot
+// and a bucket read at random: 8-15 us), and reads too few words for the
+// rule above: it is sorted too once the batch probes kSortProbesPerKey a
+// key of each table, where the sort's passes are repaid by its probes
+// alone (BM_Delta/<n>/<batch>/<2, 3>, 1M layout, sorted against query by
+// query: 1,000 queries 6.7 against 14.1 us at 16,384 rows, 9.9 against
+// 19.2 at 54,272, 11.1 against 28.9 at 100,000; 250 queries 5.5-13.5
+// against 7.8-12.9; 64-128 queries 8.8-18.6 against 7.9-13.3: from ~1.5
+// probes a key, 232 queries at 14-bit keys and radius 2).
 constexpr size_t kMinProbeBatch = 16;
 constexpr double kSortWordsPerKey = 40;
+constexpr double kSortProbesPerKey = 1.5;
+
+}  // namespace
 
 bool SortProbes(size_t queries, size_t n, int key_bits, int radius) {
   double v = 0;
   for (int i = 0; i <= radius; ++i) v += Choose(key_bits, i);
   const double keys = std::ldexp(1.0, key_bits);
-  const double words = static_cast<double>(queries) * v * static_cast<double>(n) / keys;
-  return queries >= kMinProbeBatch && words >= kSortWordsPerKey * keys;
+  const double probes = static_cast<double>(queries) * v;
+  const double words = probes * static_cast<double>(n) / keys;
+  return queries >= kMinProbeBatch &&
+         (words >= kSortWordsPerKey * keys || probes >= kSortProbesPerKey * keys);
 }
+
+namespace {
 
 // Every key mask within radius r of a b-bit key, by distance (0, then 1, ...).
 const std::vector<uint32_t>& Flips(int key_bits, int radius) {

@@ -106,11 +106,16 @@ std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int k
 // How QueryProbeTables orders a batch's probes: each query's in one
 // prefetched pipeline, query after query (kEachQuery), or the batch's
 // probes into each table sorted by key, each table read once in order
-// (kSorted); kAuto: sorted from 16 queries whose probes read 40 words a
-// key of each table's directory (queries x V x n / 2^b >= 40 x 2^b: at 1M
-// rows, 14-bit keys, radius 2, from 102 queries; at 10M, 15-bit keys, from
-// 36), else query by query. The answers are the same.
+// (kSorted); kAuto: as SortProbes. The answers are the same.
 enum class ProbeOrder { kAuto, kEachQuery, kSorted };
+// kAuto's choice for `queries` queries into tables of n rows, b-bit keys
+// probed within `radius`: sorted from 16 queries whose probes read 40 words
+// a key of each table's directory (queries x V x n / 2^b >= 40 x 2^b: at 1M
+// rows, 14-bit keys, radius 2, from 102 queries; at 10M, 15-bit keys, from
+// 36) or make 1.5 probes a key (queries x V >= 1.5 x 2^b: a delta's small
+// level, the file's keys over few rows, from 232 queries at 14-bit keys),
+// else query by query.
+bool SortProbes(size_t queries, size_t n, int key_bits, int radius);
 
 // For each query j, appends to out[j] every row within k that the probe
 // tables of `view` find (view.probe_threshold = t, view.dir_bits = b), once

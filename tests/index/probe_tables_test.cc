@@ -209,6 +209,37 @@ TEST(ProbeTablesTest, EveryBatchSizeAndOrderFindsTheExactScansRows) {
   }
 }
 
+// A delta's level (the index file's layout over a few thousand rows) is
+// probed sorted from ~1.5 probes a key of its directory, not only once its
+// probes read 40 words a key (which so few rows never reach): the batch
+// test above takes that path at 240 queries (kAuto over 40,000 rows of the
+// 1M layout) and checks its rows against the exact scan.
+TEST(ProbeTablesTest, SmallTablesAreProbedSortedInLargeBatches) {
+  const ProbeTablesSpec s = ChooseProbeTables(1000000, kK, 0.99);
+  ASSERT_GE(s.tables, 1);
+  double v = 0, c = 1;
+  for (int i = 0; i <= s.radius; ++i) {
+    v += c;
+    c = c * (s.key_bits - i) / (i + 1);
+  }
+  const auto from = static_cast<size_t>(std::ceil(1.5 * std::ldexp(1.0, s.key_bits) / v));
+  ASSERT_GT(from, 16u);
+  ASSERT_LE(from, 240u);
+  for (size_t n : {size_t{4096}, size_t{40000}, size_t{54272}}) {
+    EXPECT_FALSE(SortProbes(from - 1, n, s.key_bits, s.radius)) << n;
+    EXPECT_TRUE(SortProbes(from, n, s.key_bits, s.radius)) << n;
+    EXPECT_TRUE(SortProbes(1000, n, s.key_bits, s.radius)) << n;
+  }
+  // Fewer than 16 queries: query by query, whatever the rows.
+  EXPECT_FALSE(SortProbes(15, 1000000000, s.key_bits, s.radius));
+  // The index file at 1M: sorted from its words a key (102 queries at
+  // 14-bit keys), as before.
+  const double words_from =
+      40 * std::ldexp(1.0, s.key_bits) * std::ldexp(1.0, s.key_bits) / (v * 1000000.0);
+  EXPECT_TRUE(
+      SortProbes(static_cast<size_t>(std::ceil(words_from)), 1000000, s.key_bits, s.radius));
+}
+
 TEST(ProbeTablesTest, EveryKernelGivesTheSameRows) {
   const Data d = MakeData(20000, 100, 4);
   const ProbeTableIndex index(d.lo, d.hi, kK, ChooseProbeTables(1000000, kK, 0.99));
