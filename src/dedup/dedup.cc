@@ -120,41 +120,26 @@ Status AddShortPairs(DocumentView docs, const dedup_internal::SimHashPlan& plan,
   return Status::OK();
 }
 
-// The sketch short rule (ShortRule::kSketch): ShortSketchPairs over the
-// groups' first members, as pairs of groups more than k apart (within k the
-// join has them), added to the join's and merged.
+// The sketch short rule (ShortRule::kSketch) over the groups' first
+// members (AddShortSketchRulePairs), with the routed join's pairs of the rule.
 Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan& plan,
                            const DedupOptions& opt, std::span<const IdPair> routed_beyond_k,
                            std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
-  // Only the groups that may take part (fewer than short_features /
-  // short_jaccard features; on long texts none): no array per group.
-  const double limit = static_cast<double>(opt.short_features) / opt.short_jaccard;
-  std::vector<size_t> first, group;
+  // Only the groups that may take part (on long texts none): no array per group.
+  std::vector<size_t> first;
+  std::vector<uint64_t> group;
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     const size_t d = plan.groups.Members(g).front();
-    const uint32_t f = opt.sketches[d].features;
-    if (f > 0 && static_cast<double>(f) < limit) {
+    if (dedup_internal::TakesPartInShortSketchRule(opt, opt.sketches[d])) {
       first.push_back(d);
       group.push_back(g);
     }
   }
-  NEARDUP_ASSIGN_OR_RETURN(const auto pairs,
-                           dedup_internal::ShortSketchPairs(opt.sketches, first, opt.short_features,
-                                                            opt.short_jaccard, opt.threads));
-  const size_t before = group_pairs->size();
-  // The routed join's pairs of the rule (SimHashJoinRouted's beyond_k: every
-  // pair with a short member), then the bands'.
-  // (Reserved once: no doubling of the join's pairs while the old block is held.)
-  group_pairs->reserve(before + routed_beyond_k.size() + pairs.size());
-  group_pairs->insert(group_pairs->end(), routed_beyond_k.begin(), routed_beyond_k.end());
-  for (const auto& [a, b] : pairs) {
-    const int d = HammingDistance(docs.fingerprint(first[a]), docs.fingerprint(first[b]));
-    if (d <= opt.k) continue;
-    group_pairs->push_back({group[a], group[b], d});
-  }
-  // Those beyond k are not the join's (within k): counted once merged.
-  if (group_pairs->size() > before) dedup_internal::MergePairs(group_pairs);
-  report->short_pairs = group_pairs->size() - before;
+  NEARDUP_ASSIGN_OR_RETURN(
+      report->short_pairs,
+      dedup_internal::AddShortSketchRulePairs(
+          opt.sketches, first, group, [&](size_t i) { return docs.fingerprint(first[i]); },
+          routed_beyond_k, opt, group_pairs));
   return Status::OK();
 }
 

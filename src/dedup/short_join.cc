@@ -1048,4 +1048,33 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   return out;
 }
 
+bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch) {
+  if (options.short_features == 0 || !(options.short_jaccard > 0)) return false;
+  const double limit = static_cast<double>(options.short_features) / options.short_jaccard;
+  return sketch.features > 0 && static_cast<double>(sketch.features) < limit;
+}
+
+Result<size_t> AddShortSketchRulePairs(std::span<const JaccardSketch> sketches,
+                                       std::span<const size_t> who,
+                                       std::span<const uint64_t> groups,
+                                       const std::function<Fingerprint(size_t)>& fingerprint,
+                                       std::span<const IdPair> routed, const DedupOptions& options,
+                                       std::vector<IdPair>* group_pairs) {
+  NEARDUP_ASSIGN_OR_RETURN(const auto pairs,
+                           ShortSketchPairs(sketches, who, options.short_features,
+                                            options.short_jaccard, options.threads));
+  const size_t before = group_pairs->size();
+  // Reserved once: no doubling of the join's pairs while the old block is held.
+  group_pairs->reserve(before + routed.size() + pairs.size());
+  group_pairs->insert(group_pairs->end(), routed.begin(), routed.end());
+  for (const auto& [a, b] : pairs) {
+    const int d = HammingDistance(fingerprint(a), fingerprint(b));
+    if (d <= options.k) continue;
+    group_pairs->push_back({groups[a], groups[b], d});
+  }
+  // Counted once merged (a routed pair may also come from the bands).
+  if (group_pairs->size() > before) MergePairs(group_pairs);
+  return group_pairs->size() - before;
+}
+
 }  // namespace neardup::dedup_internal

@@ -190,6 +190,26 @@ Result<size_t> AddShortRulePairs(std::span<const std::vector<uint64_t>> sets,
                                  const std::function<Fingerprint(size_t)>& fingerprint,
                                  const DedupOptions& options, std::vector<IdPair>* group_pairs);
 
+// The sketch short rule (ShortRule::kSketch): whether a document whose
+// verification sketch is `sketch` takes part (at least one feature and fewer
+// than short_features / short_jaccard; on long texts none). One rule for one
+// process (dedup.cc) and for the ranks (dedup_over_ranks.h).
+bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch);
+
+// The sketch short rule on groups: ShortSketchPairs over sketches[who[i]]
+// (one entry per group, groups[i] its group, ascending), the pairs whose two
+// entries are more than k apart (within k the join has them) as pairs of
+// groups with their Hamming distance (fingerprint(i): entry who[i]'s),
+// added to *group_pairs after `routed` (the routed join's pairs of the rule,
+// SimHashJoinRouted's beyond_k) and merged (MergePairs) when any was added.
+// Returns how many pairs of groups were added (DedupJoinReport::short_pairs).
+Result<size_t> AddShortSketchRulePairs(std::span<const JaccardSketch> sketches,
+                                       std::span<const size_t> who,
+                                       std::span<const uint64_t> groups,
+                                       const std::function<Fingerprint(size_t)>& fingerprint,
+                                       std::span<const IdPair> routed, const DedupOptions& options,
+                                       std::vector<IdPair>* group_pairs);
+
 // Adds the counts of `s` to *report (candidates, tested, large buckets).
 void AddBandStats(const BandJoinStats& s, DedupJoinReport* report);
 

@@ -132,9 +132,7 @@ Result<size_t> AddShortRulePairs(const DedupOptions& options,
 }
 
 bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch) {
-  if (options.short_features == 0 || !(options.short_jaccard > 0)) return false;
-  const double limit = static_cast<double>(options.short_features) / options.short_jaccard;
-  return sketch.features > 0 && static_cast<double>(sketch.features) < limit;
+  return dedup_internal::TakesPartInShortSketchRule(options, sketch);
 }
 
 Result<size_t> AddShortSketchRulePairs(const DedupOptions& options,
@@ -149,33 +147,24 @@ Result<size_t> AddShortSketchRulePairs(const DedupOptions& options,
     return Status::InvalidArgument("sketch short rule: the options ask for another rule");
   }
   // The entries in group order: the order of one process's groups, which
-  // ShortSketchPairs is given there (dedup.cc, AddShortSketchPairs).
+  // it gives the rule (dedup.cc, AddShortSketchPairs).
   std::vector<size_t> who;
   who.reserve(sketches.size());
   for (size_t e = 0; e < sketches.size(); ++e) {
     if (TakesPartInShortSketchRule(options, sketches[e])) who.push_back(e);
   }
   std::sort(who.begin(), who.end(), [groups](size_t x, size_t y) { return groups[x] < groups[y]; });
-  for (size_t i = 1; i < who.size(); ++i) {
-    if (groups[who[i - 1]] == groups[who[i]]) {
-      return Status::InvalidArgument("sketch short rule: group " + std::to_string(groups[who[i]]) +
+  std::vector<uint64_t> who_groups(who.size());
+  for (size_t i = 0; i < who.size(); ++i) {
+    who_groups[i] = groups[who[i]];
+    if (i > 0 && who_groups[i - 1] == who_groups[i]) {
+      return Status::InvalidArgument("sketch short rule: group " + std::to_string(who_groups[i]) +
                                      " has two entries (one per group: its first member's)");
     }
   }
-  NEARDUP_ASSIGN_OR_RETURN(
-      const auto pairs, dedup_internal::ShortSketchPairs(sketches, who, options.short_features,
-                                                         options.short_jaccard, options.threads));
-  // Within k the join has the pair: the rule adds those beyond k, counted
-  // once merged (as one process counts them).
-  const size_t before = group_pairs->size();
-  group_pairs->reserve(before + pairs.size());
-  for (const auto& [a, b] : pairs) {
-    const int d = HammingDistance(fingerprints[who[a]], fingerprints[who[b]]);
-    if (d <= options.k) continue;
-    group_pairs->push_back({groups[who[a]], groups[who[b]], d});
-  }
-  if (group_pairs->size() > before) dedup_internal::MergePairs(group_pairs);
-  return group_pairs->size() - before;
+  return dedup_internal::AddShortSketchRulePairs(
+      sketches, who, who_groups, [&](size_t i) { return fingerprints[who[i]]; }, {}, options,
+      group_pairs);
 }
 
 // One of the two plans, by the job's method.
