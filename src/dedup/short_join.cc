@@ -634,23 +634,20 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   // once.
   pairs->reserve(st.confirmed + long_pairs.size());
   if (beyond) beyond_k->reserve(st.beyond_k);
+  // A worker's pairs (group a << 32 | group b) appended to `to` and freed.
+  const auto take = [&plan](std::vector<uint64_t>& from, std::vector<IdPair>* to) {
+    for (const uint64_t p : from) {
+      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
+      const auto& wa = plan.words[ga];
+      const auto& wb = plan.words[gb];
+      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
+      to->push_back({ga, gb, d});
+    }
+    std::vector<uint64_t>().swap(from);
+  };
   for (BucketJoin& out : outs) {
-    for (const uint64_t p : out.pairs) {
-      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
-      const auto& wa = plan.words[ga];
-      const auto& wb = plan.words[gb];
-      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
-      pairs->push_back({ga, gb, d});
-    }
-    std::vector<uint64_t>().swap(out.pairs);
-    for (const uint64_t p : out.beyond) {
-      const auto ga = static_cast<uint32_t>(p >> 32), gb = static_cast<uint32_t>(p);
-      const auto& wa = plan.words[ga];
-      const auto& wb = plan.words[gb];
-      const int d = std::popcount(wa.first ^ wb.first) + std::popcount(wa.second ^ wb.second);
-      beyond_k->push_back({ga, gb, d});
-    }
-    std::vector<uint64_t>().swap(out.beyond);
+    take(out.pairs, pairs);
+    take(out.beyond, beyond_k);
   }
   if (beyond) MergePairs(beyond_k);
   for (const IdPair& p : long_pairs) {
