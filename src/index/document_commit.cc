@@ -5,9 +5,6 @@
 // publication of a new pair (the commit point), and the background
 // compaction that folds the log into a new pair.
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -223,8 +220,6 @@ void DocumentIndex::Rep::StartCompaction() {
 
 namespace {
 
-// The nice value a background compaction's thread runs at.
-constexpr int kCompactionNice = 10;
 // A background compaction's changes still to be carried under the writer's
 // lock once the rounds outside it have caught up this close.
 constexpr size_t kCarryUnderLock = 1024;
@@ -255,10 +250,6 @@ void index_internal::SetCompactionHookForTesting(
 // writer's lock, where the new state is swapped in at the commit point.
 void DocumentIndex::Rep::RunCompaction() {
   using Clock = std::chrono::steady_clock;
-  // The compaction yields the cores to the threads serving requests: it
-  // has seconds to finish, they have milliseconds (threads it starts, the
-  // index file's writers, inherit the priority).
-  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kCompactionNice);
   Snapshot snap;
   {
     // Readers go on; writers wait for the copy (milliseconds per 100k).
