@@ -6,6 +6,9 @@
 // compaction that folds the log into a new pair.
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <shared_mutex>
 
@@ -42,6 +45,7 @@ DocumentIndex::Rep::Snapshot DocumentIndex::Rep::TakeSnapshot() const {
   snap.lines = names.lines();
   snap.ids_body = IdsBody();
   snap.added = times.ToJson(evict_floor);
+  snap.times = times;
   return snap;
 }
 
@@ -214,7 +218,38 @@ void DocumentIndex::Rep::StartCompaction() {
   compactor = std::thread([this] { RunCompaction(); });
 }
 
+namespace {
+
+// A background compaction's changes still to be carried under the writer's
+// lock once the rounds outside it have caught up this close.
+constexpr size_t kCarryUnderLock = 1024;
+// Rounds of carrying outside the lock at most (the writers may add faster
+// than a round applies; the rest is then carried under the lock).
+constexpr int kCarryRounds = 16;
+
+std::function<void(const CompactionProgress&)>& Hook() {
+  static std::function<void(const CompactionProgress&)> hook;
+  return hook;
+}
+
+double Ms(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+void index_internal::SetCompactionHookForTesting(
+    std::function<void(const CompactionProgress&)> hook) {
+  Hook() = std::move(hook);
+}
+
+// The changes made since the snapshot are applied over the new file in a
+// state of its own (`staged`) without the lock, round after round, and
+// appended to the new log; only the last few (kCarryUnderLock at most,
+// unless the writers outrun kCarryRounds rounds) are carried under the
+// writer's lock, where the new state is swapped in at the commit point.
 void DocumentIndex::Rep::RunCompaction() {
+  using Clock = std::chrono::steady_clock;
   Snapshot snap;
   {
     // Readers go on; writers wait for the copy (milliseconds per 100k).
@@ -224,18 +259,174 @@ void DocumentIndex::Rep::RunCompaction() {
     // so none runs while this shared lock is held).
     recording = true;
   }
+  const auto t0 = Clock::now();
   const std::string tmp = path + ".tmp";
   uint64_t checksum = 0;
   Status s = WriteSnapshot(snap, tmp, &checksum);
-  std::unique_lock lock(mu);
-  if (s.ok() && !stop_compaction) {
-    s = Publish(snap, tmp, checksum, since_snapshot);
-  } else {
-    (void)file::RemoveFile(tmp);
+  const auto t1 = Clock::now();
+  CompactionProgress progress;
+  std::unique_ptr<Rep> staged;
+  std::shared_ptr<const index_internal::IndexFileV2> file;
+  std::shared_ptr<index_internal::LogWriter> new_log;
+  uint64_t new_records = 0;
+  const std::string pending = PendingIdsPath(path, checksum);
+  const std::string pending_log = PendingLogPath(path, checksum);
+  const bool in_place = header.tables.file_version != 1;
+  // Appends `ops` to the new log and applies them over the new file.
+  const auto carry = [&](const std::vector<LogOp>& ops, bool sync) -> Status {
+    if (ops.empty()) return sync ? new_log->Sync() : Status::OK();
+    NEARDUP_RETURN_IF_ERROR(new_log->Append(ops, sync));
+    ++new_records;
+    return in_place ? staged->Apply(ops) : Status::OK();
+  };
+  progress.stage = CompactionProgress::Stage::kWritten;
+  if (s.ok() && Hook()) Hook()(progress);
+  if (s.ok()) s = WriteIds(snap, pending, checksum);
+  if (s.ok() && in_place) {
+    // The new file mapped (or read, with preload) and its tables and names
+    // set up, as UseCommittedFile would under the lock.
+    auto mapped = index_internal::MappedFile::Open(tmp, options.preload);
+    if (!mapped.ok()) s = mapped.status();
+    if (s.ok()) {
+      auto opened = index_internal::IndexFileV2::Open(std::move(*mapped), path);
+      if (opened.ok()) {
+        file = std::move(*opened);
+      } else {
+        s = opened.status();
+      }
+    }
+    if (s.ok() && file->checksum() != checksum) {
+      s = Status::IOError(tmp + ": replaced while the compaction wrote it");
+    }
+    if (s.ok()) {
+      staged = std::make_unique<Rep>();
+      staged->path = path;
+      staged->options = options;
+      staged->header = header;
+      staged->bits = bits;
+      staged->max_k = max_k;
+      staged->names.Reset(file, snap.lines);
+      staged->index = index_internal::TableIndex::FromFile(file);
+      staged->times = snap.times;
+      staged->times.TruncateTo(snap.lines);
+    }
   }
+  if (s.ok()) {
+    auto created = index_internal::LogWriter::Create(pending_log, checksum, snap.bits);
+    if (created.ok()) {
+      new_log = std::move(*created);
+    } else {
+      s = created.status();
+    }
+  }
+  // The changes made meanwhile, carried without the lock while they are many.
+  size_t carried = 0;
+  for (int round = 0; s.ok() && round < kCarryRounds && !stop_compaction; ++round) {
+    std::vector<LogOp> ops;
+    {
+      std::shared_lock lock(mu);
+      ops.assign(since_snapshot.begin() + static_cast<ptrdiff_t>(carried), since_snapshot.end());
+    }
+    carried += ops.size();
+    s = carry(ops, /*sync=*/false);
+    if (ops.size() < kCarryUnderLock) break;
+  }
+  // Every new name durable before the commit point refers to them.
+  if (s.ok()) s = new_log->Sync();
+  if (s.ok()) s = file::SyncParentDir(path);
+  progress.carried_outside = carried;
+  progress.stage = CompactionProgress::Stage::kPrepared;
+  if (s.ok() && Hook()) Hook()(progress);
+  const auto t2 = Clock::now();
+  // What the old state held, freed after the lock is released.
+  std::unique_ptr<index_internal::TableIndex> old_index;
+  Names old_names;
+  AddTimes old_times;
+  std::shared_ptr<index_internal::LogWriter> old_log;
+  Clock::time_point t3, t4;
+  bool committed = false;
+  {
+    std::unique_lock lock(mu);
+    t3 = Clock::now();
+    // Closing: the compaction is abandoned (the log holds every change).
+    const bool go = s.ok() && !stop_compaction;
+    if (go) {
+      // The rest, now that no writer can add to it.
+      const std::vector<LogOp> rest(
+          since_snapshot.begin() + static_cast<ptrdiff_t>(carried), since_snapshot.end());
+      progress.carried_locked = rest.size();
+      // Synced here only when the writers' changes are (options.sync):
+      // without, a power loss may lose the last changes anyway, and a
+      // killed process loses nothing (the kernel has them).
+      s = carry(rest, /*sync=*/options.sync);
+    }
+    // The commit point: from here every reader pairs PATH with `pending`
+    // (and its log with `pending_log`).
+    if (go && s.ok()) s = file::RenameFile(tmp, path);
+    if (go && s.ok()) {
+      committed = true;
+      const bool carried_any = carried + progress.carried_locked > 0;
+      dirty = carried_any;
+      has_committed = true;
+      ++compactions;
+      log_failed = Status::OK();  // the pair and the new log hold every change now
+      old_log = std::move(log);   // written for the previous index file: stale
+      log = new_log;
+      log_bytes = new_log->bytes();
+      log_records = new_records;
+      log_tail.clear();
+      committed_checksum = checksum;
+      file_bytes = static_cast<int64_t>(V1Bytes(snap.entries.size(), snap.bits));
+      compact_basis = static_cast<double>(file_bytes);
+      if (in_place) {
+        file_bytes = static_cast<int64_t>(file->file_bytes());
+        old_index = std::move(index);
+        index = std::move(staged->index);
+        std::swap(old_names, names);
+        names = std::move(staged->names);
+        std::swap(old_times, times);
+        times = std::move(staged->times);
+        NoteIndex();
+        ++epoch;
+      }
+      // A crash from here on: the next writer pairs the new file with its
+      // pending ids and log (Open finishes the renames).
+      if (options.sync) s = file::SyncParentDir(path);
+      if (!s.ok()) s = Status::IOError(path + ": committed, but " + s.message());
+    }
+    t4 = Clock::now();
+    recording = false;
+    since_snapshot.clear();
+    since_snapshot.shrink_to_fit();
+  }
+  if (!committed) {
+    (void)file::RemoveFile(tmp);
+    (void)file::RemoveFile(pending);
+    (void)file::RemoveFile(pending_log);
+  } else if (s.ok()) {
+    // Tidy: the ids file and the log under their usual names (the log's
+    // writer appends through its descriptor whatever its name).
+    if (!options.sync) s = new_log->Sync();
+    if (s.ok()) s = file::RenameFile(pending, IdsPath(path));
+    if (s.ok()) s = file::RenameFile(pending_log, LogPath(path));
+    if (s.ok()) s = file::SyncParentDir(path);
+    if (!s.ok()) s = Status::IOError(path + ": committed, but " + s.message());
+  }
+  progress.stage = CompactionProgress::Stage::kPublished;
+  if (committed && Hook()) Hook()(progress);
+  if (std::getenv("NEARDUP_COMPACTION_TRACE") != nullptr) {
+    std::fprintf(stderr,
+                 "neardup: compaction: %zu rows, write %.1f ms, prepare %.1f ms (%zu changes), "
+                 "lock wait %.1f ms, held %.1f ms (%zu changes)\n",
+                 snap.entries.size(), Ms(t0, t1), Ms(t1, t2), progress.carried_outside, Ms(t2, t3),
+                 Ms(t3, t4), progress.carried_locked);
+  }
+  // The old state is freed here, without the lock (a large delta's maps, a
+  // preloaded file's memory).
+  old_index.reset();
+  staged.reset();
+  std::unique_lock lock(mu);
   last_compaction = s;
-  recording = false;
-  since_snapshot.clear();
   compacting = false;
 }
 

@@ -495,7 +495,25 @@ Status DocumentIndex::Rep::Apply(const std::vector<LogOp>& ops) {
     bool* flag;
     ~Done() { *flag = false; }
   } done{&replaying};
+  // A run of plain adds (one time, no replacement) goes in as one batch:
+  // the same lines, times and errors as one at a time, at a fraction of
+  // the cost (a compaction carries thousands).
+  std::vector<std::string> run_ids;
+  std::vector<Fingerprint> run_fps;
+  const auto flush = [&]() -> Status {
+    if (run_ids.empty()) return Status::OK();
+    Status s = AddBatch(run_ids, run_fps, /*replace=*/false);
+    run_ids.clear();
+    run_fps.clear();
+    return s;
+  };
   for (const LogOp& op : ops) {
+    if (op.type == LogOp::Type::kAdd) {
+      run_ids.push_back(op.id);
+      run_fps.push_back(op.fingerprint);
+      continue;
+    }
+    NEARDUP_RETURN_IF_ERROR(flush());
     Status s;
     if (op.type == LogOp::Type::kTime) {
       replay_time = op.time;
@@ -508,7 +526,7 @@ Status DocumentIndex::Rep::Apply(const std::vector<LogOp>& ops) {
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
-  return Status::OK();
+  return flush();
 }
 
 Status DocumentIndex::Rep::Replay(const index_internal::ParsedLog& parsed,

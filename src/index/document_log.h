@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -96,6 +97,26 @@ class LogWriter {
   std::mutex sync_mu_;
   uint64_t synced_ = 0;  // guarded by sync_mu_
 };
+
+// Test hook: where a DocumentIndex's background compaction stands.
+struct CompactionProgress {
+  enum class Stage {
+    // The new index file written, without the lock: the changes carried are
+    // those made before this returns.
+    kWritten,
+    // The new file written, mapped and set up and the changes made since its
+    // snapshot carried over it, without the index's lock; the lock is taken
+    // next (for the rest of the changes, the commit point and the swap).
+    kPrepared,
+    kPublished,  // the new file is the index's (the lock released)
+  };
+  Stage stage = Stage::kPrepared;
+  size_t carried_outside = 0;  // changes carried without the lock
+  size_t carried_locked = 0;   // changes carried under the writer's lock
+};
+// Called by every background compaction at each stage, on its thread, with
+// no lock held. Empty: none. Set by tests only, while no index is open.
+void SetCompactionHookForTesting(std::function<void(const CompactionProgress&)> hook);
 
 }  // namespace neardup::index_internal
 

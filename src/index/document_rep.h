@@ -222,6 +222,7 @@ struct DocumentIndex::Rep {
     uint64_t lines = 0;
     std::string ids_body;
     Json added = Json::array();  // the add times (AddTimes::ToJson)
+    AddTimes times;              // as they were
   };
   // REQUIRES: `mu` held (shared is enough).
   Snapshot TakeSnapshot() const;
@@ -237,9 +238,12 @@ struct DocumentIndex::Rep {
   Status Commit();
 
   // Background compaction (DocumentIndexOptions::background_compaction): a
-  // thread writes the new index file from a snapshot without any lock, then
-  // publishes it under the writer's lock with the changes made meanwhile
-  // carried into a new log.
+  // thread writes the new index file from a snapshot without any lock, maps
+  // it, sets up its tables and names and applies the changes made meanwhile
+  // over it (and into a new log) in a state of its own, still without the
+  // lock, round after round; under the writer's lock it carries only the
+  // last few changes, renames the file (the commit point) and swaps the new
+  // state in (document_commit.cc, RunCompaction).
   std::thread compactor;
   bool compacting = false;            // guarded by mu
   bool recording = false;             // since_snapshot is being filled; guarded by mu
