@@ -318,8 +318,8 @@ __attribute__((target("avx2,popcnt"))) inline __m256i WordCounts(__m256i v) {
 
 template <bool kKeyed>
 __attribute__((target("avx2,popcnt"))) size_t ScanBucketAvx2(const uint64_t* w, size_t n,
-                                                             uint64_t q, int t, uint64_t key,
-                                                             int r, uint32_t* idx) {
+                                                             uint64_t q, int t, uint64_t key, int r,
+                                                             uint32_t* idx) {
   const __m256i qv = _mm256_set1_epi64x(static_cast<long long>(q));
   const __m256i tv = _mm256_set1_epi64x(t);
   const __m256i kv = _mm256_set1_epi64x(static_cast<long long>(key));

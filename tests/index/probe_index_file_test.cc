@@ -155,8 +155,8 @@ TEST(ProbeIndexFileTest, NarrowLevelsAndTheKernelsTailAnswerAsTheFile) {
     const auto mem = TableIndex::FromFile(empty);
     for (size_t at = 0; at < d.ids.size(); at += 4000) {
       const size_t m = std::min<size_t>(4000, d.ids.size() - at);
-      ASSERT_TRUE(mem->AddBatch(std::span(d.ids).subspan(at, m), std::span(d.fps).subspan(at, m))
-                      .ok());
+      ASSERT_TRUE(
+          mem->AddBatch(std::span(d.ids).subspan(at, m), std::span(d.fps).subspan(at, m)).ok());
     }
     const std::vector<size_t> levels = mem->DeltaLevelSizes();
     size_t in_levels = 0;
@@ -166,8 +166,7 @@ TEST(ProbeIndexFileTest, NarrowLevelsAndTheKernelsTailAnswerAsTheFile) {
     if (isa != index_internal::ScanIsa::kAvx512) {
       ASSERT_FALSE(levels.empty()) << what;
       EXPECT_GE(index_internal::LevelDirBits(levels.front(), spec.dir_bits), 10) << what;
-      EXPECT_LT(index_internal::LevelDirBits(levels.front(), spec.dir_bits), spec.dir_bits)
-          << what;
+      EXPECT_LT(index_internal::LevelDirBits(levels.front(), spec.dir_bits), spec.dir_bits) << what;
     }
     EXPECT_LE(in_levels, mem->delta_size()) << what;
     ExpectAnswers(*mem, d, spec, what);
