@@ -43,11 +43,14 @@
 //                              picks (0), query by query (1) or sorted by
 //                              key (2); found: the rows reported (the same
 //                              at every batch and order)
-//   BM_Delta/<n>/<batch>/<level>  an index's delta of n entries: its tail
-//                              scanned (0, tiled over the batch) against a
-//                              level's probe tables, the probes ordered as
-//                              SearchEach picks (1), query by query (2) or
-//                              sorted by key (3)
+//   BM_Delta/<n>/<batch>/<level>/<dir>  an index's delta of n entries: its
+//                              tail scanned (0, tiled over the batch)
+//                              against a level's probe tables, the probes
+//                              ordered as SearchEach picks (1), query by
+//                              query (2) or sorted by key (3); the level's
+//                              directory on the file's 14 key bits (dir 0),
+//                              on LevelDirBits(n) of them (1, what
+//                              TableIndex builds), or on `dir` bits (>= 6)
 //   BM_ChunkReads/<words>      one core's bandwidth reading runs of `words`
 //                              words at random places (a probed bucket)
 //   BM_FaissFlat               the reference: faiss IndexBinaryFlat
@@ -617,7 +620,7 @@ void BM_ProbeBatch(benchmark::State& state) {
   PerQuery(state, d.queries.size());
 }
 BENCHMARK(BM_ProbeBatch)
-    ->ArgsProduct({{1, 2, 4, 8, 16, 32, 64, 128, 256, 1000}, {0, 1, 2}})
+    ->ArgsProduct({{1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 170, 256, 1000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 
 // An index's delta at the default method (TableIndex: the entries added
@@ -646,9 +649,13 @@ void BM_Delta(benchmark::State& state) {
   rows.lo = lo.data();
   rows.hi = hi.data();
   std::unique_ptr<index_internal::ProbeTableIndex> tables;
+  const index_internal::ProbeTablesSpec spec = index_internal::ChooseProbeTables(kN, kK, 0.99);
+  const auto dir_arg = static_cast<int>(state.range(3));
+  const int dir_bits = dir_arg == 0   ? spec.key_bits
+                       : dir_arg == 1 ? index_internal::LevelDirBits(n, spec.key_bits)
+                                      : dir_arg;
   if (level) {
-    tables = std::make_unique<index_internal::ProbeTableIndex>(
-        lo, hi, kK, index_internal::ChooseProbeTables(kN, kK, 0.99));
+    tables = std::make_unique<index_internal::ProbeTableIndex>(lo, hi, kK, spec, dir_bits);
   }
   std::vector<std::vector<index_internal::ScanHit>> out(q_lo.size());
   for (auto _ : state) {
@@ -668,11 +675,23 @@ void BM_Delta(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(out.data());
   }
-  state.SetLabel(level ? "level" : "tail");
+  size_t found = 0;
+  for (const auto& o : out) found += o.size();
+  state.counters["found"] = static_cast<double>(found);
+  state.SetLabel(level ? "level, directory of " + std::to_string(dir_bits) + " bits" : "tail");
   PerQuery(state, q_lo.size());
 }
 BENCHMARK(BM_Delta)
-    ->ArgsProduct({{4096, 16384, 54272, 100000}, {1, 4, 64, 128, 250, 1000}, {0, 1, 2, 3}})
+    ->Apply([](benchmark::internal::Benchmark* b) {
+      for (int64_t n : {4096, 16384, 54272, 100000, 300000}) {
+        for (int64_t batch : {1, 4, 32, 64, 128, 250, 1000}) {
+          b->Args({n, batch, 0, 0});
+          for (int64_t order : {1, 2, 3}) {
+            for (int64_t dir : {0, 1}) b->Args({n, batch, order, dir});
+          }
+        }
+      }
+    })
     ->Unit(benchmark::kMillisecond);
 
 // The floor under a query of the probe tables alone: it reads its probed

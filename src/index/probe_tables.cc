@@ -243,27 +243,50 @@ std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int k
 
 namespace {
 
-// Appends to idx the positions i in [0, n) with popcount(w[i] ^ q) <= t.
-size_t ScanBucketScalar(const uint64_t* w, size_t n, uint64_t q, int t, uint32_t* idx) {
+// Appends to idx the positions i in [0, n) with popcount(w[i] ^ q) <= t
+// and, where kKeyed (a narrow directory: the bucket holds every row whose
+// directory bits are the probed key's, not only those whose whole key is
+// within r), popcount((w[i] ^ q) & key) <= r.
+template <bool kKeyed>
+size_t ScanBucketScalar(const uint64_t* w, size_t n, uint64_t q, int t, uint64_t key, int r,
+                        uint32_t* idx) {
   size_t c = 0;
   for (size_t i = 0; i < n; ++i) {
     idx[c] = static_cast<uint32_t>(i);
-    c += std::popcount(w[i] ^ q) <= t ? 1 : 0;
+    const uint64_t x = w[i] ^ q;
+    bool keep = std::popcount(x) <= t;
+    if constexpr (kKeyed) keep = keep && std::popcount(x & key) <= r;
+    c += keep ? 1 : 0;
   }
   return c;
 }
 
 #ifdef NEARDUP_PROBE_X86
-__attribute__((target("avx512f,avx512vpopcntdq"))) size_t ScanBucketAvx512(const uint64_t* w,
-                                                                           size_t n, uint64_t q,
-                                                                           int t, uint32_t* idx) {
+#define NEARDUP_PROBE_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
+
+// The lanes of `valid` whose word v ^ q passes (ScanBucketScalar's test).
+template <bool kKeyed>
+NEARDUP_PROBE_AVX512 inline __mmask8 Keep8(__mmask8 valid, __m512i v, __m512i qv, __m512i tv,
+                                           __m512i kv, __m512i rv) {
+  const __m512i x = _mm512_xor_si512(v, qv);
+  __mmask8 m = _mm512_mask_cmple_epu64_mask(valid, _mm512_popcnt_epi64(x), tv);
+  if constexpr (kKeyed) {
+    m = _mm512_mask_cmple_epu64_mask(m, _mm512_popcnt_epi64(_mm512_and_si512(x, kv)), rv);
+  }
+  return m;
+}
+
+template <bool kKeyed>
+NEARDUP_PROBE_AVX512 size_t ScanBucketAvx512(const uint64_t* w, size_t n, uint64_t q, int t,
+                                             uint64_t key, int r, uint32_t* idx) {
   const __m512i qv = _mm512_set1_epi64(static_cast<long long>(q));
   const __m512i tv = _mm512_set1_epi64(t);
+  const __m512i kv = _mm512_set1_epi64(static_cast<long long>(key));
+  const __m512i rv = _mm512_set1_epi64(r);
   size_t c = 0;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m512i v = _mm512_loadu_si512(w + i);
-    __mmask8 m = _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(v, qv)), tv);
+    __mmask8 m = Keep8<kKeyed>(0xff, _mm512_loadu_si512(w + i), qv, tv, kv, rv);
     while (m != 0) {
       idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
       m = static_cast<__mmask8>(m & (m - 1));
@@ -271,9 +294,7 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) size_t ScanBucketAvx512(const
   }
   if (i < n) {
     const auto valid = static_cast<__mmask8>((1u << (n - i)) - 1);
-    const __m512i v = _mm512_maskz_loadu_epi64(valid, w + i);
-    __mmask8 m =
-        _mm512_mask_cmple_epu64_mask(valid, _mm512_popcnt_epi64(_mm512_xor_si512(v, qv)), tv);
+    __mmask8 m = Keep8<kKeyed>(valid, _mm512_maskz_loadu_epi64(valid, w + i), qv, tv, kv, rv);
     while (m != 0) {
       idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
       m = static_cast<__mmask8>(m & (m - 1));
@@ -281,21 +302,76 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) size_t ScanBucketAvx512(const
   }
   return c;
 }
+
+// AVX2: four words a vector, each word's bits counted by a nibble table
+// (vpshufb) and summed by vpsadbw, as the scan's AVX2 kernel.
+__attribute__((target("avx2,popcnt"))) inline __m256i WordCounts(__m256i v) {
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  const __m256i low = _mm256_and_si256(v, nibble);
+  const __m256i high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+  return _mm256_sad_epu8(
+      _mm256_add_epi8(_mm256_shuffle_epi8(table, low), _mm256_shuffle_epi8(table, high)),
+      _mm256_setzero_si256());
+}
+
+template <bool kKeyed>
+__attribute__((target("avx2,popcnt"))) size_t ScanBucketAvx2(const uint64_t* w, size_t n,
+                                                             uint64_t q, int t, uint64_t key, int r,
+                                                             uint32_t* idx) {
+  const __m256i qv = _mm256_set1_epi64x(static_cast<long long>(q));
+  const __m256i tv = _mm256_set1_epi64x(t);
+  const __m256i kv = _mm256_set1_epi64x(static_cast<long long>(key));
+  const __m256i rv = _mm256_set1_epi64x(r);
+  size_t c = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256i x =
+        _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i)), qv);
+    __m256i over = _mm256_cmpgt_epi64(WordCounts(x), tv);
+    if constexpr (kKeyed) {
+      over = _mm256_or_si256(over, _mm256_cmpgt_epi64(WordCounts(_mm256_and_si256(x, kv)), rv));
+    }
+    auto m = static_cast<unsigned>(~_mm256_movemask_pd(_mm256_castsi256_pd(over))) & 0xfu;
+    while (m != 0) {
+      idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
+      m &= m - 1;
+    }
+  }
+  const size_t tail = ScanBucketScalar<kKeyed>(w + i, n - i, q, t, key, r, idx + c);
+  for (size_t x = 0; x < tail; ++x) idx[c + x] += static_cast<uint32_t>(i);
+  return c + tail;
+}
 #endif
 
-using BucketScan = size_t (*)(const uint64_t*, size_t, uint64_t, int, uint32_t*);
+using BucketScan = size_t (*)(const uint64_t*, size_t, uint64_t, int, uint64_t, int, uint32_t*);
 
-BucketScan ChooseBucketScan() {
+// The bucket scan of the active kernel (hamming_scan.h's choice), with the
+// key's filter (a narrow directory) or without.
+BucketScan ChooseBucketScan(bool keyed) {
 #ifdef NEARDUP_PROBE_X86
-  if (ActiveScanIsa() == ScanIsa::kAvx512) return ScanBucketAvx512;
+  switch (ActiveScanIsa()) {
+    case ScanIsa::kAvx512:
+      return keyed ? ScanBucketAvx512<true> : ScanBucketAvx512<false>;
+    case ScanIsa::kAvx2:
+      return keyed ? ScanBucketAvx2<true> : ScanBucketAvx2<false>;
+    case ScanIsa::kScalar:
+      break;
+  }
 #endif
-  return ScanBucketScalar;
+  return keyed ? ScanBucketScalar<true> : ScanBucketScalar<false>;
 }
 
 // Probes are read this many ahead (directory slot) and half as many (the
 // bucket's first lines), so that many misses are in flight at once.
 constexpr size_t kDirAhead = 16;
 constexpr size_t kBucketAhead = 8;
+// The sorted path prefetches the probed buckets this many ahead (their
+// first kSortedPrefetchWords words: a bucket at 1M rows and 14-bit keys
+// holds ~61).
+constexpr size_t kSortedAhead = 4;
+constexpr size_t kSortedPrefetchWords = 128;
 // A batch's probes are sorted by key (ProbeBatch) from this many queries,
 // and only once the words the batch reads in a table (queries x V x n /
 // 2^b) reach kSortWordsPerKey a key of its directory: the sort's passes
@@ -308,7 +384,13 @@ constexpr size_t kBucketAhead = 8;
 // (V = 121), 391 against 428 at 32, 398 against 294 at 128 (even at ~40):
 // 40 and 35. (At 100,000 rows, the tables in the cache, sorting from 16
 // costs up to ~15 % more than query by query below ~100 queries, as
-// before this rule.)
+// before this rule.) Since the sorted path prefetches its buckets
+// (kSortedAhead) and compares a bucket's words four or eight at a time
+// with AVX2 as with AVX-512, it is cheaper from fewer queries: at 1M rows
+// on AVX2 (no AVX-512), 123-160 us query by query against 98-131 sorted at
+// 48-64 queries, 139-166 against 160-173 at 16-32 (doc/benchmarks.md,
+// idx13): 16 words a key, from 41 queries at 1M, 14-bit keys (at 10M,
+// 15-bit keys, from 16: not measured again).
 //
 // A small table (a delta's level: the index file's keys over a few
 // thousand to a few hundred thousand rows, its buckets nearly empty) costs
@@ -322,7 +404,7 @@ constexpr size_t kBucketAhead = 8;
 // against 7.8-12.9; 64-128 queries 8.8-18.6 against 7.9-13.3: from ~1.5
 // probes a key, 232 queries at 14-bit keys and radius 2).
 constexpr size_t kMinProbeBatch = 16;
-constexpr double kSortWordsPerKey = 40;
+constexpr double kSortWordsPerKey = 16;
 constexpr double kSortProbesPerKey = 1.5;
 
 }  // namespace
@@ -339,21 +421,27 @@ bool SortProbes(size_t queries, size_t n, int key_bits, int radius) {
 
 namespace {
 
-// Every key mask within radius r of a b-bit key, by distance (0, then 1, ...).
+// Every key mask within radius r of a b-bit key, by distance (0, then 1,
+// ...), kept a thread for every (b, r) met (the index file's keys and its
+// delta's levels' narrower ones are searched in turn).
 const std::vector<uint32_t>& Flips(int key_bits, int radius) {
-  thread_local std::vector<uint32_t> flips;
-  thread_local int cached_bits = -1, cached_radius = -1;
-  if (cached_bits != key_bits || cached_radius != radius) {
-    flips.clear();
+  thread_local std::vector<uint32_t> cache[kMaxProbeKeyBits + 1][4];
+  std::vector<uint32_t>& flips = cache[key_bits][radius];
+  if (flips.empty()) {
     for (int d = 0; d <= radius; ++d) {
       for (uint32_t m = 0; m < (uint32_t{1} << key_bits); ++m) {
         if (std::popcount(m) == d) flips.push_back(m);
       }
     }
-    cached_bits = key_bits;
-    cached_radius = radius;
   }
   return flips;
+}
+
+// The bits of table g's key beyond its directory's (a narrow directory
+// keys on the low dir_bits of them), or 0 where the directory holds them all.
+uint64_t KeyFilter(const TableMask& m, int dir_bits) {
+  const uint64_t key = m.lo | m.hi;
+  return std::popcount(key) > dir_bits ? key : 0;
 }
 
 // One survivor of a table's filter word: its query, its position in its
@@ -431,12 +519,12 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
   thread_local std::vector<Probe> probes;
   thread_local std::vector<uint32_t> idx;
   probes.clear();
-  const BucketScan scan = ChooseBucketScan();
   const int t_max = view.probe_threshold;
   const uint64_t key_mask = (uint64_t{1} << view.dir_bits) - 1;
   const uint64_t q_half[2] = {q_lo, q_hi};
   for (uint32_t g = 0; g < view.masks.size() && g < view.tables.size(); ++g) {
     const TableMask& m = view.masks[g];
+    if (m.radius > 3) continue;  // not a probe layout (IsProbeLayout)
     const auto key = static_cast<uint32_t>((q_half[MaskHalf(m)] >> MaskShift(m)) & key_mask);
     for (uint32_t f : Flips(view.dir_bits, static_cast<int>(m.radius))) {
       probes.push_back(Probe{g, key ^ f, 0, 0});
@@ -467,11 +555,14 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
     const size_t len = p.end - p.begin;
     if (len == 0) continue;
     const TableView& t = view.tables[p.table];
-    const int half = MaskHalf(view.masks[p.table]);
+    const TableMask& m = view.masks[p.table];
+    const int half = MaskHalf(m);
     if (idx.size() < len) idx.resize(len);
     const uint64_t* w = t.words.data() + p.begin;
     const uint64_t qw = q_half[half];
-    const size_t c = scan(w, len, qw, t_max, idx.data());
+    const uint64_t key_filter = KeyFilter(m, view.dir_bits);
+    const size_t c = ChooseBucketScan(key_filter != 0)(w, len, qw, t_max, key_filter,
+                                                       static_cast<int>(m.radius), idx.data());
     for (size_t x = 0; x < c; ++x) {
       cands->push_back(Cand{query, p.begin + idx[x],
                             static_cast<uint32_t>(std::popcount(w[idx[x]] ^ qw)),
@@ -490,15 +581,17 @@ void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
   thread_local std::vector<uint32_t> order;  // query numbers by probed key
   thread_local std::vector<uint32_t> idx;
   const size_t nq = q_lo.size();
-  const BucketScan scan = ChooseBucketScan();
   const size_t buckets = size_t{1} << view.dir_bits;
   const uint64_t key_mask = buckets - 1;
   start.resize(buckets + 2);
   for (uint32_t g = 0; g < view.masks.size() && g < view.tables.size(); ++g) {
     const TableMask& m = view.masks[g];
+    if (m.radius > 3) continue;  // not a probe layout (IsProbeLayout)
     const TableView& t = view.tables[g];
     const int half = MaskHalf(m);
     const int shift = MaskShift(m);
+    const uint64_t key_filter = KeyFilter(m, view.dir_bits);
+    const BucketScan scan = ChooseBucketScan(key_filter != 0);
     const std::span<const uint64_t> q_half = half == 0 ? q_lo : q_hi;
     const std::vector<uint32_t>& flips = Flips(view.dir_bits, static_cast<int>(m.radius));
     order.resize(nq * flips.size());
@@ -512,9 +605,27 @@ void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
       const auto key = static_cast<uint32_t>((q_half[j] >> shift) & key_mask);
       for (uint32_t f : flips) order[start[(key ^ f) + 1]++] = static_cast<uint32_t>(j);
     }
-    // Now key p's queries are order[start[p], start[p + 1]).
+    // Now key p's queries are order[start[p], start[p + 1]). The buckets
+    // probed are read in address order but with gaps (at 1M rows and 14-bit
+    // keys a batch of 128 queries probes ~57 % of them), which the
+    // hardware's stream prefetch does not bridge: each probed bucket's
+    // lines are prefetched kSortedAhead probed buckets ahead.
+    size_t ahead = 0;
+    const auto prefetch_next = [&] {
+      while (ahead < buckets && start[ahead] == start[ahead + 1]) ++ahead;
+      if (ahead >= buckets) return;
+      uint32_t begin = 0, end = 0;
+      if (Bucket(t, ahead, &begin, &end)) {
+        const uint64_t* w = t.words.data() + begin;
+        const size_t len = std::min<size_t>(end - begin, kSortedPrefetchWords);
+        for (size_t x = 0; x < len; x += 8) __builtin_prefetch(w + x);
+      }
+      ++ahead;
+    };
+    for (size_t i = 0; i < kSortedAhead; ++i) prefetch_next();
     for (size_t p = 0; p < buckets; ++p) {
       if (start[p] == start[p + 1]) continue;
+      prefetch_next();
       uint32_t begin = 0, end = 0;
       if (!Bucket(t, p, &begin, &end)) continue;
       const size_t len = end - begin;
@@ -523,7 +634,8 @@ void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
       for (uint32_t x = start[p]; x < start[p + 1]; ++x) {
         const uint32_t j = order[x];
         const uint64_t qw = q_half[j];
-        const size_t c = scan(w, len, qw, view.probe_threshold, idx.data());
+        const size_t c = scan(w, len, qw, view.probe_threshold, key_filter,
+                              static_cast<int>(m.radius), idx.data());
         for (size_t y = 0; y < c; ++y) {
           cands->push_back(Cand{j, begin + idx[y],
                                 static_cast<uint32_t>(std::popcount(w[idx[y]] ^ qw)),
@@ -563,16 +675,24 @@ void QueryProbeTables(const TablesView& view, std::span<const uint64_t> q_hi,
   Verify(view, q_hi, q_lo, k, cands, out);
 }
 
+int LevelDirBits(size_t n, int key_bits) {
+  const double keys = static_cast<double>(n) / kLevelRowsPerKey;
+  int b = kMinLevelDirBits;
+  while (b < key_bits && std::ldexp(1.0, b) < keys) ++b;
+  return std::min(b, key_bits);
+}
+
 ProbeTableIndex::ProbeTableIndex(std::span<const uint64_t> lo, std::span<const uint64_t> hi, int k,
-                                 const ProbeTablesSpec& spec)
+                                 const ProbeTablesSpec& spec, int dir_bits)
     : spec_(spec), k_(k), lo_(lo.begin(), lo.end()), hi_(hi.begin(), hi.end()) {
   FillCosts(&spec_, lo_.size());
   spec_.recall_at_k = ProbeTablesRecall(spec_, k);
   spec_.recall_at_k_minus_4 = ProbeTablesRecall(spec_, std::max(k - 4, 0));
   tables_spec_ = ProbeTablesSpecFor(spec_, k);
-  tables_ = BuildProbeTables(tables_spec_.masks, spec_.key_bits, lo_, hi_);
+  if (dir_bits <= 0 || dir_bits > spec_.key_bits) dir_bits = spec_.key_bits;
+  tables_ = BuildProbeTables(tables_spec_.masks, dir_bits, lo_, hi_);
   view_.bits = 128;
-  view_.dir_bits = spec_.key_bits;
+  view_.dir_bits = dir_bits;
   view_.n = lo_.size();
   view_.lo = lo_;
   view_.hi = hi_;

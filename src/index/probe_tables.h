@@ -99,7 +99,9 @@ bool IsProbeLayout(const TablesSpec& spec);
 // it, so that it answers as the file written from it.)
 bool ProbeFinds(const TablesSpec& spec, uint64_t x_hi, uint64_t x_lo);
 // The tables of `masks` (ProbeMask's, b-bit keys) over rows [0, n) of
-// (lo, hi): directory, row numbers and half words (OwnedTable::words).
+// (lo, hi): directory, row numbers and half words (OwnedTable::words). The
+// directory keys on the low key_bits of each mask's (b, or fewer: a narrow
+// directory, LevelDirBits; a TablesView of it has dir_bits = key_bits).
 std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int key_bits,
                                          std::span<const uint64_t> lo,
                                          std::span<const uint64_t> hi);
@@ -109,12 +111,12 @@ std::vector<OwnedTable> BuildProbeTables(std::span<const TableMask> masks, int k
 // (kSorted); kAuto: as SortProbes. The answers are the same.
 enum class ProbeOrder { kAuto, kEachQuery, kSorted };
 // kAuto's choice for `queries` queries into tables of n rows, b-bit keys
-// probed within `radius`: sorted from 16 queries whose probes read 40 words
-// a key of each table's directory (queries x V x n / 2^b >= 40 x 2^b: at 1M
-// rows, 14-bit keys, radius 2, from 102 queries; at 10M, 15-bit keys, from
-// 36) or make 1.5 probes a key (queries x V >= 1.5 x 2^b: a delta's small
-// level, the file's keys over few rows, from 232 queries at 14-bit keys),
-// else query by query.
+// probed within `radius` (b: the directory's bits): sorted from 16 queries
+// whose probes read 16 words a key of each table's directory (queries x V x
+// n / 2^b >= 16 x 2^b: at 1M rows, 14-bit keys, radius 2, from 41 queries;
+// at 10M, 15-bit keys, from 16; a delta's level, its directory narrowed to
+// ~16 rows a key, from 16) or make 1.5 probes a key (queries x V >= 1.5 x
+// 2^b), else query by query.
 bool SortProbes(size_t queries, size_t n, int key_bits, int radius);
 
 // For each query j, appends to out[j] every row within k that the probe
@@ -126,12 +128,26 @@ void QueryProbeTables(const TablesView& view, std::span<const uint64_t> q_hi,
                       std::span<const uint64_t> q_lo, int k, std::vector<ScanHit>* out,
                       ProbeOrder order = ProbeOrder::kAuto);
 
+// The directory bits for probe tables of b-bit keys over n rows (a delta's
+// level, whose rows are far fewer than the 2^b keys the index file's
+// directory holds): the low bits of each table's key, so that a directory
+// key holds about kLevelRowsPerKey rows, at least kMinLevelDirBits and at
+// most b. A query probes the keys within r of its own in those bits and
+// keeps a bucket's row only when its whole key is within r (and its half
+// within t): the same rows as the full directory, in far fewer probes.
+int LevelDirBits(size_t n, int key_bits);
+inline constexpr double kLevelRowsPerKey = 16;
+inline constexpr int kMinLevelDirBits = 6;
+
 class ProbeTableIndex {
  public:
-  // Builds the tables of `spec` over rows [0, n) of (lo, hi).
-  // REQUIRES: spec.tables >= 1, lo.size() == hi.size() < 2^32.
+  // Builds the tables of `spec` over rows [0, n) of (lo, hi), with a
+  // directory of dir_bits of each key (0: all spec.key_bits of them;
+  // LevelDirBits).
+  // REQUIRES: spec.tables >= 1, lo.size() == hi.size() < 2^32,
+  // dir_bits <= spec.key_bits.
   ProbeTableIndex(std::span<const uint64_t> lo, std::span<const uint64_t> hi, int k,
-                  const ProbeTablesSpec& spec);
+                  const ProbeTablesSpec& spec, int dir_bits = 0);
   ProbeTableIndex(const ProbeTableIndex&) = delete;
   ProbeTableIndex& operator=(const ProbeTableIndex&) = delete;
 
@@ -139,6 +155,7 @@ class ProbeTableIndex {
   size_t size() const { return lo_.size(); }
   // Bytes of the tables (directories, filter words, row numbers).
   size_t TableBytes() const;
+  int dir_bits() const { return view_.dir_bits; }
 
   // Appends to *out every row within k of (q_hi, q_lo) that some table
   // finds (its key within r, its half within t), once, in row order, with

@@ -18,6 +18,28 @@ constexpr size_t kMaxEntries = 0xfffffffeu;
 // read (~100-200 ns) a probe, a tail entry about 1-2 ns.
 constexpr size_t kMinTail = 1024;
 constexpr size_t kTailEntriesPerProbe = 64;
+// For the probe tables (kind kProbe) the cap is where the tail's scan costs
+// a query what a level of as many entries would, both measured
+// (bench/index_scan_bench.cc, BM_Delta, doc/benchmarks.md): a small level
+// (its directory narrowed to its size, LevelDirBits) costs ~10 ns a probe
+// of the file's layout (7.5-10 us for 848 probes at 4,096-54,272 entries,
+// batches of 128-250, on AVX-512 and on AVX2), a tail entry what the tiled
+// scan takes a row in cache for the active kernel: 0.138 ns with AVX-512
+// (54,272 rows 7.1-7.8 us a query), 0.6 with AVX2 (4,096-54,272 rows
+// 2.7-39 us), so a cap of ~61,000 entries with AVX-512 and ~14,000 with AVX2.
+constexpr double kLevelNsPerProbe = 10;
+
+double TailScanNsPerRow() {
+  switch (ActiveScanIsa()) {
+    case ScanIsa::kAvx512:
+      return 0.138;
+    case ScanIsa::kAvx2:
+      return 0.6;
+    case ScanIsa::kScalar:
+      break;
+  }
+  return 0.665;  // TiledScanNsPerRow(128): the scalar scan, measured at 1M rows
+}
 // A level is merged into the one before it while that one holds fewer than
 // this many times its entries. A level costs a query about the same
 // whatever its size in a batch of a few queries (its probes: at 1M, 848
@@ -96,6 +118,11 @@ void TableIndex::SetTailCap() {
     }
     probes += keys;
   }
+  if (spec_.kind == TablesKind::kProbe) {
+    tail_cap_ = std::max(kMinTail, static_cast<size_t>(static_cast<double>(probes) *
+                                                       kLevelNsPerProbe / TailScanNsPerRow()));
+    return;
+  }
   tail_cap_ = std::max(kMinTail, probes * kTailEntriesPerProbe);
 }
 
@@ -111,10 +138,12 @@ TableIndex::DeltaLevel TableIndex::BuildLevel(size_t begin, size_t end) const {
   const auto hi = spec_.bits == 128 ? std::span<const uint64_t>(d_hi_).subspan(begin, n)
                                     : std::span<const uint64_t>();
   if (spec_.kind == TablesKind::kProbe) {
-    // The file's probe tables over the level (their keys are the layout's).
-    level.view.dir_bits = spec_.dir_bits;
+    // The file's probe tables over the level (their keys are the layout's),
+    // the directory on as many of each key's bits as the level's size
+    // fills (LevelDirBits): the same rows in fewer probes.
+    level.view.dir_bits = LevelDirBits(n, spec_.dir_bits);
     level.view.probe_threshold = spec_.radius;
-    level.tables = BuildProbeTables(spec_.masks, spec_.dir_bits, lo, hi);
+    level.tables = BuildProbeTables(spec_.masks, level.view.dir_bits, lo, hi);
   } else {
     level.view.dir_bits = DirBitsFor(n);
     level.tables = BuildTables(spec_.masks, level.view.dir_bits, lo, hi, /*threads=*/0);

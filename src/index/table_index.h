@@ -8,11 +8,11 @@
 // level is merged into the one before it while that one is less than 8
 // times its size, so there are at most log8(delta / tail cap) + 1 of them,
 // one or two between a server's compactions, and an entry is rebuilt
-// about 9 times for each of them), plus an unsorted tail scanned linearly. The tail's cap is what a
-// level costs a query: 64 entries per probe (a probe is a random read, an
-// entry of the tail two loads and two popcounts), so a layout of few probes
-// keeps a short tail and one of many a long one; a spec without tables (the
-// scan) keeps no levels, the whole delta is its tail. The answers are those of a
+// about 9 times for each of them), plus an unsorted tail scanned linearly. Its cap is what a level
+// costs a query: 64 entries a probe; for the probe tables 10 ns a probe over the scan's measured
+// cost a row by kernel (~61,000 AVX-512, ~14,000 AVX2), their levels' directories narrowed to
+// their sizes (LevelDirBits). Few probes keep a short tail, many a long one; a spec without
+// tables (the scan) keeps no levels, the whole delta is its tail. The answers are those of a
 // freshly written file: the mapped index answers exactly as the in-memory
 // one.
 //

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "index/hamming_scan.h"
 #include "index/index_file_v2.h"
 #include "index/mask_tables.h"
 #include "index/probe_tables.h"
@@ -134,6 +135,43 @@ TEST(ProbeIndexFileTest, DeltaAnswersAsTheFileWrittenFromIt) {
   ASSERT_TRUE(mem->SearchEach(d.queries, kK, &a).ok());
   ASSERT_TRUE(from_file->SearchEach(d.queries, kK, &b).ok());
   EXPECT_EQ(a, b);
+}
+
+// A delta grown by batches (a server's adds) under every kernel the CPU
+// has: the tail's cap depends on the kernel (the scan's measured cost a
+// row), its levels' directories on their sizes (LevelDirBits: narrower
+// than the file's keys), and the answers are still the file's.
+TEST(ProbeIndexFileTest, NarrowLevelsAndTheKernelsTailAnswerAsTheFile) {
+  const Data d = MakeData(40000, 120, 23);
+  const TablesSpec spec = index_internal::ChooseTables(1000000, 128, kK, TablesPolicy{});
+  ASSERT_EQ(spec.kind, TablesKind::kProbe);
+  const std::string dir = testing::MakeTempDir("probe_levels");
+  const auto empty = testing::WritePlantedIndexFile(Data{}, spec, dir + "/empty.ndx");
+  const index_internal::ScanIsa saved = index_internal::ActiveScanIsa();
+  for (const index_internal::ScanIsa isa :
+       {index_internal::ScanIsa::kScalar, index_internal::ScanIsa::kAvx2,
+        index_internal::ScanIsa::kAvx512}) {
+    if (!index_internal::SetScanIsa(isa)) continue;
+    const auto mem = TableIndex::FromFile(empty);
+    for (size_t at = 0; at < d.ids.size(); at += 4000) {
+      const size_t m = std::min<size_t>(4000, d.ids.size() - at);
+      ASSERT_TRUE(
+          mem->AddBatch(std::span(d.ids).subspan(at, m), std::span(d.fps).subspan(at, m)).ok());
+    }
+    const std::vector<size_t> levels = mem->DeltaLevelSizes();
+    size_t in_levels = 0;
+    for (size_t n : levels) in_levels += n;
+    const std::string what = index_internal::ScanIsaName(isa);
+    // ~41,000 entries: past the cap of every kernel but AVX-512's (~61,000).
+    if (isa != index_internal::ScanIsa::kAvx512) {
+      ASSERT_FALSE(levels.empty()) << what;
+      EXPECT_GE(index_internal::LevelDirBits(levels.front(), spec.dir_bits), 10) << what;
+      EXPECT_LT(index_internal::LevelDirBits(levels.front(), spec.dir_bits), spec.dir_bits) << what;
+    }
+    EXPECT_LE(in_levels, mem->delta_size()) << what;
+    ExpectAnswers(*mem, d, spec, what);
+  }
+  index_internal::SetScanIsa(saved);
 }
 
 // A DocumentIndex at the default method from 65,536 documents commits a

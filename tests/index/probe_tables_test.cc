@@ -232,26 +232,105 @@ TEST(ProbeTablesTest, SmallTablesAreProbedSortedInLargeBatches) {
   }
   // Fewer than 16 queries: query by query, whatever the rows.
   EXPECT_FALSE(SortProbes(15, 1000000000, s.key_bits, s.radius));
-  // The index file at 1M: sorted from its words a key (102 queries at
-  // 14-bit keys), as before.
+  // The index file at 1M: sorted from its words a key (16 a key: 41
+  // queries at 14-bit keys; the sorted path's buckets prefetched).
   const double words_from =
-      40 * std::ldexp(1.0, s.key_bits) * std::ldexp(1.0, s.key_bits) / (v * 1000000.0);
+      16 * std::ldexp(1.0, s.key_bits) * std::ldexp(1.0, s.key_bits) / (v * 1000000.0);
   EXPECT_TRUE(
       SortProbes(static_cast<size_t>(std::ceil(words_from)), 1000000, s.key_bits, s.radius));
+  EXPECT_FALSE(
+      SortProbes(static_cast<size_t>(std::floor(words_from)), 1000000, s.key_bits, s.radius));
+}
+
+// A delta's level keys its directory on fewer bits than the layout's keys
+// (LevelDirBits: about kLevelRowsPerKey rows a directory key) and filters a
+// bucket's rows by the whole key: exactly the rows of the full directory,
+// at every directory width, batch size (a server's 1-4, its combined
+// batches of 32-a-request calls, ~170, and more) and probe order.
+TEST(ProbeTablesTest, NarrowDirectoriesFindExactlyTheTablesRows) {
+  const ProbeTablesSpec chosen = ChooseProbeTables(1000000, kK, 0.99);
+  ASSERT_GE(chosen.key_bits, 12);
+  for (const size_t random_rows : {size_t{1500}, size_t{30000}}) {
+    const Data d = MakeData(random_rows, 300, 11 + random_rows);
+    const size_t n = d.lo.size();
+    std::vector<std::vector<ScanHit>> want(d.q_lo.size());
+    size_t at_k = 0, found_at_k = 0, found = 0;
+    {
+      const ProbeTableIndex full(d.lo, d.hi, kK, chosen);
+      for (size_t q = 0; q < d.q_lo.size(); ++q) {
+        want[q] = ExactFound(d, full.spec(), q, &at_k, &found_at_k);
+        found += want[q].size();
+      }
+    }
+    ASSERT_GE(found, 2 * d.q_lo.size());  // the planted rows at 0 and 5 at least
+    ASSERT_GT(found_at_k, 0u);
+    const int level_bits = LevelDirBits(n, chosen.key_bits);
+    for (const int dir_bits : {kMinLevelDirBits, level_bits, chosen.key_bits - 1}) {
+      const ProbeTableIndex index(d.lo, d.hi, kK, chosen, dir_bits);
+      ASSERT_EQ(index.dir_bits(), dir_bits);
+      for (ProbeOrder order : {ProbeOrder::kAuto, ProbeOrder::kEachQuery, ProbeOrder::kSorted}) {
+        for (size_t batch : {1, 4, 33, 170, 300}) {
+          std::vector<std::vector<ScanHit>> got(d.q_lo.size());
+          for (size_t j = 0; j < d.q_lo.size(); j += batch) {
+            const size_t m = std::min(batch, d.q_lo.size() - j);
+            index.SearchEach(std::span<const uint64_t>(d.q_hi).subspan(j, m),
+                             std::span<const uint64_t>(d.q_lo).subspan(j, m), got.data() + j,
+                             order);
+          }
+          ASSERT_EQ(got, want) << "n " << n << " directory " << dir_bits << " batch " << batch
+                               << " order " << static_cast<int>(order);
+        }
+      }
+      for (size_t q = 0; q < d.q_lo.size(); q += 7) {
+        std::vector<ScanHit> one;
+        index.Search(d.q_hi[q], d.q_lo[q], &one);
+        ASSERT_EQ(one, want[q]) << "n " << n << " directory " << dir_bits << " query " << q;
+      }
+    }
+  }
+}
+
+TEST(ProbeTablesTest, LevelDirectoriesGrowWithTheLevel) {
+  const int b = ChooseProbeTables(1000000, kK, 0.99).key_bits;
+  int last = 0;
+  for (size_t n : {size_t{1}, size_t{1000}, size_t{4096}, size_t{16384}, size_t{54272},
+                   size_t{100000}, size_t{300000}, size_t{100000000}}) {
+    const int bits = LevelDirBits(n, b);
+    EXPECT_GE(bits, std::min(kMinLevelDirBits, b)) << n;
+    EXPECT_LE(bits, b) << n;
+    EXPECT_GE(bits, last) << n;
+    last = bits;
+    // About kLevelRowsPerKey rows a key, unless at a bound.
+    if (bits > kMinLevelDirBits && bits < b) {
+      EXPECT_LE(static_cast<double>(n) / std::ldexp(1.0, bits), kLevelRowsPerKey) << n;
+      EXPECT_GT(static_cast<double>(n) / std::ldexp(1.0, bits - 1), kLevelRowsPerKey) << n;
+    }
+  }
+  EXPECT_EQ(LevelDirBits(100000000, b), b);
+  EXPECT_EQ(LevelDirBits(1, b), kMinLevelDirBits);
 }
 
 TEST(ProbeTablesTest, EveryKernelGivesTheSameRows) {
   const Data d = MakeData(20000, 100, 4);
-  const ProbeTableIndex index(d.lo, d.hi, kK, ChooseProbeTables(1000000, kK, 0.99));
+  const ProbeTablesSpec chosen = ChooseProbeTables(1000000, kK, 0.99);
   const ScanIsa saved = ActiveScanIsa();
-  std::vector<std::vector<ScanHit>> want(d.q_lo.size());
-  ASSERT_TRUE(SetScanIsa(ScanIsa::kScalar));
-  index.SearchEach(d.q_hi, d.q_lo, want.data());
-  for (ScanIsa isa : {ScanIsa::kAvx2, ScanIsa::kAvx512}) {
-    if (!SetScanIsa(isa)) continue;
-    std::vector<std::vector<ScanHit>> got(d.q_lo.size());
-    index.SearchEach(d.q_hi, d.q_lo, got.data());
-    EXPECT_EQ(got, want) << ScanIsaName(isa);
+  // The full directory, and a narrow one (its buckets filtered by the key).
+  for (const int dir_bits : {0, LevelDirBits(d.lo.size(), chosen.key_bits)}) {
+    const ProbeTableIndex index(d.lo, d.hi, kK, chosen, dir_bits);
+    std::vector<std::vector<ScanHit>> want(d.q_lo.size());
+    ASSERT_TRUE(SetScanIsa(ScanIsa::kScalar));
+    index.SearchEach(d.q_hi, d.q_lo, want.data());
+    size_t found = 0;
+    for (const auto& w : want) found += w.size();
+    EXPECT_GE(found, 2 * d.q_lo.size());
+    for (ScanIsa isa : {ScanIsa::kAvx2, ScanIsa::kAvx512}) {
+      if (!SetScanIsa(isa)) continue;
+      for (ProbeOrder order : {ProbeOrder::kEachQuery, ProbeOrder::kSorted}) {
+        std::vector<std::vector<ScanHit>> got(d.q_lo.size());
+        index.SearchEach(d.q_hi, d.q_lo, got.data(), order);
+        EXPECT_EQ(got, want) << ScanIsaName(isa) << " directory " << index.dir_bits();
+      }
+    }
   }
   SetScanIsa(saved);
 }
