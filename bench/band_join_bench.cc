@@ -12,8 +12,8 @@
 //   neardup_band_join_bench write N corpus.jsonl         # the corpus as JSONL
 //   neardup_band_join_bench truth N pairs.txt            # its planted copies: "d<i> d<source>"
 //   neardup_band_join_bench fingerprints N fps.bin [T]   # fingerprint it (T threads)
-//   neardup_band_join_bench join fps.bin N exact|banded [T [r L]]  # self-join of the first N
-//       (r, L: the bands, else chosen by the cost model)
+//   neardup_band_join_bench join fps.bin N exact|banded [T [r L [k]]]  # self-join of the
+//       first N (r, L: the bands, else chosen by the cost model; k: default 24)
 //   neardup_band_join_bench synth N fps.bin [out.bin]    # N fingerprints: real ones
 //       (fps.bin) as the first, then random 128-bit ones with 10 % near copies (5-20
 //       bits); written to out.bin (default fps.bin.synth)
@@ -241,10 +241,10 @@ int Synth(size_t n, const std::string& path, const std::string& out_path) {
   return 0;
 }
 
-int Join(const std::string& path, size_t n, bool banded, int threads, int r, int bands) {
+int Join(const std::string& path, size_t n, bool banded, int threads, int r, int bands, int k) {
   const std::vector<DedupDocument> docs = ReadFingerprints(path, n);
   DedupOptions opt;
-  opt.k = 24;
+  opt.k = k;
   opt.threads = threads;
   opt.join = banded ? DedupJoin::kBanded : DedupJoin::kExact;
   opt.band_bits = r;
@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
   if (a.size() >= 4 && a[0] == "join") {
     return neardup::Join(a[1], std::stoul(a[2]), a[3] == "banded",
                          a.size() > 4 ? std::stoi(a[4]) : 2, a.size() > 6 ? std::stoi(a[5]) : 0,
-                         a.size() > 6 ? std::stoi(a[6]) : 0);
+                         a.size() > 6 ? std::stoi(a[6]) : 0, a.size() > 7 ? std::stoi(a[7]) : 24);
   }
   if (a.size() >= 4 && a[0] == "stream") {
     return neardup::Stream(a[1], std::stoul(a[2]), a[3] == "banded",
@@ -393,7 +393,7 @@ int main(int argc, char** argv) {
                "usage: %s write N out.jsonl | truth N pairs.txt | fingerprints N fps.bin [threads] "
                "| synth N fps.bin "
                "[out.bin] | selfjoin fps.bin N [threads] "
-               "| join fps.bin N exact|banded [threads [r L]] | stream fps.bin N exact|banded "
+               "| join fps.bin N exact|banded [threads [r L [k]]] | stream fps.bin N exact|banded "
                "[threads]\n",
                argv[0]);
   return 2;
