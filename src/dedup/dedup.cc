@@ -548,9 +548,7 @@ void FinishVerified(DocumentView docs, const SimHashPlan& plan, std::span<const 
     return HammingDistance(docs.fingerprint(i), docs.fingerprint(kept));
   };
   if (Verifying(opt)) {
-    a.jaccard = [sketches = SketchesOf(opt)](size_t i, size_t j) {
-      return sketches.Jaccard(i, j);
-    };
+    a.jaccard = [sketches = SketchesOf(opt)](size_t i, size_t j) { return sketches.Jaccard(i, j); };
   }
   a.jaccard_done = opt.release_sketches;
   a.pairs_done = std::move(pairs_done);

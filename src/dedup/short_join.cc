@@ -778,9 +778,10 @@ const std::array<uint8_t, kSketchSlots>& ShortBandOrder(int layout) {
   return LayoutOrders()[layout == 0 ? 0 : 1];
 }
 
-Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
-    SketchView sketches, std::span<const size_t> who, size_t short_features, double t,
-    int threads) {
+Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(SketchView sketches,
+                                                                    std::span<const size_t> who,
+                                                                    size_t short_features, double t,
+                                                                    int threads) {
   static_assert(kSketchSlots % kShortBandSlots == 0 &&
                 kShortBands == 2 * (kSketchSlots / kShortBandSlots));
   constexpr int kIdBits = 28;
@@ -1060,8 +1061,7 @@ bool TakesPartInShortSketchRule(const DedupOptions& options, uint32_t features) 
   return features > 0 && static_cast<double>(features) < limit;
 }
 
-Result<size_t> AddShortSketchRulePairs(SketchView sketches,
-                                       std::span<const size_t> who,
+Result<size_t> AddShortSketchRulePairs(SketchView sketches, std::span<const size_t> who,
                                        std::span<const uint64_t> groups,
                                        const std::function<Fingerprint(size_t)>& fingerprint,
                                        std::span<const IdPair> routed, const DedupOptions& options,

@@ -174,8 +174,8 @@ class PackedSketches {
     int matches = 0;
     ForEachSlot(j, [&](size_t slot, uint8_t value) {
       fb[slot / 64] |= uint64_t{1} << (slot % 64);
-      matches += static_cast<int>((a.full[slot / 64] >> (slot % 64) & 1) != 0 &&
-                                  a.value[slot] == value);
+      matches +=
+          static_cast<int>((a.full[slot / 64] >> (slot % 64) & 1) != 0 && a.value[slot] == value);
     });
     return Estimate(a.full, fb, matches);
   }
@@ -237,8 +237,8 @@ class PackedSketches {
 class SketchView {
  public:
   SketchView() = default;
-  SketchView(std::span<const JaccardSketch> dense) : dense_(dense) {}  // NOLINT: implicit
-  SketchView(const PackedSketches* packed) : packed_(packed) {}        // NOLINT: implicit
+  SketchView(std::span<const JaccardSketch> dense) : dense_(dense) {}     // NOLINT: implicit
+  SketchView(const PackedSketches* packed) : packed_(packed) {}           // NOLINT: implicit
   SketchView(const std::vector<JaccardSketch>& dense) : dense_(dense) {}  // NOLINT: implicit
 
   size_t size() const { return packed_ != nullptr ? packed_->size() : dense_.size(); }

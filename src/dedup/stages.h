@@ -206,8 +206,7 @@ bool TakesPartInShortSketchRule(const DedupOptions& options, uint32_t features);
 // added to *group_pairs after `routed` (the routed join's pairs of the rule,
 // SimHashJoinRouted's beyond_k) and merged (MergePairs) when any was added.
 // Returns how many pairs of groups were added (DedupJoinReport::short_pairs).
-Result<size_t> AddShortSketchRulePairs(SketchView sketches,
-                                       std::span<const size_t> who,
+Result<size_t> AddShortSketchRulePairs(SketchView sketches, std::span<const size_t> who,
                                        std::span<const uint64_t> groups,
                                        const std::function<Fingerprint(size_t)>& fingerprint,
                                        std::span<const IdPair> routed, const DedupOptions& options,

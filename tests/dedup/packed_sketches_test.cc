@@ -7,8 +7,6 @@
 // Dedup over the JaccardSketch array gives (routed join, banded and exact
 // joins, stream mode, both cluster rules, the sketch short rule).
 
-#include "dedup/sketch_store.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "dedup/documents.h"
+#include "dedup/sketch_store.h"
 #include "neardup/dedup.h"
 #include "neardup/method.h"
 #include "neardup/pipeline.h"
@@ -40,8 +39,10 @@ std::vector<JaccardSketch> RandomSketches(uint64_t seed, size_t n) {
   std::vector<std::vector<uint64_t>> sets;
   for (size_t i = 0; i < n; ++i) {
     const size_t kind = rng() % 10;
-    const size_t size =
-        kind < 6 ? rng() % 41 : kind < 8 ? 10 + rng() % 20 : kind < 9 ? 100 + rng() % 400 : 2000;
+    const size_t size = kind < 6   ? rng() % 41
+                        : kind < 8 ? 10 + rng() % 20
+                        : kind < 9 ? 100 + rng() % 400
+                                   : 2000;
     std::vector<uint64_t> set;
     if (!sets.empty() && rng() % 2 == 0) {
       // A near copy of an earlier set (a few elements replaced): estimates
@@ -55,7 +56,8 @@ std::vector<JaccardSketch> RandomSketches(uint64_t seed, size_t n) {
       for (size_t f = 0; f < size; ++f) set.push_back(pool[(base + rng() % 60 + f) % pool.size()]);
     }
     sets.push_back(set);
-    if (rng() % 5 == 0) set.insert(set.end(), set.begin(), set.begin() + set.size() / 2);  // repeats
+    if (rng() % 5 == 0)
+      set.insert(set.end(), set.begin(), set.begin() + set.size() / 2);  // repeats
     JaccardSketch s = MakeJaccardSketch(set);
     if (rng() % 7 == 0) s.features = static_cast<uint32_t>(rng() % 5);  // a caller's own count
     out.push_back(s);
@@ -93,7 +95,8 @@ TEST(PackedSketchesTest, EverySketchReadsBackAsPushed) {
     // ForEachSlot: the non-empty slots by slot, with their values, through
     // both kinds of view alike.
     std::vector<std::pair<size_t, uint8_t>> packed_slots, dense_slots;
-    SketchView(&p).ForEachSlot(i, [&](size_t slot, uint8_t v) { packed_slots.emplace_back(slot, v); });
+    SketchView(&p).ForEachSlot(i,
+                               [&](size_t slot, uint8_t v) { packed_slots.emplace_back(slot, v); });
     SketchView(std::span<const JaccardSketch>(sketches))
         .ForEachSlot(i, [&](size_t slot, uint8_t v) { dense_slots.emplace_back(slot, v); });
     EXPECT_EQ(packed_slots, dense_slots) << i;
