@@ -60,6 +60,9 @@
 #include "neardup/status.h"
 
 namespace neardup {
+namespace dedup_internal {
+class PackedSketches;  // src/dedup/sketch_store.h
+}  // namespace dedup_internal
 
 // A pair of sets (a < b, positions) and their exact Jaccard.
 struct JaccardPair {
@@ -245,6 +248,11 @@ struct DedupOptions {
   // (release_sketches: freed before the records are built).
   // The thresholds were measured (doc/evaluation.md, "Verified pairs").
   std::span<const JaccardSketch> sketches;
+  // The same sketches packed by what they hold (src/dedup/sketch_store.h;
+  // internal: DedupJob::Run sets it, ~30 bytes a short document instead of
+  // 152). When set, read instead of `sketches`; release_sketches applies
+  // to it alike.
+  const dedup_internal::PackedSketches* packed_sketches = nullptr;
   // When set, cluster mode (SimHash) calls it once when `sketches` will not
   // be read again: after the pairs are verified, the duplicates' estimates
   // taken and the pairs emitted, before the records are built, so that the

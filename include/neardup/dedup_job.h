@@ -54,6 +54,7 @@ class IdBlock;
 }  // namespace engine_internal
 namespace dedup_internal {
 class CompactDocuments;
+class PackedSketches;
 }  // namespace dedup_internal
 
 // Everything a dedup job decides, with the command line's defaults.
@@ -280,6 +281,10 @@ class DedupJob {
   // Run's documents (SimHash methods): Fingerprint appends them here instead
   // of DedupCorpus::docs while set (24 bytes a document instead of 56).
   dedup_internal::CompactDocuments* docs_out_ = nullptr;
+  // Run's sketches: Fingerprint appends them here, packed, instead of
+  // DedupCorpus::sketches while set, and JoinWith passes them on
+  // (DedupOptions::packed_sketches; ~30 bytes a short document, not 152).
+  dedup_internal::PackedSketches* sketches_out_ = nullptr;
   InputStats held_stats_;
   mutable std::atomic<size_t> dropped_{0};
 };

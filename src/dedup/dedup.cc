@@ -15,6 +15,7 @@
 #include "dedup/cluster.h"
 #include "dedup/documents.h"
 #include "dedup/short_join.h"
+#include "dedup/sketch_store.h"
 #include "dedup/stages.h"
 #include "dedup/stream_bands.h"
 #include "neardup/band_join.h"
@@ -54,14 +55,15 @@ Status ValidateOptions(const DedupOptions& opt, int bits, size_t n) {
     if (opt.short_rule == ShortRule::kExact && opt.short_sets.size() != n) {
       return Status::InvalidArgument("short_sets must hold one set per document");
     }
-    if (opt.short_rule == ShortRule::kSketch && opt.sketches.size() != n) {
+    if (opt.short_rule == ShortRule::kSketch && dedup_internal::SketchesOf(opt).size() != n) {
       return Status::InvalidArgument("the sketch short rule needs one sketch per document");
     }
     if (!(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
       return Status::InvalidArgument("short_jaccard must be in (0, 1]");
     }
   }
-  if (!opt.sketches.empty() && opt.sketches.size() != n) {
+  if (const dedup_internal::SketchView sk = dedup_internal::SketchesOf(opt);
+      !sk.empty() && sk.size() != n) {
     return Status::InvalidArgument("sketches must hold one sketch per document");
   }
   if (!(opt.verify_jaccard >= 0 && opt.verify_jaccard <= 1) ||
@@ -126,11 +128,12 @@ Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan&
                            const DedupOptions& opt, std::span<const IdPair> routed_beyond_k,
                            std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
   // Only the groups that may take part (on long texts none): no array per group.
+  const dedup_internal::SketchView sketches = dedup_internal::SketchesOf(opt);
   std::vector<size_t> first;
   std::vector<uint64_t> group;
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     const size_t d = plan.groups.Members(g).front();
-    if (dedup_internal::TakesPartInShortSketchRule(opt, opt.sketches[d])) {
+    if (dedup_internal::TakesPartInShortSketchRule(opt, sketches.features(d))) {
       first.push_back(d);
       group.push_back(g);
     }
@@ -138,7 +141,7 @@ Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan&
   NEARDUP_ASSIGN_OR_RETURN(
       report->short_pairs,
       dedup_internal::AddShortSketchRulePairs(
-          opt.sketches, first, group, [&](size_t i) { return docs.fingerprint(first[i]); },
+          sketches, first, group, [&](size_t i) { return docs.fingerprint(first[i]); },
           routed_beyond_k, opt, group_pairs));
   return Status::OK();
 }
@@ -288,7 +291,7 @@ Status StreamMode(DocumentView docs, const DedupOptions& opt, int bits, DedupRes
     rec.nearest_within_k = rec.nearest;
     rec.distance_within_k = rec.distance;
     rec.cluster = rec.nearest;  // a kept document is its cluster's first member
-    if (Verifying(opt)) rec.jaccard = SketchJaccard(opt.sketches[rec.nearest], opt.sketches[i]);
+    if (Verifying(opt)) rec.jaccard = dedup_internal::SketchesOf(opt).Jaccard(rec.nearest, i);
     if (opt.collect_pairs || opt.pair_sink) {
       r->pairs.push_back({rec.nearest, i, rec.distance, rec.jaccard});
     }
@@ -392,9 +395,9 @@ bool ComponentsOnly(const DedupOptions& opt) {
 
 bool PassesVerification(const DedupOptions& opt, size_t i, size_t j) {
   if (!Verifying(opt)) return true;
-  const JaccardSketch& a = opt.sketches[i];
-  const JaccardSketch& b = opt.sketches[j];
-  return SketchJaccard(a, b) >= VerifyThreshold(opt, std::min(a.features, b.features));
+  const SketchView sketches = SketchesOf(opt);
+  return sketches.Jaccard(i, j) >=
+         VerifyThreshold(opt, std::min(sketches.features(i), sketches.features(j)));
 }
 
 size_t VerifyGroupPairs(const Groups& groups, const DedupOptions& opt, std::vector<IdPair>* pairs) {
@@ -545,9 +548,7 @@ void FinishVerified(DocumentView docs, const SimHashPlan& plan, std::span<const 
     return HammingDistance(docs.fingerprint(i), docs.fingerprint(kept));
   };
   if (Verifying(opt)) {
-    a.jaccard = [&opt](size_t i, size_t j) {
-      return SketchJaccard(opt.sketches[i], opt.sketches[j]);
-    };
+    a.jaccard = [sketches = SketchesOf(opt)](size_t i, size_t j) { return sketches.Jaccard(i, j); };
   }
   a.jaccard_done = opt.release_sketches;
   a.pairs_done = std::move(pairs_done);

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <utility>
 
+#include "dedup/sketch_store.h"
 #include "neardup/parallel.h"
 #include "util/random.h"
 #include "util/thread_pool.h"
@@ -32,12 +33,6 @@ constexpr size_t kKeysPerPass = size_t{4} << 20;
 size_t keys_per_pass = kKeysPerPass;
 // Sub-buckets of a pass (by the key's hash): sorted and scanned in parallel.
 constexpr int kSubBits = 8;
-
-int NonEmptySlots(const JaccardSketch& s) {
-  int empty = 0;
-  for (const uint64_t w : s.empty) empty += std::popcount(w);
-  return kSketchSlots - empty;
-}
 
 // The largest token set that takes part: kShortSlots / t at t >= 0.4.
 constexpr int kMaxSetSize = 40;
@@ -127,7 +122,7 @@ struct BucketJoin {
   const TokenSets* sets;
   const PairOverlap* overlap;
   const SimHashPlan* plan;
-  std::span<const JaccardSketch> sketches;                  // per document
+  SketchView sketches;                                      // per document
   double t = 0;                                             // the lowest verification threshold
   const std::vector<std::pair<uint64_t, uint64_t>>* words;  // group fingerprints
   int k = 0;
@@ -191,13 +186,14 @@ struct BucketJoin {
     if (d > k) {
       // The sketch short rule's test (ShortSketchPairs): the smaller set
       // under short_features, the sizes within the ratio, the estimate.
-      const JaccardSketch& sa = sketches[plan->groups.Members(ga).front()];
-      const JaccardSketch& sb = sketches[plan->groups.Members(gb).front()];
-      const uint32_t lo = std::min(sa.features, sb.features);
-      const uint32_t hi = std::max(sa.features, sb.features);
+      const size_t da = plan->groups.Members(ga).front();
+      const size_t db = plan->groups.Members(gb).front();
+      const uint32_t fa = sketches.features(da), fb = sketches.features(db);
+      const uint32_t lo = std::min(fa, fb);
+      const uint32_t hi = std::max(fa, fb);
       if (lo == 0 || lo >= short_features) return;
       if (static_cast<double>(hi) > static_cast<double>(lo) / short_jaccard + 1e-9) return;
-      if (SketchJaccard(sa, sb) >= short_jaccard) {
+      if (sketches.Jaccard(da, db) >= short_jaccard) {
         beyond.push_back(uint64_t{std::min(ga, gb)} << 32 | std::max(ga, gb));
       }
       return;
@@ -205,12 +201,12 @@ struct BucketJoin {
     // The verifier's estimate from the matches and the two occupancies (a
     // margin for rounding): most pairs that reach here and fail
     // verification stop here, before they are held and verified.
-    const JaccardSketch& sa = sketches[plan->groups.Members(ga).front()];
-    const JaccardSketch& sb = sketches[plan->groups.Members(gb).front()];
+    const std::array<uint64_t, 2> fa = sketches.Occupancy(plan->groups.Members(ga).front());
+    const std::array<uint64_t, 2> fb = sketches.Occupancy(plan->groups.Members(gb).front());
     int slots = 0, both = 0;
-    for (size_t w = 0; w < sa.empty.size(); ++w) {
-      slots += std::popcount(~(sa.empty[w] & sb.empty[w]));
-      both += std::popcount(~sa.empty[w] & ~sb.empty[w]);
+    for (size_t w = 0; w < fa.size(); ++w) {
+      slots += std::popcount(fa[w] | fb[w]);
+      both += std::popcount(fa[w] & fb[w]);
     }
     constexpr double r = 1.0 / 256;
     if ((matches - r * both) / (slots * (1 - r)) < t - 1e-9) {
@@ -374,9 +370,10 @@ double LowestVerifyThreshold(const DedupOptions& options) {
 
 bool RouteShortDocuments(const SimHashPlan& plan, const DedupOptions& options) {
   if (!plan.report.banded || LowestVerifyThreshold(options) < 0.4) return false;
-  if (options.sketches.size() != plan.groups.of.size()) return false;
+  const SketchView sketches = SketchesOf(options);
+  if (sketches.size() != plan.groups.of.size()) return false;
   for (size_t g = 0; g < plan.groups.size(); ++g) {
-    const int a = NonEmptySlots(options.sketches[plan.groups.Members(g).front()]);
+    const int a = sketches.NonEmpty(plan.groups.Members(g).front());
     if (a >= 1 && a <= kShortSlots) return true;
   }
   return false;
@@ -401,9 +398,8 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   if (n >= (uint64_t{1} << 32)) {
     return Status::InvalidArgument("the routed join takes fewer than 2^32 fingerprints");
   }
-  const auto sketch = [&](size_t g) -> const JaccardSketch& {
-    return opt.sketches[plan.groups.Members(g).front()];
-  };
+  const SketchView sketches = SketchesOf(opt);
+  const auto first = [&](size_t g) { return plan.groups.Members(g).front(); };
   // A set of more than this many tokens shares too few with a short one (*).
   // (At most kMaxSetSize: RouteShortDocuments asks t >= 0.4.)
   const int medium = std::min(kMaxSetSize, static_cast<int>(std::floor(kShortSlots / t + 1e-9)));
@@ -419,7 +415,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   {
     size_t participants = 0, tokens = 0;
     for (size_t g = 0; g < n; ++g) {
-      const int a = NonEmptySlots(sketch(g));
+      const int a = sketches.NonEmpty(first(g));
       if (a < 1 || a > medium) continue;
       ++participants;
       tokens += static_cast<size_t>(a);
@@ -434,20 +430,17 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   sets.begin.push_back(0);
   std::vector<uint32_t> freq(kTokens, 0);
   for (size_t g = 0; g < n; ++g) {
-    const JaccardSketch& s = sketch(g);
-    const int a = NonEmptySlots(s);
+    const size_t d = first(g);
+    const int a = sketches.NonEmpty(d);
     if (a > kShortSlots) long_groups.push_back(static_cast<uint32_t>(g));
     if (a < 1 || a > medium) continue;  // no features: nothing passes verification
     (a <= kShortSlots ? st.short_groups : st.medium_groups) += 1;
     sets.group.push_back(static_cast<uint32_t>(g));
-    for (size_t w = 0; w < s.empty.size(); ++w) {
-      for (uint64_t full = ~s.empty[w]; full != 0; full &= full - 1) {
-        const size_t i = w * 64 + static_cast<size_t>(std::countr_zero(full));
-        const auto token = static_cast<uint16_t>(i << 8 | s.slot[i]);
-        ++freq[token];
-        sets.rank.push_back(token);
-      }
-    }
+    sketches.ForEachSlot(d, [&](size_t i, uint8_t value) {
+      const auto token = static_cast<uint16_t>(i << 8 | value);
+      ++freq[token];
+      sets.rank.push_back(token);
+    });
     sets.begin.push_back(static_cast<uint32_t>(sets.rank.size()));
   }
   std::vector<uint16_t> rank_of(kTokens);
@@ -522,7 +515,7 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     out.sets = &sets;
     out.overlap = &overlap;
     out.plan = &plan;
-    out.sketches = opt.sketches;
+    out.sketches = sketches;
     out.t = t;
     out.words = &plan.words;
     out.k = opt.k;
@@ -785,9 +778,10 @@ const std::array<uint8_t, kSketchSlots>& ShortBandOrder(int layout) {
   return LayoutOrders()[layout == 0 ? 0 : 1];
 }
 
-Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
-    std::span<const JaccardSketch> sketches, std::span<const size_t> who, size_t short_features,
-    double t, int threads) {
+Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(SketchView sketches,
+                                                                    std::span<const size_t> who,
+                                                                    size_t short_features, double t,
+                                                                    int threads) {
   static_assert(kSketchSlots % kShortBandSlots == 0 &&
                 kShortBands == 2 * (kSketchSlots / kShortBandSlots));
   constexpr int kIdBits = 28;
@@ -798,20 +792,23 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   const double limit = static_cast<double>(short_features) / t;
   std::vector<uint32_t> part;  // the participants, positions in `who`
   for (size_t i = 0; i < who.size(); ++i) {
-    const uint32_t f = sketches[who[i]].features;
+    const uint32_t f = sketches.features(who[i]);
     if (f > 0 && static_cast<double>(f) < limit) part.push_back(static_cast<uint32_t>(i));
   }
   std::vector<std::pair<uint32_t, uint32_t>> out;
   if (part.size() < 2 || short_features == 0) return out;
   // Per participant, what the bands and the buckets read, in one row (48
-  // bytes): its sketch, its feature count (the size filter) and, per layout,
-  // the slots holding a value in the layout's order (the band keys; layout
-  // 0's give the buckets' bound on the estimate).
+  // bytes): its sketch (an array's element, or a packed store's position:
+  // unpacked where read), its feature count (the size filter) and, per
+  // layout, the slots holding a value in the layout's order (the band keys;
+  // layout 0's give the buckets' bound on the estimate).
   struct Row {
     std::array<uint64_t, 4> held;
-    const JaccardSketch* sketch;
+    size_t doc;  // its sketch: dense[doc], or the packed store's
     uint32_t features;
   };
+  const bool packed = sketches.packed();
+  const JaccardSketch* dense = sketches.dense().data();
   constexpr int kPerLayout = kSketchSlots / kShortBandSlots;
   constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
   const auto& orders = LayoutOrders();
@@ -835,8 +832,9 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
   }
   std::vector<Row> rows(part.size());
   for (size_t i = 0; i < part.size(); ++i) {
-    const JaccardSketch& sk = sketches[who[part[i]]];
-    const uint64_t w0 = ~sk.empty[0], w1 = ~sk.empty[1];
+    const size_t doc = who[part[i]];
+    const std::array<uint64_t, 2> full = sketches.Occupancy(doc);
+    const uint64_t w0 = full[0], w1 = full[1];
     uint64_t p[2] = {0, 0};  // layout 1, in registers (not through memory)
     for (size_t c = 0; c < kSketchSlots / 8; ++c) {
       const auto byte = static_cast<size_t>(((c < 8 ? w0 : w1) >> (8 * (c % 8))) & 0xFF);
@@ -844,12 +842,18 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
       p[0] |= m[0];
       p[1] |= m[1];
     }
-    rows[i] = {{w0, w1, p[0], p[1]}, &sk, sk.features};
+    rows[i] = {{w0, w1, p[0], p[1]}, doc, sketches.features(doc)};
   }
-  const auto sketch = [&](uint32_t i) -> const JaccardSketch& { return *rows[i].sketch; };
+  // Participant i's sketch: the array's, or unpacked into *local.
+  const auto sketch = [&](uint32_t i, JaccardSketch* local) -> const JaccardSketch& {
+    if (!packed) return dense[rows[i].doc];
+    *local = sketches.Get(rows[i].doc);
+    return *local;
+  };
   const auto key_of = [&](uint32_t i, int b) {
     const int layout = b / kPerLayout;
-    return BandKey(sketch(i), orders[static_cast<size_t>(layout)],
+    JaccardSketch local;
+    return BandKey(sketch(i, &local), orders[static_cast<size_t>(layout)],
                    (b % kPerLayout) * kShortBandSlots,
                    rows[i].held.data() + 2 * static_cast<size_t>(layout));
   };
@@ -908,7 +912,8 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
           const uint64_t pk = uint64_t{std::min(a, c)} << 32 | std::max(a, c);
           uint64_t& seen = w->seen[(pk * 0x9e3779b97f4a7c15ULL) >> (64 - kSeenBits)];
           if ((seen & ~kPassed) == pk + 1) continue;
-          const bool pass = SketchJaccard(sketch(a), sketch(c)) >= t;
+          const bool pass = (packed ? sketches.Jaccard(rows[a].doc, rows[c].doc)
+                                    : SketchJaccard(dense[rows[a].doc], dense[rows[c].doc])) >= t;
           seen = (pk + 1) | (pass ? kPassed : 0);
           if (pass) w->found.emplace_back(std::min(a, c), std::max(a, c));
         }
@@ -954,8 +959,8 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
     for (uint32_t i = 0; i < part.size(); ++i) {
       // The task reads 32 bytes (layout 0) or the 128 slots (layout 1) of
       // each sketch: fetched ahead (it waited on them: a third of its time).
-      if (i + kAhead < part.size()) {
-        const JaccardSketch& next = sketch(i + kAhead);
+      if (!packed && i + kAhead < part.size()) {
+        const JaccardSketch& next = dense[rows[i + kAhead].doc];
         if (layout == 0) {
           __builtin_prefetch(next.slot.data() + pos0);
         } else {
@@ -963,10 +968,11 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
           __builtin_prefetch(next.slot.data() + 64);
         }
       }
-      const JaccardSketch& sk = sketch(i);
       const uint64_t* h = rows[i].held.data() + 2 * static_cast<size_t>(layout);
       const auto task_bits = static_cast<uint32_t>(h[pos0 / 64] >> (pos0 % 64));
       if (task_bits == 0) continue;
+      JaccardSketch local;
+      const JaccardSketch& sk = sketch(i, &local);
       const bool sparse = std::popcount(h[0]) + std::popcount(h[1]) <= kSparseValues;
       // The task's slot values in the layout's order.
       std::array<uint8_t, kTaskSlots> v;
@@ -1014,9 +1020,9 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
         while (j < kept && (k[j] >> kIdBits) == (k[i] >> kIdBits)) ++j;
         for (size_t u = i; u < j; ++u) {
           if (u + kRowsAhead < kept) __builtin_prefetch(&rows[k[u + kRowsAhead] & kIdMask]);
-          if (u + kSketchesAhead < kept) {
+          if (!packed && u + kSketchesAhead < kept) {
             const auto* next =
-                reinterpret_cast<const char*>(rows[k[u + kSketchesAhead] & kIdMask].sketch);
+                reinterpret_cast<const char*>(&dense[rows[k[u + kSketchesAhead] & kIdMask].doc]);
             __builtin_prefetch(next);
             __builtin_prefetch(next + 64);
             __builtin_prefetch(next + 128);
@@ -1046,13 +1052,16 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> ShortSketchPairs(
 }
 
 bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch) {
-  if (options.short_features == 0 || !(options.short_jaccard > 0)) return false;
-  const double limit = static_cast<double>(options.short_features) / options.short_jaccard;
-  return sketch.features > 0 && static_cast<double>(sketch.features) < limit;
+  return TakesPartInShortSketchRule(options, sketch.features);
 }
 
-Result<size_t> AddShortSketchRulePairs(std::span<const JaccardSketch> sketches,
-                                       std::span<const size_t> who,
+bool TakesPartInShortSketchRule(const DedupOptions& options, uint32_t features) {
+  if (options.short_features == 0 || !(options.short_jaccard > 0)) return false;
+  const double limit = static_cast<double>(options.short_features) / options.short_jaccard;
+  return features > 0 && static_cast<double>(features) < limit;
+}
+
+Result<size_t> AddShortSketchRulePairs(SketchView sketches, std::span<const size_t> who,
                                        std::span<const uint64_t> groups,
                                        const std::function<Fingerprint(size_t)>& fingerprint,
                                        std::span<const IdPair> routed, const DedupOptions& options,

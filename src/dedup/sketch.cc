@@ -136,7 +136,8 @@ double VerifyThreshold(const DedupOptions& options, size_t features) {
 }
 
 bool Verifying(const DedupOptions& options) {
-  return !options.sketches.empty() && options.verify_jaccard > 0;
+  return (!options.sketches.empty() || options.packed_sketches != nullptr) &&
+         options.verify_jaccard > 0;
 }
 
 }  // namespace neardup

@@ -31,6 +31,7 @@
 
 #include "dedup/cluster.h"
 #include "dedup/documents.h"
+#include "dedup/sketch_store.h"
 #include "neardup/band_join.h"
 #include "neardup/dedup.h"
 #include "neardup/index.h"
@@ -195,6 +196,8 @@ Result<size_t> AddShortRulePairs(std::span<const std::vector<uint64_t>> sets,
 // than short_features / short_jaccard; on long texts none). One rule for one
 // process (dedup.cc) and for the ranks (dedup_over_ranks.h).
 bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch& sketch);
+// The same from the sketch's feature count (JaccardSketch::features).
+bool TakesPartInShortSketchRule(const DedupOptions& options, uint32_t features);
 
 // The sketch short rule on groups: ShortSketchPairs over sketches[who[i]]
 // (one entry per group, groups[i] its group, ascending), the pairs whose two
@@ -203,8 +206,7 @@ bool TakesPartInShortSketchRule(const DedupOptions& options, const JaccardSketch
 // added to *group_pairs after `routed` (the routed join's pairs of the rule,
 // SimHashJoinRouted's beyond_k) and merged (MergePairs) when any was added.
 // Returns how many pairs of groups were added (DedupJoinReport::short_pairs).
-Result<size_t> AddShortSketchRulePairs(std::span<const JaccardSketch> sketches,
-                                       std::span<const size_t> who,
+Result<size_t> AddShortSketchRulePairs(SketchView sketches, std::span<const size_t> who,
                                        std::span<const uint64_t> groups,
                                        const std::function<Fingerprint(size_t)>& fingerprint,
                                        std::span<const IdPair> routed, const DedupOptions& options,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dedup/band_keys.h"
+#include "dedup/sketch_store.h"
 #include "dedup/stages.h"
 #include "util/random.h"
 
@@ -282,7 +283,7 @@ Status BandedStream(DocumentView docs, const DedupOptions& opt, const SimHashBan
       rec.nearest_within_k = rec.nearest;
       rec.distance_within_k = rec.distance;
       rec.cluster = rec.nearest;  // a kept document is its cluster's first member
-      if (Verifying(opt)) rec.jaccard = SketchJaccard(opt.sketches[rec.nearest], opt.sketches[i]);
+      if (Verifying(opt)) rec.jaccard = SketchesOf(opt).Jaccard(rec.nearest, i);
       if (opt.collect_pairs || opt.pair_sink) {
         r->pairs.push_back({rec.nearest, i, rec.distance, rec.jaccard});
       }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dedup/documents.h"
+#include "dedup/sketch_store.h"
 #include "engine/id_block.h"
 #include "engine/read_pass.h"
 #include "neardup/minhash.h"
@@ -354,7 +355,13 @@ Result<InputStats> DedupJob::Fingerprint(DocumentReader& reader, DedupCorpus* co
         d.fingerprint = f.fp.fingerprint;
         d.empty = f.fp.empty();
         if (exact_rule) corpus->short_sets.push_back(std::move(f.short_set));
-        if (sketch) corpus->sketches.push_back(f.sketch);
+        if (sketch) {
+          if (sketches_out_ != nullptr) {
+            sketches_out_->push_back(f.sketch);
+          } else {
+            corpus->sketches.push_back(f.sketch);
+          }
+        }
         add(doc, d);
       });
   return reader.stats();
@@ -393,6 +400,9 @@ Result<DedupResult> DedupJob::JoinWith(const DedupCorpus& corpus,
   options.pair_sink = std::move(pair_sink);
   options.short_sets = corpus.short_sets;
   options.sketches = corpus.sketches;
+  if (sketches_out_ != nullptr && !sketches_out_->empty()) {
+    options.packed_sketches = sketches_out_;
+  }
   if (progress) {
     options.progress = [&progress](std::string_view phase, size_t done, size_t total) {
       progress(phase, static_cast<double>(done), static_cast<double>(total),
@@ -472,6 +482,8 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   }
   DedupCorpus corpus;
   engine_internal::IdBlock ids;  // not corpus.ids: one block of bytes
+  // Not corpus.sketches: packed by what they hold (MinHash has none).
+  dedup_internal::PackedSketches packed;
   // Not corpus.docs (SimHash): compact columns, with the lengths only where
   // they are read (the longest policy; record_values passes them on).
   // MinHash keeps corpus.docs (its signatures, 4 bytes a permutation, dwarf
@@ -490,14 +502,16 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
       corpus.docs.reserve(n);
     }
     ids.reserve(n);
-    if (verifies()) corpus.sketches.reserve(n);
+    if (verifies()) packed.reserve(n);
     if (options_.keep_records) corpus.records.reserve(n);
   }
   ids_out_ = &ids;
   docs_out_ = compact ? &held : nullptr;
+  sketches_out_ = &packed;
   Result<InputStats> read = Fingerprint(input, &corpus, progress);
   ids_out_ = nullptr;
   docs_out_ = nullptr;
+  sketches_out_ = nullptr;
   NEARDUP_ASSIGN_OR_RETURN(summary.input, std::move(read));
   summary.seconds.fingerprint = Since(start);
 #if defined(__GLIBC__)
@@ -521,11 +535,16 @@ Result<DedupJobSummary> DedupJob::Run(const DedupInput& input, const DedupJobOut
   const auto dedup_start = std::chrono::steady_clock::now();
   // The sketches (152 bytes a document) are freed before the records are
   // built.
-  NEARDUP_ASSIGN_OR_RETURN(summary.result,
-                           JoinWith(
-                               corpus, std::move(pair_sink), progress, -1,
-                               [&corpus] { std::vector<JaccardSketch>().swap(corpus.sketches); },
-                               compact ? &held : nullptr));
+  sketches_out_ = &packed;  // JoinWith's DedupOptions::packed_sketches
+  Result<DedupResult> joined = JoinWith(
+      corpus, std::move(pair_sink), progress, -1,
+      [&corpus, &packed] {
+        std::vector<JaccardSketch>().swap(corpus.sketches);
+        packed.clear();
+      },
+      compact ? &held : nullptr);
+  sketches_out_ = nullptr;
+  NEARDUP_ASSIGN_OR_RETURN(summary.result, std::move(joined));
   summary.seconds.dedup = Since(dedup_start);
 
   const auto output_start = std::chrono::steady_clock::now();
