@@ -128,18 +128,19 @@ struct ShortRuleChoice {
   ShortRule rule = ShortRule::kExact;
   bool by_default = false;  // short_features was nullopt
   // Why the default is off when it is (by_default and features 0): "minhash",
-  // "stream mode", "64-bit fingerprints", "top-k features", "k below the
-  // method's"; "" otherwise.
+  // "stream mode", "64-bit fingerprints", "top-20 features", "sentence
+  // features", "k below the method's 28"; "" otherwise.
   std::string off_because;
 };
 
 // The one place the default is decided. With short_features nullopt the
 // rule is on (kDefaultShortFeatures, kDefaultShortRule) for a SimHash
-// method of 128 bits that keeps every feature (top_k 0) in cluster mode at
-// k >= the method's default k, and off otherwise: MinHash and stream mode
-// do not take it; the 64-bit presets are for near-identical copies at k = 3;
-// a top-k method (tfidf, esimhash: 20 words) would make every document
-// short; a k below the method's asks for closer copies than the rule finds.
+// method of 128 bits that keeps every feature (top_k 0) of words or
+// character n-grams, in cluster mode at k >= the method's default k, and
+// off otherwise: MinHash and stream mode do not take it; the 64-bit presets
+// are for near-identical copies at k = 3; a top-k method (tfidf, esimhash:
+// 20 words) or sentence features would make every document short; a k
+// below the method's asks for closer copies than the rule finds.
 // An explicit short_features is returned as given (rule: short_rule, else
 // kExact). `k`: the job's k (-1: the method's).
 ShortRuleChoice ResolveShortRule(const DedupJobOptions& options);
