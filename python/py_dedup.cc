@@ -48,7 +48,6 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
   m.attr("_DEFAULT_VERIFY_JACCARD") = py::float_(DedupJobOptions{}.verify_jaccard);
   m.attr("_DEFAULT_VERIFY_SHORT_FEATURES") = py::int_(DedupJobOptions{}.verify_short_features);
   m.attr("_DEFAULT_VERIFY_SHORT_JACCARD") = py::float_(DedupJobOptions{}.verify_short_jaccard);
-  m.attr("_DEFAULT_SHORT_RULE") = py::str(ShortRuleName(DedupJobOptions{}.short_rule));
   // The job of `neardup dedup` over documents given as (texts, titles,
   // scores): scores are the keep field's values as the JSONL reader keeps
   // them (a str, or the JSON text of a number; None: absent). Returns
@@ -62,8 +61,9 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                          const py::handle& method_obj, const std::string& method_text,
                          std::optional<int> k, const std::string& mode, const std::string& keep,
                          const std::string& cluster, const std::string& boilerplate,
-                         int boilerplate_min_docs, size_t short_features, double short_jaccard,
-                         const std::string& short_rule, double verify_jaccard,
+                         int boilerplate_min_docs, std::optional<size_t> short_features,
+                         double short_jaccard, std::optional<std::string> short_rule,
+                         double verify_jaccard,
                          size_t verify_short_features, double verify_short_jaccard,
                          const std::string& join, double recall, uint64_t band_seed, int threads) {
         const auto value = [&check](auto result) {
@@ -84,9 +84,10 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
         o.cluster_rule = value(ParseClusterRule(cluster));
         if (!boilerplate.empty()) o.boilerplate = value(ParseBoilerplateMode(boilerplate));
         o.boilerplate_min_docs = boilerplate_min_docs;
+        // None: the job's default (ResolveShortRule), as the CLI's auto.
         o.short_features = short_features;
         o.short_jaccard = short_jaccard;
-        o.short_rule = value(ParseShortRule(short_rule));
+        if (short_rule) o.short_rule = value(ParseShortRuleOption(*short_rule));
         o.verify_jaccard = verify_jaccard;
         o.verify_short_features = verify_short_features;
         o.verify_short_jaccard = verify_short_jaccard;
@@ -162,7 +163,12 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                      py::arg("method") = job->method().ShortName(),
                      py::arg("boilerplate_lines") = summary->boilerplate_lines,
                      py::arg("cluster_rule") = ClusterRuleName(job->dedup_options().cluster_rule),
-                     py::arg("mode") = DedupModeName(job->dedup_options().mode)),
+                     py::arg("mode") = DedupModeName(job->dedup_options().mode),
+                     // The short-document rule that ran (auto resolved).
+                     py::arg("short_features") = job->short_rule().features,
+                     py::arg("short_rule") = job->short_rule().features > 0
+                                                 ? ShortRuleName(job->short_rule().rule)
+                                                 : "off"),
             job->verifies());
       },
       py::arg("texts"), py::arg("titles"), py::arg("scores"), py::arg("method"),

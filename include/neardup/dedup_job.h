@@ -76,12 +76,20 @@ struct DedupJobOptions {
   DedupJoin join = DedupJoin::kAuto;  // SimHash only (minhash: its bands)
   double recall = 0.99;               // SimHash's banded join; in (0, 1)
   uint64_t band_seed = kDefaultBandSeed;
-  size_t short_features = 0;  // the short-document rule (dedup.h); 0: off
+  // The short-document rule (dedup.h, DedupOptions::short_features): a
+  // pair with a document of fewer than M features is also a near-duplicate
+  // when its feature sets' Jaccard is >= short_jaccard, whatever its
+  // distance. nullopt: the job's default, resolved in one place
+  // (ResolveShortRule, below): M = kDefaultShortFeatures by the sketch rule
+  // where it applies, else off. 0: off; M > 0: on as given (cluster mode,
+  // SimHash methods; anything else is an error).
+  std::optional<size_t> short_features;
   double short_jaccard = 0.5;
   // How the rule finds its pairs (dedup.h, ShortRule): kSketch keeps no
   // feature set and needs verified pairs' sketches (made for it when
-  // verify_jaccard is 0).
-  ShortRule short_rule = ShortRule::kExact;
+  // verify_jaccard is 0). nullopt: kSketch under the default rule, kExact
+  // with short_features given (as before the default).
+  std::optional<ShortRule> short_rule;
   // Verified pairs (SimHash methods; dedup.h, DedupOptions::sketches): a
   // pair within k is a near-duplicate only when the estimated Jaccard of its
   // feature sets is at least verify_jaccard (0: off); pairs whose smaller
@@ -107,6 +115,46 @@ struct DedupJobOptions {
   // some worker threads: the job goes on with fewer); may be empty.
   std::function<void(const std::string&)> warn;
 };
+
+// The short-document rule's default (DedupJobOptions::short_features
+// nullopt): M = 300 (doc/evaluation.md, "The sketch short rule as the
+// default") by the sketch rule.
+inline constexpr size_t kDefaultShortFeatures = 300;
+inline constexpr ShortRule kDefaultShortRule = ShortRule::kSketch;
+
+// The short-document rule a job runs, resolved from its options: what every
+// front end (the CLI, Python, neardup-mpi, eval) shows and runs.
+struct ShortRuleChoice {
+  size_t features = 0;  // 0: off
+  ShortRule rule = ShortRule::kExact;
+  bool by_default = false;  // short_features was nullopt
+  // Why the default is off when it is (by_default and features 0): "minhash",
+  // "stream mode", "64-bit fingerprints", "top-20 features", "sentence
+  // features", "k below the method's 28"; "" otherwise.
+  std::string off_because;
+};
+
+// The one place the default is decided. With short_features nullopt the
+// rule is on (kDefaultShortFeatures, kDefaultShortRule) for a SimHash
+// method of 128 bits that keeps every feature (top_k 0) of words or
+// character n-grams, in cluster mode at k >= the method's default k, and
+// off otherwise: MinHash and stream mode do not take it; the 64-bit presets
+// are for near-identical copies at k = 3; a top-k method (tfidf, esimhash:
+// 20 words) or sentence features would make every document short; a k
+// below the method's asks for closer copies than the rule finds.
+// An explicit short_features is returned as given (rule: short_rule, else
+// kExact). `k`: the job's k (-1: the method's).
+ShortRuleChoice ResolveShortRule(const DedupJobOptions& options);
+
+// The option words of the rule at every door: "auto" (nullopt: the
+// default) or a count of features (0: off); "auto" (nullopt), "exact" or
+// "sketch". InvalidArgument naming the option for anything else.
+Result<std::optional<size_t>> ParseShortFeatures(std::string_view word);
+Result<std::optional<ShortRule>> ParseShortRuleOption(std::string_view word);
+
+// "sketch, < 300 features (default)", "off (default: 64-bit fingerprints)",
+// "exact, < 200 features", "off": for summaries.
+std::string ShortRuleWords(const ShortRuleChoice& choice);
 
 // The fingerprint stage's result: one entry per document, in input order.
 struct DedupCorpus {
@@ -177,6 +225,9 @@ class DedupJob {
   const Pipeline& pipeline() const { return *pipeline_; }
   // The library options of the join (k resolved; no sinks).
   const DedupOptions& dedup_options() const { return dedup_; }
+  // The short-document rule as resolved (ResolveShortRule): dedup_options()'s
+  // short_features and short_rule, and whether they are the default's.
+  const ShortRuleChoice& short_rule() const { return short_rule_; }
   const BoilerplateOptions& boilerplate() const { return options_.method.pipeline.boilerplate; }
   // How the records name a pair's score: "distance" (SimHash) or "jaccard".
   const char* score_key() const;
@@ -269,6 +320,7 @@ class DedupJob {
 
   DedupJobOptions options_;
   DedupOptions dedup_;
+  ShortRuleChoice short_rule_;
   std::unique_ptr<Pipeline> pipeline_;
   LineStats line_stats_;
   std::unique_ptr<Normalizer> normalizer_;  // null: raw line keys

@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -364,10 +365,11 @@ struct NaturalEvalOptions {
   size_t verify_short_features = DedupOptions{}.verify_short_features;
   double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
   // The short-document rule (SimHash methods), as dedup's --short-features,
-  // --short-jaccard; 0: off.
-  size_t short_features = DedupJobOptions{}.short_features;
+  // --short-jaccard, --short-rule; 0: off; nullopt: the job's default
+  // (ResolveShortRule, per method).
+  std::optional<size_t> short_features = DedupJobOptions{}.short_features;
   double short_jaccard = DedupJobOptions{}.short_jaccard;
-  ShortRule short_rule = DedupJobOptions{}.short_rule;
+  std::optional<ShortRule> short_rule = DedupJobOptions{}.short_rule;
   int threads = 0;
 };
 

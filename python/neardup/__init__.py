@@ -182,9 +182,9 @@ def dedup(
     cluster="center",
     boilerplate=None,
     boilerplate_min_docs=0,
-    short_features=0,
+    short_features=None,
     short_jaccard=0.5,
-    short_rule=_neardup._DEFAULT_SHORT_RULE,
+    short_rule=None,
     verify_jaccard=_neardup._DEFAULT_VERIFY_JACCARD,
     verify_short_features=_neardup._DEFAULT_VERIFY_SHORT_FEATURES,
     verify_short_jaccard=_neardup._DEFAULT_VERIFY_SHORT_JACCARD,
@@ -222,15 +222,19 @@ def dedup(
     mode ("cluster" | "stream"), keep ("first" | "longest" | "field:NAME"),
     cluster ("center" | "components"), boilerplate (None: lines unless the
     method names boilerplate=...; "off" | "lines"), boilerplate_min_docs
-    (0: the method's), short_features / short_jaccard / short_rule ("exact" |
-    "sketch": the short-document rule), verify_jaccard (verified pairs, SimHash methods: a pair within k
+    (0: the method's), short_features / short_jaccard / short_rule (the
+    short-document rule: short_features None is the CLI's auto, 300 by the
+    "sketch" rule for 128-bit SimHash methods that keep every feature in
+    cluster mode at k >= the method's default, off otherwise; 0: off; a
+    number: on, rule "exact" unless short_rule says "sketch"), verify_jaccard (verified pairs, SimHash methods: a pair within k
     is a near-duplicate only when its estimated Jaccard is at least this;
     0: off), verify_short_features / verify_short_jaccard (the threshold of
     short documents), join ("auto" | "exact" | "banded": --exact /
     --banded), recall and
     band_seed (the banded join). summary: a dict to fill with the counts the
     CLI prints (documents, kept, duplicates, clusters, largest_cluster,
-    empty, k, method, mode, cluster_rule, boilerplate_lines). Bad arguments
+    empty, k, method, mode, cluster_rule, boilerplate_lines, short_features
+    and short_rule: the rule that ran, "off" when it did not). Bad arguments
     raise InvalidArgumentError, a dict without its text field KeyError, a
     non-str text TypeError."""
     if not isinstance(keep, str):

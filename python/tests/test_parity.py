@@ -125,6 +125,9 @@ def test_the_cli_options_have_python_twins(corpus_file):
         (["--cluster", "components"], {"cluster": "components"}),
         (["--keep", "longest"], {"keep": "longest"}),
         (["--short-features", "30"], {"short_features": 30}),
+        (["--short-features", "0"], {"short_features": 0}),
+        (["--short-rule", "exact"], {"short_rule": "exact"}),
+        (["--short-features", "auto", "--short-rule", "auto"], {}),
         (["--short-features", "30", "--short-rule", "sketch"],
          {"short_features": 30, "short_rule": "sketch"}),
         (["--verify-jaccard", "0"], {"verify_jaccard": 0}),
@@ -171,3 +174,58 @@ def test_distance_takes_what_fingerprint_batch_returns():
         assert isinstance(batch, numpy.ndarray)
         assert neardup.distance(batch[0], batch[1]) == neardup.distance(
             texts[0], texts[1], method=method)
+
+
+def short_copies():
+    # Short texts with copies edited in two places: many beyond k = 28 with
+    # feature-set Jaccard >= 0.5, which only the short-document rule pairs.
+    rows = []
+    for i, base in enumerate(BASES):
+        rows.append({"id": "s%d" % i, "text": base})
+        for c in range(2):
+            text = list(base)
+            text[3 + 5 * c] = "某"
+            text[len(text) // 2 + 4 + 5 * c] = "某"
+            rows.append({"id": "s%dc%d" % (i, c), "text": "".join(text)})
+    return rows
+
+
+def test_the_default_short_rule_is_one_answer_at_every_door(cli, tmp_path):
+    # At the default the job resolves the rule (chars5u, cluster mode, the
+    # method's k: the sketch rule, 300 features): the CLI, Python and the
+    # explicit options give the same records and pairs, the rule off
+    # another answer, and both summaries name what ran.
+    rows = short_copies()
+    path = tmp_path / "short.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+
+    def cli_run(*args):
+        pairs = tmp_path / "pairs.jsonl"
+        summary = tmp_path / "summary.json"
+        records = run(["dedup", "--quiet", *args, path, "--pairs-out", pairs,
+                       "--summary-json", summary])
+        return ([json.loads(line) for line in records.splitlines()], pairs.read_text(),
+                json.loads(summary.read_text()))
+
+    records, pairs, summary = cli_run()
+    assert summary["short_rule"] == {"rule": "sketch", "features": 300, "jaccard": 0.5,
+                                     "default": True}
+    explicit = cli_run("--short-features", "300", "--short-rule", "sketch")
+    assert explicit[:2] == (records, pairs)
+    off = cli_run("--short-features", "0")
+    assert off[2]["short_rule"] == {"rule": "off", "default": False}
+    assert off[0] != records, "the rule changes the answer here"
+    beyond_k = [p for p in map(json.loads, pairs.splitlines()) if p["distance"] > 28]
+    assert beyond_k
+    py_summary = {}
+    assert list(neardup.dedup(rows, summary=py_summary)) == records
+    assert py_summary["short_features"] == 300 and py_summary["short_rule"] == "sketch"
+    assert list(neardup.dedup(rows, short_features=0)) == off[0]
+    # Where the default does not fit (stream mode), the rule is off with its reason.
+    stream = cli_run("--mode", "stream")
+    assert stream[2]["short_rule"] == {"rule": "off", "default": True,
+                                       "off_because": "stream mode"}
+    py_summary = {}
+    assert list(neardup.dedup(rows, mode="stream", summary=py_summary)) == stream[0]
+    assert py_summary["short_features"] == 0 and py_summary["short_rule"] == "off"

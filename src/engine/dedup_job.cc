@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -91,6 +92,73 @@ RepeatedIds RepeatedIdsOf(const Ids& ids) {
 
 }  // namespace
 
+// The default's one place (dedup_job.h). Sentence features, like a top-k
+// method, would make nearly every document short: off for them too.
+ShortRuleChoice ResolveShortRule(const DedupJobOptions& o) {
+  ShortRuleChoice c;
+  if (o.short_features) {
+    c.features = *o.short_features;
+    c.rule = o.short_rule.value_or(ShortRule::kExact);
+    return c;
+  }
+  c.by_default = true;
+  c.rule = o.short_rule.value_or(kDefaultShortRule);
+  const Method& m = o.method;
+  const int k = o.k >= 0 ? o.k : m.default_k;
+  if (m.is_minhash()) {
+    c.off_because = "minhash";
+  } else if (o.mode != DedupMode::kCluster) {
+    c.off_because = "stream mode";
+  } else if (m.pipeline.bits != 128) {
+    c.off_because = std::to_string(m.pipeline.bits) + "-bit fingerprints";
+  } else if (m.pipeline.features.top_k != 0) {
+    c.off_because = "top-" + std::to_string(m.pipeline.features.top_k) + " features";
+  } else if (m.pipeline.features.kind == FeatureKind::kSentences) {
+    c.off_because = "sentence features";
+  } else if (k < m.default_k) {
+    c.off_because = "k below the method's " + std::to_string(m.default_k);
+  } else {
+    c.features = kDefaultShortFeatures;
+  }
+  return c;
+}
+
+Result<std::optional<size_t>> ParseShortFeatures(std::string_view word) {
+  if (word == "auto") return std::optional<size_t>();
+  size_t value = 0;
+  const char* end = word.data() + word.size();
+  const auto [at, error] = std::from_chars(word.data(), end, value);
+  if (word.empty() || error != std::errc() || at != end) {
+    return Status::InvalidArgument("short features must be auto or a number of features, got '" +
+                                   std::string(word) + "'");
+  }
+  return std::optional<size_t>(value);
+}
+
+Result<std::optional<ShortRule>> ParseShortRuleOption(std::string_view word) {
+  if (word == "auto") return std::optional<ShortRule>();
+  auto rule = ParseShortRule(word);
+  if (!rule.ok()) {
+    return Status::InvalidArgument("unknown short rule '" + std::string(word) +
+                                   "' (expected auto, exact or sketch)");
+  }
+  return std::optional<ShortRule>(*rule);
+}
+
+std::string ShortRuleWords(const ShortRuleChoice& c) {
+  std::string words;
+  if (c.features == 0) {
+    words = "off";
+    if (c.by_default) {
+      words += c.off_because.empty() ? " (default)" : " (default: " + c.off_because + ")";
+    }
+    return words;
+  }
+  words = std::string(ShortRuleName(c.rule)) + ", < " + std::to_string(c.features) + " features";
+  if (c.by_default) words += " (default)";
+  return words;
+}
+
 DedupJob::~DedupJob() = default;
 
 Result<std::unique_ptr<DedupJob>> DedupJob::Create(DedupJobOptions o) {
@@ -137,15 +205,17 @@ Result<std::unique_ptr<DedupJob>> DedupJob::Create(DedupJobOptions o) {
         "(set their recall with --method minhash,recall=R)");
   }
   options.join = opt.join;
-  if (opt.short_features > 0 && (minhash || options.mode != DedupMode::kCluster)) {
+  const ShortRuleChoice short_rule = ResolveShortRule(opt);
+  if (short_rule.features > 0 && (minhash || options.mode != DedupMode::kCluster)) {
     return Status::InvalidArgument("--short-features applies to SimHash methods in cluster mode");
   }
-  if (opt.short_features > 0 && !(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
+  if (short_rule.features > 0 && !(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
     return Status::InvalidArgument("--short-jaccard must be in (0, 1]");
   }
-  options.short_features = opt.short_features;
+  job->short_rule_ = short_rule;
+  options.short_features = short_rule.features;
   options.short_jaccard = opt.short_jaccard;
-  options.short_rule = opt.short_rule;
+  options.short_rule = short_rule.rule;
   if (!(opt.verify_jaccard >= 0 && opt.verify_jaccard <= 1)) {
     return Status::InvalidArgument("--verify-jaccard must be in [0, 1]");
   }

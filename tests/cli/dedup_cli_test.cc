@@ -7,6 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/testing/test_util.h"
 
@@ -260,6 +262,47 @@ TEST(DedupCliTest, SummaryStatesTheLargestClusterAndWarnsAboveAThousand) {
   ASSERT_EQ(small.exit_code, 0) << small.err;
   EXPECT_NE(small.err.find("largest cluster 999)"), std::string::npos) << small.err;
   EXPECT_EQ(small.err.find("warning"), std::string::npos) << small.err;
+}
+
+// The short-document rule the job ran (the default resolved by the
+// library, ResolveShortRule) is in the summary line and --summary-json: on
+// by the sketch rule for chars5u in cluster mode, off with its reason for a
+// 64-bit method or stream mode, as given when given; a bad value is a usage
+// error.
+TEST(DedupCliTest, SummaryNamesTheShortRuleThatRan) {
+  const std::string dir = MakeTempDir("dedup_short_rule");
+  const auto rule_of = [&](std::vector<std::string> args, const std::string& words) {
+    std::vector<std::string> argv = {"dedup", "-", "-o", dir + "/r.jsonl", "--summary-json",
+                                     dir + "/s.json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = RunCli(argv, Corpus());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    return nlohmann::json::parse(ReadFile(dir + "/s.json"))["short_rule"];
+  };
+  EXPECT_EQ(rule_of({}, "; short-document rule sketch, < 300 features (default): "),
+            nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5},
+                            {"default", true}}));
+  EXPECT_EQ(rule_of({"--method", "tfidf", "-k", "3"},
+                    "; short-document rule off (default: 64-bit fingerprints);"),
+            nlohmann::json({{"rule", "off"}, {"default", true},
+                            {"off_because", "64-bit fingerprints"}}));
+  EXPECT_EQ(rule_of({"-k", "20"}, "short-document rule off (default: k below the method's 28)")
+                ["off_because"],
+            "k below the method's 28");
+  EXPECT_EQ(rule_of({"--mode", "stream"}, "neardup: ")["off_because"], "stream mode");
+  EXPECT_EQ(rule_of({"--short-features", "0"}, "; short-document rule off;"),
+            nlohmann::json({{"rule", "off"}, {"default", false}}));
+  EXPECT_EQ(rule_of({"--short-features", "200"}, "short-document rule exact, < 200 features: "),
+            nlohmann::json({{"rule", "exact"}, {"features", 200}, {"jaccard", 0.5},
+                            {"default", false}}));
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--short-features", "many"}, {"--short-rule", "fast"},
+        {"--mode", "stream", "--short-features", "300"}}) {
+    std::vector<std::string> argv = {"dedup", "-"};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    EXPECT_EQ(RunCli(argv, Corpus()).exit_code, 2) << bad[1];
+  }
 }
 
 // Verified pairs (issue 24): dividend notices of different companies, one

@@ -1343,7 +1343,7 @@ TEST_F(MpiDedupTest, ShortDocumentRuleIsByteIdenticalForOneToThreeRanks) {
   const std::string single = Single("short_single", rule);
   const size_t beyond_k = PairsBeyondK(single);
   EXPECT_GE(beyond_k, 10u);
-  const std::string off = Single("short_off", {});
+  const std::string off = Single("short_off", {"--short-features", "0"});
   EXPECT_GT(CountLines(testing::ReadFile(single + "/duplicates.jsonl"), "\n"),
             CountLines(testing::ReadFile(off + "/duplicates.jsonl"), "\n"));
   for (const int ranks : {1, 2, 3}) {
@@ -1415,6 +1415,41 @@ TEST_F(MpiDedupTest, SketchShortRuleIsByteIdenticalForOneToThreeRanks) {
   ExpectSameOutputs(banded_single, "sketch_banded_np2");
   // Resumed at another rank count: the shards keep the sketches.
   ExpectResumedAtTwoRanks("sketch_resume", rule, single);
+}
+
+// One job, one answer at the default: with no rule option the job resolves
+// the rule (chars5u, cluster mode, the method's k: sketch, 300), and
+// neardup dedup and neardup-mpi at P = 1 and 2 give the explicit rule's
+// outputs, which differ from the rule off; both summaries name the rule.
+TEST_F(MpiDedupTest, DefaultIsTheSketchShortRuleAtEveryRankCount) {
+  NEARDUP_REQUIRE_SHARED_DATA(news, "zh_thucnews1000.jsonl");
+  WriteShortTexts(news);
+  const std::string single =
+      Single("default_single", {"--summary-json", dir_ + "/default_single.json"});
+  const std::string expl = Single("default_explicit", {"--short-features", "300", "--short-rule",
+                                                       "sketch"});
+  ExpectSameOutputs(expl, "default_single");
+  EXPECT_GE(PairsBeyondK(single), 10u) << "the default rule adds pairs beyond k = 28";
+  const std::string off = Single("default_off", {"--short-features", "0"});
+  EXPECT_NE(testing::ReadFile(off + "/pairs.jsonl"), testing::ReadFile(single + "/pairs.jsonl"));
+  const auto summary = nlohmann::json::parse(testing::ReadFile(dir_ + "/default_single.json"));
+  EXPECT_EQ(summary["short_rule"],
+            nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5},
+                            {"default", true}}))
+      << summary.dump();
+  for (const int ranks : {1, 2}) {
+    const std::string name = "default_np" + std::to_string(ranks);
+    const CommandResult r =
+        Mpi(name, ranks, {"--summary-json", dir_ + "/" + name + ".json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectSameOutputs(single, name);
+    const auto mpi_summary =
+        nlohmann::json::parse(testing::ReadFile(dir_ + "/" + name + ".json"));
+    EXPECT_EQ(mpi_summary["short_rule"], summary["short_rule"]) << mpi_summary.dump();
+    const nlohmann::json stage = ShortRuleStage(name);
+    ASSERT_FALSE(stage.is_null());
+    EXPECT_EQ(stage["rule"], "sketch") << stage.dump();
+  }
 }
 
 }  // namespace

@@ -136,6 +136,9 @@ int RunCalibrate(CalibrateFlags flags) {
   dedup_flags.verify_jaccard = flags.verify_jaccard;
   dedup_flags.verify_short_features = flags.verify_short_features;
   dedup_flags.verify_short_jaccard = flags.verify_short_jaccard;
+  // The scan is of distances within max_k: the short-document rule (pairs
+  // whatever their distance) is not part of it.
+  dedup_flags.short_features = "0";
   auto resolved = ResolveDedupConfig(std::move(dedup_flags));
   if (!resolved.ok()) return Fail(resolved.status());
   DedupConfig& config = **resolved;

@@ -45,9 +45,9 @@ struct EvalFlags {
   double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
   // eval docs: methods run through the dedup job
   std::vector<std::string> dedup_specs;
-  size_t short_features = DedupJobOptions{}.short_features;
+  std::string short_features = "auto";  // as dedup's: auto | a number
   double short_jaccard = DedupJobOptions{}.short_jaccard;
-  std::string short_rule = ShortRuleName(DedupJobOptions{}.short_rule);
+  std::string short_rule = "auto";
 };
 
 template <typename T>
@@ -169,9 +169,11 @@ int RunNatural(const EvalFlags& flags) {
   options.verify_jaccard = flags.verify_jaccard;
   options.verify_short_features = flags.verify_short_features;
   options.verify_short_jaccard = flags.verify_short_jaccard;
-  options.short_features = flags.short_features;
+  auto short_features = ParseShortFeatures(flags.short_features);
+  if (!short_features.ok()) return Fail(short_features.status());
+  options.short_features = *short_features;
   options.short_jaccard = flags.short_jaccard;
-  auto short_rule = ParseShortRule(flags.short_rule);
+  auto short_rule = ParseShortRuleOption(flags.short_rule);
   if (!short_rule.ok()) return Fail(short_rule.status());
   options.short_rule = *short_rule;
   if (flags.t2s) options.t2s = kT2sFlagConversion;
@@ -237,9 +239,11 @@ int RunDocs(const EvalFlags& flags) {
   job.verify_jaccard = flags.verify_jaccard;
   job.verify_short_features = flags.verify_short_features;
   job.verify_short_jaccard = flags.verify_short_jaccard;
-  job.short_features = flags.short_features;
+  auto short_features = ParseShortFeatures(flags.short_features);
+  if (!short_features.ok()) return Fail(short_features.status());
+  job.short_features = *short_features;
   job.short_jaccard = flags.short_jaccard;
-  auto short_rule = ParseShortRule(flags.short_rule);
+  auto short_rule = ParseShortRuleOption(flags.short_rule);
   if (!short_rule.ok()) return Fail(short_rule.status());
   job.short_rule = *short_rule;
 
@@ -297,12 +301,14 @@ void AddJobOptions(CLI::App* cmd, EvalFlags* flags) {
                   "As dedup's --verify-short-jaccard")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option("--short-features", flags->short_features, "As dedup's --short-features")
+  cmd->add_option("--short-features", flags->short_features,
+                  "As dedup's --short-features (auto: the job's default for each method)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard, "As dedup's --short-jaccard")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--short-rule", flags->short_rule, "As dedup's --short-rule")
+      ->check(CLI::IsMember({"auto", "exact", "sketch"}))
       ->capture_default_str();
 }
 

@@ -140,12 +140,15 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "result)")
       ->capture_default_str();
   cmd->add_option("--short-features", flags->short_features,
-                  "Short-document rule (SimHash methods, cluster mode; 0: off): a pair in which "
-                  "one document has fewer than this many distinct features is also a "
-                  "near-duplicate when the exact Jaccard of their feature sets is >= "
-                  "--short-jaccard, whatever their distance (k does not limit it). For short "
-                  "texts (300 measured); on a corpus of them it costs about 3x CPU and 3.5x memory "
-                  "(exact), or 1.3x CPU and 1.4x memory (--short-rule sketch; doc/evaluation.md)")
+                  "Short-document rule: a pair in which one document has fewer than this many "
+                  "distinct features is also a near-duplicate when the Jaccard of their feature "
+                  "sets is >= --short-jaccard, whatever their distance (k does not limit it). "
+                  "auto: 300 by the sketch rule for 128-bit SimHash methods that keep every "
+                  "feature (chars5u, chars5) in cluster mode at k >= the method's default, off "
+                  "otherwise (minhash, stream mode, 64-bit and top-k methods, a smaller k); 0: "
+                  "off; a number: on as given (--short-rule exact unless said). The summary "
+                  "names what ran. On a corpus of short texts the sketch rule costs about 1.3x "
+                  "CPU and 1.4x memory, the exact one 3x and 3.5x (doc/evaluation.md)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
                   "Short-document rule: the feature-set Jaccard of a near-duplicate")
@@ -155,7 +158,9 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "Short-document rule: exact (the exact Jaccard of the kept feature sets) or "
                   "sketch (LSH bands over the verification sketches, each candidate's estimated "
                   "Jaccard >= --short-jaccard; no feature set kept; doc/evaluation.md states its "
-                  "recall and cost)")
+                  "recall and cost); auto: sketch with --short-features auto, exact with a "
+                  "number")
+      ->check(CLI::IsMember({"auto", "exact", "sketch"}))
       ->capture_default_str();
   AddVerifyOptions(cmd, &flags->verify_jaccard, &flags->verify_short_features,
                    &flags->verify_short_jaccard);
@@ -194,9 +199,9 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   o.join = flags.exact ? DedupJoin::kExact : flags.banded ? DedupJoin::kBanded : DedupJoin::kAuto;
   o.recall = flags.recall;
   o.band_seed = flags.band_seed;
-  o.short_features = flags.short_features;
+  NEARDUP_ASSIGN_OR_RETURN(o.short_features, ParseShortFeatures(flags.short_features));
   o.short_jaccard = flags.short_jaccard;
-  NEARDUP_ASSIGN_OR_RETURN(o.short_rule, ParseShortRule(flags.short_rule));
+  NEARDUP_ASSIGN_OR_RETURN(o.short_rule, ParseShortRuleOption(flags.short_rule));
   o.verify_jaccard = flags.verify_jaccard;
   o.verify_short_features = flags.verify_short_features;
   o.verify_short_jaccard = flags.verify_short_jaccard;
@@ -312,6 +317,16 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                                 {"k", options.k},
                                 {"bits", bits},
                                 {"mode", flags.mode}};
+    // The short-document rule that ran (the job's resolution of auto).
+    const ShortRuleChoice& sr = config.job->short_rule();
+    nlohmann::ordered_json rule = {{"rule", sr.features > 0 ? ShortRuleName(sr.rule) : "off"}};
+    if (sr.features > 0) {
+      rule["features"] = sr.features;
+      rule["jaccard"] = options.short_jaccard;
+    }
+    rule["default"] = sr.by_default;
+    if (!sr.off_because.empty()) rule["off_because"] = sr.off_because;
+    o["short_rule"] = rule;
     if (minhash) {
       o.erase("k");
       o.erase("bits");
@@ -379,10 +394,15 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
                flags.pipeline.method.c_str(), options.k, bits, flags.mode.c_str(), rule.c_str(),
                s.largest_cluster, s.empty, boilerplate_summary.c_str(), times.total);
   if (s.documents > s.empty) {
+    std::string words = JoinWords(j, options.k);
+    if (options.mode == DedupMode::kCluster) {
+      words += "; short-document rule " + ShortRuleWords(config.job->short_rule());
+      if (options.short_features > 0) words += ": " + std::to_string(j.short_pairs) + " pairs beyond k";
+    }
     std::fprintf(stderr,
                  "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "
                  "%.2f s\n",
-                 JoinWords(j, options.k).c_str(), times.fingerprint,
+                 words.c_str(), times.fingerprint,
                  j.group_seconds + j.join_seconds, j.cluster_seconds, times.output);
   }
   return Status::OK();

@@ -59,9 +59,11 @@ struct DedupFlags {
   bool banded = false;
   double recall = 0.99;
   uint64_t band_seed = kDefaultBandSeed;
-  size_t short_features = 0;  // DedupOptions::short_features
-  double short_jaccard = 0.5;
-  std::string short_rule = ShortRuleName(DedupJobOptions{}.short_rule);
+  // The short-document rule: "auto" (the job's default, ResolveShortRule)
+  // or a number of features (0: off); "auto", "exact" or "sketch".
+  std::string short_features = "auto";
+  double short_jaccard = DedupJobOptions{}.short_jaccard;
+  std::string short_rule = "auto";
   double verify_jaccard = DedupJobOptions{}.verify_jaccard;  // verified pairs
   size_t verify_short_features = DedupJobOptions{}.verify_short_features;
   double verify_short_jaccard = DedupJobOptions{}.verify_short_jaccard;

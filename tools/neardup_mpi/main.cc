@@ -43,7 +43,10 @@
 //                cannot be split by band (SimHash's exact join when the
 //                automatic choice takes it) run on rank 0; --exact and
 //                --mode stream are refused at P > 1 (setup.cc).
-//                --short-features: the documents that may take part to
+//                The short-document rule (the job's resolution of
+//                --short-features, auto by default: sketch, 300, for
+//                128-bit SimHash methods in cluster mode at the method's k,
+//                as neardup dedup): the documents that may take part to
 //                rank 0 (their feature sets; --short-rule sketch: their
 //                groups' first members' sketches), which adds the
 //                library's short-rule pairs (dedup_over_ranks.h)
