@@ -63,9 +63,9 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                          const std::string& cluster, const std::string& boilerplate,
                          int boilerplate_min_docs, std::optional<size_t> short_features,
                          double short_jaccard, std::optional<std::string> short_rule,
-                         double verify_jaccard,
-                         size_t verify_short_features, double verify_short_jaccard,
-                         const std::string& join, double recall, uint64_t band_seed, int threads) {
+                         double verify_jaccard, size_t verify_short_features,
+                         double verify_short_jaccard, const std::string& join, double recall,
+                         uint64_t band_seed, int threads) {
         const auto value = [&check](auto result) {
           check(result.status());
           return std::move(*result);

@@ -352,8 +352,8 @@ void DocumentIndex::Rep::RunCompaction() {
     const bool go = s.ok() && !stop_compaction;
     if (go) {
       // The rest, now that no writer can add to it.
-      const std::vector<LogOp> rest(
-          since_snapshot.begin() + static_cast<ptrdiff_t>(carried), since_snapshot.end());
+      const std::vector<LogOp> rest(since_snapshot.begin() + static_cast<ptrdiff_t>(carried),
+                                    since_snapshot.end());
       progress.carried_locked = rest.size();
       // Synced here only when the writers' changes are (options.sync):
       // without, a power loss may lose the last changes anyway, and a

@@ -272,7 +272,7 @@ TEST(DedupCliTest, SummaryStatesTheLargestClusterAndWarnsAboveAThousand) {
 TEST(DedupCliTest, SummaryNamesTheShortRuleThatRan) {
   const std::string dir = MakeTempDir("dedup_short_rule");
   const auto rule_of = [&](std::vector<std::string> args, const std::string& words) {
-    std::vector<std::string> argv = {"dedup", "-", "-o", dir + "/r.jsonl", "--summary-json",
+    std::vector<std::string> argv = {"dedup",        "-", "-o", dir + "/r.jsonl", "--summary-json",
                                      dir + "/s.json"};
     argv.insert(argv.end(), args.begin(), args.end());
     const auto r = RunCli(argv, Corpus());
@@ -280,25 +280,25 @@ TEST(DedupCliTest, SummaryNamesTheShortRuleThatRan) {
     EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
     return nlohmann::json::parse(ReadFile(dir + "/s.json"))["short_rule"];
   };
-  EXPECT_EQ(rule_of({}, "; short-document rule sketch, < 300 features (default): "),
-            nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5},
-                            {"default", true}}));
-  EXPECT_EQ(rule_of({"--method", "tfidf", "-k", "3"},
-                    "; short-document rule off (default: 64-bit fingerprints);"),
-            nlohmann::json({{"rule", "off"}, {"default", true},
-                            {"off_because", "64-bit fingerprints"}}));
-  EXPECT_EQ(rule_of({"-k", "20"}, "short-document rule off (default: k below the method's 28)")
-                ["off_because"],
+  EXPECT_EQ(
+      rule_of({}, "; short-document rule sketch, < 300 features (default): "),
+      nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5}, {"default", true}}));
+  EXPECT_EQ(
+      rule_of({"--method", "tfidf", "-k", "3"},
+              "; short-document rule off (default: 64-bit fingerprints);"),
+      nlohmann::json({{"rule", "off"}, {"default", true}, {"off_because", "64-bit fingerprints"}}));
+  EXPECT_EQ(rule_of({"-k", "20"},
+                    "short-document rule off (default: k below the method's 28)")["off_because"],
             "k below the method's 28");
   EXPECT_EQ(rule_of({"--mode", "stream"}, "neardup: ")["off_because"], "stream mode");
   EXPECT_EQ(rule_of({"--short-features", "0"}, "; short-document rule off;"),
             nlohmann::json({{"rule", "off"}, {"default", false}}));
-  EXPECT_EQ(rule_of({"--short-features", "200"}, "short-document rule exact, < 200 features: "),
-            nlohmann::json({{"rule", "exact"}, {"features", 200}, {"jaccard", 0.5},
-                            {"default", false}}));
-  for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--short-features", "many"}, {"--short-rule", "fast"},
-        {"--mode", "stream", "--short-features", "300"}}) {
+  EXPECT_EQ(
+      rule_of({"--short-features", "200"}, "short-document rule exact, < 200 features: "),
+      nlohmann::json({{"rule", "exact"}, {"features", 200}, {"jaccard", 0.5}, {"default", false}}));
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--short-features", "many"},
+                                              {"--short-rule", "fast"},
+                                              {"--mode", "stream", "--short-features", "300"}}) {
     std::vector<std::string> argv = {"dedup", "-"};
     argv.insert(argv.end(), bad.begin(), bad.end());
     EXPECT_EQ(RunCli(argv, Corpus()).exit_code, 2) << bad[1];

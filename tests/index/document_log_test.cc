@@ -6,6 +6,8 @@
 // Corruption with its offset; a stale log (written for an older index file)
 // is ignored; Commit folds the log in, by hand or by itself.
 
+#include "index/document_log.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +21,6 @@
 #include <random>
 #include <thread>
 
-#include "index/document_log.h"
 #include "neardup/document_index.h"
 #include "tests/testing/test_util.h"
 
@@ -381,23 +382,22 @@ TEST_F(DocumentLogTest, PublishesWithoutHoldingTheLockForTheHeavyPart) {
   std::atomic<int> stop{0};     // the adds below stop ...
   std::atomic<int> stopped{0};  // ... and have stopped
   index_internal::CompactionProgress seen;
-  index_internal::SetCompactionHookForTesting(
-      [&](const index_internal::CompactionProgress& p) {
-        using Stage = index_internal::CompactionProgress::Stage;
-        if (published.load() > 0) return;
-        if (p.stage == Stage::kWritten) {
-          stop = 1;
-          stopped.wait(0);
-          check_from_another_thread("written", 200);
-        } else if (p.stage == Stage::kPrepared) {
-          prepared = 1;
-          check_from_another_thread("prepared", 5);
-        } else {
-          seen = p;
-          published = 1;
-          published.notify_all();
-        }
-      });
+  index_internal::SetCompactionHookForTesting([&](const index_internal::CompactionProgress& p) {
+    using Stage = index_internal::CompactionProgress::Stage;
+    if (published.load() > 0) return;
+    if (p.stage == Stage::kWritten) {
+      stop = 1;
+      stopped.wait(0);
+      check_from_another_thread("written", 200);
+    } else if (p.stage == Stage::kPrepared) {
+      prepared = 1;
+      check_from_another_thread("prepared", 5);
+    } else {
+      seen = p;
+      published = 1;
+      published.notify_all();
+    }
+  });
   // Adds, one a record, until the log passes its share and the compaction
   // has written the new file; then no more.
   for (int i = 0; i < 200000 && stop.load() == 0; ++i) {

@@ -1426,25 +1426,23 @@ TEST_F(MpiDedupTest, DefaultIsTheSketchShortRuleAtEveryRankCount) {
   WriteShortTexts(news);
   const std::string single =
       Single("default_single", {"--summary-json", dir_ + "/default_single.json"});
-  const std::string expl = Single("default_explicit", {"--short-features", "300", "--short-rule",
-                                                       "sketch"});
+  const std::string expl =
+      Single("default_explicit", {"--short-features", "300", "--short-rule", "sketch"});
   ExpectSameOutputs(expl, "default_single");
   EXPECT_GE(PairsBeyondK(single), 10u) << "the default rule adds pairs beyond k = 28";
   const std::string off = Single("default_off", {"--short-features", "0"});
   EXPECT_NE(testing::ReadFile(off + "/pairs.jsonl"), testing::ReadFile(single + "/pairs.jsonl"));
   const auto summary = nlohmann::json::parse(testing::ReadFile(dir_ + "/default_single.json"));
-  EXPECT_EQ(summary["short_rule"],
-            nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5},
-                            {"default", true}}))
+  EXPECT_EQ(
+      summary["short_rule"],
+      nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5}, {"default", true}}))
       << summary.dump();
   for (const int ranks : {1, 2}) {
     const std::string name = "default_np" + std::to_string(ranks);
-    const CommandResult r =
-        Mpi(name, ranks, {"--summary-json", dir_ + "/" + name + ".json"});
+    const CommandResult r = Mpi(name, ranks, {"--summary-json", dir_ + "/" + name + ".json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ExpectSameOutputs(single, name);
-    const auto mpi_summary =
-        nlohmann::json::parse(testing::ReadFile(dir_ + "/" + name + ".json"));
+    const auto mpi_summary = nlohmann::json::parse(testing::ReadFile(dir_ + "/" + name + ".json"));
     EXPECT_EQ(mpi_summary["short_rule"], summary["short_rule"]) << mpi_summary.dump();
     const nlohmann::json stage = ShortRuleStage(name);
     ASSERT_FALSE(stage.is_null());

@@ -397,13 +397,14 @@ Status WriteDedupReport(const DedupConfig& config, const DedupResult& result,
     std::string words = JoinWords(j, options.k);
     if (options.mode == DedupMode::kCluster) {
       words += "; short-document rule " + ShortRuleWords(config.job->short_rule());
-      if (options.short_features > 0) words += ": " + std::to_string(j.short_pairs) + " pairs beyond k";
+      if (options.short_features > 0)
+        words += ": " + std::to_string(j.short_pairs) + " pairs beyond k";
     }
     std::fprintf(stderr,
                  "neardup: %s; fingerprints %.2f s, join %.2f s, cluster %.2f s, output "
                  "%.2f s\n",
-                 words.c_str(), times.fingerprint,
-                 j.group_seconds + j.join_seconds, j.cluster_seconds, times.output);
+                 words.c_str(), times.fingerprint, j.group_seconds + j.join_seconds,
+                 j.cluster_seconds, times.output);
   }
   return Status::OK();
 }
