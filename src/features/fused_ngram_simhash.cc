@@ -65,12 +65,15 @@ struct WideSlot {
   uint64_t Mix() const { return (lo ^ (hi * 0x9E3779B97F4A7C15ull)) * 0xD6E8FEB86659FD93ull; }
 };
 
-// An n-gram of ASCII code points only (English: nearly all): 7 bits each,
-// at most 35, with a 29-bit generation in one word. Half a WideSlot, one
+// An n-gram of ASCII code points only (English: nearly all): its code
+// points as bytes, the first lowest (its UTF-8, as XXH3 reads it), at most
+// 40 bits, with a 24-bit generation in one word. Half a WideSlot, one
 // multiply to mix, one compare (the table is twice as sparse for the same
-// bytes: fewer probes).
+// bytes: fewer probes). The key is also the n-gram's bytes: an all-ASCII
+// chunk makes it with one load from the chunk's bytes, and the hash takes it
+// from the key, not from the chunk.
 struct AsciiSlot {
-  static constexpr int kGenerationShift = 35;
+  static constexpr int kGenerationShift = 8 * kMaxNgram;
   static constexpr size_t kSparse = 8;
   uint64_t v = 0;
 
@@ -87,6 +90,13 @@ struct Gram {
   Slot key;
   uint64_t mix;
   uint32_t begin, end;
+};
+
+// An ASCII n-gram's bytes are its key.
+template <>
+struct Gram<AsciiSlot> {
+  AsciiSlot key;
+  uint64_t mix;
 };
 
 // The distinct n-grams of one document, keyed by their code points (exact:
@@ -247,6 +257,20 @@ template <int kBits, bool kSet>
                   : XXH3_len_17to128_128b(p, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
     hasher->Add(h.high64, h.low64);
   }
+}
+
+// AddGram of the kN-byte ASCII n-gram whose bytes are `key` (AsciiSlot:
+// the first byte lowest), from a register rather than the chunk's bytes.
+template <int kN, int kBits, bool kSet>
+[[gnu::always_inline]] inline void AddAsciiGram(uint64_t key, UnitSimHasher* hasher,
+                                                std::vector<uint64_t>* set) {
+  uint8_t bytes[8];
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(bytes, &key, 8);
+  } else {
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(key >> (8 * i));
+  }
+  AddGram<kBits, kSet>(bytes, kN, hasher, set);
 }
 
 // Eight ASCII bytes at once (SWAR): bit 7 of each byte of the result is
