@@ -462,6 +462,69 @@ TEST(FusedNgramSimHashTest, AsciiMappingsGrowTheAsciiTable) {
   EXPECT_EQ(tally.taken, 4);
 }
 
+TEST(FusedNgramSimHashTest, AsciiChunksMatchGeneralPath) {
+  // A chunk whose n-grams are all of one-byte code points makes each key
+  // with one 8-byte load from the chunk's bytes, and hashes an ASCII n-gram
+  // from its key: long English-like texts (many chunks of 128 code points)
+  // with a rare other piece, placed anywhere, also right before a chunk
+  // boundary (so that it is among the code points carried into an ASCII
+  // chunk): CJK, 2- and 4-byte sequences, full-width letters and ligatures
+  // that normalize to ASCII letters (one-byte code points from a mapping),
+  // skipped non-ASCII (ideographic space, no-break space), a combining
+  // mark, invalid UTF-8; every n, both widths, NFKC on and off.
+  static const char* const kOther[] = {"近",     "\u00e9", "\U0001F600", "\uff21", "\ufb01",
+                                       "\u3392", "\u3000", "\u00a0",     "\u0301", "\xff",
+                                       "\u00df", "\u2460", "\uff13",     "，"};
+  struct Case {
+    int ngram;
+    int bits;
+    bool nfkc;
+  };
+  std::mt19937_64 rng(1128);
+  for (const Case& c :
+       {Case{5, 128, true}, Case{5, 64, true}, Case{4, 128, true}, Case{3, 64, true},
+        Case{2, 128, true}, Case{1, 128, true}, Case{5, 128, false}, Case{2, 64, false}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "n " << c.ngram << " bits " << c.bits << " nfkc " << c.nfkc);
+    PipelineOptions options;
+    options.features.ngram = c.ngram;
+    options.bits = c.bits;
+    options.normalize.nfkc_casefold = c.nfkc;
+    const Paths s = Make(options);
+    ASSERT_NE(s.fused, nullptr);
+    Tally tally;
+    for (int round = 0; round < 60; ++round) {
+      std::string text;
+      const size_t length = 100 + rng() % 3000;
+      const size_t rare = rng() % 3 == 0 ? 0 : 30 + rng() % 400;  // 0: ASCII only
+      size_t content = 0;  // ASCII content bytes since the last other piece (about)
+      while (text.size() < length) {
+        const uint64_t x = rng() % 32;
+        if (rare != 0 && (rng() % rare == 0 || (x == 0 && content % 128 >= 124))) {
+          text += kOther[rng() % (sizeof(kOther) / sizeof(kOther[0]))];
+          content = 0;
+        } else if (x < 20) {
+          text += static_cast<char>('a' + rng() % 26);
+          ++content;
+        } else if (x < 24) {
+          text += static_cast<char>('A' + rng() % 26);
+          ++content;
+        } else if (x < 26) {
+          text += static_cast<char>('0' + rng() % 10);
+          ++content;
+        } else if (x < 30) {
+          text += ' ';
+        } else {
+          text += static_cast<char>(1 + rng() % 0x7F);
+        }
+      }
+      ExpectSame(s, text, &tally);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(tally.taken, 30);
+  }
+}
+
 void CheckCorpus(const std::string& path, int expected_docs) {
   Paths s = Make(PipelineOptions());
   ASSERT_NE(s.fused, nullptr);
