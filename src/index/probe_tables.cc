@@ -381,10 +381,15 @@ __attribute__((target("avx2,popcnt"))) size_t ScanBlockAvx2(const uint64_t* w, s
     const __m256i v_low = _mm256_and_si256(v, nibble);
     const __m256i v_high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
     for (size_t x = 0; x < kQ; ++x) {
-      const __m256i counts = _mm256_sad_epu8(
-          _mm256_add_epi8(_mm256_shuffle_epi8(table, _mm256_xor_si256(v_low, q_low[x])),
-                          _mm256_shuffle_epi8(table, _mm256_xor_si256(v_high, q_high[x]))),
-          zero);
+      // One query: split the XOR (one operation fewer than splitting the
+      // word and XORing both halves).
+      const __m256i counts =
+          kQ == 1 ? WordCounts(_mm256_xor_si256(v, q_full[x]))
+                  : _mm256_sad_epu8(
+                        _mm256_add_epi8(
+                            _mm256_shuffle_epi8(table, _mm256_xor_si256(v_low, q_low[x])),
+                            _mm256_shuffle_epi8(table, _mm256_xor_si256(v_high, q_high[x]))),
+                        zero);
       __m256i over = _mm256_cmpgt_epi64(counts, tv);
       if constexpr (kKeyed) {
         const __m256i keyed = _mm256_and_si256(_mm256_xor_si256(v, q_full[x]), kv);
@@ -500,8 +505,11 @@ constexpr size_t kSortedPrefetchWords = 128;
 // with AVX2 as with AVX-512, it is cheaper from fewer queries: at 1M rows
 // on AVX2 (no AVX-512), 123-160 us query by query against 98-131 sorted at
 // 48-64 queries, 139-166 against 160-173 at 16-32 (doc/benchmarks.md,
-// idx13): 16 words a key, from 41 queries at 1M, 14-bit keys (at 10M,
-// 15-bit keys, from 16: not measured again).
+// idx13): 16 words a key, from 41 queries at 1M, 14-bit keys. With 15-bit
+// keys at 1M (the AVX2 pick) that is 142 queries: query by query 67-80 us
+// against 74-97 sorted at 32-64 queries, 68-69 against 64 at 170; at 10M
+// (15-bit keys) from 16, the floor below: sorted 547 us against 579 query
+// by query at 16, 590 against 615 at 8 (doc/benchmarks.md, idx14).
 //
 // A small table (a delta's level: the index file's keys over a few
 // thousand to a few hundred thousand rows, its buckets nearly empty) costs
