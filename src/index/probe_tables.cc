@@ -469,7 +469,8 @@ BucketQueriesScan ChooseBucketScan(bool keyed) {
 #ifdef NEARDUP_PROBE_X86
   switch (ActiveScanIsa()) {
     case ScanIsa::kAvx512:
-      return keyed ? ScanBucketEach<ScanBucketAvx512<true>> : ScanBucketEach<ScanBucketAvx512<false>>;
+      return keyed ? ScanBucketEach<ScanBucketAvx512<true>>
+                   : ScanBucketEach<ScanBucketAvx512<false>>;
     case ScanIsa::kAvx2:
       return keyed ? ScanBucketQueriesAvx2<true> : ScanBucketQueriesAvx2<false>;
     case ScanIsa::kScalar:
@@ -680,8 +681,8 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
     const uint64_t* w = t.words.data() + p.begin;
     const uint64_t qw = q_half[half];
     const uint64_t key_filter = KeyFilter(m, view.dir_bits);
-    const size_t c = ChooseBucketScan(key_filter != 0)(
-        w, len, &qw, 1, t_max, key_filter, static_cast<int>(m.radius), hits.data());
+    const size_t c = ChooseBucketScan(key_filter != 0)(w, len, &qw, 1, t_max, key_filter,
+                                                       static_cast<int>(m.radius), hits.data());
     for (size_t x = 0; x < c; ++x) {
       cands->push_back(Cand{query, p.begin + hits[x].at,
                             static_cast<uint32_t>(std::popcount(w[hits[x].at] ^ qw)),
@@ -696,8 +697,8 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
 // random read a probe.
 void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
                 std::span<const uint64_t> q_lo, std::vector<Cand>* cands) {
-  thread_local std::vector<uint32_t> start;  // 2^b + 2 counters, then offsets into order
-  thread_local std::vector<uint32_t> order;  // query numbers by probed key
+  thread_local std::vector<uint32_t> start;      // 2^b + 2 counters, then offsets into order
+  thread_local std::vector<uint32_t> order;      // query numbers by probed key
   thread_local std::vector<uint64_t> bucket_qw;  // a bucket's queries' half words
   thread_local std::vector<BucketHit> hits;
   const size_t nq = q_lo.size();

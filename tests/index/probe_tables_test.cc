@@ -158,8 +158,7 @@ ProbeTablesSpec Layout(int b) {
   s.radius = 2;
   s.tables = 8;
   for (s.threshold = 0; s.threshold < 64; ++s.threshold) {
-    if (ProbeTablesRecall(s, kK) >= 0.99 &&
-        ProbeTablesRecall(s, kK - 4) >= 1 - (1 - 0.99) / 100) {
+    if (ProbeTablesRecall(s, kK) >= 0.99 && ProbeTablesRecall(s, kK - 4) >= 1 - (1 - 0.99) / 100) {
       break;
     }
   }
