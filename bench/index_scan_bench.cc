@@ -104,6 +104,16 @@ size_t BenchN() {
   return n != nullptr && std::atoll(n) > 0 ? static_cast<size_t>(std::atoll(n)) : 1000000;
 }
 const size_t kN = BenchN();
+// NEARDUP_BENCH_ISA=scalar|avx2|avx512: the kernels of that ISA (where the
+// CPU has it) instead of the best one, for the probe tables' cost model.
+const bool kIsaSet = [] {
+  const char* isa = std::getenv("NEARDUP_BENCH_ISA");
+  if (isa == nullptr) return false;
+  const std::string name(isa);
+  return index_internal::SetScanIsa(name == "scalar" ? ScanIsa::kScalar
+                                    : name == "avx2" ? ScanIsa::kAvx2
+                                                     : ScanIsa::kAvx512);
+}();
 constexpr size_t kQueries = 1000;
 
 struct Data {
@@ -621,6 +631,59 @@ void BM_ProbeBatch(benchmark::State& state) {
 }
 BENCHMARK(BM_ProbeBatch)
     ->ArgsProduct({{1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 170, 256, 1000}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
+// A layout of the default family (radius 2, 8 tables) with b-bit keys,
+// its threshold the least meeting the targets (as BM_Probe), the 1,000
+// queries in batches of `batch`, the probes ordered as SearchEach picks
+// (0), query by query (1) or sorted (2): what ChooseProbeTables' cost model
+// weighs (b = 14 at 1M and 15 at 10M with AVX-512's costs), measured at the
+// batch sizes a server makes.
+void BM_ProbeLayout(benchmark::State& state) {
+  constexpr int kK = 28;
+  constexpr double kRecall = 0.99;
+  Data& d = Get(128, kK);
+  index_internal::ProbeTablesSpec spec;
+  spec.key_bits = static_cast<int>(state.range(0));
+  spec.radius = 2;
+  spec.tables = 8;
+  for (spec.threshold = 0; spec.threshold < 64; ++spec.threshold) {
+    if (index_internal::ProbeTablesRecall(spec, kK) >= kRecall &&
+        index_internal::ProbeTablesRecall(spec, kK - 4) >= 1 - (1 - kRecall) / 100) {
+      break;
+    }
+  }
+  const index_internal::ProbeTableIndex& index = ProbeIndex(spec);
+  std::vector<uint64_t> q_lo, q_hi;
+  Words(d.queries, d.queries.size(), &q_lo, &q_hi);
+  const auto batch = static_cast<size_t>(state.range(1));
+  const auto order = static_cast<index_internal::ProbeOrder>(state.range(2));
+  std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
+  for (auto _ : state) {
+    for (auto& o : out) o.clear();
+    for (size_t j = 0; j < q_lo.size(); j += batch) {
+      const size_t m = std::min(batch, q_lo.size() - j);
+      index.SearchEach(std::span<const uint64_t>(q_hi).subspan(j, m),
+                       std::span<const uint64_t>(q_lo).subspan(j, m), out.data() + j, order);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  size_t found = 0;
+  for (const auto& o : out) found += o.size();
+  const index_internal::ProbeTablesSpec& s = index.spec();
+  state.SetLabel("b " + std::to_string(s.key_bits) + ", t " + std::to_string(s.threshold) + ", " +
+                 index_internal::ScanIsaName(index_internal::ActiveScanIsa()));
+  state.counters["found"] = static_cast<double>(found);
+  state.counters["stated_recall_at_k"] = s.recall_at_k;
+  state.counters["reads"] = s.reads;
+  state.counters["probes"] = s.probes;
+  state.counters["model_us"] = s.estimated_query_us;
+  state.counters["table_bytes_per_fp"] =
+      static_cast<double>(index.TableBytes()) / static_cast<double>(kN);
+  PerQuery(state, d.queries.size());
+}
+BENCHMARK(BM_ProbeLayout)
+    ->ArgsProduct({{13, 14, 15, 16}, {1, 4, 16, 32, 64, 128, 170, 256, 1000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 
 // An index's delta at the default method (TableIndex: the entries added

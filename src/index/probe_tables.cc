@@ -108,14 +108,32 @@ double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n) {
   // A query in a batch (SearchEach: the probes sorted by key, each table
   // read in order): per probe (its counting sort, its bucket's first
   // lines), per filter word compared, per survivor (its row number and its
-  // other half's word, random reads, prefetched together). Calibrated on
-  // BM_Probe at 1M rows, 1,000 queries, AVX-512, 2026-11-27 (b = 12..15,
-  // r = 2, L = 8: 36.7, 29.5, 25.7, 26.8 us a query; a least-squares fit;
-  // at 10M it gives 74 us against 77 measured; doc/benchmarks.md).
-  constexpr double kProbeNs = 22.5;
-  constexpr double kReadNs = 0.14;
+  // other half's word, random reads, prefetched together), by the bucket
+  // kernel the CPU runs (ActiveScanIsa). Least-squares fits of BM_Probe at
+  // 1M rows, 1,000 queries (b = 12..15, r = 2, L = 8), doc/benchmarks.md:
+  // AVX-512 (VPOPCNTQ, 8 words an instruction; AMD EPYC Zen 4, 2026-11-27:
+  // 36.7, 29.5, 25.7, 26.8 us a query; at 10M it gives 74 us against 77
+  // measured) 22.5 ns a probe, 0.14 a word; AVX2 (a nibble-table popcount,
+  // four words a vector; AMD EPYC Zen 3, 2026-11-28: 76.1, 51.1, 41.2, 37.5)
+  // 25 ns a probe, 0.38 a word, where a word costs 2.7 times as much and
+  // wider keys (fewer words, more probes) pay: b = 15 at 1M instead of 14;
+  // scalar (the same machine: 160, 95.9, 65.8, 50.3) 20.3 ns a probe, 0.94
+  // a word.
   constexpr double kSurvivorNs = 40.0;
-  return (spec.probes * kProbeNs + spec.reads * kReadNs + spec.survivors * kSurvivorNs) / 1000.0;
+  double probe_ns = 22.5, read_ns = 0.14;
+  switch (ActiveScanIsa()) {
+    case ScanIsa::kAvx512:
+      break;
+    case ScanIsa::kAvx2:
+      probe_ns = 25.0;
+      read_ns = 0.38;
+      break;
+    case ScanIsa::kScalar:
+      probe_ns = 20.3;
+      read_ns = 0.94;
+      break;
+  }
+  return (spec.probes * probe_ns + spec.reads * read_ns + spec.survivors * kSurvivorNs) / 1000.0;
 }
 
 ProbeTablesSpec ChooseProbeTables(size_t n, int k, double recall, double max_bytes) {
@@ -316,51 +334,150 @@ __attribute__((target("avx2,popcnt"))) inline __m256i WordCounts(__m256i v) {
       _mm256_setzero_si256());
 }
 
-template <bool kKeyed>
-__attribute__((target("avx2,popcnt"))) size_t ScanBucketAvx2(const uint64_t* w, size_t n,
-                                                             uint64_t q, int t, uint64_t key, int r,
-                                                             uint32_t* idx) {
-  const __m256i qv = _mm256_set1_epi64x(static_cast<long long>(q));
+// A bucket's words that pass for one of several queries: the query's place
+// among them and the word's place in the bucket.
+struct BucketHit {
+  uint32_t query;
+  uint32_t at;
+};
+
+// kQ queries (qw[0, kQ)) against the bucket's n words, each word's nibbles
+// split once for all of them: a query then costs two XORs, two table
+// lookups, an add, a sum and a compare every four words (against eleven
+// operations and a call a query and bucket before). The last one to three
+// words are read by a masked load (no read past the bucket, no scalar
+// tail). Hits carry query first_query + x.
+template <bool kKeyed, size_t kQ>
+__attribute__((target("avx2,popcnt"))) size_t ScanBlockAvx2(const uint64_t* w, size_t n,
+                                                            const uint64_t* qw, int t, uint64_t key,
+                                                            int r, uint32_t first_query,
+                                                            BucketHit* out) {
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  const __m256i zero = _mm256_setzero_si256();
   const __m256i tv = _mm256_set1_epi64x(t);
   const __m256i kv = _mm256_set1_epi64x(static_cast<long long>(key));
   const __m256i rv = _mm256_set1_epi64x(r);
+  __m256i q_full[kQ], q_low[kQ], q_high[kQ];
+  for (size_t x = 0; x < kQ; ++x) {
+    q_full[x] = _mm256_set1_epi64x(static_cast<long long>(qw[x]));
+    q_low[x] = _mm256_and_si256(q_full[x], nibble);
+    q_high[x] = _mm256_and_si256(_mm256_srli_epi16(q_full[x], 4), nibble);
+  }
   size_t c = 0;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const __m256i x =
-        _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i)), qv);
-    __m256i over = _mm256_cmpgt_epi64(WordCounts(x), tv);
-    if constexpr (kKeyed) {
-      over = _mm256_or_si256(over, _mm256_cmpgt_epi64(WordCounts(_mm256_and_si256(x, kv)), rv));
+  for (size_t i = 0; i < n; i += 4) {
+    __m256i v;
+    unsigned valid = 0xfu;
+    if (n - i >= 4) {
+      v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i));
+    } else {
+      const auto rest = static_cast<long long>(n - i);
+      const __m256i lanes =
+          _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest), _mm256_setr_epi64x(0, 1, 2, 3));
+      v = _mm256_maskload_epi64(reinterpret_cast<const long long*>(w + i), lanes);
+      valid = (1u << rest) - 1;
     }
-    auto m = static_cast<unsigned>(~_mm256_movemask_pd(_mm256_castsi256_pd(over))) & 0xfu;
-    while (m != 0) {
-      idx[c++] = static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)));
-      m &= m - 1;
+    const __m256i v_low = _mm256_and_si256(v, nibble);
+    const __m256i v_high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+    for (size_t x = 0; x < kQ; ++x) {
+      // One query: split the XOR (one operation fewer than splitting the
+      // word and XORing both halves).
+      const __m256i counts =
+          kQ == 1 ? WordCounts(_mm256_xor_si256(v, q_full[x]))
+                  : _mm256_sad_epu8(
+                        _mm256_add_epi8(
+                            _mm256_shuffle_epi8(table, _mm256_xor_si256(v_low, q_low[x])),
+                            _mm256_shuffle_epi8(table, _mm256_xor_si256(v_high, q_high[x]))),
+                        zero);
+      __m256i over = _mm256_cmpgt_epi64(counts, tv);
+      if constexpr (kKeyed) {
+        const __m256i keyed = _mm256_and_si256(_mm256_xor_si256(v, q_full[x]), kv);
+        over = _mm256_or_si256(over, _mm256_cmpgt_epi64(WordCounts(keyed), rv));
+      }
+      auto m = static_cast<unsigned>(~_mm256_movemask_pd(_mm256_castsi256_pd(over))) & valid;
+      while (m != 0) {
+        out[c++] = BucketHit{first_query + static_cast<uint32_t>(x),
+                             static_cast<uint32_t>(i + static_cast<size_t>(std::countr_zero(m)))};
+        m &= m - 1;
+      }
     }
   }
-  const size_t tail = ScanBucketScalar<kKeyed>(w + i, n - i, q, t, key, r, idx + c);
-  for (size_t x = 0; x < tail; ++x) idx[c + x] += static_cast<uint32_t>(i);
-  return c + tail;
+  return c;
+}
+
+// nq queries against a bucket, four at a time (ScanBlockAvx2).
+template <bool kKeyed>
+__attribute__((target("avx2,popcnt"))) size_t ScanBucketQueriesAvx2(const uint64_t* w, size_t n,
+                                                                    const uint64_t* qw, size_t nq,
+                                                                    int t, uint64_t key, int r,
+                                                                    BucketHit* out) {
+  size_t c = 0;
+  size_t x = 0;
+  for (; x + 4 <= nq; x += 4) {
+    c += ScanBlockAvx2<kKeyed, 4>(w, n, qw + x, t, key, r, static_cast<uint32_t>(x), out + c);
+  }
+  const auto first = static_cast<uint32_t>(x);
+  switch (nq - x) {
+    case 3:
+      c += ScanBlockAvx2<kKeyed, 3>(w, n, qw + x, t, key, r, first, out + c);
+      break;
+    case 2:
+      c += ScanBlockAvx2<kKeyed, 2>(w, n, qw + x, t, key, r, first, out + c);
+      break;
+    case 1:
+      c += ScanBlockAvx2<kKeyed, 1>(w, n, qw + x, t, key, r, first, out + c);
+      break;
+    default:
+      break;
+  }
+  return c;
 }
 #endif
 
 using BucketScan = size_t (*)(const uint64_t*, size_t, uint64_t, int, uint64_t, int, uint32_t*);
 
-// The bucket scan of the active kernel (hamming_scan.h's choice), with the
+#ifndef NEARDUP_PROBE_X86
+struct BucketHit {
+  uint32_t query;
+  uint32_t at;
+};
+#endif
+
+// nq queries (qw[0, nq)) against a bucket's n words: every (query, word)
+// that passes, into out (room for n x nq).
+using BucketQueriesScan = size_t (*)(const uint64_t*, size_t, const uint64_t*, size_t, int,
+                                     uint64_t, int, BucketHit*);
+
+// A one-query kernel, query after query.
+template <BucketScan kScan>
+size_t ScanBucketEach(const uint64_t* w, size_t n, const uint64_t* qw, size_t nq, int t,
+                      uint64_t key, int r, BucketHit* out) {
+  thread_local std::vector<uint32_t> idx;
+  if (idx.size() < n) idx.resize(n);
+  size_t c = 0;
+  for (size_t x = 0; x < nq; ++x) {
+    const size_t got = kScan(w, n, qw[x], t, key, r, idx.data());
+    for (size_t y = 0; y < got; ++y) out[c++] = BucketHit{static_cast<uint32_t>(x), idx[y]};
+  }
+  return c;
+}
+
+// The bucket kernel of the active ISA (hamming_scan.h's choice), with the
 // key's filter (a narrow directory) or without.
-BucketScan ChooseBucketScan(bool keyed) {
+BucketQueriesScan ChooseBucketScan(bool keyed) {
 #ifdef NEARDUP_PROBE_X86
   switch (ActiveScanIsa()) {
     case ScanIsa::kAvx512:
-      return keyed ? ScanBucketAvx512<true> : ScanBucketAvx512<false>;
+      return keyed ? ScanBucketEach<ScanBucketAvx512<true>>
+                   : ScanBucketEach<ScanBucketAvx512<false>>;
     case ScanIsa::kAvx2:
-      return keyed ? ScanBucketAvx2<true> : ScanBucketAvx2<false>;
+      return keyed ? ScanBucketQueriesAvx2<true> : ScanBucketQueriesAvx2<false>;
     case ScanIsa::kScalar:
       break;
   }
 #endif
-  return keyed ? ScanBucketScalar<true> : ScanBucketScalar<false>;
+  return keyed ? ScanBucketEach<ScanBucketScalar<true>> : ScanBucketEach<ScanBucketScalar<false>>;
 }
 
 // Probes are read this many ahead (directory slot) and half as many (the
@@ -389,8 +506,11 @@ constexpr size_t kSortedPrefetchWords = 128;
 // with AVX2 as with AVX-512, it is cheaper from fewer queries: at 1M rows
 // on AVX2 (no AVX-512), 123-160 us query by query against 98-131 sorted at
 // 48-64 queries, 139-166 against 160-173 at 16-32 (doc/benchmarks.md,
-// idx13): 16 words a key, from 41 queries at 1M, 14-bit keys (at 10M,
-// 15-bit keys, from 16: not measured again).
+// idx13): 16 words a key, from 41 queries at 1M, 14-bit keys. With 15-bit
+// keys at 1M (the AVX2 pick) that is 142 queries: query by query 67-80 us
+// against 74-97 sorted at 32-64 queries, 68-69 against 64 at 170; at 10M
+// (15-bit keys) from 16, the floor below: sorted 547 us against 579 query
+// by query at 16, 590 against 615 at 8 (doc/benchmarks.md, idx14).
 //
 // A small table (a delta's level: the index file's keys over a few
 // thousand to a few hundred thousand rows, its buckets nearly empty) costs
@@ -517,7 +637,7 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
     uint32_t end;
   };
   thread_local std::vector<Probe> probes;
-  thread_local std::vector<uint32_t> idx;
+  thread_local std::vector<BucketHit> hits;
   probes.clear();
   const int t_max = view.probe_threshold;
   const uint64_t key_mask = (uint64_t{1} << view.dir_bits) - 1;
@@ -557,15 +677,15 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
     const TableView& t = view.tables[p.table];
     const TableMask& m = view.masks[p.table];
     const int half = MaskHalf(m);
-    if (idx.size() < len) idx.resize(len);
+    if (hits.size() < len) hits.resize(len);
     const uint64_t* w = t.words.data() + p.begin;
     const uint64_t qw = q_half[half];
     const uint64_t key_filter = KeyFilter(m, view.dir_bits);
-    const size_t c = ChooseBucketScan(key_filter != 0)(w, len, qw, t_max, key_filter,
-                                                       static_cast<int>(m.radius), idx.data());
+    const size_t c = ChooseBucketScan(key_filter != 0)(w, len, &qw, 1, t_max, key_filter,
+                                                       static_cast<int>(m.radius), hits.data());
     for (size_t x = 0; x < c; ++x) {
-      cands->push_back(Cand{query, p.begin + idx[x],
-                            static_cast<uint32_t>(std::popcount(w[idx[x]] ^ qw)),
+      cands->push_back(Cand{query, p.begin + hits[x].at,
+                            static_cast<uint32_t>(std::popcount(w[hits[x].at] ^ qw)),
                             static_cast<uint32_t>(half), p.table});
     }
   }
@@ -577,9 +697,10 @@ void ProbeOne(const TablesView& view, uint32_t query, uint64_t q_hi, uint64_t q_
 // random read a probe.
 void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
                 std::span<const uint64_t> q_lo, std::vector<Cand>* cands) {
-  thread_local std::vector<uint32_t> start;  // 2^b + 2 counters, then offsets into order
-  thread_local std::vector<uint32_t> order;  // query numbers by probed key
-  thread_local std::vector<uint32_t> idx;
+  thread_local std::vector<uint32_t> start;      // 2^b + 2 counters, then offsets into order
+  thread_local std::vector<uint32_t> order;      // query numbers by probed key
+  thread_local std::vector<uint64_t> bucket_qw;  // a bucket's queries' half words
+  thread_local std::vector<BucketHit> hits;
   const size_t nq = q_lo.size();
   const size_t buckets = size_t{1} << view.dir_bits;
   const uint64_t key_mask = buckets - 1;
@@ -591,7 +712,7 @@ void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
     const int half = MaskHalf(m);
     const int shift = MaskShift(m);
     const uint64_t key_filter = KeyFilter(m, view.dir_bits);
-    const BucketScan scan = ChooseBucketScan(key_filter != 0);
+    const BucketQueriesScan scan = ChooseBucketScan(key_filter != 0);
     const std::span<const uint64_t> q_half = half == 0 ? q_lo : q_hi;
     const std::vector<uint32_t>& flips = Flips(view.dir_bits, static_cast<int>(m.radius));
     order.resize(nq * flips.size());
@@ -629,18 +750,20 @@ void ProbeBatch(const TablesView& view, std::span<const uint64_t> q_hi,
       uint32_t begin = 0, end = 0;
       if (!Bucket(t, p, &begin, &end)) continue;
       const size_t len = end - begin;
-      if (idx.size() < len) idx.resize(len);
+      const uint32_t* queries = order.data() + start[p];
+      const size_t nq_p = start[p + 1] - start[p];
+      if (bucket_qw.size() < nq_p) bucket_qw.resize(nq_p);
+      for (size_t x = 0; x < nq_p; ++x) bucket_qw[x] = q_half[queries[x]];
+      if (hits.size() < len * nq_p) hits.resize(len * nq_p);
       const uint64_t* w = t.words.data() + begin;
-      for (uint32_t x = start[p]; x < start[p + 1]; ++x) {
-        const uint32_t j = order[x];
-        const uint64_t qw = q_half[j];
-        const size_t c = scan(w, len, qw, view.probe_threshold, key_filter,
-                              static_cast<int>(m.radius), idx.data());
-        for (size_t y = 0; y < c; ++y) {
-          cands->push_back(Cand{j, begin + idx[y],
-                                static_cast<uint32_t>(std::popcount(w[idx[y]] ^ qw)),
-                                static_cast<uint32_t>(half), g});
-        }
+      // Every query probing the bucket in one pass over its words.
+      const size_t c = scan(w, len, bucket_qw.data(), nq_p, view.probe_threshold, key_filter,
+                            static_cast<int>(m.radius), hits.data());
+      for (size_t y = 0; y < c; ++y) {
+        const BucketHit h = hits[y];
+        cands->push_back(Cand{queries[h.query], begin + h.at,
+                              static_cast<uint32_t>(std::popcount(w[h.at] ^ bucket_qw[h.query])),
+                              static_cast<uint32_t>(half), g});
       }
     }
   }

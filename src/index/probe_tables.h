@@ -69,8 +69,11 @@ double ProbeTablesRecall(const ProbeTablesSpec& spec, int d);
 
 // The estimated CPU time of one query over n rows, in microseconds: probes,
 // filter words compared and survivors verified, each at its measured cost
-// (bench/index_scan_bench.cc, BM_Probe; doc/benchmarks.md), of a query in a
-// batch (SearchEach); a query alone (Search) costs about twice that.
+// with the bucket kernel the CPU runs (ActiveScanIsa: a word compared costs
+// 2.7 times as much with AVX2 as with AVX-512, so that the layout picked
+// differs: bench/index_scan_bench.cc, BM_Probe; doc/benchmarks.md), of a
+// query in a batch (SearchEach); a query alone (Search) costs about twice
+// that.
 double ProbeTablesQueryUs(const ProbeTablesSpec& spec, size_t n);
 
 // The cheapest layout for n rows at k meeting `recall` at d = k and 1 - (1 -
@@ -113,8 +116,9 @@ enum class ProbeOrder { kAuto, kEachQuery, kSorted };
 // kAuto's choice for `queries` queries into tables of n rows, b-bit keys
 // probed within `radius` (b: the directory's bits): sorted from 16 queries
 // whose probes read 16 words a key of each table's directory (queries x V x
-// n / 2^b >= 16 x 2^b: at 1M rows, 14-bit keys, radius 2, from 41 queries;
-// at 10M, 15-bit keys, from 16; a delta's level, its directory narrowed to
+// n / 2^b >= 16 x 2^b: at 1M rows, radius 2, from 41 queries with 14-bit
+// keys (AVX-512's pick), from 142 with 15-bit keys (AVX2's); at 10M, 15-bit
+// keys, from 16; a delta's level, its directory narrowed to
 // ~16 rows a key, from 16) or make 1.5 probes a key (queries x V >= 1.5 x
 // 2^b), else query by query.
 bool SortProbes(size_t queries, size_t n, int key_bits, int radius);
