@@ -148,9 +148,10 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "chars5) in cluster mode at k >= the method's default, off otherwise "
                   "(minhash, stream mode, 64-bit and top-k methods, a smaller k); 0: off; a "
                   "number: on as given (--short-rule exact unless said). The summary names what "
-                  "ran. The default costs about 1.1x CPU and 1.3x memory on long texts, 1.3x "
-                  "and 1.4x on short ones; the exact rule 3x and 3.5x on short texts "
-                  "(doc/evaluation.md)")
+                  "ran. Against the rule over < 300 features, the default costs about 1.15x "
+                  "CPU and 2x memory on 1M long texts (2 threads); against the rule off, "
+                  "1.3x and 1.4x on short texts, the exact rule 3x and 3.5x "
+                  "(doc/evaluation.md, doc/benchmarks.md)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
                   "Short-document rule: the feature-set Jaccard of a near-duplicate (0.5: the "
