@@ -80,10 +80,13 @@ struct DedupJobOptions {
   // pair with a document of fewer than M features is also a near-duplicate
   // when its feature sets' Jaccard is >= short_jaccard, whatever its
   // distance. nullopt: the job's default, resolved in one place
-  // (ResolveShortRule, below): M = kDefaultShortFeatures by the sketch rule
-  // where it applies, else off. 0: off; M > 0: on as given (cluster mode,
-  // SimHash methods; anything else is an error).
+  // (ResolveShortRule, below): M = kDefaultShortFeatures (every document)
+  // by the sketch rule at kDefaultShortJaccard where it applies, else off.
+  // 0: off; M > 0: on as given (cluster mode, SimHash methods; anything else
+  // is an error).
   std::optional<size_t> short_features;
+  // 0.5: the rule's default (kDefaultShortJaccard for the default sketch
+  // rule, 0.5 otherwise); any other value is taken as given.
   double short_jaccard = 0.5;
   // How the rule finds its pairs (dedup.h, ShortRule): kSketch keeps no
   // feature set and needs verified pairs' sketches (made for it when
@@ -117,9 +120,19 @@ struct DedupJobOptions {
 };
 
 // The short-document rule's default (DedupJobOptions::short_features
-// nullopt): M = 300 (doc/evaluation.md, "The sketch short rule as the
-// default") by the sketch rule.
-inline constexpr size_t kDefaultShortFeatures = 300;
+// nullopt; doc/evaluation.md, "The sketch rule over every document"): the
+// sketch rule at M = 1,000,000 features, so that every document of fewer
+// than M / t (~1.9 million) features takes part (every document in
+// practice: the rule is then an LSH over the 128-slot sketches that
+// verification computes anyway, and a pair more than k apart is reported
+// when its estimated Jaccard is >= kDefaultShortJaccard), at t = 0.52, not
+// 0.5: over every document the estimate's error near 0.5 (sd ~0.044) let in
+// pairs of exact Jaccard 0.45-0.5 (measured). The exact rule asked for with
+// the features left to the default takes kDefaultExactShortFeatures (it
+// keeps the participants' feature sets).
+inline constexpr size_t kDefaultShortFeatures = 1'000'000;
+inline constexpr double kDefaultShortJaccard = 0.52;
+inline constexpr size_t kDefaultExactShortFeatures = 300;
 inline constexpr ShortRule kDefaultShortRule = ShortRule::kSketch;
 
 // The short-document rule a job runs, resolved from its options: what every
@@ -127,23 +140,29 @@ inline constexpr ShortRule kDefaultShortRule = ShortRule::kSketch;
 struct ShortRuleChoice {
   size_t features = 0;  // 0: off
   ShortRule rule = ShortRule::kExact;
+  // The rule's threshold (DedupOptions::short_jaccard): short_jaccard as
+  // given, or kDefaultShortJaccard for the default sketch rule when
+  // short_jaccard is left at its default.
+  double jaccard = 0.5;
   bool by_default = false;  // short_features was nullopt
   // Why the default is off when it is (by_default and features 0): "minhash",
   // "stream mode", "64-bit fingerprints", "top-20 features", "sentence
-  // features", "k below the method's 28"; "" otherwise.
+  // features", "k below the method's 28", "k = 0"; "" otherwise.
   std::string off_because;
 };
 
 // The one place the default is decided. With short_features nullopt the
-// rule is on (kDefaultShortFeatures, kDefaultShortRule) for a SimHash
-// method of 128 bits that keeps every feature (top_k 0) of words or
-// character n-grams, in cluster mode at k >= the method's default k, and
-// off otherwise: MinHash and stream mode do not take it; the 64-bit presets
-// are for near-identical copies at k = 3; a top-k method (tfidf, esimhash:
-// 20 words) or sentence features would make every document short; a k
-// below the method's asks for closer copies than the rule finds.
-// An explicit short_features is returned as given (rule: short_rule, else
-// kExact). `k`: the job's k (-1: the method's).
+// rule is on (kDefaultShortFeatures at kDefaultShortJaccard by
+// kDefaultShortRule; kDefaultExactShortFeatures at short_jaccard when
+// short_rule is kExact) for a SimHash method of 128 bits that keeps every
+// feature (top_k 0) of words or character n-grams, in cluster mode at
+// k >= the method's default k, and off otherwise: MinHash and stream mode do
+// not take it; the 64-bit presets are for near-identical copies at k = 3; a
+// top-k method (tfidf, esimhash: 20 words) or sentence features would make
+// every document short; a k below the method's (or a method text's k = 0:
+// identical fingerprints) asks for closer copies than the rule finds. A short_jaccard other than
+// DedupJobOptions{}'s is taken as given. An explicit short_features is returned as given (rule:
+// short_rule, else kExact; jaccard: short_jaccard). `k`: the job's k (-1: the method's).
 ShortRuleChoice ResolveShortRule(const DedupJobOptions& options);
 
 // The option words of the rule at every door: "auto" (nullopt: the
@@ -152,8 +171,10 @@ ShortRuleChoice ResolveShortRule(const DedupJobOptions& options);
 Result<std::optional<size_t>> ParseShortFeatures(std::string_view word);
 Result<std::optional<ShortRule>> ParseShortRuleOption(std::string_view word);
 
-// "sketch, < 300 features (default)", "off (default: 64-bit fingerprints)",
-// "exact, < 200 features", "off": for summaries.
+// "sketch, every document, Jaccard >= 0.52 (default)" (the default's
+// features), "off (default: 64-bit fingerprints)", "exact, < 200 features",
+// "sketch, < 300 features, Jaccard >= 0.6" (a threshold other than 0.5
+// named), "off": for summaries.
 std::string ShortRuleWords(const ShortRuleChoice& choice);
 
 // The fingerprint stage's result: one entry per document, in input order.

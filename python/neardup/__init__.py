@@ -223,8 +223,9 @@ def dedup(
     cluster ("center" | "components"), boilerplate (None: lines unless the
     method names boilerplate=...; "off" | "lines"), boilerplate_min_docs
     (0: the method's), short_features / short_jaccard / short_rule (the
-    short-document rule: short_features None is the CLI's auto, 300 by the
-    "sketch" rule for 128-bit SimHash methods that keep every feature in
+    short-document rule: short_features None is the CLI's auto, every
+    document by the "sketch" rule at short_jaccard 0.52 (when left at 0.5)
+    for 128-bit SimHash methods that keep every feature in
     cluster mode at k >= the method's default, off otherwise; 0: off; a
     number: on, rule "exact" unless short_rule says "sketch"), verify_jaccard (verified pairs, SimHash methods: a pair within k
     is a near-duplicate only when its estimated Jaccard is at least this;

@@ -192,7 +192,7 @@ def short_copies():
 
 def test_the_default_short_rule_is_one_answer_at_every_door(cli, tmp_path):
     # At the default the job resolves the rule (chars5u, cluster mode, the
-    # method's k: the sketch rule, 300 features): the CLI, Python and the
+    # method's k: the sketch rule over every document at 0.52): the CLI, Python and the
     # explicit options give the same records and pairs, the rule off
     # another answer, and both summaries name what ran.
     rows = short_copies()
@@ -209,9 +209,10 @@ def test_the_default_short_rule_is_one_answer_at_every_door(cli, tmp_path):
                 json.loads(summary.read_text()))
 
     records, pairs, summary = cli_run()
-    assert summary["short_rule"] == {"rule": "sketch", "features": 300, "jaccard": 0.5,
+    assert summary["short_rule"] == {"rule": "sketch", "features": 1000000, "jaccard": 0.52,
                                      "default": True}
-    explicit = cli_run("--short-features", "300", "--short-rule", "sketch")
+    explicit = cli_run("--short-features", "1000000", "--short-rule", "sketch",
+                       "--short-jaccard", "0.52")
     assert explicit[:2] == (records, pairs)
     off = cli_run("--short-features", "0")
     assert off[2]["short_rule"] == {"rule": "off", "default": False}
@@ -220,7 +221,7 @@ def test_the_default_short_rule_is_one_answer_at_every_door(cli, tmp_path):
     assert beyond_k
     py_summary = {}
     assert list(neardup.dedup(rows, summary=py_summary)) == records
-    assert py_summary["short_features"] == 300 and py_summary["short_rule"] == "sketch"
+    assert py_summary["short_features"] == 1000000 and py_summary["short_rule"] == "sketch"
     assert list(neardup.dedup(rows, short_features=0)) == off[0]
     # Where the default does not fit (stream mode), the rule is off with its reason.
     stream = cli_run("--mode", "stream")

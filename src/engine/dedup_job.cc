@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -96,6 +97,7 @@ RepeatedIds RepeatedIdsOf(const Ids& ids) {
 // method, would make nearly every document short: off for them too.
 ShortRuleChoice ResolveShortRule(const DedupJobOptions& o) {
   ShortRuleChoice c;
+  c.jaccard = o.short_jaccard;
   if (o.short_features) {
     c.features = *o.short_features;
     c.rule = o.short_rule.value_or(ShortRule::kExact);
@@ -117,8 +119,21 @@ ShortRuleChoice ResolveShortRule(const DedupJobOptions& o) {
     c.off_because = "sentence features";
   } else if (k < m.default_k) {
     c.off_because = "k below the method's " + std::to_string(m.default_k);
+  } else if (k == 0) {
+    // A method text's k = 0 (its own k): identical fingerprints asked for;
+    // the rule over every document would pair copies at Jaccard 0.52.
+    c.off_because = "k = 0";
+  } else if (c.rule == ShortRule::kExact) {
+    // The exact rule keeps its participants' feature sets: not every
+    // document's.
+    c.features = kDefaultExactShortFeatures;
   } else {
     c.features = kDefaultShortFeatures;
+    // Left at its default (DedupJobOptions{}.short_jaccard, copied, never
+    // computed): the default rule's threshold.
+    if (o.short_jaccard == DedupJobOptions{}.short_jaccard) {
+      c.jaccard = kDefaultShortJaccard;
+    }
   }
   return c;
 }
@@ -154,7 +169,17 @@ std::string ShortRuleWords(const ShortRuleChoice& c) {
     }
     return words;
   }
-  words = std::string(ShortRuleName(c.rule)) + ", < " + std::to_string(c.features) + " features";
+  words = std::string(ShortRuleName(c.rule));
+  if (c.by_default && c.features == kDefaultShortFeatures && c.rule == ShortRule::kSketch) {
+    words += ", every document";
+  } else {
+    words += ", < " + std::to_string(c.features) + " features";
+  }
+  if (c.jaccard != 0.5) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g", c.jaccard);
+    words += ", Jaccard >= " + std::string(t);
+  }
   if (c.by_default) words += " (default)";
   return words;
 }
@@ -209,12 +234,12 @@ Result<std::unique_ptr<DedupJob>> DedupJob::Create(DedupJobOptions o) {
   if (short_rule.features > 0 && (minhash || options.mode != DedupMode::kCluster)) {
     return Status::InvalidArgument("--short-features applies to SimHash methods in cluster mode");
   }
-  if (short_rule.features > 0 && !(opt.short_jaccard > 0 && opt.short_jaccard <= 1)) {
+  if (short_rule.features > 0 && !(short_rule.jaccard > 0 && short_rule.jaccard <= 1)) {
     return Status::InvalidArgument("--short-jaccard must be in (0, 1]");
   }
   job->short_rule_ = short_rule;
   options.short_features = short_rule.features;
-  options.short_jaccard = opt.short_jaccard;
+  options.short_jaccard = short_rule.jaccard;
   options.short_rule = short_rule.rule;
   if (!(opt.verify_jaccard >= 0 && opt.verify_jaccard <= 1)) {
     return Status::InvalidArgument("--verify-jaccard must be in [0, 1]");

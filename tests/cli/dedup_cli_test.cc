@@ -266,9 +266,8 @@ TEST(DedupCliTest, SummaryStatesTheLargestClusterAndWarnsAboveAThousand) {
 
 // The short-document rule the job ran (the default resolved by the
 // library, ResolveShortRule) is in the summary line and --summary-json: on
-// by the sketch rule for chars5u in cluster mode, off with its reason for a
-// 64-bit method or stream mode, as given when given; a bad value is a usage
-// error.
+// by the sketch rule over every document at 0.52 for chars5u in cluster mode, off with its reason
+// for a 64-bit method or stream mode, as given when given; a bad value is a usage error.
 TEST(DedupCliTest, SummaryNamesTheShortRuleThatRan) {
   const std::string dir = MakeTempDir("dedup_short_rule");
   const auto rule_of = [&](std::vector<std::string> args, const std::string& words) {
@@ -281,8 +280,9 @@ TEST(DedupCliTest, SummaryNamesTheShortRuleThatRan) {
     return nlohmann::json::parse(ReadFile(dir + "/s.json"))["short_rule"];
   };
   EXPECT_EQ(
-      rule_of({}, "; short-document rule sketch, < 300 features (default): "),
-      nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5}, {"default", true}}));
+      rule_of({}, "; short-document rule sketch, every document, Jaccard >= 0.52 (default): "),
+      nlohmann::json(
+          {{"rule", "sketch"}, {"features", 1000000}, {"jaccard", 0.52}, {"default", true}}));
   EXPECT_EQ(
       rule_of({"--method", "tfidf", "-k", "3"},
               "; short-document rule off (default: 64-bit fingerprints);"),

@@ -2,10 +2,11 @@
 //
 // The short-document rule's default (DedupJobOptions::short_features
 // nullopt), decided in one place (ResolveShortRule) for every front end: on
-// (300, the sketch rule) for 128-bit SimHash methods that keep every
-// feature, in cluster mode at k >= the method's default; off for minhash,
-// stream mode, the 64-bit and top-k presets and a smaller k; an explicit
-// value as given. A job at the default runs exactly the explicit rule.
+// (the sketch rule over every document, Jaccard >= 0.52) for 128-bit SimHash
+// methods that keep every feature, in cluster mode at k >= the method's
+// default; off for minhash, stream mode, the 64-bit and top-k presets and a
+// smaller k; an explicit value as given. A job at the default runs exactly
+// the explicit rule, and pairs long documents beyond k as well.
 
 #include <gtest/gtest.h>
 
@@ -33,21 +34,40 @@ TEST(ShortRuleDefaultTest, OnForFullFeature128BitSimHashInClusterModeAtTheMethod
   for (const std::string text : {"", "chars5u", "chars5", "chars5u,k=32"}) {
     const ShortRuleChoice c = ResolveShortRule(text.empty() ? DedupJobOptions{} : WithMethod(text));
     EXPECT_EQ(c.features, kDefaultShortFeatures) << text;
+    EXPECT_EQ(c.features, 1'000'000u) << text;  // every document in practice
+    EXPECT_EQ(c.jaccard, kDefaultShortJaccard) << text;
+    EXPECT_EQ(c.jaccard, 0.52) << text;
     EXPECT_EQ(c.rule, ShortRule::kSketch) << text;
     EXPECT_TRUE(c.by_default) << text;
     EXPECT_EQ(c.off_because, "") << text;
-    EXPECT_EQ(ShortRuleWords(c), "sketch, < 300 features (default)");
+    EXPECT_EQ(ShortRuleWords(c), "sketch, every document, Jaccard >= 0.52 (default)");
   }
   DedupJobOptions at_k = WithMethod("chars5u");
   at_k.k = 28;  // the method's k, given
-  EXPECT_EQ(ResolveShortRule(at_k).features, 300u);
+  EXPECT_EQ(ResolveShortRule(at_k).features, kDefaultShortFeatures);
   at_k.k = 32;  // above it
-  EXPECT_EQ(ResolveShortRule(at_k).features, 300u);
-  // The rule alone given: the default's features by that rule.
+  EXPECT_EQ(ResolveShortRule(at_k).features, kDefaultShortFeatures);
+  // A threshold given with the default rule: taken as given.
+  DedupJobOptions given_t = WithMethod("chars5u");
+  given_t.short_jaccard = 0.6;
+  EXPECT_EQ(ResolveShortRule(given_t).features, kDefaultShortFeatures);
+  EXPECT_EQ(ResolveShortRule(given_t).jaccard, 0.6);
+  EXPECT_EQ(ShortRuleWords(ResolveShortRule(given_t)),
+            "sketch, every document, Jaccard >= 0.6 (default)");
+  // The exact rule alone given: its own default features (it keeps the
+  // participants' feature sets: not every document's), at 0.5.
   DedupJobOptions exact = WithMethod("chars5u");
   exact.short_rule = ShortRule::kExact;
+  EXPECT_EQ(ResolveShortRule(exact).features, kDefaultExactShortFeatures);
   EXPECT_EQ(ResolveShortRule(exact).features, 300u);
   EXPECT_EQ(ResolveShortRule(exact).rule, ShortRule::kExact);
+  EXPECT_EQ(ResolveShortRule(exact).jaccard, 0.5);
+  EXPECT_EQ(ShortRuleWords(ResolveShortRule(exact)), "exact, < 300 features (default)");
+  // The job runs the resolved threshold.
+  auto job = DedupJob::Create(WithMethod("chars5u"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ((*job)->dedup_options().short_features, kDefaultShortFeatures);
+  EXPECT_EQ((*job)->dedup_options().short_jaccard, kDefaultShortJaccard);
 }
 
 TEST(ShortRuleDefaultTest, OffWhereTheRuleDoesNotFit) {
@@ -69,6 +89,7 @@ TEST(ShortRuleDefaultTest, OffWhereTheRuleDoesNotFit) {
       {"chars5u", 27, DedupMode::kCluster, "k below the method's 28"},
       {"chars5u", 0, DedupMode::kCluster, "k below the method's 28"},
       {"chars5u,k=32", 28, DedupMode::kCluster, "k below the method's 32"},
+      {"chars5u,k=0", -1, DedupMode::kCluster, "k = 0"},
   };
   for (const Case& c : cases) {
     DedupJobOptions o = WithMethod(c.method);
@@ -98,6 +119,7 @@ TEST(ShortRuleDefaultTest, AnExplicitValueIsTakenAsGiven) {
   c = ResolveShortRule(o);
   EXPECT_EQ(c.features, 200u);
   EXPECT_EQ(c.rule, ShortRule::kExact);
+  EXPECT_EQ(c.jaccard, 0.5);  // given features: the threshold as given
   EXPECT_EQ(ShortRuleWords(c), "exact, < 200 features");
   o.short_rule = ShortRule::kSketch;
   EXPECT_EQ(ResolveShortRule(o).rule, ShortRule::kSketch);
@@ -175,7 +197,8 @@ TEST(ShortRuleDefaultTest, TheDefaultRunsTheExplicitSketchRule) {
   DedupJobOptions by_default;
   by_default.threads = 2;
   DedupJobOptions explicit_rule = by_default;
-  explicit_rule.short_features = 300;
+  explicit_rule.short_features = kDefaultShortFeatures;
+  explicit_rule.short_jaccard = kDefaultShortJaccard;
   explicit_rule.short_rule = ShortRule::kSketch;
   DedupJobOptions off = by_default;
   off.short_features = 0;
@@ -194,6 +217,58 @@ TEST(ShortRuleDefaultTest, TheDefaultRunsTheExplicitSketchRule) {
   size_t stream_added = 0;
   EXPECT_FALSE(PairsOf(stream, docs, &stream_added).empty());
   EXPECT_EQ(stream_added, 0u);
+}
+
+// Long texts (~1,000 letters) with copies edited at random characters:
+// most copies are beyond k = 28 at a feature-set Jaccard ~0.55-0.6. The
+// default (every document) pairs them; the rule over short documents only
+// (300 features, the default before) cannot, none of them being short.
+std::shared_ptr<const std::vector<Document>> LongCopies() {
+  std::mt19937_64 rng(23);
+  auto docs = std::make_shared<std::vector<Document>>();
+  for (int t = 0; t < 30; ++t) {
+    std::string text;
+    const size_t n = 900 + rng() % 300;
+    for (size_t c = 0; c < n; ++c) text += static_cast<char>('a' + rng() % 26);
+    Document d;
+    d.id = "t" + std::to_string(t);
+    d.text = text;
+    docs->push_back(d);
+    for (size_t e = 0; e < n * 6 / 100; ++e) text[rng() % n] = '#';
+    d.id += "c";
+    d.text = std::move(text);
+    docs->push_back(std::move(d));
+  }
+  return docs;
+}
+
+TEST(ShortRuleDefaultTest, TheDefaultPairsLongDocumentsBeyondK) {
+  const auto docs = LongCopies();
+  DedupJobOptions by_default;
+  by_default.threads = 2;
+  DedupJobOptions short_only = by_default;
+  short_only.short_features = 300;
+  short_only.short_rule = ShortRule::kSketch;
+  size_t default_added = 0, short_added = 0;
+  const auto a = PairsOf(by_default, docs, &default_added);
+  const auto b = PairsOf(short_only, docs, &short_added);
+  EXPECT_EQ(short_added, 0u) << "no document here has fewer than 600 features";
+  EXPECT_GE(default_added, 10u) << "long copies beyond k that only the default rule finds";
+  // Every pair the default reports is an original with its own copy.
+  size_t pairs = 0;
+  for (const std::string& line : a) {
+    if (line.find("\"distance\"") == std::string::npos ||
+        line.find("\"cluster\"") != std::string::npos) {
+      continue;
+    }
+    ++pairs;
+    const size_t at = line.find("\"a\":\"") + 5;
+    const std::string id = line.substr(at, line.find('"', at) - at);
+    EXPECT_NE(line.find("\"" + (id.back() == 'c' ? id.substr(0, id.size() - 1) : id + "c") + "\""),
+              std::string::npos)
+        << line;
+  }
+  EXPECT_GE(pairs, default_added);
 }
 
 }  // namespace

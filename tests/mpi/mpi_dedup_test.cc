@@ -1418,7 +1418,8 @@ TEST_F(MpiDedupTest, SketchShortRuleIsByteIdenticalForOneToThreeRanks) {
 }
 
 // One job, one answer at the default: with no rule option the job resolves
-// the rule (chars5u, cluster mode, the method's k: sketch, 300), and
+// the rule (chars5u, cluster mode, the method's k: sketch, every document,
+// 0.52), and
 // neardup dedup and neardup-mpi at P = 1 and 2 give the explicit rule's
 // outputs, which differ from the rule off; both summaries name the rule.
 TEST_F(MpiDedupTest, DefaultIsTheSketchShortRuleAtEveryRankCount) {
@@ -1427,15 +1428,16 @@ TEST_F(MpiDedupTest, DefaultIsTheSketchShortRuleAtEveryRankCount) {
   const std::string single =
       Single("default_single", {"--summary-json", dir_ + "/default_single.json"});
   const std::string expl =
-      Single("default_explicit", {"--short-features", "300", "--short-rule", "sketch"});
+      Single("default_explicit",
+             {"--short-features", "1000000", "--short-rule", "sketch", "--short-jaccard", "0.52"});
   ExpectSameOutputs(expl, "default_single");
   EXPECT_GE(PairsBeyondK(single), 10u) << "the default rule adds pairs beyond k = 28";
   const std::string off = Single("default_off", {"--short-features", "0"});
   EXPECT_NE(testing::ReadFile(off + "/pairs.jsonl"), testing::ReadFile(single + "/pairs.jsonl"));
   const auto summary = nlohmann::json::parse(testing::ReadFile(dir_ + "/default_single.json"));
-  EXPECT_EQ(
-      summary["short_rule"],
-      nlohmann::json({{"rule", "sketch"}, {"features", 300}, {"jaccard", 0.5}, {"default", true}}))
+  EXPECT_EQ(summary["short_rule"],
+            nlohmann::json(
+                {{"rule", "sketch"}, {"features", 1000000}, {"jaccard", 0.52}, {"default", true}}))
       << summary.dump();
   for (const int ranks : {1, 2}) {
     const std::string name = "default_np" + std::to_string(ranks);

@@ -143,15 +143,19 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "Short-document rule: a pair in which one document has fewer than this many "
                   "distinct features is also a near-duplicate when the Jaccard of their feature "
                   "sets is >= --short-jaccard, whatever their distance (k does not limit it). "
-                  "auto: 300 by the sketch rule for 128-bit SimHash methods that keep every "
-                  "feature (chars5u, chars5) in cluster mode at k >= the method's default, off "
-                  "otherwise (minhash, stream mode, 64-bit and top-k methods, a smaller k); 0: "
-                  "off; a number: on as given (--short-rule exact unless said). The summary "
-                  "names what ran. On a corpus of short texts the sketch rule costs about 1.3x "
-                  "CPU and 1.4x memory, the exact one 3x and 3.5x (doc/evaluation.md)")
+                  "auto: every document (1000000) by the sketch rule at --short-jaccard 0.52 "
+                  "(unless given) for 128-bit SimHash methods that keep every feature (chars5u, "
+                  "chars5) in cluster mode at k >= the method's default, off otherwise "
+                  "(minhash, stream mode, 64-bit and top-k methods, a smaller k); 0: off; a "
+                  "number: on as given (--short-rule exact unless said). The summary names what "
+                  "ran. Against the rule over < 300 features, the default costs about 1.15x "
+                  "CPU and 2x memory on 1M long texts (2 threads); against the rule off, "
+                  "1.3x and 1.4x on short texts, the exact rule 3x and 3.5x "
+                  "(doc/evaluation.md, doc/benchmarks.md)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
-                  "Short-document rule: the feature-set Jaccard of a near-duplicate")
+                  "Short-document rule: the feature-set Jaccard of a near-duplicate (0.5: the "
+                  "rule's default, 0.52 for --short-features auto's sketch rule)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--short-rule", flags->short_rule,

@@ -44,7 +44,8 @@
 //                automatic choice takes it) run on rank 0; --exact and
 //                --mode stream are refused at P > 1 (setup.cc).
 //                The short-document rule (the job's resolution of
-//                --short-features, auto by default: sketch, 300, for
+//                --short-features, auto by default: sketch, every document
+//                at Jaccard 0.52, for
 //                128-bit SimHash methods in cluster mode at the method's k,
 //                as neardup dedup): the documents that may take part to
 //                rank 0 (their feature sets; --short-rule sketch: their
