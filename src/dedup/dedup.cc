@@ -124,8 +124,13 @@ Status AddShortPairs(DocumentView docs, const dedup_internal::SimHashPlan& plan,
 
 // The sketch short rule (ShortRule::kSketch) over the groups' first
 // members (AddShortSketchRulePairs), with the routed join's pairs of the rule.
+// With routed_covers (the routed join ran with ShortRuleBeyondK), the
+// routed join gave every rule pair with a short member (at most kShortSlots
+// non-empty slots; SimHashJoinRouted), routed_beyond_k of them, in
+// *group_pairs already: the short groups take no part in the rule's LSH,
+// which joins only the pairs of two longer sketches.
 Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan& plan,
-                           const DedupOptions& opt, std::span<const IdPair> routed_beyond_k,
+                           const DedupOptions& opt, bool routed_covers, size_t routed_beyond_k,
                            std::vector<IdPair>* group_pairs, DedupJoinReport* report) {
   // Only the groups that may take part (on long texts none): no array per group.
   const dedup_internal::SketchView sketches = dedup_internal::SketchesOf(opt);
@@ -133,6 +138,7 @@ Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan&
   std::vector<uint64_t> group;
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     const size_t d = plan.groups.Members(g).front();
+    if (routed_covers && sketches.NonEmpty(d) <= dedup_internal::kShortSlots) continue;
     if (dedup_internal::TakesPartInShortSketchRule(opt, sketches.features(d))) {
       first.push_back(d);
       group.push_back(g);
@@ -141,8 +147,9 @@ Status AddShortSketchPairs(DocumentView docs, const dedup_internal::SimHashPlan&
   NEARDUP_ASSIGN_OR_RETURN(
       report->short_pairs,
       dedup_internal::AddShortSketchRulePairs(
-          sketches, first, group, [&](size_t i) { return docs.fingerprint(first[i]); },
-          routed_beyond_k, opt, group_pairs));
+          sketches, first, group, [&](size_t i) { return docs.fingerprint(first[i]); }, {}, opt,
+          group_pairs));
+  report->short_pairs += routed_beyond_k;
   return Status::OK();
 }
 
@@ -154,20 +161,24 @@ Status ClusterMode(DocumentView docs, const DedupOptions& opt, DedupResult* r) {
                            dedup_internal::PlanSimHash(docs, opt));
   r->join = plan.report;
   const auto t = std::chrono::steady_clock::now();
-  std::vector<IdPair> group_pairs;      // ids are group numbers
-  std::vector<IdPair> routed_beyond_k;  // the sketch short rule's, from the routed join
+  std::vector<IdPair> group_pairs;  // ids are group numbers
   const bool routed = dedup_internal::RouteShortDocuments(plan, opt);
+  // The routed join gives the sketch short rule's pairs with a short member
+  // (beyond k) in group_pairs itself: no second array of them.
+  const bool routed_rule = routed && dedup_internal::ShortRuleBeyondK(opt);
+  size_t routed_beyond_k = 0;
   // No join reads the groups' `of` (8 bytes a document): freed while they
   // run (their peak is the run's at 1M), rebuilt for the clusters.
   std::vector<size_t>().swap(plan.groups.of);
   if (routed) {
     BandJoinStats stats;
     dedup_internal::ShortJoinStats sj;
-    NEARDUP_RETURN_IF_ERROR(
-        dedup_internal::SimHashJoinRouted(plan, opt, &group_pairs, &stats, &sj, &routed_beyond_k));
+    NEARDUP_RETURN_IF_ERROR(dedup_internal::SimHashJoinRouted(
+        plan, opt, &group_pairs, &stats, &sj, routed_rule ? &group_pairs : nullptr));
+    routed_beyond_k = sj.beyond_k;
     dedup_internal::AddBandStats(stats, &r->join);
-    r->join.confirmed = group_pairs.size();  // both joins, each pair once
-    r->join.rejected += sj.rejected;         // dropped in the sketch join already
+    r->join.confirmed = group_pairs.size() - routed_beyond_k;  // both joins, each pair once
+    r->join.rejected += sj.rejected;                           // dropped in the sketch join already
     r->join.short_join = {true,          sj.short_groups, sj.medium_groups, sj.keys,
                           sj.candidates, sj.tested,       sj.confirmed,     sj.largest_bucket};
   } else if (plan.report.banded) {
@@ -182,10 +193,10 @@ Status ClusterMode(DocumentView docs, const DedupOptions& opt, DedupResult* r) {
   }
   dedup_internal::IndexGroupMembers(docs.size(), &plan.groups);
   if (opt.short_features > 0) {
-    NEARDUP_RETURN_IF_ERROR(
-        opt.short_rule == ShortRule::kSketch
-            ? AddShortSketchPairs(docs, plan, opt, routed_beyond_k, &group_pairs, &r->join)
-            : AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
+    NEARDUP_RETURN_IF_ERROR(opt.short_rule == ShortRule::kSketch
+                                ? AddShortSketchPairs(docs, plan, opt, routed_rule, routed_beyond_k,
+                                                      &group_pairs, &r->join)
+                                : AddShortPairs(docs, plan, opt, &group_pairs, &r->join));
   }
   r->join.join_seconds = SecondsSince(t);
   // The clusters need the groups alone, and the pairs are verified in place.

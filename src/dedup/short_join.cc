@@ -193,7 +193,10 @@ struct BucketJoin {
       const uint32_t hi = std::max(fa, fb);
       if (lo == 0 || lo >= short_features) return;
       if (static_cast<double>(hi) > static_cast<double>(lo) / short_jaccard + 1e-9) return;
-      if (sketches.Jaccard(da, db) >= short_jaccard) {
+      // SketchJaccard bit for bit (PackedSketches::Jaccard): the shared
+      // tokens are the equal non-empty slots, all counted (matches).
+      if (PackedSketches::Estimate(sketches.Occupancy(da), sketches.Occupancy(db), matches) >=
+          short_jaccard) {
         beyond.push_back(uint64_t{std::min(ga, gb)} << 32 | std::max(ga, gb));
       }
       return;
@@ -390,6 +393,8 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   pairs->clear();
   if (beyond_k != nullptr) beyond_k->clear();
   const bool beyond = beyond_k != nullptr && ShortRuleBeyondK(opt);
+  // beyond_k == pairs: the rule's pairs go with the others (one array).
+  const bool together = beyond && beyond_k == pairs;
   *band_stats = BandJoinStats();
   ShortJoinStats st;
   const size_t n = plan.groups.size();
@@ -625,8 +630,8 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
   // The pairs at their size (24 bytes), with their distances (those of the
   // words, as tested), each worker's freed once copied; then sorted, each
   // once.
-  pairs->reserve(st.confirmed + long_pairs.size());
-  if (beyond) beyond_k->reserve(st.beyond_k);
+  pairs->reserve(st.confirmed + long_pairs.size() + (together ? st.beyond_k : 0));
+  if (beyond && !together) beyond_k->reserve(st.beyond_k);
   // A worker's pairs (group a << 32 | group b) appended to `to` and freed.
   const auto take = [&plan](std::vector<uint64_t>& from, std::vector<IdPair>* to) {
     for (const uint64_t p : from) {
@@ -642,11 +647,19 @@ Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& opt,
     take(out.pairs, pairs);
     take(out.beyond, beyond_k);
   }
-  if (beyond) MergePairs(beyond_k);
+  if (beyond && !together) {
+    MergePairs(beyond_k);
+    st.beyond_k = beyond_k->size();
+  }
   for (const IdPair& p : long_pairs) {
     pairs->push_back({long_groups[p.a], long_groups[p.b], p.distance});
   }
   MergePairs(pairs);
+  if (together) {
+    // Each pair once: those beyond k are the rule's.
+    st.beyond_k = static_cast<size_t>(std::count_if(
+        pairs->begin(), pairs->end(), [&opt](const IdPair& p) { return p.distance > opt.k; }));
+  }
   *short_stats = st;
   return Status::OK();
 }

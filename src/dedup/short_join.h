@@ -98,7 +98,7 @@ struct ShortJoinStats {
   size_t rejected = 0;       // pairs within k sharing enough tokens whose estimate fails t
   size_t largest_bucket = 0;
   size_t passes = 0;    // passes over the prefixes (the keys of one pass are held at once)
-  size_t beyond_k = 0;  // the sketch short rule's pairs more than k apart (ShortRuleBeyondK)
+  size_t beyond_k = 0;  // the sketch short rule's pairs beyond k (ShortRuleBeyondK), each once
 };
 
 // The overlap a pair of token sets (sketches) of sizes a and b needs to
@@ -164,6 +164,14 @@ bool ShortRuleBeyondK(const DedupOptions& options);
 // shared with the rule, and every such pair with a short member (at most
 // kShortSlots non-empty slots, at most kSlotClashes clashing slots) found,
 // where the rule's bands find those of tiny sketches with low probability.
+// beyond_k may be `pairs` itself: the rule's pairs are then merged into it
+// (one array, no second copy; they are those more than k apart), and
+// short_stats->beyond_k counts them. ClusterMode does so, and then runs the
+// rule's LSH (ShortSketchPairs) over the groups of more than kShortSlots
+// non-empty slots alone: every rule pair with a short member is here (a
+// pair missed here by more than kSlotClashes clashing slots is not looked
+// for there; measured against the exact rule in doc/benchmarks.md, "The
+// sketch short rule at 10M").
 // REQUIRES: RouteShortDocuments(plan, options).
 Status SimHashJoinRouted(const SimHashPlan& plan, const DedupOptions& options,
                          std::vector<IdPair>* pairs, BandJoinStats* band_stats,

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 #include <string>
@@ -262,6 +263,131 @@ TEST(ShortJoinTest, RoutedJoinGivesTheSketchRulesPairsWithAShortMember) {
       EXPECT_TRUE(passes(p.i, p.j)) << texts[p.i] << " | " << texts[p.j];
     }
   }
+}
+
+// With the routed join, dedup runs the rule's LSH (ShortSketchPairs) over
+// the groups of more than kShortSlots non-empty slots alone: the pairs with
+// a short member come from the routed join (exactly, above). Short records
+// mixed with longer texts (20-45 CJK characters, 16-41 features: more than
+// kShortSlots slots) and their edited copies: the pairs beyond k are the
+// union of (a) every pair with a short member that passes the rule's test,
+// and (b) the LSH's pairs over all participants whose two members are
+// longer, and nothing else; against the exact rule (feature sets) as
+// oracle, every exact pair whose sketches pass is found when it has a short
+// member.
+TEST(ShortJoinTest, SketchRuleBandsOnlyTheLongerGroupsWhenRouted) {
+  std::vector<std::string> texts = ShortRecords(5, 3000);
+  std::mt19937_64 rng(5);
+  const auto ch = [&rng] {
+    const char32_t c = 0x4E00 + static_cast<char32_t>(rng() % 300);
+    return std::string{static_cast<char>(0xE0 | (c >> 12)),
+                       static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                       static_cast<char>(0x80 | (c & 0x3F))};
+  };
+  for (int b = 0; b < 300; ++b) {
+    std::vector<std::string> chars(20 + rng() % 26);
+    for (auto& c : chars) c = ch();
+    for (int v = 0, copies = 1 + static_cast<int>(rng() % 3); v <= copies; ++v) {
+      std::vector<std::string> copy = chars;
+      for (int e = 0, edits = v == 0 ? 0 : 1 + static_cast<int>(rng() % 5); e < edits; ++e) {
+        copy[rng() % copy.size()] = ch();
+      }
+      std::string text;
+      for (const auto& c : copy) text += c;
+      texts.push_back(text);
+    }
+  }
+  std::sort(texts.begin(), texts.end());
+  texts.erase(std::unique(texts.begin(), texts.end()), texts.end());
+  auto pipeline = Pipeline::Create(Method::Default().pipeline);
+  ASSERT_TRUE(pipeline.ok());
+  std::vector<std::vector<uint64_t>> sets(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) (*pipeline)->FeatureSet(texts[i], "", &sets[i]);
+  const Corpus c = Fingerprint(texts);
+  DedupOptions opt = BandedOptions(c);
+  opt.k = Method::Default().default_k;
+  opt.cluster_rule = ClusterRule::kComponents;
+  opt.short_features = 300;
+  opt.short_jaccard = 0.5;
+  opt.short_rule = ShortRule::kSketch;
+  ASSERT_TRUE(dedup_internal::ShortRuleBeyondK(opt));
+  auto r = Dedup(c.docs, opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->join.short_join.used);
+  ASSERT_EQ(r->join.distinct, c.docs.size()) << "one text a fingerprint";
+  const auto slots = [&](size_t a) {
+    return kSketchSlots - std::popcount(c.sketches[a].empty[0]) -
+           std::popcount(c.sketches[a].empty[1]);
+  };
+  const auto passes = [&](size_t a, size_t b) {
+    const double fa = c.sketches[a].features, fb = c.sketches[b].features;
+    return std::min(fa, fb) > 0 && std::min(fa, fb) < 300 &&
+           std::max(fa, fb) <= std::min(fa, fb) / 0.5 + 1e-9 &&
+           SketchJaccard(c.sketches[a], c.sketches[b]) >= 0.5;
+  };
+  const auto beyond = [&](size_t a, size_t b) {
+    return HammingDistance(c.docs[a].fingerprint, c.docs[b].fingerprint) > opt.k;
+  };
+  std::set<std::pair<size_t, size_t>> expected;
+  size_t with_short = 0, both_longer = 0;
+  for (size_t a = 0; a < c.docs.size(); ++a) {
+    for (size_t b = a + 1; b < c.docs.size(); ++b) {
+      if (beyond(a, b) && std::min(slots(a), slots(b)) <= dedup_internal::kShortSlots &&
+          passes(a, b)) {
+        expected.insert({a, b});
+        ++with_short;
+      }
+    }
+  }
+  std::vector<size_t> all(c.docs.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  auto lsh = dedup_internal::ShortSketchPairs(c.sketches, all, 300, 0.5, 2);
+  ASSERT_TRUE(lsh.ok()) << lsh.status().ToString();
+  for (const auto& [a, b] : *lsh) {
+    if (beyond(a, b) && std::min(slots(a), slots(b)) > dedup_internal::kShortSlots) {
+      expected.insert({a, b});
+      ++both_longer;
+    }
+  }
+  EXPECT_GT(with_short, 200u) << "the routed join's part must matter here";
+  EXPECT_GT(both_longer, 50u) << "the LSH's part must matter here";
+  std::set<std::pair<size_t, size_t>> got;
+  for (const DedupPair& p : r->pairs) {
+    if (p.distance > opt.k) got.insert({std::min(p.i, p.j), std::max(p.i, p.j)});
+  }
+  // Every expected pair is found; a pair more is one of two longer members
+  // that the routed join met as well (medium groups take part in both) and
+  // that passes the rule's test.
+  for (const auto& p : expected) EXPECT_TRUE(got.count(p)) << p.first << " " << p.second;
+  size_t more = 0;
+  for (const auto& [a, b] : got) {
+    if (expected.count({a, b})) continue;
+    ++more;
+    EXPECT_GT(std::min(slots(a), slots(b)), dedup_internal::kShortSlots)
+        << texts[a] << " | " << texts[b];
+    EXPECT_TRUE(passes(a, b)) << texts[a] << " | " << texts[b];
+  }
+  EXPECT_LE(more, both_longer / 20) << "the LSH gives the longer groups' pairs";
+  EXPECT_EQ(r->join.short_pairs, got.size());
+  // The exact rule as oracle: its pairs beyond k with a short member whose
+  // sketches pass are all found.
+  auto exact = ShortDocumentPairs(sets, 300, 0.5, 2);
+  ASSERT_TRUE(exact.ok());
+  size_t oracle = 0, missed = 0;
+  for (const JaccardPair& p : *exact) {
+    if (!beyond(p.a, p.b) || std::min(slots(p.a), slots(p.b)) > dedup_internal::kShortSlots ||
+        SketchJaccard(c.sketches[p.a], c.sketches[p.b]) < 0.5) {
+      continue;
+    }
+    ++oracle;
+    missed += !got.count({p.a, p.b});
+  }
+  std::printf(
+      "%zu texts: %zu rule pairs with a short member, %zu of two longer from the LSH, %zu more "
+      "from the routed join; exact rule's pairs with a short member: %zu, missed %zu\n",
+      texts.size(), with_short, both_longer, more, oracle, missed);
+  EXPECT_GT(oracle, 100u);
+  EXPECT_EQ(missed, 0u) << "of " << oracle;
 }
 
 TEST(ShortJoinTest, NotRoutedWithoutVerification) {
