@@ -50,6 +50,11 @@ CommandResult Spawn(const std::vector<std::string>& argv, const std::vector<std:
   // Containers often forbid the cross-memory attach of Open MPI's shared
   // memory transport ("Read -1, expected ..."): plain copies work anywhere.
   environment.emplace_back("OMPI_MCA_btl_vader_single_copy_mechanism=none");
+  // Each run's session directory under its own test directory: two runs at
+  // once (ctest -j, or another job on the machine) share /tmp/ompi.HOST.UID
+  // otherwise, and one's clean-up races the other's mkdir ("orte_init
+  // failed ... File exists").
+  environment.emplace_back("OMPI_MCA_orte_tmpdir_base=" + dir);
   for (const std::string& e : env) environment.push_back(e);
   std::vector<char*> envp, args;
   for (std::string& e : environment) envp.push_back(e.data());
