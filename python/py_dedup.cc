@@ -62,7 +62,7 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
                          std::optional<int> k, const std::string& mode, const std::string& keep,
                          const std::string& cluster, const std::string& boilerplate,
                          int boilerplate_min_docs, std::optional<size_t> short_features,
-                         double short_jaccard, std::optional<std::string> short_rule,
+                         std::optional<double> short_jaccard, std::optional<std::string> short_rule,
                          double verify_jaccard, size_t verify_short_features,
                          double verify_short_jaccard, const std::string& join, double recall,
                          uint64_t band_seed, int threads) {
@@ -86,7 +86,7 @@ void AddDedup(py::module_& m, std::function<Method(const py::handle&)> to_method
         o.boilerplate_min_docs = boilerplate_min_docs;
         // None: the job's default (ResolveShortRule), as the CLI's auto.
         o.short_features = short_features;
-        o.short_jaccard = short_jaccard;
+        o.short_jaccard = short_jaccard;  // None: the rule's default
         if (short_rule) o.short_rule = value(ParseShortRuleOption(*short_rule));
         o.verify_jaccard = verify_jaccard;
         o.verify_short_features = verify_short_features;

@@ -85,9 +85,10 @@ struct DedupJobOptions {
   // 0: off; M > 0: on as given (cluster mode, SimHash methods; anything else
   // is an error).
   std::optional<size_t> short_features;
-  // 0.5: the rule's default (kDefaultShortJaccard for the default sketch
-  // rule, 0.5 otherwise); any other value is taken as given.
-  double short_jaccard = 0.5;
+  // nullopt: the rule's default (kDefaultShortJaccard for the default
+  // sketch rule, kDefaultGivenShortJaccard otherwise); a value is taken as
+  // given, whatever the rule.
+  std::optional<double> short_jaccard;
   // How the rule finds its pairs (dedup.h, ShortRule): kSketch keeps no
   // feature set and needs verified pairs' sketches (made for it when
   // verify_jaccard is 0). nullopt: kSketch under the default rule, kExact
@@ -133,6 +134,9 @@ struct DedupJobOptions {
 inline constexpr size_t kDefaultShortFeatures = 1'000'000;
 inline constexpr double kDefaultShortJaccard = 0.52;
 inline constexpr size_t kDefaultExactShortFeatures = 300;
+// The threshold of a rule whose features or exact rule are given, when
+// DedupJobOptions::short_jaccard is not.
+inline constexpr double kDefaultGivenShortJaccard = 0.5;
 inline constexpr ShortRule kDefaultShortRule = ShortRule::kSketch;
 
 // The short-document rule a job runs, resolved from its options: what every
@@ -142,7 +146,7 @@ struct ShortRuleChoice {
   ShortRule rule = ShortRule::kExact;
   // The rule's threshold (DedupOptions::short_jaccard): short_jaccard as
   // given, or kDefaultShortJaccard for the default sketch rule when
-  // short_jaccard is left at its default.
+  // short_jaccard is not given (kDefaultGivenShortJaccard for a rule given).
   double jaccard = 0.5;
   bool by_default = false;  // short_features was nullopt
   // Why the default is off when it is (by_default and features 0): "minhash",

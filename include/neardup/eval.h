@@ -368,7 +368,7 @@ struct NaturalEvalOptions {
   // --short-jaccard, --short-rule; 0: off; nullopt: the job's default
   // (ResolveShortRule, per method).
   std::optional<size_t> short_features = DedupJobOptions{}.short_features;
-  double short_jaccard = DedupJobOptions{}.short_jaccard;
+  std::optional<double> short_jaccard = DedupJobOptions{}.short_jaccard;
   std::optional<ShortRule> short_rule = DedupJobOptions{}.short_rule;
   int threads = 0;
 };

@@ -183,7 +183,7 @@ def dedup(
     boilerplate=None,
     boilerplate_min_docs=0,
     short_features=None,
-    short_jaccard=0.5,
+    short_jaccard=None,
     short_rule=None,
     verify_jaccard=_neardup._DEFAULT_VERIFY_JACCARD,
     verify_short_features=_neardup._DEFAULT_VERIFY_SHORT_FEATURES,
@@ -224,7 +224,8 @@ def dedup(
     method names boilerplate=...; "off" | "lines"), boilerplate_min_docs
     (0: the method's), short_features / short_jaccard / short_rule (the
     short-document rule: short_features None is the CLI's auto, every
-    document by the "sketch" rule at short_jaccard 0.52 (when left at 0.5)
+    document by the "sketch" rule at short_jaccard 0.52 (None: 0.52 for
+    that default, 0.5 for features or a rule given; a value is taken as given)
     for 128-bit SimHash methods that keep every feature in
     cluster mode at k >= the method's default, off otherwise; 0: off; a
     number: on, rule "exact" unless short_rule says "sketch"), verify_jaccard (verified pairs, SimHash methods: a pair within k

@@ -97,7 +97,7 @@ RepeatedIds RepeatedIdsOf(const Ids& ids) {
 // method, would make nearly every document short: off for them too.
 ShortRuleChoice ResolveShortRule(const DedupJobOptions& o) {
   ShortRuleChoice c;
-  c.jaccard = o.short_jaccard;
+  c.jaccard = o.short_jaccard.value_or(kDefaultGivenShortJaccard);
   if (o.short_features) {
     c.features = *o.short_features;
     c.rule = o.short_rule.value_or(ShortRule::kExact);
@@ -129,11 +129,9 @@ ShortRuleChoice ResolveShortRule(const DedupJobOptions& o) {
     c.features = kDefaultExactShortFeatures;
   } else {
     c.features = kDefaultShortFeatures;
-    // Left at its default (DedupJobOptions{}.short_jaccard, copied, never
-    // computed): the default rule's threshold.
-    if (o.short_jaccard == DedupJobOptions{}.short_jaccard) {
-      c.jaccard = kDefaultShortJaccard;
-    }
+    // Not given: the default rule's threshold (a value given, 0.5 too, is
+    // taken as given).
+    c.jaccard = o.short_jaccard.value_or(kDefaultShortJaccard);
   }
   return c;
 }

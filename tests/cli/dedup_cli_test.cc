@@ -296,6 +296,11 @@ TEST(DedupCliTest, SummaryNamesTheShortRuleThatRan) {
   EXPECT_EQ(
       rule_of({"--short-features", "200"}, "short-document rule exact, < 200 features: "),
       nlohmann::json({{"rule", "exact"}, {"features", 200}, {"jaccard", 0.5}, {"default", false}}));
+  // A threshold given is taken as given, 0.5 too (not the default's 0.52).
+  EXPECT_EQ(rule_of({"--short-jaccard", "0.5"},
+                    "; short-document rule sketch, every document (default): "),
+            nlohmann::json(
+                {{"rule", "sketch"}, {"features", 1000000}, {"jaccard", 0.5}, {"default", true}}));
   for (const std::vector<std::string>& bad : {std::vector<std::string>{"--short-features", "many"},
                                               {"--short-rule", "fast"},
                                               {"--mode", "stream", "--short-features", "300"}}) {

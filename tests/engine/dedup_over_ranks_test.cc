@@ -372,7 +372,8 @@ TEST(DedupOverRanksTest, ShortRuleOverRanksGivesTheJobsRecords) {
         for (size_t i = 0; i < docs->size(); ++i) {
           std::vector<uint64_t> set;
           (*pipeline)->FeatureSet((*docs)[i].text, "", &set);
-          const bool takes_part = static_cast<double>(set.size()) < 25 / o.short_jaccard;
+          const bool takes_part =
+              static_cast<double>(set.size()) < 25 / (*job)->dedup_options().short_jaccard;
           kept += takes_part ? 1 : 0;
           if (sketch) {
             EXPECT_EQ(TakesPartInShortSketchRule((*job)->dedup_options(), corpus.sketches[i]),

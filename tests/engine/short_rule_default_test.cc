@@ -54,6 +54,16 @@ TEST(ShortRuleDefaultTest, OnForFullFeature128BitSimHashInClusterModeAtTheMethod
   EXPECT_EQ(ResolveShortRule(given_t).jaccard, 0.6);
   EXPECT_EQ(ShortRuleWords(ResolveShortRule(given_t)),
             "sketch, every document, Jaccard >= 0.6 (default)");
+  // 0.5 given is taken as given as well: only a threshold not given is the
+  // default rule's 0.52.
+  DedupJobOptions given_half = WithMethod("chars5u");
+  given_half.short_jaccard = 0.5;
+  EXPECT_EQ(ResolveShortRule(given_half).jaccard, 0.5);
+  EXPECT_EQ(ResolveShortRule(WithMethod("chars5u")).jaccard, kDefaultShortJaccard);
+  // Features given without a threshold: kDefaultGivenShortJaccard.
+  DedupJobOptions given_m = WithMethod("chars5u");
+  given_m.short_features = 300;
+  EXPECT_EQ(ResolveShortRule(given_m).jaccard, kDefaultGivenShortJaccard);
   // The exact rule alone given: its own default features (it keeps the
   // participants' feature sets: not every document's), at 0.5.
   DedupJobOptions exact = WithMethod("chars5u");

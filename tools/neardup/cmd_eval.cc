@@ -45,8 +45,9 @@ struct EvalFlags {
   double verify_short_jaccard = DedupOptions{}.verify_short_jaccard;
   // eval docs: methods run through the dedup job
   std::vector<std::string> dedup_specs;
-  std::string short_features = "auto";  // as dedup's: auto | a number
-  double short_jaccard = DedupJobOptions{}.short_jaccard;
+  std::string short_features = "auto";               // as dedup's: auto | a number
+  double short_jaccard = kDefaultGivenShortJaccard;  // passed on only when given
+  bool short_jaccard_given = false;
   std::string short_rule = "auto";
 };
 
@@ -172,7 +173,7 @@ int RunNatural(const EvalFlags& flags) {
   auto short_features = ParseShortFeatures(flags.short_features);
   if (!short_features.ok()) return Fail(short_features.status());
   options.short_features = *short_features;
-  options.short_jaccard = flags.short_jaccard;
+  if (flags.short_jaccard_given) options.short_jaccard = flags.short_jaccard;
   auto short_rule = ParseShortRuleOption(flags.short_rule);
   if (!short_rule.ok()) return Fail(short_rule.status());
   options.short_rule = *short_rule;
@@ -242,7 +243,7 @@ int RunDocs(const EvalFlags& flags) {
   auto short_features = ParseShortFeatures(flags.short_features);
   if (!short_features.ok()) return Fail(short_features.status());
   job.short_features = *short_features;
-  job.short_jaccard = flags.short_jaccard;
+  if (flags.short_jaccard_given) job.short_jaccard = flags.short_jaccard;
   auto short_rule = ParseShortRuleOption(flags.short_rule);
   if (!short_rule.ok()) return Fail(short_rule.status());
   job.short_rule = *short_rule;
@@ -306,6 +307,7 @@ void AddJobOptions(CLI::App* cmd, EvalFlags* flags) {
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard, "As dedup's --short-jaccard")
       ->check(CLI::Range(0.0, 1.0))
+      ->each([flags](const std::string&) { flags->short_jaccard_given = true; })
       ->capture_default_str();
   cmd->add_option("--short-rule", flags->short_rule, "As dedup's --short-rule")
       ->check(CLI::IsMember({"auto", "exact", "sketch"}))

@@ -150,13 +150,16 @@ void AddDedupOptions(CLI::App* cmd, DedupFlags* flags) {
                   "number: on as given (--short-rule exact unless said). The summary names what "
                   "ran. Against the rule over < 300 features, the default costs about 1.15x "
                   "CPU and 2x memory on 1M long texts (2 threads); against the rule off, "
-                  "1.3x and 1.4x on short texts, the exact rule 3x and 3.5x "
+                  "about 1.3x CPU and the same memory on 1M one-line records, the exact "
+                  "rule 3x and 3.5x "
                   "(doc/evaluation.md, doc/benchmarks.md)")
       ->capture_default_str();
   cmd->add_option("--short-jaccard", flags->short_jaccard,
-                  "Short-document rule: the feature-set Jaccard of a near-duplicate (0.5: the "
-                  "rule's default, 0.52 for --short-features auto's sketch rule)")
+                  "Short-document rule: the feature-set Jaccard of a near-duplicate; not given: "
+                  "0.52 for --short-features auto's sketch rule, 0.5 for features or a rule "
+                  "given; a value given is taken as given")
       ->check(CLI::Range(0.0, 1.0))
+      ->each([flags](const std::string&) { flags->short_jaccard_given = true; })
       ->capture_default_str();
   cmd->add_option("--short-rule", flags->short_rule,
                   "Short-document rule: exact (the exact Jaccard of the kept feature sets) or "
@@ -204,7 +207,7 @@ Result<std::unique_ptr<DedupConfig>> ResolveDedupConfig(DedupFlags flags) {
   o.recall = flags.recall;
   o.band_seed = flags.band_seed;
   NEARDUP_ASSIGN_OR_RETURN(o.short_features, ParseShortFeatures(flags.short_features));
-  o.short_jaccard = flags.short_jaccard;
+  if (flags.short_jaccard_given) o.short_jaccard = flags.short_jaccard;
   NEARDUP_ASSIGN_OR_RETURN(o.short_rule, ParseShortRuleOption(flags.short_rule));
   o.verify_jaccard = flags.verify_jaccard;
   o.verify_short_features = flags.verify_short_features;

@@ -62,7 +62,10 @@ struct DedupFlags {
   // The short-document rule: "auto" (the job's default, ResolveShortRule)
   // or a number of features (0: off); "auto", "exact" or "sketch".
   std::string short_features = "auto";
-  double short_jaccard = DedupJobOptions{}.short_jaccard;
+  // Shown as the rule's default; passed to the job only when given
+  // (short_jaccard_given: the default rule's threshold is the job's).
+  double short_jaccard = kDefaultGivenShortJaccard;
+  bool short_jaccard_given = false;
   std::string short_rule = "auto";
   double verify_jaccard = DedupJobOptions{}.verify_jaccard;  // verified pairs
   size_t verify_short_features = DedupJobOptions{}.verify_short_features;
