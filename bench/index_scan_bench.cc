@@ -602,15 +602,12 @@ BENCHMARK(BM_Probe)
 // the probes ordered as SearchEach picks (order 0), each query's in turn
 // (1) or the batch's sorted by key (2; before this rule, every batch of 16
 // or more).
-void BM_ProbeBatch(benchmark::State& state) {
-  constexpr int kK = 28;
-  Data& d = Get(128, kK);
-  const index_internal::ProbeTableIndex& index =
-      ProbeIndex(index_internal::ChooseProbeTables(kN, kK, 0.99));
+// The loop of BM_ProbeBatch and BM_ProbeLayout: d's queries in batches of
+// `batch`, probed in `order`; returns the neighbours found.
+size_t TimeBatches(benchmark::State& state, const index_internal::ProbeTableIndex& index,
+                   const Data& d, size_t batch, index_internal::ProbeOrder order) {
   std::vector<uint64_t> q_lo, q_hi;
   Words(d.queries, d.queries.size(), &q_lo, &q_hi);
-  const auto batch = static_cast<size_t>(state.range(0));
-  const auto order = static_cast<index_internal::ProbeOrder>(state.range(1));
   std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
   for (auto _ : state) {
     for (auto& o : out) o.clear();
@@ -623,6 +620,16 @@ void BM_ProbeBatch(benchmark::State& state) {
   }
   size_t found = 0;
   for (const auto& o : out) found += o.size();
+  return found;
+}
+
+void BM_ProbeBatch(benchmark::State& state) {
+  constexpr int kK = 28;
+  Data& d = Get(128, kK);
+  const index_internal::ProbeTableIndex& index =
+      ProbeIndex(index_internal::ChooseProbeTables(kN, kK, 0.99));
+  const size_t found = TimeBatches(state, index, d, static_cast<size_t>(state.range(0)),
+                                   static_cast<index_internal::ProbeOrder>(state.range(1)));
   const index_internal::ProbeTablesSpec& s = index.spec();
   state.SetLabel("b " + std::to_string(s.key_bits) + ", r " + std::to_string(s.radius) + ", L " +
                  std::to_string(s.tables) + ", t " + std::to_string(s.threshold));
@@ -654,22 +661,8 @@ void BM_ProbeLayout(benchmark::State& state) {
     }
   }
   const index_internal::ProbeTableIndex& index = ProbeIndex(spec);
-  std::vector<uint64_t> q_lo, q_hi;
-  Words(d.queries, d.queries.size(), &q_lo, &q_hi);
-  const auto batch = static_cast<size_t>(state.range(1));
-  const auto order = static_cast<index_internal::ProbeOrder>(state.range(2));
-  std::vector<std::vector<index_internal::ScanHit>> out(d.queries.size());
-  for (auto _ : state) {
-    for (auto& o : out) o.clear();
-    for (size_t j = 0; j < q_lo.size(); j += batch) {
-      const size_t m = std::min(batch, q_lo.size() - j);
-      index.SearchEach(std::span<const uint64_t>(q_hi).subspan(j, m),
-                       std::span<const uint64_t>(q_lo).subspan(j, m), out.data() + j, order);
-    }
-    benchmark::DoNotOptimize(out.data());
-  }
-  size_t found = 0;
-  for (const auto& o : out) found += o.size();
+  const size_t found = TimeBatches(state, index, d, static_cast<size_t>(state.range(1)),
+                                   static_cast<index_internal::ProbeOrder>(state.range(2)));
   const index_internal::ProbeTablesSpec& s = index.spec();
   state.SetLabel("b " + std::to_string(s.key_bits) + ", t " + std::to_string(s.threshold) + ", " +
                  index_internal::ScanIsaName(index_internal::ActiveScanIsa()));
